@@ -1,0 +1,95 @@
+package dev.shardlings.array;
+
+/**
+ * The per-thread {@link OpObserver} registry: which observer (if any) sees the operations run by the current
+ * thread. Per thread because every simulated device runs on its own thread and must be accounted separately.
+ *
+ * <pre>{@code
+ * try (OpObservers.Scope s = OpObservers.install(myObserver)) {
+ *     a.matmul(b);              // myObserver.matmul(...) and myObserver.allocated(...)
+ * }                             // previous observer restored
+ * }</pre>
+ */
+public final class OpObservers {
+    private static final ThreadLocal<OpObserver> CURRENT = new ThreadLocal<>();
+
+    private OpObservers() {
+    }
+
+    /**
+     * A region during which an observer is installed; closing it restores the observer that was installed
+     * before. {@link #close()} throws no checked exception so it fits try-with-resources without a catch.
+     */
+    public interface Scope extends AutoCloseable {
+        /**
+         * Restores the previously installed observer. Closing twice is a no-op.
+         *
+         * @throws IllegalStateException if called from a thread other than the one that installed the observer
+         */
+        @Override
+        void close();
+    }
+
+    /**
+     * Installs {@code o} for the current thread until the returned Scope is closed (restores the previous one).
+     * Scopes nest: close them in reverse order of installation (try-with-resources does this).
+     *
+     * @param o the observer, or {@code null} to observe nothing inside the scope
+     * @return the scope to close
+     */
+    public static Scope install(OpObserver o) {
+        final Thread owner = Thread.currentThread();
+        final OpObserver previous = CURRENT.get();
+        set(o);
+        return new Scope() {
+            private boolean closed;
+
+            @Override
+            public void close() {
+                if (closed) {
+                    return;
+                }
+                if (Thread.currentThread() != owner) {
+                    throw new IllegalStateException("OpObservers scope installed on thread '" + owner.getName()
+                            + "' must be closed on that thread, not on '" + Thread.currentThread().getName()
+                            + "': observers are per thread");
+                }
+                closed = true;
+                set(previous);
+            }
+        };
+    }
+
+    /** The observer installed on the current thread; may be null. */
+    public static OpObserver current() {
+        return CURRENT.get();
+    }
+
+    private static void set(OpObserver o) {
+        if (o == null) {
+            CURRENT.remove(); // do not leave entries behind on pooled threads
+        } else {
+            CURRENT.set(o);
+        }
+    }
+
+    /** Reports a new buffer of {@code shape} elements of {@code dtype} to the installed observer, if any. */
+    static void allocated(DType dtype, int[] shape) {
+        OpObserver o = CURRENT.get();
+        if (o != null) {
+            long elements = 1;
+            for (int d : shape) {
+                elements *= d;
+            }
+            o.allocated(dtype, shape.clone(), elements * dtype.byteSize());
+        }
+    }
+
+    /** Reports a matmul [m,k]·[k,n] with result dtype {@code dtype} to the installed observer, if any. */
+    static void matmul(int m, int k, int n, DType dtype) {
+        OpObserver o = CURRENT.get();
+        if (o != null) {
+            o.matmul(m, k, n, dtype);
+        }
+    }
+}
