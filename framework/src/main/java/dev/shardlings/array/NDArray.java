@@ -1,0 +1,1756 @@
+package dev.shardlings.array;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * A dense, row-major (C order), immutable local array of {@code float32} or {@code int32}: the value type of the
+ * course, mirroring a {@code jax.Array} on one device with {@code jax.numpy} semantics (shapes, dtype
+ * promotion with {@code jax_enable_x64 = False}, broadcasting, error texts).
+ *
+ * <p>Shapes use the book notation A[B, D]: an array of shape (B, D) has B rows of D elements. Rank 0 is a
+ * scalar with one element. Every array also carries its <em>varying axes</em> (JAX's "vma" inside
+ * {@code shard_map}): the mesh axes the value varies over; empty outside {@code shard_map}. Every operation
+ * returns arrays whose varying axes are the union of its operands' (JAX inserts implicit {@code pvary}).
+ *
+ * <p>Immutability: the data buffer is never written after construction and never handed out (accessors copy),
+ * so views (reshape, squeeze, expandDims, withVaryingAxes, pvary) may share it safely across threads.
+ *
+ * <p>Allocation accounting: every operation that creates a new data buffer reports it exactly once to the
+ * thread's {@link OpObserver} (see {@link OpObservers}); views report nothing.
+ *
+ * <p>Argument checking: invalid arguments (including {@code null}) throw {@link IllegalArgumentException}
+ * with numpy's text where numpy has one, e.g. {@code axis 2 is out of bounds for array of dimension 2}.
+ */
+public final class NDArray {
+    private final DType dtype;
+    private final float[] f;  // non-null iff dtype == FLOAT32
+    private final int[] i;    // non-null iff dtype == INT32
+    private final int[] shape;
+    private final Set<String> vma;
+
+    /** Wraps buffers without copying or reporting: callers own the buffer and decide about reporting. */
+    private NDArray(DType dtype, float[] f, int[] i, int[] shape, Set<String> vma) {
+        this.dtype = dtype;
+        this.f = f;
+        this.i = i;
+        this.shape = shape;
+        this.vma = vma;
+    }
+
+    /** A new array on a freshly allocated float buffer: reports the allocation. */
+    private static NDArray fresh(float[] data, int[] shape, Set<String> vma) {
+        OpObservers.allocated(DType.FLOAT32, shape);
+        return new NDArray(DType.FLOAT32, data, null, shape, vma);
+    }
+
+    /** A new array on a freshly allocated int buffer: reports the allocation. */
+    private static NDArray fresh(int[] data, int[] shape, Set<String> vma) {
+        OpObservers.allocated(DType.INT32, shape);
+        return new NDArray(DType.INT32, null, data, shape, vma);
+    }
+
+    /** A new array on a freshly allocated buffer of either type. */
+    private static NDArray fresh(DType dtype, Object data, int[] shape, Set<String> vma) {
+        return dtype == DType.FLOAT32 ? fresh((float[]) data, shape, vma) : fresh((int[]) data, shape, vma);
+    }
+
+    /** A view sharing this buffer with another shape and/or vma: no allocation, nothing reported. */
+    private NDArray view(int[] newShape, Set<String> newVma) {
+        return new NDArray(dtype, f, i, newShape, newVma);
+    }
+
+    private Object buffer() {
+        return f != null ? f : i;
+    }
+
+    private static Object newBuffer(DType dtype, int n) {
+        return dtype == DType.FLOAT32 ? new float[n] : new int[n];
+    }
+
+    // ------------------------------------------------------------------------------------------------ creation
+
+    /**
+     * An array of zeros ({@code jnp.zeros(shape, dtype)}).
+     *
+     * @param dtype element type
+     * @param shape dimensions, each >= 0; none for a scalar
+     * @throws IllegalArgumentException if dtype or shape is null or a dimension is negative
+     */
+    public static NDArray zeros(DType dtype, int... shape) {
+        requireNonNull(dtype, "dtype");
+        int[] s = checkedShape(shape);
+        return fresh(dtype, newBuffer(dtype, Shapes.size(s)), s, Set.of());
+    }
+
+    /**
+     * An array of ones ({@code jnp.ones(shape, dtype)}).
+     *
+     * @throws IllegalArgumentException if dtype or shape is null or a dimension is negative
+     */
+    public static NDArray ones(DType dtype, int... shape) {
+        requireNonNull(dtype, "dtype");
+        int[] s = checkedShape(shape);
+        int n = Shapes.size(s);
+        if (dtype == DType.FLOAT32) {
+            float[] d = new float[n];
+            Arrays.fill(d, 1f);
+            return fresh(d, s, Set.of());
+        }
+        int[] d = new int[n];
+        Arrays.fill(d, 1);
+        return fresh(d, s, Set.of());
+    }
+
+    /**
+     * A float32 array filled with {@code value} ({@code jnp.full(shape, value, jnp.float32)}).
+     *
+     * @throws IllegalArgumentException if shape is null or a dimension is negative
+     */
+    public static NDArray full(float value, int... shape) {
+        int[] s = checkedShape(shape);
+        float[] d = new float[Shapes.size(s)];
+        Arrays.fill(d, value);
+        return fresh(d, s, Set.of());
+    }
+
+    /**
+     * An int32 array filled with {@code value} ({@code jnp.full(shape, value, jnp.int32)}).
+     *
+     * @throws IllegalArgumentException if shape is null or a dimension is negative
+     */
+    public static NDArray full(int value, int... shape) {
+        int[] s = checkedShape(shape);
+        int[] d = new int[Shapes.size(s)];
+        Arrays.fill(d, value);
+        return fresh(d, s, Set.of());
+    }
+
+    /**
+     * int32 [0, 1, ..., n-1] of shape (n,) ({@code jnp.arange(n)}).
+     *
+     * @throws IllegalArgumentException if n is negative
+     */
+    public static NDArray arange(int n) {
+        return arange(n, DType.INT32);
+    }
+
+    /**
+     * [0, 1, ..., n-1] of shape (n,) and the given dtype ({@code jnp.arange(n, dtype=dtype)}).
+     *
+     * @throws IllegalArgumentException if n is negative or dtype is null
+     */
+    public static NDArray arange(int n, DType dtype) {
+        requireNonNull(dtype, "dtype");
+        if (n < 0) {
+            throw new IllegalArgumentException("arange(" + n + "): n must be >= 0 (the result has n elements)");
+        }
+        if (dtype == DType.FLOAT32) {
+            float[] d = new float[n];
+            for (int k = 0; k < n; k++) {
+                d[k] = k;
+            }
+            return fresh(d, new int[] {n}, Set.of());
+        }
+        int[] d = new int[n];
+        for (int k = 0; k < n; k++) {
+            d[k] = k;
+        }
+        return fresh(d, new int[] {n}, Set.of());
+    }
+
+    /**
+     * A float32 array with a copy of {@code data} in row-major order and the given shape.
+     *
+     * @throws IllegalArgumentException if data or shape is null, a dimension is negative, or the shape's
+     *                                  product differs from {@code data.length}
+     */
+    public static NDArray fromFloats(float[] data, int... shape) {
+        requireNonNull(data, "data");
+        int[] s = checkedShape(shape);
+        checkDataLength("fromFloats", data.length, s);
+        return fresh(data.clone(), s, Set.of());
+    }
+
+    /**
+     * An int32 array with a copy of {@code data} in row-major order and the given shape.
+     *
+     * @throws IllegalArgumentException if data or shape is null, a dimension is negative, or the shape's
+     *                                  product differs from {@code data.length}
+     */
+    public static NDArray fromInts(int[] data, int... shape) {
+        requireNonNull(data, "data");
+        int[] s = checkedShape(shape);
+        checkDataLength("fromInts", data.length, s);
+        return fresh(data.clone(), s, Set.of());
+    }
+
+    /**
+     * A 1-D float32 array f32[n] of the values ({@code jnp.array([...], jnp.float32)}).
+     *
+     * @throws IllegalArgumentException if values is null
+     */
+    public static NDArray of(float... values) {
+        requireNonNull(values, "values");
+        return fresh(values.clone(), new int[] {values.length}, Set.of());
+    }
+
+    /**
+     * A 1-D int32 array i32[n] of the values ({@code jnp.array([...])}).
+     *
+     * @throws IllegalArgumentException if values is null
+     */
+    public static NDArray of(int... values) {
+        requireNonNull(values, "values");
+        return fresh(values.clone(), new int[] {values.length}, Set.of());
+    }
+
+    /**
+     * A 2-D float32 array f32[rows, cols] ({@code jnp.array([[...], ...], jnp.float32)}). Zero rows give shape
+     * (0,0).
+     *
+     * @throws IllegalArgumentException if rows or a row is null, or the rows have different lengths (ragged)
+     */
+    public static NDArray of(float[][] rows) {
+        requireNonNull(rows, "rows");
+        int cols = checkRows(rows, rows.length == 0 ? 0 : lengthOfRow(rows[0], 0), k -> lengthOfRow(rows[k], k));
+        float[] d = new float[rows.length * cols];
+        for (int r = 0; r < rows.length; r++) {
+            System.arraycopy(rows[r], 0, d, r * cols, cols);
+        }
+        return fresh(d, new int[] {rows.length, cols}, Set.of());
+    }
+
+    /**
+     * A 2-D int32 array i32[rows, cols] ({@code jnp.array([[...], ...])}). Zero rows give shape (0,0).
+     *
+     * @throws IllegalArgumentException if rows or a row is null, or the rows have different lengths (ragged)
+     */
+    public static NDArray of(int[][] rows) {
+        requireNonNull(rows, "rows");
+        int cols = checkRows(rows, rows.length == 0 ? 0 : lengthOfRow(rows[0], 0), k -> lengthOfRow(rows[k], k));
+        int[] d = new int[rows.length * cols];
+        for (int r = 0; r < rows.length; r++) {
+            System.arraycopy(rows[r], 0, d, r * cols, cols);
+        }
+        return fresh(d, new int[] {rows.length, cols}, Set.of());
+    }
+
+    /** A rank-0 float32 array f32[] ({@code jnp.float32(value)}). */
+    public static NDArray scalar(float value) {
+        return fresh(new float[] {value}, new int[0], Set.of());
+    }
+
+    /** A rank-0 int32 array i32[] ({@code jnp.int32(value)}). */
+    public static NDArray scalar(int value) {
+        return fresh(new int[] {value}, new int[0], Set.of());
+    }
+
+    private static int lengthOfRow(Object row, int k) {
+        if (row == null) {
+            throw new IllegalArgumentException("of(rows): row " + k + " is null; every row must be an array");
+        }
+        return row instanceof float[] ? ((float[]) row).length : ((int[]) row).length;
+    }
+
+    private static int checkRows(Object[] rows, int cols, java.util.function.IntUnaryOperator lengthOf) {
+        for (int r = 0; r < rows.length; r++) {
+            int len = lengthOf.applyAsInt(r);
+            if (len != cols) {
+                throw new IllegalArgumentException("of(rows): ragged rows: row 0 has " + cols + " elements but row "
+                        + r + " has " + len + " (numpy: the requested array has an inhomogeneous shape after 1 "
+                        + "dimensions); give every row the same length");
+            }
+        }
+        return cols;
+    }
+
+    private static void checkDataLength(String method, int length, int[] shape) {
+        int size = Shapes.size(shape);
+        if (size != length) {
+            throw new IllegalArgumentException(method + ": shape " + Shapes.str(shape) + " needs " + size
+                    + " elements but data.length is " + length + "; pass a shape whose product is " + length);
+        }
+    }
+
+    private static int[] checkedShape(int[] shape) {
+        Shapes.checkedSize(shape);
+        return shape.clone();
+    }
+
+    private static void requireNonNull(Object o, String name) {
+        if (o == null) {
+            throw new IllegalArgumentException(name + " must not be null");
+        }
+    }
+
+    // ----------------------------------------------------------------------------------------------- accessors
+
+    /** The element type. */
+    public DType dtype() {
+        return dtype;
+    }
+
+    /** The shape (a copy; rank-0 arrays return an empty array). */
+    public int[] shape() {
+        return shape.clone();
+    }
+
+    /**
+     * The size of one dimension ({@code x.shape[axis]}); negative axes count from the end.
+     *
+     * @throws IllegalArgumentException if the axis is out of bounds
+     */
+    public int shape(int axis) {
+        return shape[Shapes.axis(axis, shape.length)];
+    }
+
+    /** Number of dimensions ({@code x.ndim}); 0 for a scalar. */
+    public int rank() {
+        return shape.length;
+    }
+
+    /** Number of elements ({@code x.size}); 1 for a scalar. */
+    public int size() {
+        return Shapes.size(shape);
+    }
+
+    /** Bytes of data ({@code x.nbytes} = size · dtype.byteSize()). */
+    public long nbytes() {
+        return (long) size() * dtype.byteSize();
+    }
+
+    /**
+     * The element at {@code index} (one index per axis, negative counts from the end, like {@code x[i, j]}),
+     * as a float; int32 elements are converted.
+     *
+     * @throws IllegalArgumentException if the number of indices differs from the rank or one is out of bounds
+     */
+    public float floatAt(int... index) {
+        int off = offsetOf("floatAt", index);
+        return f != null ? f[off] : (float) i[off];
+    }
+
+    /**
+     * The element at {@code index} as an int. On float32 arrays this returns {@code (int) value}: truncation
+     * toward zero, saturating at the int range, NaN → 0 (Java's cast).
+     *
+     * @throws IllegalArgumentException if the number of indices differs from the rank or one is out of bounds
+     */
+    public int intAt(int... index) {
+        int off = offsetOf("intAt", index);
+        return i != null ? i[off] : (int) f[off];
+    }
+
+    private int offsetOf(String method, int[] index) {
+        requireNonNull(index, "index");
+        if (index.length != shape.length) {
+            throw new IllegalArgumentException(method + " needs " + shape.length + " indices for an array of shape "
+                    + Shapes.str(shape) + ", got " + index.length);
+        }
+        int[] strides = Shapes.strides(shape);
+        int off = 0;
+        for (int d = 0; d < index.length; d++) {
+            off += normIndex(index[d], d) * strides[d];
+        }
+        return off;
+    }
+
+    private int normIndex(int idx, int axis) {
+        int dim = shape[axis];
+        if (idx < -dim || idx >= dim) {
+            throw new IllegalArgumentException("index " + idx + " is out of bounds for axis " + axis + " with size "
+                    + dim);
+        }
+        return idx < 0 ? idx + dim : idx;
+    }
+
+    /** A row-major copy of the data as floats (int32 elements converted). */
+    public float[] toFloatArray() {
+        return f != null ? f.clone() : toFloats(i);
+    }
+
+    /**
+     * A row-major copy of the data of an int32 array.
+     *
+     * @throws IllegalStateException on a float32 array
+     */
+    public int[] toIntArray() {
+        if (i == null) {
+            throw new IllegalStateException("toIntArray() needs an int32 array but this is " + describe()
+                    + ": use toFloatArray(), or astype(DType.INT32) first to truncate toward zero");
+        }
+        return i.clone();
+    }
+
+    /**
+     * The only element of a size-1 array as a float ({@code x.item()}); int32 converted.
+     *
+     * @throws IllegalArgumentException if size() != 1
+     */
+    public float item() {
+        if (size() != 1) {
+            throw new IllegalArgumentException("item() needs an array of size 1 but shape " + Shapes.str(shape)
+                    + " has " + size() + " elements (numpy: can only convert an array of size 1 to a Python "
+                    + "scalar); index or reduce first");
+        }
+        return f != null ? f[0] : (float) i[0];
+    }
+
+    /** The mesh axes this value varies over inside shard_map (JAX's vma); unmodifiable, in insertion order. */
+    public Set<String> varyingAxes() {
+        return vma;
+    }
+
+    /**
+     * The same data with exactly the given varying axes (not a union). Shares the buffer: no allocation is
+     * reported. Used by the SPMD runtime to type values inside shard_map.
+     *
+     * @throws IllegalArgumentException if axes is null or contains a null or empty name
+     */
+    public NDArray withVaryingAxes(Set<String> axes) {
+        requireNonNull(axes, "axes");
+        return view(shape, axisSet(axes));
+    }
+
+    /**
+     * {@code jax.lax.pvary(x, axes)}: marks the value as varying over the given axes too (union with the current
+     * varying axes). No data change, no allocation reported.
+     *
+     * @throws IllegalArgumentException if axes is null or contains a null or empty name
+     */
+    public NDArray pvary(String... axes) {
+        requireNonNull(axes, "axes");
+        return view(shape, union(vma, axisSet(Arrays.asList(axes))));
+    }
+
+    private static Set<String> axisSet(Collection<String> axes) {
+        LinkedHashSet<String> s = new LinkedHashSet<>();
+        for (String a : axes) {
+            if (a == null || a.isEmpty()) {
+                throw new IllegalArgumentException("mesh axis names must be non-empty strings, got "
+                        + (a == null ? "null" : "\"\"") + " in " + axes);
+            }
+            s.add(a);
+        }
+        return s.isEmpty() ? Set.of() : Collections.unmodifiableSet(s);
+    }
+
+    private static Set<String> union(Set<String> a, Set<String> b) {
+        if (b.isEmpty() || a.containsAll(b)) {
+            return a;
+        }
+        if (a.isEmpty()) {
+            return b;
+        }
+        LinkedHashSet<String> s = new LinkedHashSet<>(a);
+        s.addAll(b);
+        return Collections.unmodifiableSet(s);
+    }
+
+    private static Set<String> unionAll(List<NDArray> arrays) {
+        Set<String> s = Set.of();
+        for (NDArray a : arrays) {
+            s = union(s, a.vma);
+        }
+        return s;
+    }
+
+    // ---------------------------------------------------------------------------------------------- shape ops
+
+    /**
+     * {@code x.reshape(newShape)}: the same elements in row-major order with a new shape; at most one dimension
+     * may be -1 (inferred). A view: shares the buffer, reports no allocation.
+     *
+     * @throws IllegalArgumentException if the element count differs ("cannot reshape array of size 6 into
+     *                                  shape (4,2)"), more than one -1 is given, or a dimension is below -1
+     */
+    public NDArray reshape(int... newShape) {
+        requireNonNull(newShape, "newShape");
+        int unknown = -1;
+        long known = 1;
+        for (int d = 0; d < newShape.length; d++) {
+            if (newShape[d] == -1) {
+                if (unknown >= 0) {
+                    throw new IllegalArgumentException("can only specify one unknown dimension: "
+                            + Shapes.str(newShape));
+                }
+                unknown = d;
+            } else if (newShape[d] < 0) {
+                throw new IllegalArgumentException("negative dimensions not allowed: " + Shapes.str(newShape)
+                        + " (only -1, meaning 'infer', may be negative)");
+            } else {
+                known *= newShape[d];
+            }
+        }
+        int size = size();
+        int[] out = newShape.clone();
+        if (unknown >= 0) {
+            if (known == 0 || size % known != 0) {
+                throw reshapeError(newShape);
+            }
+            out[unknown] = (int) (size / known);
+        } else if (known != size) {
+            throw reshapeError(newShape);
+        }
+        return view(out, vma);
+    }
+
+    private IllegalArgumentException reshapeError(int[] newShape) {
+        StringBuilder s = new StringBuilder("(");
+        for (int d = 0; d < newShape.length; d++) {
+            s.append(d > 0 ? "," : "").append(newShape[d] == -1 ? "newaxis" : Integer.toString(newShape[d]));
+        }
+        s.append(newShape.length == 1 ? ",)" : ")");
+        return new IllegalArgumentException("cannot reshape array of size " + size() + " into shape " + s);
+    }
+
+    /**
+     * {@code jnp.transpose(x, perm)}: result axis d is input axis perm[d] (negative entries allowed).
+     *
+     * @throws IllegalArgumentException if perm is not a permutation of the axes
+     */
+    public NDArray transpose(int... perm) {
+        requireNonNull(perm, "perm");
+        int rank = shape.length;
+        if (perm.length != rank) {
+            throw new IllegalArgumentException("axes don't match array: transpose of an array of dimension " + rank
+                    + " needs " + rank + " axes, got " + Arrays.toString(perm));
+        }
+        int[] p = new int[rank];
+        boolean[] seen = new boolean[rank];
+        for (int d = 0; d < rank; d++) {
+            p[d] = Shapes.axis(perm[d], rank);
+            if (seen[p[d]]) {
+                throw new IllegalArgumentException("repeated axis in transpose: " + Arrays.toString(perm));
+            }
+            seen[p[d]] = true;
+        }
+        int[] outShape = new int[rank];
+        for (int d = 0; d < rank; d++) {
+            outShape[d] = shape[p[d]];
+        }
+        return fresh(dtype, permuted(p), outShape, vma);
+    }
+
+    /** {@code x.T}: reverses the axes (identity on rank 0 and 1). */
+    public NDArray transpose() {
+        int[] p = new int[shape.length];
+        for (int d = 0; d < p.length; d++) {
+            p[d] = p.length - 1 - d;
+        }
+        return transpose(p);
+    }
+
+    /**
+     * {@code jnp.swapaxes(x, a, b)}.
+     *
+     * @throws IllegalArgumentException if an axis is out of bounds
+     */
+    public NDArray swapAxes(int a, int b) {
+        int na = Shapes.axis(a, shape.length);
+        int nb = Shapes.axis(b, shape.length);
+        int[] p = new int[shape.length];
+        for (int d = 0; d < p.length; d++) {
+            p[d] = d;
+        }
+        p[na] = nb;
+        p[nb] = na;
+        return transpose(p);
+    }
+
+    /** This buffer gathered in the order of axis permutation {@code p} (a fresh, unreported buffer). */
+    private Object permuted(int[] p) {
+        int[] strides = Shapes.strides(shape);
+        int[] dims = new int[p.length];
+        int[] st = new int[p.length];
+        boolean identity = true;
+        for (int d = 0; d < p.length; d++) {
+            dims[d] = shape[p[d]];
+            st[d] = strides[p[d]];
+            identity &= p[d] == d;
+        }
+        if (identity) {
+            return f != null ? f.clone() : i.clone();
+        }
+        return gather(Shapes.offsets(dims, st));
+    }
+
+    private Object gather(int[] offsets) {
+        int n = offsets.length;
+        if (f != null) {
+            float[] out = new float[n];
+            for (int t = 0; t < n; t++) {
+                out[t] = f[offsets[t]];
+            }
+            return out;
+        }
+        int[] out = new int[n];
+        for (int t = 0; t < n; t++) {
+            out[t] = i[offsets[t]];
+        }
+        return out;
+    }
+
+    /**
+     * {@code x[..., start:stop, ...]} along {@code axis} (half-open). Unlike numpy, which silently clips
+     * out-of-range bounds, the bounds are checked strictly so that student indexing mistakes are visible.
+     *
+     * @throws IllegalArgumentException unless 0 <= start <= stop <= shape(axis), or if the axis is out of bounds
+     */
+    public NDArray slice(int axis, int start, int stop) {
+        int ax = Shapes.axis(axis, shape.length);
+        int dim = shape[ax];
+        if (start < 0 || start > stop || stop > dim) {
+            throw new IllegalArgumentException("slice(axis=" + axis + ", start=" + start + ", stop=" + stop
+                    + ") is out of bounds for axis " + ax + " of size " + dim + ": need 0 <= start <= stop <= " + dim
+                    + " (bounds are checked strictly, not clipped as in numpy)");
+        }
+        return sliceUnchecked(ax, start, stop - start);
+    }
+
+    private NDArray sliceUnchecked(int ax, int start, int len) {
+        int[] outShape = shape.clone();
+        outShape[ax] = len;
+        int outer = Shapes.outer(shape, ax);
+        int inner = Shapes.inner(shape, ax);
+        int dim = shape[ax];
+        Object src = buffer();
+        Object dst = newBuffer(dtype, outer * len * inner);
+        for (int o = 0; o < outer; o++) {
+            System.arraycopy(src, (o * dim + start) * inner, dst, o * len * inner, len * inner);
+        }
+        return fresh(dtype, dst, outShape, vma);
+    }
+
+    /**
+     * {@code jax.lax.dynamic_slice_in_dim(x, start, size, axis)}: {@code size} elements along {@code axis}
+     * from {@code start}. As in JAX (allow_negative_indices=True), a negative start counts from the end, and
+     * then the start is CLAMPED to [0, dim - size] so that the slice always fits: it never fails for a bad
+     * start, e.g. start 4, size 3 on 5 elements reads elements 2..4.
+     *
+     * @throws IllegalArgumentException if size is negative or larger than the dimension, or the axis is out of
+     *                                  bounds
+     */
+    public NDArray dynamicSlice(int axis, int start, int size) {
+        int ax = Shapes.axis(axis, shape.length);
+        int dim = shape[ax];
+        if (size < 0 || size > dim) {
+            throw new IllegalArgumentException("dynamicSlice size " + size + " does not fit axis " + ax + " of size "
+                    + dim + ": need 0 <= size <= " + dim + " (the start is clamped, the size is not)");
+        }
+        long s = start < 0 ? (long) start + dim : start;
+        int clamped = (int) Math.min(Math.max(s, 0), dim - size);
+        return sliceUnchecked(ax, clamped, size);
+    }
+
+    /**
+     * {@code x[i]}: the sub-array at index i of axis 0, dropping that axis; negative i counts from the end.
+     *
+     * @throws IllegalArgumentException on a rank-0 array or if i is out of bounds
+     */
+    public NDArray index(int idx) {
+        if (shape.length == 0) {
+            throw new IllegalArgumentException("too many indices for array: array is 0-dimensional, but 1 were "
+                    + "indexed");
+        }
+        return take(0, idx);
+    }
+
+    /**
+     * {@code jnp.take(x, i, axis)} with a scalar index: selects index i along axis, dropping that axis; negative
+     * i counts from the end.
+     *
+     * @throws IllegalArgumentException if the axis or index is out of bounds
+     */
+    public NDArray take(int axis, int idx) {
+        int ax = Shapes.axis(axis, shape.length);
+        int k = normIndex(idx, ax);
+        int outer = Shapes.outer(shape, ax);
+        int inner = Shapes.inner(shape, ax);
+        int dim = shape[ax];
+        Object src = buffer();
+        Object dst = newBuffer(dtype, outer * inner);
+        for (int o = 0; o < outer; o++) {
+            System.arraycopy(src, (o * dim + k) * inner, dst, o * inner, inner);
+        }
+        return fresh(dtype, dst, Shapes.remove(shape, ax), vma);
+    }
+
+    /**
+     * {@code jnp.expand_dims(x, axis)}: inserts a size-1 axis at position {@code axis} in [-(r+1), r]. A view.
+     *
+     * @throws IllegalArgumentException if the axis is out of bounds for the result rank r+1
+     */
+    public NDArray expandDims(int axis) {
+        int ax = Shapes.axis(axis, shape.length + 1);
+        return view(Shapes.insert(shape, ax, 1), vma);
+    }
+
+    /**
+     * {@code jnp.squeeze(x, axis)}: removes a size-1 axis. A view.
+     *
+     * @throws IllegalArgumentException if the axis is out of bounds or its size is not 1
+     */
+    public NDArray squeeze(int axis) {
+        int ax = Shapes.axis(axis, shape.length);
+        if (shape[ax] != 1) {
+            throw new IllegalArgumentException("cannot select an axis to squeeze out which has size not equal to "
+                    + "one: axis " + ax + " of shape " + Shapes.str(shape) + " has size " + shape[ax]);
+        }
+        return view(Shapes.remove(shape, ax), vma);
+    }
+
+    /** {@code jnp.squeeze(x)}: removes every size-1 axis. A view. */
+    public NDArray squeeze() {
+        int[] out = Arrays.stream(shape).filter(d -> d != 1).toArray();
+        return view(out, vma);
+    }
+
+    /**
+     * {@code jnp.concatenate(arrays, axis)}: joins arrays of equal rank along an existing axis. Mixed dtypes
+     * promote like JAX (int32 with float32 gives float32).
+     *
+     * @throws IllegalArgumentException if there are no arrays, one is null or rank 0, the ranks differ, the
+     *                                  axis is out of bounds, or a dimension other than {@code axis} differs
+     */
+    public static NDArray concat(int axis, NDArray... arrays) {
+        requireNonNull(arrays, "arrays");
+        return concat(axis, Arrays.asList(arrays));
+    }
+
+    /**
+     * List form of {@link #concat(int, NDArray...)}.
+     *
+     * @throws IllegalArgumentException as {@link #concat(int, NDArray...)}
+     */
+    public static NDArray concat(int axis, List<NDArray> arrays) {
+        List<NDArray> xs = checkedList(arrays, "concatenate");
+        NDArray first = xs.get(0);
+        int rank = first.rank();
+        if (rank == 0) {
+            throw new IllegalArgumentException("zero-dimensional arrays cannot be concatenated; use stack, or "
+                    + "expandDims(0) first");
+        }
+        for (int k = 1; k < xs.size(); k++) {
+            if (xs.get(k).rank() != rank) {
+                throw new IllegalArgumentException("all the input arrays must have same number of dimensions, but "
+                        + "the array at index 0 has " + rank + " dimension(s) and the array at index " + k
+                        + " has " + xs.get(k).rank() + " dimension(s)");
+            }
+        }
+        int ax = Shapes.axis(axis, rank);
+        int total = 0;
+        DType out = DType.INT32;
+        for (int k = 0; k < xs.size(); k++) {
+            NDArray x = xs.get(k);
+            for (int d = 0; d < rank; d++) {
+                if (d != ax && x.shape[d] != first.shape[d]) {
+                    throw new IllegalArgumentException("all the input array dimensions except for the "
+                            + "concatenation axis must match exactly, but along dimension " + d + ", the array at "
+                            + "index 0 has size " + first.shape[d] + " and the array at index " + k + " has size "
+                            + x.shape[d]);
+                }
+            }
+            total += x.shape[ax];
+            if (x.dtype == DType.FLOAT32) {
+                out = DType.FLOAT32;
+            }
+        }
+        int[] outShape = first.shape.clone();
+        outShape[ax] = total;
+        Shapes.checkedSize(outShape);
+        int outer = Shapes.outer(outShape, ax);
+        int inner = Shapes.inner(outShape, ax);
+        Object dst = newBuffer(out, Shapes.size(outShape));
+        int pos = 0;
+        for (NDArray x : xs) {
+            Object src = out == DType.FLOAT32 ? x.floatData() : x.i;
+            int chunk = x.shape[ax] * inner;
+            for (int o = 0; o < outer; o++) {
+                System.arraycopy(src, o * chunk, dst, o * total * inner + pos, chunk);
+            }
+            pos += chunk;
+        }
+        return fresh(out, dst, outShape, unionAll(xs));
+    }
+
+    /**
+     * {@code jnp.stack(arrays, axis)}: joins same-shape arrays along a new axis at position {@code axis} in
+     * [-(r+1), r]. Mixed dtypes promote like {@link #concat(int, NDArray...)}.
+     *
+     * @throws IllegalArgumentException if there are no arrays, one is null, the shapes differ, or the axis is
+     *                                  out of bounds
+     */
+    public static NDArray stack(int axis, NDArray... arrays) {
+        requireNonNull(arrays, "arrays");
+        return stack(axis, Arrays.asList(arrays));
+    }
+
+    /**
+     * List form of {@link #stack(int, NDArray...)}.
+     *
+     * @throws IllegalArgumentException as {@link #stack(int, NDArray...)}
+     */
+    public static NDArray stack(int axis, List<NDArray> arrays) {
+        List<NDArray> xs = checkedList(arrays, "stack");
+        int[] s0 = xs.get(0).shape;
+        for (int k = 1; k < xs.size(); k++) {
+            if (!Arrays.equals(xs.get(k).shape, s0)) {
+                throw new IllegalArgumentException("all input arrays must have the same shape, but the array at "
+                        + "index 0 has shape " + Shapes.str(s0) + " and the array at index " + k + " has shape "
+                        + Shapes.str(xs.get(k).shape));
+            }
+        }
+        int ax = Shapes.axis(axis, s0.length + 1);
+        List<NDArray> expanded = new ArrayList<>(xs.size());
+        for (NDArray x : xs) {
+            expanded.add(x.expandDims(ax)); // views: only concat's result is a new buffer
+        }
+        return concat(ax, expanded);
+    }
+
+    private static List<NDArray> checkedList(List<NDArray> arrays, String op) {
+        requireNonNull(arrays, "arrays");
+        if (arrays.isEmpty()) {
+            throw new IllegalArgumentException("need at least one array to " + op);
+        }
+        List<NDArray> xs = new ArrayList<>(arrays.size());
+        for (int k = 0; k < arrays.size(); k++) {
+            NDArray x = arrays.get(k);
+            if (x == null) {
+                throw new IllegalArgumentException(op + ": the array at index " + k + " is null");
+            }
+            xs.add(x);
+        }
+        return xs;
+    }
+
+    /**
+     * {@code jnp.split(x, sections, axis)}: {@code sections} equal pieces along {@code axis}, in order.
+     *
+     * @throws IllegalArgumentException if sections <= 0, the axis is out of bounds, or the dimension is not
+     *                                  divisible ("array split does not result in an equal division: dimension
+     *                                  7 into 2 sections")
+     */
+    public List<NDArray> split(int axis, int sections) {
+        int ax = Shapes.axis(axis, shape.length);
+        if (sections <= 0) {
+            throw new IllegalArgumentException("number sections must be larger than 0, got " + sections);
+        }
+        int dim = shape[ax];
+        if (dim % sections != 0) {
+            throw new IllegalArgumentException("array split does not result in an equal division: dimension " + dim
+                    + " into " + sections + " sections");
+        }
+        int len = dim / sections;
+        List<NDArray> out = new ArrayList<>(sections);
+        for (int k = 0; k < sections; k++) {
+            out.add(sliceUnchecked(ax, k * len, len));
+        }
+        return Collections.unmodifiableList(out);
+    }
+
+    /**
+     * {@code jnp.roll(x, shift, axis)}: elements move {@code shift} places along {@code axis}, wrapping around;
+     * any shift works (taken modulo the dimension), negative shifts move toward index 0.
+     *
+     * @throws IllegalArgumentException if the axis is out of bounds
+     */
+    public NDArray roll(int shift, int axis) {
+        int ax = Shapes.axis(axis, shape.length);
+        int dim = shape[ax];
+        int outer = Shapes.outer(shape, ax);
+        int inner = Shapes.inner(shape, ax);
+        Object src = buffer();
+        Object dst = newBuffer(dtype, size());
+        int s = dim == 0 ? 0 : Math.floorMod(shift, dim);
+        for (int o = 0; o < outer; o++) {
+            int base = o * dim * inner;
+            // out[j] = in[(j - s) mod dim]: the last s rows move to the front
+            System.arraycopy(src, base + (dim - s) * inner, dst, base, s * inner);
+            System.arraycopy(src, base, dst, base + s * inner, (dim - s) * inner);
+        }
+        return fresh(dtype, dst, shape.clone(), vma);
+    }
+
+    /** {@code jnp.roll(x, shift)} without axis: rolls the flattened array; the shape is kept. */
+    public NDArray roll(int shift) {
+        int n = size();
+        Object src = buffer();
+        Object dst = newBuffer(dtype, n);
+        int s = n == 0 ? 0 : Math.floorMod(shift, n);
+        System.arraycopy(src, n - s, dst, 0, s);
+        System.arraycopy(src, 0, dst, s, n - s);
+        return fresh(dtype, dst, shape.clone(), vma);
+    }
+
+    /**
+     * {@code x.astype(dtype)}. float32 → int32 truncates toward zero like numpy; out-of-range values saturate
+     * and NaN becomes 0 (numpy leaves these undefined; this is XLA's conversion). Converting to the same dtype
+     * returns a view (JAX's astype does not copy an immutable array).
+     *
+     * @throws IllegalArgumentException if dtype is null
+     */
+    public NDArray astype(DType target) {
+        requireNonNull(target, "dtype");
+        if (target == dtype) {
+            return view(shape, vma);
+        }
+        if (target == DType.FLOAT32) {
+            return fresh(toFloats(i), shape.clone(), vma);
+        }
+        int[] out = new int[f.length];
+        for (int k = 0; k < out.length; k++) {
+            out[k] = (int) f[k];
+        }
+        return fresh(out, shape.clone(), vma);
+    }
+
+    /**
+     * {@code jnp.broadcast_to(x, shape)} with numpy's rules: trailing dimensions must be equal or 1 in x.
+     * Broadcasting to the array's own shape returns a view.
+     *
+     * @throws IllegalArgumentException if shape is invalid or x cannot be broadcast to it
+     */
+    public NDArray broadcastTo(int... targetShape) {
+        int[] target = checkedShape(targetShape);
+        boolean ok = target.length >= shape.length;
+        for (int d = 0; ok && d < shape.length; d++) {
+            int td = target[target.length - shape.length + d];
+            ok = shape[d] == td || shape[d] == 1;
+        }
+        if (!ok) {
+            throw new IllegalArgumentException("Incompatible shapes for broadcasting: " + Shapes.str(shape)
+                    + " and requested shape " + Shapes.str(target));
+        }
+        if (Arrays.equals(target, shape)) {
+            return view(shape, vma);
+        }
+        return fresh(dtype, gather(Shapes.offsets(target, Shapes.broadcastStrides(shape, target))), target, vma);
+    }
+
+    // ---------------------------------------------------------------------------------------------- elementwise
+
+    private enum Bin {
+        ADD("add"), SUB("subtract"), MUL("multiply"), DIV("divide"), MAX("maximum"), MIN("minimum"),
+        FLOOR_DIV("floor_divide");
+
+        final String numpy;
+
+        Bin(String numpy) {
+            this.numpy = numpy;
+        }
+
+        float apply(float a, float b) {
+            switch (this) {
+                case ADD: return a + b;
+                case SUB: return a - b;
+                case MUL: return a * b;
+                case DIV: return a / b;
+                case MAX: return Math.max(a, b);
+                case MIN: return Math.min(a, b);
+                default: return floorDivFloat(a, b);
+            }
+        }
+
+        int apply(int a, int b) {
+            switch (this) {
+                case ADD: return a + b;
+                case SUB: return a - b;
+                case MUL: return a * b;
+                case MAX: return Math.max(a, b);
+                case MIN: return Math.min(a, b);
+                case FLOOR_DIV:
+                    if (b == 0) {
+                        throw new ArithmeticException("integer division by zero in floorDiv: the divisor has a 0 "
+                                + "element (JAX would return an unspecified value); check the divisor, or use "
+                                + "div for true division, which gives inf/nan");
+                    }
+                    return Math.floorDiv(a, b);
+                default: throw new AssertionError("int32 " + numpy + " is computed in float32");
+            }
+        }
+    }
+
+    /** JAX's float floor_divide ({@code _float_divmod}): fmod-based, then rounded half away from zero. */
+    static float floorDivFloat(float a, float b) {
+        float mod = a % b;
+        float div = (a - mod) / b;
+        if (mod != 0 && Math.signum(b) != Math.signum(mod)) {
+            div -= 1f;
+        }
+        return (float) Math.copySign(Math.floor(Math.abs((double) div) + 0.5), div);
+    }
+
+    private NDArray binary(Bin op, NDArray other) {
+        requireNonNull(other, "other");
+        int[] outShape = Shapes.broadcast(shape, other.shape);
+        Set<String> outVma = union(vma, other.vma);
+        boolean ints = dtype == DType.INT32 && other.dtype == DType.INT32 && op != Bin.DIV;
+        int n = Shapes.size(outShape);
+        boolean same = Arrays.equals(shape, other.shape);
+        if (ints) {
+            int[] out = new int[n];
+            int[] a = i;
+            int[] b = other.i;
+            if (same) {
+                for (int k = 0; k < n; k++) {
+                    out[k] = op.apply(a[k], b[k]);
+                }
+            } else {
+                int[] oa = Shapes.offsets(outShape, Shapes.broadcastStrides(shape, outShape));
+                int[] ob = Shapes.offsets(outShape, Shapes.broadcastStrides(other.shape, outShape));
+                for (int k = 0; k < n; k++) {
+                    out[k] = op.apply(a[oa[k]], b[ob[k]]);
+                }
+            }
+            return fresh(out, outShape, outVma);
+        }
+        float[] a = floatData();
+        float[] b = other.floatData();
+        float[] out = new float[n];
+        if (same) {
+            switch (op) {
+                case ADD: Kernels.add(a, b, out); break;
+                case SUB: Kernels.sub(a, b, out); break;
+                case MUL: Kernels.mul(a, b, out); break;
+                case DIV: Kernels.div(a, b, out); break;
+                default:
+                    for (int k = 0; k < n; k++) {
+                        out[k] = op.apply(a[k], b[k]);
+                    }
+            }
+        } else {
+            int[] oa = Shapes.offsets(outShape, Shapes.broadcastStrides(shape, outShape));
+            int[] ob = Shapes.offsets(outShape, Shapes.broadcastStrides(other.shape, outShape));
+            for (int k = 0; k < n; k++) {
+                out[k] = op.apply(a[oa[k]], b[ob[k]]);
+            }
+        }
+        return fresh(out, outShape, outVma);
+    }
+
+    /** The data as floats: the buffer itself for float32 (read only!), a converted copy for int32. */
+    private float[] floatData() {
+        return f != null ? f : toFloats(i);
+    }
+
+    private static float[] toFloats(int[] src) {
+        float[] out = new float[src.length];
+        for (int k = 0; k < src.length; k++) {
+            out[k] = src[k];
+        }
+        return out;
+    }
+
+    /** A weakly typed Python-style scalar operand: rank 0, no vma, not an allocation the user sees. */
+    private static NDArray weak(int v) {
+        return new NDArray(DType.INT32, null, new int[] {v}, new int[0], Set.of());
+    }
+
+    private static NDArray weak(float v) {
+        return new NDArray(DType.FLOAT32, new float[] {v}, null, new int[0], Set.of());
+    }
+
+    /**
+     * {@code x + y} ({@code jnp.add}) with numpy broadcasting. i32+i32 → i32 (wraps on overflow); any float32
+     * operand → f32.
+     *
+     * @throws IllegalArgumentException if other is null or the shapes do not broadcast ("operands could not be
+     *                                  broadcast together with shapes (2,3) (4,)")
+     */
+    public NDArray add(NDArray other) {
+        return binary(Bin.ADD, other);
+    }
+
+    /** {@code x + s} with a weakly typed int: keeps int32 (wrapping) or float32. */
+    public NDArray add(int s) {
+        return binary(Bin.ADD, weak(s));
+    }
+
+    /** {@code x + s} with a weakly typed float: the result is float32. */
+    public NDArray add(float s) {
+        return binary(Bin.ADD, weak(s));
+    }
+
+    /** {@code x + s} with a weakly typed Python float, rounded to float32 first: the result is float32. */
+    public NDArray add(double s) {
+        return add((float) s);
+    }
+
+    /**
+     * {@code x - y} ({@code jnp.subtract}) with broadcasting; dtypes as {@link #add(NDArray)}.
+     *
+     * @throws IllegalArgumentException if other is null or the shapes do not broadcast
+     */
+    public NDArray sub(NDArray other) {
+        return binary(Bin.SUB, other);
+    }
+
+    /** {@code x - s} with a weakly typed int: keeps int32 (wrapping) or float32. */
+    public NDArray sub(int s) {
+        return binary(Bin.SUB, weak(s));
+    }
+
+    /** {@code x - s} with a weakly typed float: the result is float32. */
+    public NDArray sub(float s) {
+        return binary(Bin.SUB, weak(s));
+    }
+
+    /** {@code x - s} with a weakly typed Python float, rounded to float32 first: the result is float32. */
+    public NDArray sub(double s) {
+        return sub((float) s);
+    }
+
+    /**
+     * {@code x * y} ({@code jnp.multiply}) with broadcasting; dtypes as {@link #add(NDArray)}.
+     *
+     * @throws IllegalArgumentException if other is null or the shapes do not broadcast
+     */
+    public NDArray mul(NDArray other) {
+        return binary(Bin.MUL, other);
+    }
+
+    /** {@code x * s} with a weakly typed int: keeps int32 (wrapping) or float32. */
+    public NDArray mul(int s) {
+        return binary(Bin.MUL, weak(s));
+    }
+
+    /** {@code x * s} with a weakly typed float: the result is float32 ({@code int32 * 2.5} is float32). */
+    public NDArray mul(float s) {
+        return binary(Bin.MUL, weak(s));
+    }
+
+    /** {@code x * s} with a weakly typed Python float, rounded to float32 first: the result is float32. */
+    public NDArray mul(double s) {
+        return mul((float) s);
+    }
+
+    /**
+     * {@code x / y} ({@code jnp.true_divide}) with broadcasting: always float32, also for int32 operands
+     * ({@code 3 / 2 = 1.5}); division by zero gives ±inf or nan as in IEEE 754.
+     *
+     * @throws IllegalArgumentException if other is null or the shapes do not broadcast
+     */
+    public NDArray div(NDArray other) {
+        return binary(Bin.DIV, other);
+    }
+
+    /** {@code x / s}: always float32. */
+    public NDArray div(int s) {
+        return binary(Bin.DIV, weak(s));
+    }
+
+    /** {@code x / s}: always float32. */
+    public NDArray div(float s) {
+        return binary(Bin.DIV, weak(s));
+    }
+
+    /** {@code x / s} with s rounded to float32 first: always float32. */
+    public NDArray div(double s) {
+        return div((float) s);
+    }
+
+    /**
+     * {@code x // y} ({@code jnp.floor_divide}) with broadcasting: i32∘i32 → i32 rounded toward negative
+     * infinity ({@code -3 // 2 = -2}); with a float32 operand → f32, computed like JAX's float floor_divide.
+     *
+     * @throws IllegalArgumentException if other is null or the shapes do not broadcast
+     * @throws ArithmeticException      on integer division by zero
+     */
+    public NDArray floorDiv(NDArray other) {
+        return binary(Bin.FLOOR_DIV, other);
+    }
+
+    /**
+     * {@code x // s} with a weakly typed int: keeps int32 or float32.
+     *
+     * @throws ArithmeticException on integer division by zero
+     */
+    public NDArray floorDiv(int s) {
+        return binary(Bin.FLOOR_DIV, weak(s));
+    }
+
+    /** {@code x // s} with a weakly typed float: the result is float32. */
+    public NDArray floorDiv(float s) {
+        return binary(Bin.FLOOR_DIV, weak(s));
+    }
+
+    /** {@code x // s} with s rounded to float32 first: the result is float32. */
+    public NDArray floorDiv(double s) {
+        return floorDiv((float) s);
+    }
+
+    /**
+     * {@code jnp.maximum(x, y)} with broadcasting; NaN propagates; dtypes as {@link #add(NDArray)}.
+     *
+     * @throws IllegalArgumentException if other is null or the shapes do not broadcast
+     */
+    public NDArray maximum(NDArray other) {
+        return binary(Bin.MAX, other);
+    }
+
+    /** {@code jnp.maximum(x, s)} with a weakly typed int: keeps int32 or float32. */
+    public NDArray maximum(int s) {
+        return binary(Bin.MAX, weak(s));
+    }
+
+    /** {@code jnp.maximum(x, s)} with a weakly typed float: the result is float32. */
+    public NDArray maximum(float s) {
+        return binary(Bin.MAX, weak(s));
+    }
+
+    /** {@code jnp.maximum(x, s)} with s rounded to float32 first: the result is float32. */
+    public NDArray maximum(double s) {
+        return maximum((float) s);
+    }
+
+    /**
+     * {@code jnp.minimum(x, y)} with broadcasting; NaN propagates; dtypes as {@link #add(NDArray)}.
+     *
+     * @throws IllegalArgumentException if other is null or the shapes do not broadcast
+     */
+    public NDArray minimum(NDArray other) {
+        return binary(Bin.MIN, other);
+    }
+
+    /** {@code jnp.minimum(x, s)} with a weakly typed int: keeps int32 or float32. */
+    public NDArray minimum(int s) {
+        return binary(Bin.MIN, weak(s));
+    }
+
+    /** {@code jnp.minimum(x, s)} with a weakly typed float: the result is float32. */
+    public NDArray minimum(float s) {
+        return binary(Bin.MIN, weak(s));
+    }
+
+    /** {@code jnp.minimum(x, s)} with s rounded to float32 first: the result is float32. */
+    public NDArray minimum(double s) {
+        return minimum((float) s);
+    }
+
+    private enum Un { NEG, ABS, EXP, LOG, SQRT, SIN, COS, TANH, RELU, SQUARE }
+
+    private NDArray unary(Un op) {
+        int n = size();
+        boolean keepsInt = op == Un.NEG || op == Un.ABS || op == Un.RELU || op == Un.SQUARE;
+        if (i != null && keepsInt) {
+            int[] out = new int[n];
+            for (int k = 0; k < n; k++) {
+                int v = i[k];
+                switch (op) {
+                    case NEG: out[k] = -v; break;
+                    case ABS: out[k] = Math.abs(v); break;
+                    case RELU: out[k] = Math.max(v, 0); break;
+                    default: out[k] = v * v;
+                }
+            }
+            return fresh(out, shape.clone(), vma);
+        }
+        float[] a = floatData();
+        float[] out = new float[n];
+        for (int k = 0; k < n; k++) {
+            float v = a[k];
+            // StrictMath: bit-identical results on every JVM and CPU (Math may use platform intrinsics)
+            switch (op) {
+                case NEG: out[k] = -v; break;
+                case ABS: out[k] = Math.abs(v); break;
+                case EXP: out[k] = (float) StrictMath.exp(v); break;
+                case LOG: out[k] = (float) StrictMath.log(v); break;
+                case SQRT: out[k] = (float) StrictMath.sqrt(v); break;
+                case SIN: out[k] = (float) StrictMath.sin(v); break;
+                case COS: out[k] = (float) StrictMath.cos(v); break;
+                case TANH: out[k] = (float) StrictMath.tanh(v); break;
+                case RELU: out[k] = Math.max(v, 0f); break;
+                default: out[k] = v * v;
+            }
+        }
+        return fresh(out, shape.clone(), vma);
+    }
+
+    /** {@code -x} ({@code jnp.negative}); keeps the dtype (int32 wraps: -MIN_VALUE = MIN_VALUE). */
+    public NDArray neg() {
+        return unary(Un.NEG);
+    }
+
+    /** {@code jnp.abs(x)}; keeps the dtype (int32: abs(MIN_VALUE) = MIN_VALUE, as numpy). */
+    public NDArray abs() {
+        return unary(Un.ABS);
+    }
+
+    /** {@code jnp.exp(x)}; int32 input gives float32. */
+    public NDArray exp() {
+        return unary(Un.EXP);
+    }
+
+    /** {@code jnp.log(x)} (natural log; log 0 = -inf, negative → nan); int32 input gives float32. */
+    public NDArray log() {
+        return unary(Un.LOG);
+    }
+
+    /** {@code jnp.sqrt(x)} (negative → nan); int32 input gives float32. */
+    public NDArray sqrt() {
+        return unary(Un.SQRT);
+    }
+
+    /** {@code jnp.sin(x)} (radians); int32 input gives float32. */
+    public NDArray sin() {
+        return unary(Un.SIN);
+    }
+
+    /** {@code jnp.cos(x)} (radians); int32 input gives float32. */
+    public NDArray cos() {
+        return unary(Un.COS);
+    }
+
+    /** {@code jnp.tanh(x)}; int32 input gives float32. */
+    public NDArray tanh() {
+        return unary(Un.TANH);
+    }
+
+    /** {@code jax.nn.relu(x)} = maximum(x, 0); keeps the dtype; NaN propagates. */
+    public NDArray relu() {
+        return unary(Un.RELU);
+    }
+
+    /** {@code jnp.square(x)} = x·x; keeps the dtype (int32 wraps). */
+    public NDArray square() {
+        return unary(Un.SQUARE);
+    }
+
+    // ---------------------------------------------------------------------------------------------- reductions
+
+    private enum Red {
+        SUM("add"), MEAN("mean"), MAX("maximum"), MIN("minimum");
+
+        final String numpy;
+
+        Red(String numpy) {
+            this.numpy = numpy;
+        }
+    }
+
+    /** {@code jnp.sum(x)}: the sum of all elements, rank 0. int32 wraps; float32 accumulates in double. */
+    public NDArray sum() {
+        return reduce(Red.SUM, false, new int[0]);
+    }
+
+    /**
+     * {@code jnp.sum(x, axis=axes)}; no axes = all axes. int32 → int32 (wraps), float32 → float32 accumulated in
+     * double in a fixed order, then rounded once. An empty reduction gives 0.
+     *
+     * @throws IllegalArgumentException if an axis is out of bounds or repeated
+     */
+    public NDArray sum(int... axes) {
+        return reduce(Red.SUM, false, axes);
+    }
+
+    /**
+     * {@code jnp.sum(x, axis=axes, keepdims=keepdims)}: with keepdims the reduced axes stay as size 1.
+     *
+     * @throws IllegalArgumentException if an axis is out of bounds or repeated
+     */
+    public NDArray sum(boolean keepdims, int... axes) {
+        return reduce(Red.SUM, keepdims, axes);
+    }
+
+    /** {@code jnp.mean(x)} over all elements: always float32 (int32 input too); empty → nan. */
+    public NDArray mean() {
+        return reduce(Red.MEAN, false, new int[0]);
+    }
+
+    /**
+     * {@code jnp.mean(x, axis=axes)}; no axes = all axes. Always float32: mean of int32 [1, 2] is 1.5. The sum
+     * is accumulated in double and divided once, then rounded to float32.
+     *
+     * @throws IllegalArgumentException if an axis is out of bounds or repeated
+     */
+    public NDArray mean(int... axes) {
+        return reduce(Red.MEAN, false, axes);
+    }
+
+    /**
+     * {@code jnp.mean(x, axis=axes, keepdims=keepdims)}.
+     *
+     * @throws IllegalArgumentException if an axis is out of bounds or repeated
+     */
+    public NDArray mean(boolean keepdims, int... axes) {
+        return reduce(Red.MEAN, keepdims, axes);
+    }
+
+    /**
+     * {@code jnp.max(x)} over all elements; NaN propagates.
+     *
+     * @throws IllegalArgumentException if the array is empty
+     */
+    public NDArray max() {
+        return reduce(Red.MAX, false, new int[0]);
+    }
+
+    /**
+     * {@code jnp.max(x, axis=axes)}; no axes = all axes; keeps the dtype; NaN propagates.
+     *
+     * @throws IllegalArgumentException if an axis is out of bounds or repeated, or a reduced axis is empty
+     *                                  ("zero-size array to reduction operation maximum which has no identity")
+     */
+    public NDArray max(int... axes) {
+        return reduce(Red.MAX, false, axes);
+    }
+
+    /**
+     * {@code jnp.max(x, axis=axes, keepdims=keepdims)}.
+     *
+     * @throws IllegalArgumentException as {@link #max(int...)}
+     */
+    public NDArray max(boolean keepdims, int... axes) {
+        return reduce(Red.MAX, keepdims, axes);
+    }
+
+    /**
+     * {@code jnp.min(x)} over all elements; NaN propagates.
+     *
+     * @throws IllegalArgumentException if the array is empty
+     */
+    public NDArray min() {
+        return reduce(Red.MIN, false, new int[0]);
+    }
+
+    /**
+     * {@code jnp.min(x, axis=axes)}; no axes = all axes; keeps the dtype; NaN propagates.
+     *
+     * @throws IllegalArgumentException if an axis is out of bounds or repeated, or a reduced axis is empty
+     */
+    public NDArray min(int... axes) {
+        return reduce(Red.MIN, false, axes);
+    }
+
+    /**
+     * {@code jnp.min(x, axis=axes, keepdims=keepdims)}.
+     *
+     * @throws IllegalArgumentException as {@link #min(int...)}
+     */
+    public NDArray min(boolean keepdims, int... axes) {
+        return reduce(Red.MIN, keepdims, axes);
+    }
+
+    /**
+     * {@code jnp.argmax(x, axis)}: int32 indices of the first maximum along {@code axis}, which is dropped. A NaN
+     * counts as the maximum (the first NaN wins), as in numpy.
+     *
+     * @throws IllegalArgumentException if the axis is out of bounds or empty
+     */
+    public NDArray argmax(int axis) {
+        int ax = Shapes.axis(axis, shape.length);
+        int len = shape[ax];
+        if (len == 0) {
+            throw new IllegalArgumentException("attempt to get argmax of an empty sequence: axis " + ax
+                    + " of shape " + Shapes.str(shape) + " has size 0");
+        }
+        int[] perm = new int[shape.length];
+        for (int d = 0, j = 0; d < shape.length; d++) {
+            if (d != ax) {
+                perm[j++] = d;
+            }
+        }
+        perm[shape.length - 1] = ax;
+        Object g = permuted(perm);
+        int[] outShape = Shapes.remove(shape, ax);
+        int outN = Shapes.size(outShape);
+        int[] out = new int[outN];
+        for (int o = 0; o < outN; o++) {
+            int base = o * len;
+            int best = 0;
+            if (g instanceof float[]) {
+                float[] a = (float[]) g;
+                float bv = a[base];
+                for (int j = 1; j < len && !Float.isNaN(bv); j++) {
+                    float v = a[base + j];
+                    if (Float.isNaN(v) || v > bv) {
+                        bv = v;
+                        best = j;
+                    }
+                }
+            } else {
+                int[] a = (int[]) g;
+                int bv = a[base];
+                for (int j = 1; j < len; j++) {
+                    if (a[base + j] > bv) {
+                        bv = a[base + j];
+                        best = j;
+                    }
+                }
+            }
+            out[o] = best;
+        }
+        return fresh(out, outShape, vma);
+    }
+
+    private NDArray reduce(Red op, boolean keepdims, int[] axes) {
+        requireNonNull(axes, "axes");
+        int rank = shape.length;
+        boolean[] reduced = new boolean[rank];
+        if (axes.length == 0) {
+            Arrays.fill(reduced, true);
+        }
+        for (int a : axes) {
+            int ax = Shapes.axis(a, rank);
+            if (reduced[ax]) {
+                throw new IllegalArgumentException("duplicate value in 'axis': axis " + ax + " appears twice in "
+                        + Arrays.toString(axes));
+            }
+            reduced[ax] = true;
+        }
+        int[] perm = new int[rank];
+        int j = 0;
+        int kept = 0;
+        for (int d = 0; d < rank; d++) {
+            if (!reduced[d]) {
+                perm[j++] = d;
+                kept++;
+            }
+        }
+        int count = 1;
+        for (int d = 0; d < rank; d++) {
+            if (reduced[d]) {
+                perm[j++] = d;
+                count *= shape[d];
+            }
+        }
+        int[] outShape = new int[keepdims ? rank : kept];
+        for (int d = 0, k = 0; d < rank; d++) {
+            if (keepdims) {
+                outShape[d] = reduced[d] ? 1 : shape[d];
+            } else if (!reduced[d]) {
+                outShape[k++] = shape[d];
+            }
+        }
+        int outN = Shapes.size(outShape);
+        if ((op == Red.MAX || op == Red.MIN) && count == 0 && outN > 0) {
+            throw new IllegalArgumentException("zero-size array to reduction operation " + op.numpy
+                    + " which has no identity: reducing shape " + Shapes.str(shape) + " over axes "
+                    + Arrays.toString(axes) + " includes a size-0 axis");
+        }
+        // Move reduced axes last so each output element reduces a contiguous run, in row-major order of the
+        // reduced axes: a fixed order, independent of layout and threads.
+        Object g = permuted(perm);
+        if (g instanceof float[]) {
+            float[] a = (float[]) g;
+            float[] out = new float[outN];
+            for (int o = 0; o < outN; o++) {
+                int from = o * count;
+                int to = from + count;
+                switch (op) {
+                    case SUM: out[o] = (float) Kernels.sum(a, from, to); break;
+                    case MEAN: out[o] = (float) (Kernels.sum(a, from, to) / count); break;
+                    case MAX: {
+                        float m = a[from];
+                        for (int t = from + 1; t < to; t++) {
+                            m = Math.max(m, a[t]);
+                        }
+                        out[o] = m;
+                        break;
+                    }
+                    default: {
+                        float m = a[from];
+                        for (int t = from + 1; t < to; t++) {
+                            m = Math.min(m, a[t]);
+                        }
+                        out[o] = m;
+                    }
+                }
+            }
+            return fresh(out, outShape, vma);
+        }
+        int[] a = (int[]) g;
+        if (op == Red.MEAN) {
+            float[] out = new float[outN];
+            for (int o = 0; o < outN; o++) {
+                long s = 0; // exact: JAX converts to float before summing, so the mean does not wrap
+                for (int t = o * count; t < (o + 1) * count; t++) {
+                    s += a[t];
+                }
+                out[o] = (float) ((double) s / count);
+            }
+            return fresh(out, outShape, vma);
+        }
+        int[] out = new int[outN];
+        for (int o = 0; o < outN; o++) {
+            int from = o * count;
+            int to = from + count;
+            int m = op == Red.SUM ? 0 : a[from];
+            for (int t = op == Red.SUM ? from : from + 1; t < to; t++) {
+                switch (op) {
+                    case SUM: m += a[t]; break;
+                    case MAX: m = Math.max(m, a[t]); break;
+                    default: m = Math.min(m, a[t]);
+                }
+            }
+            out[o] = m;
+        }
+        return fresh(out, outShape, vma);
+    }
+
+    // ------------------------------------------------------------------------------------------ linear algebra
+
+    /**
+     * {@code jnp.matmul(x, y)} for 2-D operands: [m,k]·[k,n] → [m,n]. f32·f32 → f32, i32·i32 → i32 (wraps),
+     * mixed → f32. Float results accumulate in float32 with fused multiply-adds in order k = 0..k-1 (see
+     * {@link Kernels}), so they are bit-identical on every run. Reports {@code matmul(m, k, n, dtype)} and the
+     * result allocation to the {@link OpObserver}.
+     *
+     * @throws IllegalArgumentException if other is null, an operand is not 2-D ("matmul requires 2-D operands,
+     *                                  got shapes (3,) and (3,4)") or the contracting dimensions differ
+     *                                  ("matmul: contracting dimensions differ: (2,3) · (4,5) (3 != 4)")
+     */
+    public NDArray matmul(NDArray other) {
+        requireNonNull(other, "other");
+        if (rank() != 2 || other.rank() != 2) {
+            throw new IllegalArgumentException("matmul requires 2-D operands, got shapes " + Shapes.str(shape)
+                    + " and " + Shapes.str(other.shape));
+        }
+        int m = shape[0];
+        int k = shape[1];
+        int n = other.shape[1];
+        if (other.shape[0] != k) {
+            throw new IllegalArgumentException("matmul: contracting dimensions differ: " + Shapes.str(shape) + " · "
+                    + Shapes.str(other.shape) + " (" + k + " != " + other.shape[0] + ")");
+        }
+        Shapes.checkedSize(new int[] {m, n});
+        Set<String> outVma = union(vma, other.vma);
+        int[] outShape = {m, n};
+        if (dtype == DType.INT32 && other.dtype == DType.INT32) {
+            int[] a = i;
+            int[] b = other.i;
+            int[] c = new int[m * n];
+            for (int r = 0; r < m; r++) {
+                for (int kk = 0; kk < k; kk++) {
+                    int aik = a[r * k + kk];
+                    for (int col = 0; col < n; col++) {
+                        c[r * n + col] += aik * b[kk * n + col];
+                    }
+                }
+            }
+            OpObservers.matmul(m, k, n, DType.INT32);
+            return fresh(c, outShape, outVma);
+        }
+        float[] c = Kernels.matmul(floatData(), other.floatData(), m, k, n);
+        OpObservers.matmul(m, k, n, DType.FLOAT32);
+        return fresh(c, outShape, outVma);
+    }
+
+    // ---------------------------------------------------------------------------------------------- comparison
+
+    /**
+     * {@code np.allclose(x, y, rtol, atol)}: true iff the shapes are equal and every pair satisfies
+     * |a − b| ≤ atol + rtol·|b| (equal infinities are close; NaN is never close). Dtypes may differ.
+     *
+     * @throws IllegalArgumentException if other is null or a tolerance is negative or NaN
+     */
+    public boolean allclose(NDArray other, double rtol, double atol) {
+        requireNonNull(other, "other");
+        if (!(rtol >= 0) || !(atol >= 0)) {
+            throw new IllegalArgumentException("allclose tolerances must be >= 0, got rtol=" + rtol + ", atol="
+                    + atol);
+        }
+        if (!Arrays.equals(shape, other.shape)) {
+            return false;
+        }
+        int n = size();
+        for (int k = 0; k < n; k++) {
+            double a = f != null ? f[k] : i[k];
+            double b = other.f != null ? other.f[k] : other.i[k];
+            if (a == b) {
+                continue;
+            }
+            if (!(Math.abs(a - b) <= atol + rtol * Math.abs(b))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * {@code np.allclose(x, y)} with numpy's defaults rtol=1e-5, atol=1e-8.
+     *
+     * @throws IllegalArgumentException if other is null
+     */
+    public boolean allclose(NDArray other) {
+        return allclose(other, 1e-5, 1e-8);
+    }
+
+    /**
+     * Same dtype, same shape and exactly equal data (floats compared by {@link Float#floatToIntBits}, so NaN
+     * equals NaN and 0.0 differs from -0.0). Varying axes are not part of equality.
+     */
+    @Override
+    public boolean equals(Object o) {
+        if (this == o) {
+            return true;
+        }
+        if (!(o instanceof NDArray)) {
+            return false;
+        }
+        NDArray x = (NDArray) o;
+        if (dtype != x.dtype || !Arrays.equals(shape, x.shape)) {
+            return false;
+        }
+        if (f != null) {
+            for (int k = 0; k < f.length; k++) {
+                if (Float.floatToIntBits(f[k]) != Float.floatToIntBits(x.f[k])) {
+                    return false;
+                }
+            }
+            return true;
+        }
+        return Arrays.equals(i, x.i);
+    }
+
+    /** Consistent with {@link #equals(Object)}. */
+    @Override
+    public int hashCode() {
+        int h = dtype.hashCode() * 31 + Arrays.hashCode(shape);
+        if (f != null) {
+            for (float v : f) {
+                h = h * 31 + Float.floatToIntBits(v);
+            }
+            return h;
+        }
+        return h * 31 + Arrays.hashCode(i);
+    }
+
+    // ------------------------------------------------------------------------------------------------ printing
+
+    /**
+     * numpy's {@code str(x)} with default print options: {@code [3 1 4 1]}, {@code [[0 1]\n [4 5]]},
+     * {@code [5.5  5.   3.   4.25]}, scalars {@code 5.5} / {@code 22}; arrays over 1000 elements are summarised
+     * with {@code ...}, long lines wrap at 75 characters. Floats print their shortest round-tripping digits
+     * (capped at 8 fractional digits) and switch to scientific notation as numpy does (a nonzero |v| >= 1e8,
+     * or < 1e-4, or max/min > 1000), a best-effort port of numpy's {@code arrayprint}.
+     */
+    @Override
+    public String toString() {
+        return ArrayPrinter.format(shape, f, i);
+    }
+
+    /**
+     * JAX's short type string: {@code f32[8,4]}, {@code i32[]}, and with varying axes {@code f32[8,4]{V:x,y}}
+     * (axes in the set's order).
+     */
+    public String describe() {
+        StringBuilder sb = new StringBuilder(dtype.shortName()).append('[');
+        for (int d = 0; d < shape.length; d++) {
+            sb.append(d > 0 ? "," : "").append(shape[d]);
+        }
+        sb.append(']');
+        if (!vma.isEmpty()) {
+            sb.append("{V:").append(String.join(",", vma)).append('}');
+        }
+        return sb.toString();
+    }
+}
