@@ -253,8 +253,10 @@ final class ArrayPrinter {
     }
 
     /**
-     * numpy's {@code str(np.float32(v))}: positional for 0 and 1e-4 <= |v| < 1e16 with at least one
-     * fractional digit ({@code 5.0}), otherwise scientific without trailing dot ({@code 1e-05}).
+     * numpy's {@code str(np.float32(v))}: positional with at least one fractional digit ({@code 5.0}) for 0 and
+     * 1e-4 <= |v| < 1e6, otherwise scientific without a trailing dot ({@code 1e-05}, {@code 1e+06}). The upper
+     * bound is 1e6 for float32 scalars (numpy uses 1e16 only for float64); the bounds compare the exact value,
+     * so {@code float32(1e-4)}, slightly below 1e-4, prints {@code 1e-04} as in numpy.
      */
     static String scalarString(float v) {
         if (Float.isNaN(v)) {
@@ -264,7 +266,7 @@ final class ArrayPrinter {
             return v < 0 ? "-inf" : "inf";
         }
         double abs = Math.abs((double) v);
-        if (v == 0 || (abs >= 1e-4 && abs < 1e16)) {
+        if (v == 0 || (abs >= 1e-4 && abs < 1e6)) {
             String s = v == 0 ? "0" : shortest(v).toPlainString();
             if (v == 0 && isNegative(v)) {
                 s = "-0";

@@ -1666,9 +1666,9 @@ public final class NDArray {
             double a = f != null ? f[k] : i[k];
             double b = other.f != null ? other.f[k] : other.i[k];
             if (a == b) {
-                continue;
+                continue; // also equal infinities
             }
-            if (!(Math.abs(a - b) <= atol + rtol * Math.abs(b))) {
+            if (!Double.isFinite(a) || !Double.isFinite(b) || !(Math.abs(a - b) <= atol + rtol * Math.abs(b))) {
                 return false;
             }
         }

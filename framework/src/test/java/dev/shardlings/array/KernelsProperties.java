@@ -1,0 +1,134 @@
+package dev.shardlings.array;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.Arrays;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Combinators;
+import net.jqwik.api.Example;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import net.jqwik.api.constraints.IntRange;
+
+/**
+ * The Vector API kernels against plain scalar loops, on lengths that are and are not multiples of the vector
+ * length (so both the vector body and the scalar tail run).
+ */
+class KernelsProperties {
+    /** Two float arrays of the same random length 0..70. */
+    @Provide
+    Arbitrary<float[][]> pairs() {
+        Arbitrary<Float> values = Arbitraries.floats().between(-1e4f, 1e4f).withSpecialValue(0f)
+                .withSpecialValue(Float.NaN).withSpecialValue(Float.POSITIVE_INFINITY).withSpecialValue(-0f);
+        return Arbitraries.integers().between(0, 70).flatMap(n -> Combinators.combine(
+                values.array(float[].class).ofSize(n), values.array(float[].class).ofSize(n))
+                .as((a, b) -> new float[][] {a, b}));
+    }
+
+    @Property(tries = 200, seed = "20250101")
+    void elementwiseKernelsMatchScalarLoops(@ForAll("pairs") float[][] ab) {
+        float[] a = ab[0];
+        float[] b = ab[1];
+        int n = a.length;
+        float[] out = new float[n];
+        float[] ref = new float[n];
+        Kernels.add(a, b, out);
+        for (int k = 0; k < n; k++) {
+            ref[k] = a[k] + b[k];
+        }
+        assertArrayEquals(ref, out, "add");
+        Kernels.sub(a, b, out);
+        for (int k = 0; k < n; k++) {
+            ref[k] = a[k] - b[k];
+        }
+        assertArrayEquals(ref, out, "sub");
+        Kernels.mul(a, b, out);
+        for (int k = 0; k < n; k++) {
+            ref[k] = a[k] * b[k];
+        }
+        assertArrayEquals(ref, out, "mul");
+        Kernels.div(a, b, out);
+        for (int k = 0; k < n; k++) {
+            ref[k] = a[k] / b[k];
+        }
+        assertArrayEquals(ref, out, "div");
+    }
+
+    @Property(tries = 200, seed = "20250102")
+    void vectorSumIsBitIdenticalToItsScalarDefinition(@ForAll("pairs") float[][] ab,
+                                                      @ForAll @IntRange(min = 0, max = 70) int x,
+                                                      @ForAll @IntRange(min = 0, max = 70) int y) {
+        float[] a = ab[0];
+        int lo = Math.min(x, y) % (a.length + 1);
+        final int from = lo;
+        final int to = Math.max(lo, Math.max(x, y) % (a.length + 1));
+        double vector = Kernels.sum(a, from, to);
+        double scalar = Kernels.sumScalar(a, from, to);
+        assertEquals(Double.doubleToLongBits(scalar), Double.doubleToLongBits(vector),
+                () -> "sum of [" + from + "," + to + "): " + vector + " vs " + scalar);
+        // and the fixed partial-sum order is just a reordering of a plain double sum
+        double sequential = 0;
+        double absSum = 0;
+        for (int k = from; k < to; k++) {
+            sequential += a[k];
+            absSum += Math.abs(a[k]);
+        }
+        final double plain = sequential;
+        final double abs = absSum;
+        if (Double.isFinite(plain)) {
+            assertTrue(Math.abs(vector - plain) <= 1e-12 * abs, () -> vector + " vs plain " + plain);
+        } else {
+            assertEquals(Double.isNaN(plain), Double.isNaN(vector));
+        }
+    }
+
+    @Example
+    void sumUsesSixteenPartialSums() {
+        // 1e16 and -1e16 both land in partial sum 0 and cancel there, so every 1 in the other partial sums
+        // survives: 30. A plain left-to-right double sum would absorb the first 15 ones into 1e16 and give 15.
+        float[] a = new float[33];
+        Arrays.fill(a, 1f);
+        a[0] = 1e16f;
+        a[16] = -1e16f;
+        a[32] = 0.5f; // the tail, added last
+        assertEquals(30.5, Kernels.sum(a, 0, 33));
+        assertEquals(30.5, Kernels.sumScalar(a, 0, 33));
+        assertEquals(0.0, Kernels.sum(a, 3, 3));
+        assertEquals(2.0, Kernels.sum(a, 1, 3));
+    }
+
+    /** Random matmul problems with m, k, n in 0..19 and values in [-1, 1]. */
+    @Provide
+    Arbitrary<float[][]> matmuls() {
+        Arbitrary<Integer> dim = Arbitraries.integers().between(0, 19);
+        return Combinators.combine(dim, dim, dim).flatAs((m, k, n) -> {
+            Arbitrary<float[]> av = Arbitraries.floats().between(-1f, 1f).array(float[].class).ofSize(m * k);
+            Arbitrary<float[]> bv = Arbitraries.floats().between(-1f, 1f).array(float[].class).ofSize(k * n);
+            return Combinators.combine(av, bv).as((a, b) -> new float[][] {{m, k, n}, a, b});
+        });
+    }
+
+    @Property(tries = 200, seed = "20250103")
+    void matmulKernelIsBitIdenticalToAnOrderedFmaLoop(@ForAll("matmuls") float[][] p) {
+        int m = (int) p[0][0];
+        int k = (int) p[0][1];
+        int n = (int) p[0][2];
+        float[] a = p[1];
+        float[] b = p[2];
+        float[] ref = new float[m * n];
+        for (int i = 0; i < m; i++) {
+            for (int j = 0; j < n; j++) {
+                float c = 0;
+                for (int kk = 0; kk < k; kk++) {
+                    c = Math.fma(a[i * k + kk], b[kk * n + j], c);
+                }
+                ref[i * n + j] = c;
+            }
+        }
+        assertArrayEquals(ref, Kernels.matmul(a, b, m, k, n));
+    }
+}
