@@ -8,7 +8,7 @@ import java.util.List;
 
 /**
  * numpy's {@code str(ndarray)} with the default print options (precision 8, floatmode 'maxprec',
- * threshold 1000, edgeitems 3, linewidth 75), ported from numpy's {@code arrayprint.py}
+ * threshold 1000, edgeitems 3, linewidth 75), ported from numpy 2.4's {@code arrayprint.py}
  * ({@code _formatArray}, {@code _extendLine}, {@code FloatingFormat}, {@code IntegerFormat}) and the scalar
  * {@code str(np.float32)} rules of {@code scalartypes.c}.
  *
@@ -196,8 +196,9 @@ final class ArrayPrinter {
                 }
             }
             if (maxVal > 0) {
-                // numpy compares in float32: max >= 1e8, min < 1e-4 or max/min > 1000 switch to scientific
-                ff.exp = maxVal >= 1e8f || minVal < 1e-4f || maxVal / minVal > 1000f;
+                // numpy >= 2.3 compares in float32: max >= 10^min(8, finfo(float32).precision = 6) = 1e6,
+                // min < 1e-4 or max/min > 1000 switch to scientific
+                ff.exp = maxVal >= 1e6f || minVal < 1e-4f || maxVal / minVal > 1000f;
             }
             if (finite.isEmpty()) {
                 ff.padLeft = 0;
@@ -235,15 +236,15 @@ final class ArrayPrinter {
                 return padLeft(ret, padLeft + padRight + 1);
             }
             if (exp) {
-                String s = scientificUnique(v, true);
+                // numpy passes min_digits = precision: elements whose shortest digits are fewer get more digits
+                // of their exact value (1.52352936e-06, not 1.5235294e-06 padded with a zero)
+                String s = scientific(v, true, precision);
                 int e = s.indexOf('e');
                 int dot = s.indexOf('.');
-                String mantissaInt = s.substring(0, dot);
-                String frac = s.substring(dot + 1, e);
                 String expSign = s.substring(e + 1, e + 2);
                 String expDigits = s.substring(e + 2);
-                return padLeft(mantissaInt, padLeft) + "." + frac + "0".repeat(precision - frac.length())
-                        + "e" + expSign + "0".repeat(Math.max(0, expSize - expDigits.length())) + expDigits;
+                return padLeft(s.substring(0, dot), padLeft) + s.substring(dot, e) + "e" + expSign
+                        + "0".repeat(Math.max(0, expSize - expDigits.length())) + expDigits;
             }
             String s = positionalArray(v);
             int dot = s.indexOf('.');
@@ -297,6 +298,15 @@ final class ArrayPrinter {
      * {@code 1.e-05} / {@code 1.2345e+20} when {@code keepDot}, {@code 1e-05} otherwise.
      */
     static String scientificUnique(float v, boolean keepDot) {
+        return scientific(v, keepDot, 0);
+    }
+
+    /**
+     * Scientific with at least {@code minFrac} fractional mantissa digits: the shortest unique digits, or, when
+     * those are fewer, the exact value rounded (half even, as Dragon4) to {@code minFrac + 1} significant
+     * digits, padded with zeros if the exact value has fewer.
+     */
+    static String scientific(float v, boolean keepDot, int minFrac) {
         String sign = isNegative(v) ? "-" : "";
         String digits;
         int exponent;
@@ -305,8 +315,14 @@ final class ArrayPrinter {
             exponent = 0;
         } else {
             BigDecimal r = shortest(v);
+            if (r.precision() < minFrac + 1) {
+                r = new BigDecimal((double) v).round(new MathContext(minFrac + 1, RoundingMode.HALF_EVEN));
+            }
             digits = r.unscaledValue().abs().toString();
             exponent = digits.length() - 1 - r.scale();
+        }
+        if (digits.length() < minFrac + 1) {
+            digits = digits + "0".repeat(minFrac + 1 - digits.length());
         }
         StringBuilder sb = new StringBuilder(sign).append(digits.charAt(0));
         if (digits.length() > 1 || keepDot) {

@@ -50,6 +50,14 @@ class NDArrayPrintTest {
         assertEquals("[1.2345678e+07 5.0000000e-01]", NDArray.of(12345678f, 0.5f).toString());
         assertEquals("[1.2345678e+05 1.0000000e-03]", NDArray.of(123456.78f, 0.001f).toString());
         assertEquals("[-1.5e-07  3.0e+10]", NDArray.of(-1.5e-7f, 3e10f).toString());
+        // numpy >= 2.3: float32 arrays switch to scientific at 1e6 (10^finfo(float32).precision)
+        assertEquals("[1.e+06 1.e+00]", NDArray.of(1e6f, 1f).toString());
+        assertEquals("[9.99999e+05 1.00000e+00]", NDArray.of(999999f, 1f).toString());
+        assertEquals("[5.9864850e+06 3.0617605e+06]", NDArray.of(5986485f, 3061760.5f).toString());
+        // every element gets as many digits as the longest shortest repr, from its exact value
+        assertEquals("[ 1.5235294e-06 -4.2799999e-07]", NDArray.of(1.52352936e-06f, -4.28e-07f).toString());
+        assertEquals("[1.e-45 1.e+00]", NDArray.of(1e-45f, 1f).toString());
+        assertEquals("[ 3.4028235e+38 -1.0000000e+00]", NDArray.of(Float.MAX_VALUE, -1f).toString());
     }
 
     @Test
