@@ -149,7 +149,7 @@ class NDArrayProperties {
         if (shape.length == 0) {
             return;
         }
-        int axis = (int) Math.floorMod(seed, shape.length);
+        int axis = Math.floorMod(seed, shape.length);
         int[] s = shape.clone();
         s[axis] = s[axis] * sections; // make the axis divisible
         NDArray x = randomFloats(s, seed);
@@ -168,7 +168,7 @@ class NDArrayProperties {
         NDArray x = randomInts(shape, seed);
         assertEquals(x.roll(a + b), x.roll(a).roll(b));
         if (shape.length > 0) {
-            int axis = (int) Math.floorMod(seed, shape.length);
+            int axis = Math.floorMod(seed, shape.length);
             NDArray r = x.roll(a, axis);
             assertEquals(x.roll(a + b, axis), r.roll(b, axis));
             // element check against the definition out[j] = in[(j - a) mod dim]
@@ -344,7 +344,7 @@ class NDArrayProperties {
         if (shape.length == 0) {
             return;
         }
-        int axis = (int) Math.floorMod(seed, shape.length);
+        int axis = Math.floorMod(seed, shape.length);
         if (shape[axis] == 0) {
             return;
         }
@@ -372,7 +372,7 @@ class NDArrayProperties {
         if (shape.length == 0 || Arrays.stream(shape).anyMatch(d -> d == 0)) {
             return;
         }
-        int axis = (int) Math.floorMod(seed, shape.length);
+        int axis = Math.floorMod(seed, shape.length);
         NDArray x = randomFloats(shape, seed);
         List<NDArray> rows = new ArrayList<>();
         for (int k = 0; k < shape[axis]; k++) {

@@ -13,6 +13,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 
+@SuppressWarnings("try") // observer scopes are used for their effect, not referenced in the body
 class OpObserversTest {
     /** Records everything it sees. */
     static final class Recorder implements OpObserver {
