@@ -1,0 +1,275 @@
+package dev.shardlings.sharding;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/**
+ * A grid of devices with named axes — the analogue of {@code jax.sharding.Mesh}.
+ *
+ * <p>Devices are laid out row-major over the coordinates (first axis most significant): coordinate
+ * (c0, …, c_{k−1}) is flat position Σ c_j·Π_{l>j} size_l, and {@link #devices()} lists them in that order
+ * (JAX's {@code mesh.devices.flat}). {@link #makeMesh(int[], String...)} numbers the devices 0…n−1 in that order,
+ * as {@code jax.make_mesh} does on CPU.
+ *
+ * <p>Meshes behave like JAX meshes with {@code Auto} axes (shardMap re-lays out arguments as needed). JAX's
+ * {@code str(mesh)} also prints {@code axis_types}; ours does not.
+ *
+ * <p>Immutable and thread-safe.
+ */
+public final class Mesh {
+
+    /** The largest number of devices a mesh may have. */
+    public static final int MAX_DEVICES = 4096;
+
+    private final List<String> axisNames;
+    private final List<Integer> axisSizes;
+    private final List<Device> devices;
+    private final Device[] byId;
+
+    private Mesh(String platform, int[] deviceIds, int[] sizes, String[] names) {
+        Objects.requireNonNull(sizes, "axisSizes");
+        Objects.requireNonNull(names, "axisNames");
+        if (sizes.length != names.length) {
+            throw new IllegalArgumentException("Mesh requires the ndim of its first argument (devices) to equal the"
+                    + " length of its second argument (axis_names), but got devices.ndim == " + sizes.length
+                    + " and len(axis_names) == " + names.length + ".");
+        }
+        if (sizes.length == 0) {
+            throw new IllegalArgumentException("a mesh needs at least one axis, e.g. Mesh.makeMesh(new int[]{4}, \"i\")");
+        }
+        Set<String> seen = new HashSet<>();
+        for (String n : names) {
+            if (n == null || n.isEmpty()) {
+                throw new IllegalArgumentException("Mesh axis names cannot be None. Got: " + pyTuple(names) + ".");
+            }
+            if (!seen.add(n)) {
+                throw new IllegalArgumentException("Mesh axis names must be unique, got " + pyTuple(names)
+                        + ": '" + n + "' appears twice.");
+            }
+        }
+        long total = 1;
+        for (int i = 0; i < sizes.length; i++) {
+            if (sizes[i] < 1) {
+                throw new IllegalArgumentException("mesh axis '" + names[i] + "' has size " + sizes[i]
+                        + "; every axis needs at least one device.");
+            }
+            total *= sizes[i];
+            if (total > MAX_DEVICES) {
+                throw new IllegalArgumentException("a mesh of shape " + Arrays.toString(sizes) + " would have more than "
+                        + MAX_DEVICES + " devices; use smaller axis sizes.");
+            }
+        }
+        int n = (int) total;
+        if (deviceIds == null) {
+            deviceIds = new int[n];
+            for (int i = 0; i < n; i++) {
+                deviceIds[i] = i;
+            }
+        } else if (deviceIds.length != n) {
+            throw new IllegalArgumentException("a mesh of shape " + Arrays.toString(sizes) + " needs " + n
+                    + " device ids, got " + deviceIds.length);
+        }
+        this.byId = new Device[n];
+        List<Device> ds = new ArrayList<>(n);
+        for (int p = 0; p < n; p++) {
+            int id = deviceIds[p];
+            if (id < 0 || id >= n || byId[id] != null) {
+                throw new IllegalArgumentException("device ids must be a permutation of 0.." + (n - 1) + ", got "
+                        + Arrays.toString(deviceIds));
+            }
+            List<Integer> coords = new ArrayList<>(sizes.length);
+            int rest = p;
+            int[] c = new int[sizes.length];
+            for (int a = sizes.length - 1; a >= 0; a--) {
+                c[a] = rest % sizes[a];
+                rest /= sizes[a];
+            }
+            for (int v : c) {
+                coords.add(v);
+            }
+            Device d = new Device(id, platform, coords);
+            byId[id] = d;
+            ds.add(d);
+        }
+        this.axisNames = List.of(names);
+        this.axisSizes = Arrays.stream(sizes).boxed().toList();
+        this.devices = List.copyOf(ds);
+    }
+
+    /**
+     * {@code jax.make_mesh(axis_sizes, axis_names)} on simulated CPU devices: ids 0…n−1, row-major.
+     *
+     * @throws IllegalArgumentException if the lengths differ, a name is null, empty or repeated, a size is below
+     *                                  1, there are no axes, or the mesh would exceed {@link #MAX_DEVICES}
+     */
+    public static Mesh makeMesh(int[] axisSizes, String... axisNames) {
+        return new Mesh("cpu", null, axisSizes, axisNames);
+    }
+
+    /** {@link #makeMesh(int[], String...)} with devices of another platform, e.g. {@code "tpu"} (labels only). */
+    public static Mesh makeMesh(String platform, int[] axisSizes, String... axisNames) {
+        Objects.requireNonNull(platform, "platform");
+        return new Mesh(platform.toLowerCase(java.util.Locale.ROOT), null, axisSizes, axisNames);
+    }
+
+    /**
+     * {@code jax.sharding.Mesh(np.array(ids).reshape(sizes), names)}: an explicit, possibly permuted, device order.
+     *
+     * @param deviceIdsRowMajor the device id at each flat position; a permutation of 0…n−1
+     * @throws IllegalArgumentException as {@link #makeMesh(int[], String...)}, or when the ids are no permutation
+     */
+    public static Mesh ofDeviceIds(int[] deviceIdsRowMajor, int[] axisSizes, String... axisNames) {
+        Objects.requireNonNull(deviceIdsRowMajor, "deviceIdsRowMajor");
+        return new Mesh("cpu", deviceIdsRowMajor.clone(), axisSizes, axisNames);
+    }
+
+    /** The axis names, in mesh order. */
+    public List<String> axisNames() {
+        return axisNames;
+    }
+
+    /** The axis sizes, in mesh order. */
+    public List<Integer> axisSizes() {
+        return axisSizes;
+    }
+
+    /** The number of axes. */
+    public int rank() {
+        return axisNames.size();
+    }
+
+    /** The number of devices. */
+    public int size() {
+        return devices.size();
+    }
+
+    /** True when the mesh has an axis of this name. */
+    public boolean hasAxis(String name) {
+        return axisNames.contains(name);
+    }
+
+    /**
+     * The position of an axis in mesh order.
+     *
+     * @throws IllegalArgumentException if the mesh has no such axis
+     */
+    public int axisPosition(String name) {
+        int p = axisNames.indexOf(name);
+        if (p < 0) {
+            throw new IllegalArgumentException("mesh " + this + " has no axis '" + name + "'; its axes are "
+                    + pyTuple(axisNames.toArray(new String[0])));
+        }
+        return p;
+    }
+
+    /** The size of one axis. @throws IllegalArgumentException if the mesh has no such axis */
+    public int axisSize(String name) {
+        return axisSizes.get(axisPosition(name));
+    }
+
+    /** The product of the sizes of several axes (1 for none). @throws IllegalArgumentException for an unknown axis */
+    public int axisSize(List<String> names) {
+        int p = 1;
+        for (String n : names) {
+            p *= axisSize(n);
+        }
+        return p;
+    }
+
+    /** {@code mesh.shape}: axis name → size, in mesh order (a copy). */
+    public LinkedHashMap<String, Integer> shape() {
+        LinkedHashMap<String, Integer> m = new LinkedHashMap<>();
+        for (int i = 0; i < axisNames.size(); i++) {
+            m.put(axisNames.get(i), axisSizes.get(i));
+        }
+        return m;
+    }
+
+    /** The devices in {@code mesh.devices.flat} order (row-major over coordinates). */
+    public List<Device> devices() {
+        return devices;
+    }
+
+    /**
+     * The device at these mesh coordinates.
+     *
+     * @throws IllegalArgumentException for the wrong number of coordinates or one out of range
+     */
+    public Device device(int... coords) {
+        if (coords.length != rank()) {
+            throw new IllegalArgumentException("mesh " + this + " has " + rank() + " axes, got coordinates "
+                    + Arrays.toString(coords));
+        }
+        int p = 0;
+        for (int a = 0; a < coords.length; a++) {
+            if (coords[a] < 0 || coords[a] >= axisSizes.get(a)) {
+                throw new IllegalArgumentException("coordinate " + coords[a] + " is out of range for mesh axis '"
+                        + axisNames.get(a) + "' of size " + axisSizes.get(a));
+            }
+            p = p * axisSizes.get(a) + coords[a];
+        }
+        return devices.get(p);
+    }
+
+    /** The device with this id. @throws IllegalArgumentException if there is none */
+    public Device deviceById(int id) {
+        if (id < 0 || id >= byId.length) {
+            throw new IllegalArgumentException("mesh " + this + " has no device with id " + id + " (ids are 0.."
+                    + (byId.length - 1) + ")");
+        }
+        return byId[id];
+    }
+
+    /** The position of a device in {@link #devices()}. @throws IllegalArgumentException if it is not in the mesh */
+    public int flatIndex(Device d) {
+        Objects.requireNonNull(d, "device");
+        if (d.id() < 0 || d.id() >= byId.length || !byId[d.id()].equals(d)) {
+            throw new IllegalArgumentException(d + " is not a device of " + this);
+        }
+        int p = 0;
+        for (int a = 0; a < rank(); a++) {
+            p = p * axisSizes.get(a) + d.coords().get(a);
+        }
+        return p;
+    }
+
+    /** The device ids in flat order. */
+    public int[] deviceIds() {
+        return devices.stream().mapToInt(Device::id).toArray();
+    }
+
+    /** {@code Mesh('x': 4, 'y': 2)}. */
+    @Override
+    public String toString() {
+        StringBuilder sb = new StringBuilder("Mesh(");
+        for (int i = 0; i < axisNames.size(); i++) {
+            if (i > 0) {
+                sb.append(", ");
+            }
+            sb.append('\'').append(axisNames.get(i)).append("': ").append(axisSizes.get(i));
+        }
+        return sb.append(')').toString();
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof Mesh m && axisNames.equals(m.axisNames) && axisSizes.equals(m.axisSizes)
+                && devices.equals(m.devices);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(axisNames, axisSizes, devices);
+    }
+
+    static String pyTuple(String[] names) {
+        String body = Arrays.stream(names).map(n -> n == null ? "None" : "'" + n + "'").collect(Collectors.joining(", "));
+        return "(" + body + (names.length == 1 ? ",)" : ")");
+    }
+}

@@ -1,0 +1,259 @@
+package dev.shardlings.sharding;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * A PartitionSpec bound to a mesh: where every piece of an array lives — the analogue of
+ * {@code jax.sharding.NamedSharding}.
+ *
+ * <p>For dimension k of size n_k split over axes A_k: parts_k = Π_{a∈A_k}|a| must divide n_k; the shard has
+ * n_k / parts_k elements along k; a device's chunk index is its linear index over A_k, first axis major; its slice
+ * is [chunk·shard, (chunk+1)·shard). A dimension with parts_k = 1 is reported as the full slice
+ * {@code slice(None, None, None)} (jax-semantics.md §2.3). Devices that hold the same slices are replicas; their
+ * replica id counts them in mesh order.
+ *
+ * <p>Immutable and thread-safe.
+ */
+public final class NamedSharding {
+
+    /**
+     * One dimension's slice of a shard.
+     *
+     * @param start first index (0 for a full slice)
+     * @param stop  one past the last index (the dimension size for a full slice)
+     * @param full  true when the dimension is not split (JAX reports {@code slice(None, None, None)})
+     */
+    public record Slice(int start, int stop, boolean full) {
+        /** Python's repr: {@code slice(0, 2, None)} or {@code slice(None, None, None)}. */
+        @Override
+        public String toString() {
+            return full ? "slice(None, None, None)" : "slice(" + start + ", " + stop + ", None)";
+        }
+
+        /** Compact form: {@code 0:2}, or {@code :} for a full slice. */
+        public String compact() {
+            return full ? ":" : start + ":" + stop;
+        }
+
+        /** Number of elements. */
+        public int length() {
+            return stop - start;
+        }
+    }
+
+    /**
+     * The slices of a shard, one per dimension (JAX's {@code Shard.index}).
+     *
+     * @param slices one slice per dimension of the array
+     */
+    public record Index(List<Slice> slices) {
+        public Index {
+            slices = List.copyOf(slices);
+        }
+
+        /** Python's repr of a tuple of slices, e.g. {@code (slice(0, 2, None), slice(None, None, None))}. */
+        @Override
+        public String toString() {
+            StringBuilder sb = new StringBuilder("(");
+            for (int i = 0; i < slices.size(); i++) {
+                if (i > 0) {
+                    sb.append(", ");
+                }
+                sb.append(slices.get(i));
+            }
+            return sb.append(slices.size() == 1 ? ",)" : ")").toString();
+        }
+
+        /** Compact form, e.g. {@code 0:2, :}. */
+        public String compact() {
+            StringBuilder sb = new StringBuilder();
+            for (int i = 0; i < slices.size(); i++) {
+                if (i > 0) {
+                    sb.append(", ");
+                }
+                sb.append(slices.get(i).compact());
+            }
+            return sb.toString();
+        }
+    }
+
+    private final Mesh mesh;
+    private final PartitionSpec spec;
+
+    /**
+     * @throws NullPointerException      if mesh or spec is null
+     * @throws IllegalArgumentException  if the spec names an axis the mesh does not have
+     * @throws DuplicateSpecException    if the spec names an axis twice
+     */
+    public NamedSharding(Mesh mesh, PartitionSpec spec) {
+        this.mesh = Objects.requireNonNull(mesh, "mesh");
+        this.spec = Objects.requireNonNull(spec, "spec");
+        spec.validate(mesh);
+    }
+
+    /** {@code new NamedSharding(mesh, spec)}. */
+    public static NamedSharding of(Mesh mesh, PartitionSpec spec) {
+        return new NamedSharding(mesh, spec);
+    }
+
+    /** The mesh. */
+    public Mesh mesh() {
+        return mesh;
+    }
+
+    /** The spec. */
+    public PartitionSpec spec() {
+        return spec;
+    }
+
+    /**
+     * The shape of every shard of an array of {@code globalShape} ({@code sharding.shard_shape}).
+     *
+     * @throws IllegalArgumentException if the spec is longer than the rank (JAX's text)
+     * @throws IndivisibleException     if a dimension does not divide into its parts (JAX's text)
+     */
+    public int[] shardShape(int... globalShape) {
+        Objects.requireNonNull(globalShape, "globalShape");
+        checkRank(globalShape);
+        int[] out = globalShape.clone();
+        for (int d = 0; d < globalShape.length; d++) {
+            if (globalShape[d] < 0) {
+                throw new IllegalArgumentException("array dimensions must be >= 0, got shape "
+                        + PartitionSpec.ints(globalShape));
+            }
+            int parts = parts(d);
+            if (globalShape[d] % parts != 0) {
+                int[] factors = new int[globalShape.length];
+                for (int k = 0; k < factors.length; k++) {
+                    factors[k] = parts(k);
+                }
+                throw new IndivisibleException("Sharding " + this + " implies that array axis " + d
+                        + " is partitioned " + parts + " times, but the dimension size is " + globalShape[d]
+                        + " (full shape: " + PartitionSpec.ints(globalShape) + ", per-dimension tiling factors: "
+                        + Arrays.toString(factors) + " should evenly divide the shape)");
+            }
+            out[d] = globalShape[d] / parts;
+        }
+        return out;
+    }
+
+    private void checkRank(int[] shape) {
+        if (spec.length() > shape.length) {
+            String scalar = shape.length == 0 ? " For scalars the PartitionSpec should be P()" : "";
+            throw new IllegalArgumentException("Sharding " + this + " is only valid for values of rank at least "
+                    + spec.length() + ", but was applied to a value of rank " + shape.length + "." + scalar);
+        }
+    }
+
+    /** Number of parts dimension d is split into. */
+    private int parts(int d) {
+        return mesh.axisSize(spec.axesAt(d));
+    }
+
+    /**
+     * The chunk index of a device along dimension {@code dim}: its linear index over the dimension's axes, first
+     * named axis major (0 when the dimension is not split).
+     */
+    public int chunkIndex(Device d, int dim) {
+        int flat = mesh.flatIndex(d);
+        List<Integer> c = mesh.devices().get(flat).coords();
+        int idx = 0;
+        for (String a : spec.axesAt(dim)) {
+            idx = idx * mesh.axisSize(a) + c.get(mesh.axisPosition(a));
+        }
+        return idx;
+    }
+
+    /**
+     * The slices a device holds of an array of {@code globalShape}.
+     *
+     * @throws IllegalArgumentException as {@link #shardShape(int...)}, or if the device is not in the mesh
+     */
+    public Index index(Device d, int... globalShape) {
+        int[] shard = shardShape(globalShape);
+        List<Slice> slices = new ArrayList<>(globalShape.length);
+        for (int dim = 0; dim < globalShape.length; dim++) {
+            if (parts(dim) == 1) {
+                slices.add(new Slice(0, globalShape[dim], true));
+            } else {
+                int c = chunkIndex(d, dim);
+                slices.add(new Slice(c * shard[dim], (c + 1) * shard[dim], false));
+            }
+        }
+        return new Index(slices);
+    }
+
+    /** Every device's slices, in {@code mesh.devices()} order (not sorted by id, as in JAX). */
+    public LinkedHashMap<Device, Index> devicesIndicesMap(int... globalShape) {
+        LinkedHashMap<Device, Index> m = new LinkedHashMap<>();
+        for (Device d : mesh.devices()) {
+            m.put(d, index(d, globalShape));
+        }
+        return m;
+    }
+
+    /** The rank of a device among the devices holding the same slices, counted in mesh order. */
+    public int replicaId(Device d, int... globalShape) {
+        return replicaIds(globalShape)[mesh.flatIndex(d)];
+    }
+
+    /** {@link #replicaId} of every device, indexed by position in {@code mesh.devices()}. */
+    public int[] replicaIds(int... globalShape) {
+        Map<Index, Integer> counts = new HashMap<>();
+        List<Device> ds = mesh.devices();
+        int[] out = new int[ds.size()];
+        for (int p = 0; p < ds.size(); p++) {
+            out[p] = counts.merge(index(ds.get(p), globalShape), 1, Integer::sum) - 1;
+        }
+        return out;
+    }
+
+    /**
+     * The groups of devices holding identical slices, each in mesh order, groups in order of their first device.
+     * Singleton groups (unreplicated shards) are included.
+     */
+    public List<List<Device>> replicaGroups(int... globalShape) {
+        Map<Index, List<Device>> groups = new LinkedHashMap<>();
+        for (Device d : mesh.devices()) {
+            groups.computeIfAbsent(index(d, globalShape), k -> new ArrayList<>()).add(d);
+        }
+        List<List<Device>> out = new ArrayList<>();
+        for (List<Device> g : groups.values()) {
+            out.add(List.copyOf(g));
+        }
+        return out;
+    }
+
+    /** True when every device holds the whole array (the spec splits nothing, or only over size-1 axes). */
+    public boolean isFullyReplicated() {
+        for (int d = 0; d < spec.length(); d++) {
+            if (parts(d) > 1) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** {@code NamedSharding(mesh=Mesh('x': 4, 'y': 2), spec=P('x',))}. */
+    @Override
+    public String toString() {
+        return "NamedSharding(mesh=" + mesh + ", spec=" + spec + ")";
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof NamedSharding n && mesh.equals(n.mesh) && spec.equals(n.spec);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(mesh, spec);
+    }
+
+}

@@ -1,0 +1,246 @@
+package dev.shardlings.sharding;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+
+/**
+ * How each dimension of an array is split over mesh axes — the analogue of {@code jax.sharding.PartitionSpec}
+ * (written {@code P} in JAX and here).
+ *
+ * <p>Entry k says how dimension k is split: {@code null} = not split; an axis name = split over that axis; a
+ * {@link #tuple(String...)} of names = split over all of them, the first name major (device chunk index
+ * idx_a·|b|·… + idx_b·… + …). Mesh axes the spec does not mention replicate the array. A spec shorter than the
+ * array's rank is padded with {@code null}s; a longer one is an error where it is applied.
+ *
+ * <p>Canonicalisation (jax-semantics.md §2.1): an empty tuple becomes {@code null}, a one-name tuple becomes the
+ * name. Equality is exact, as in JAX: {@code P("x")} and {@code P("x", null)} lay out identically
+ * ({@link #isEquivalentTo}) but are not {@code equals}. A tuple can only hold names, so JAX's nested-tuple error
+ * cannot arise.
+ *
+ * <p>Immutable and thread-safe.
+ */
+public final class PartitionSpec {
+
+    /** A tuple of mesh axis names for one PartitionSpec entry, e.g. {@code tuple("x", "y")}. */
+    public static final class AxisTuple {
+        private final List<String> names;
+
+        private AxisTuple(List<String> names) {
+            this.names = names;
+        }
+
+        /** The names, in the order written. */
+        public List<String> names() {
+            return names;
+        }
+
+        @Override
+        public String toString() {
+            return pyTuple(names);
+        }
+    }
+
+    private static final PartitionSpec EMPTY = new PartitionSpec(List.of());
+
+    private final List<List<String>> entries;
+
+    private PartitionSpec(List<List<String>> entries) {
+        this.entries = entries;
+    }
+
+    /**
+     * Builds a spec: {@code P("x", null)}, {@code P(tuple("x", "y"))}, {@code P()}.
+     *
+     * @param entries each {@code null}, a {@code String} axis name or an {@link AxisTuple}
+     * @throws IllegalArgumentException for any other entry type (e.g. a {@code String[]}, which Java would
+     *                                  otherwise spread into separate entries — write {@code tuple(...)}), or
+     *                                  an empty axis name
+     */
+    public static PartitionSpec P(Object... entries) {
+        if (entries == null) {
+            // P((Object[]) null) — treat like P(None): one unsplit dimension, as Python's P(None).
+            return new PartitionSpec(List.of(List.of()));
+        }
+        if (entries.length == 0) {
+            return EMPTY;
+        }
+        List<List<String>> out = new ArrayList<>(entries.length);
+        for (Object e : entries) {
+            if (e == null) {
+                out.add(List.of());
+            } else if (e instanceof String s) {
+                checkName(s);
+                out.add(List.of(s));
+            } else if (e instanceof AxisTuple t) {
+                out.add(t.names);
+            } else {
+                throw new IllegalArgumentException("a PartitionSpec entry must be null, an axis name (String) or"
+                        + " tuple(\"x\", \"y\") for several axes; got a " + e.getClass().getSimpleName()
+                        + (e instanceof Object[] ? " — write PartitionSpec.tuple(...) for a tuple of axes" : ""));
+            }
+        }
+        return new PartitionSpec(List.copyOf(out));
+    }
+
+    /** The fully replicated spec {@code P()}. */
+    public static PartitionSpec replicated() {
+        return EMPTY;
+    }
+
+    /**
+     * A tuple of axes for one entry; the first name is the major one.
+     *
+     * @throws IllegalArgumentException if a name is null or empty
+     */
+    public static AxisTuple tuple(String... axes) {
+        Objects.requireNonNull(axes, "axes");
+        for (String a : axes) {
+            checkName(a);
+        }
+        return new AxisTuple(List.of(axes));
+    }
+
+    private static void checkName(String s) {
+        if (s == null || s.isEmpty()) {
+            throw new IllegalArgumentException("a mesh axis name in a PartitionSpec cannot be null or empty");
+        }
+    }
+
+    /** Number of entries ({@code len(P(...))}). */
+    public int length() {
+        return entries.size();
+    }
+
+    /** The axes splitting dimension {@code dim}: empty when the entry is null or dim is past the end. */
+    public List<String> axesAt(int dim) {
+        if (dim < 0) {
+            throw new IllegalArgumentException("dimension must be >= 0, got " + dim);
+        }
+        return dim < entries.size() ? entries.get(dim) : List.of();
+    }
+
+    /** All entries, each as a list of axis names (empty for null). */
+    public List<List<String>> entries() {
+        return entries;
+    }
+
+    /** Every axis the spec mentions, in the order written. */
+    public Set<String> mentionedAxes() {
+        Set<String> s = new LinkedHashSet<>();
+        entries.forEach(s::addAll);
+        return Collections.unmodifiableSet(s);
+    }
+
+    /**
+     * The spec padded with trailing nulls to {@code rank} entries.
+     *
+     * @throws IllegalArgumentException if the spec is already longer than rank
+     */
+    public PartitionSpec padTo(int rank) {
+        if (rank < entries.size()) {
+            throw new IllegalArgumentException(this + " has " + entries.size() + " entries, more than rank " + rank);
+        }
+        List<List<String>> out = new ArrayList<>(entries);
+        while (out.size() < rank) {
+            out.add(List.of());
+        }
+        return new PartitionSpec(List.copyOf(out));
+    }
+
+    /** True when both specs place shards identically: equal after padding to the same length. */
+    public boolean isEquivalentTo(PartitionSpec other) {
+        Objects.requireNonNull(other, "other");
+        int n = Math.max(length(), other.length());
+        return padTo(n).entries.equals(other.padTo(n).entries);
+    }
+
+    /**
+     * Checks the spec against a mesh.
+     *
+     * @throws IllegalArgumentException  {@code Resource axis: z of P('z',) is not found in mesh: ('x', 'y').}
+     * @throws DuplicateSpecException    when an axis appears twice (JAX's DuplicateSpecError text)
+     */
+    public void validate(Mesh mesh) {
+        Objects.requireNonNull(mesh, "mesh");
+        for (List<String> e : entries) {
+            for (String a : e) {
+                if (!mesh.hasAxis(a)) {
+                    throw new IllegalArgumentException("Resource axis: " + a + " of " + this + " is not found in mesh: "
+                            + pyTuple(mesh.axisNames()) + ".");
+                }
+            }
+        }
+        Set<String> seen = new LinkedHashSet<>();
+        Set<String> dups = new TreeSet<>();
+        for (List<String> e : entries) {
+            for (String a : e) {
+                if (!seen.add(a)) {
+                    dups.add(a);
+                }
+            }
+        }
+        if (!dups.isEmpty()) {
+            throw new DuplicateSpecException("A single NamedSharding spec specification can map every mesh axis to at"
+                    + " most one positional dimension, but " + this + " has duplicate entries for "
+                    + dups.stream().map(d -> "`" + d + "`").collect(Collectors.joining(", ")));
+        }
+    }
+
+    /** JAX's repr: {@code P('x',)}, {@code P('x', None)}, {@code P(('x', 'y'),)}, {@code P()}. */
+    @Override
+    public String toString() {
+        if (entries.isEmpty()) {
+            return "P()";
+        }
+        StringBuilder sb = new StringBuilder("P(");
+        for (int i = 0; i < entries.size(); i++) {
+            if (i > 0) {
+                sb.append(", ");
+            }
+            List<String> e = entries.get(i);
+            if (e.isEmpty()) {
+                sb.append("None");
+            } else if (e.size() == 1) {
+                sb.append('\'').append(e.get(0)).append('\'');
+            } else {
+                sb.append(pyTuple(e));
+            }
+        }
+        if (entries.size() == 1) {
+            sb.append(',');
+        }
+        return sb.append(')').toString();
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof PartitionSpec p && entries.equals(p.entries);
+    }
+
+    @Override
+    public int hashCode() {
+        return entries.hashCode();
+    }
+
+    static String pyTuple(List<String> names) {
+        return Mesh.pyTuple(names.toArray(new String[0]));
+    }
+
+    /** For messages: the spec entries as JAX prints them inside errors, e.g. {@code ('x',)}. */
+    String entryTuple() {
+        return "(" + entries.stream().map(e -> e.isEmpty() ? "None" : e.size() == 1 ? "'" + e.get(0) + "'"
+                : pyTuple(e)).collect(Collectors.joining(", ")) + (entries.size() == 1 ? ",)" : ")");
+    }
+
+    static String ints(int[] xs) {
+        return "(" + Arrays.stream(xs).mapToObj(Integer::toString).collect(Collectors.joining(", "))
+                + (xs.length == 1 ? ",)" : ")");
+    }
+}

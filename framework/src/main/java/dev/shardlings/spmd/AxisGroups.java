@@ -1,0 +1,112 @@
+package dev.shardlings.spmd;
+
+import dev.shardlings.sharding.Device;
+import dev.shardlings.sharding.Mesh;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The device groups of a collective over a tuple of mesh axes (jax-semantics §6.8): devices that agree on every
+ * coordinate outside the tuple form a group, ordered by their linear index over the tuple, first name major.
+ * Immutable; computed once per (mesh, axes) and cached by the runtime.
+ */
+final class AxisGroups {
+    final List<String> axes;
+    final int groupSize;
+    /** For each device (mesh flat order): its linear index ℓ inside its group. */
+    final int[] linearIndex;
+    /** For each device (mesh flat order): the flat indices of its group's members, ordered by ℓ. */
+    final int[][] members;
+
+    private AxisGroups(List<String> axes, int groupSize, int[] linearIndex, int[][] members) {
+        this.axes = axes;
+        this.groupSize = groupSize;
+        this.linearIndex = linearIndex;
+        this.members = members;
+    }
+
+    /**
+     * Validates {@code axes} against the mesh and computes the groups.
+     *
+     * @throws IllegalArgumentException for an empty tuple, an axis the mesh does not have, or a repeated axis
+     */
+    static AxisGroups of(Mesh mesh, List<String> axes, String op) {
+        if (axes.isEmpty()) {
+            throw new IllegalArgumentException(op + " needs at least one mesh axis name; got none. Pass an axis"
+                    + " of the mesh " + mesh + ", e.g. " + op + "(x, \"" + mesh.axisNames().get(0) + "\").");
+        }
+        Set<String> seen = new HashSet<>();
+        for (String a : axes) {
+            if (a == null || !mesh.hasAxis(a)) {
+                throw new IllegalArgumentException("Found an unbound axis name: " + a + ". " + op
+                        + " can only name axes of the mesh shardMap runs on, which are " + mesh.axisNames() + ".");
+            }
+            if (!seen.add(a)) {
+                throw new IllegalArgumentException(op + " names the axis '" + a + "' twice in " + axes
+                        + "; name each mesh axis at most once.");
+            }
+        }
+        List<Device> devices = mesh.devices();
+        int n = devices.size();
+        int[] positions = axes.stream().mapToInt(mesh::axisPosition).toArray();
+        int[] sizes = axes.stream().mapToInt(mesh::axisSize).toArray();
+        int groupSize = 1;
+        for (int s : sizes) {
+            groupSize *= s;
+        }
+        boolean[] inTuple = new boolean[mesh.rank()];
+        for (int p : positions) {
+            inTuple[p] = true;
+        }
+        int[] linear = new int[n];
+        int[] outerKey = new int[n];
+        for (int i = 0; i < n; i++) {
+            List<Integer> c = devices.get(i).coords();
+            int l = 0;
+            for (int j = 0; j < positions.length; j++) {
+                l = l * sizes[j] + c.get(positions[j]);
+            }
+            linear[i] = l;
+            int key = 0;
+            for (int p = 0; p < inTuple.length; p++) {
+                if (!inTuple[p]) {
+                    key = key * mesh.axisSizes().get(p) + c.get(p);
+                }
+            }
+            outerKey[i] = key;
+        }
+        int[][] members = new int[n][];
+        java.util.Map<Integer, int[]> byKey = new java.util.HashMap<>();
+        for (int i = 0; i < n; i++) {
+            int[] g = byKey.computeIfAbsent(outerKey[i], k -> new int[0]);
+            if (g.length == 0) {
+                g = new int[groupSize];
+                byKey.put(outerKey[i], g);
+            }
+            g[linear[i]] = i;
+        }
+        for (int i = 0; i < n; i++) {
+            members[i] = byKey.get(outerKey[i]);
+        }
+        return new AxisGroups(List.copyOf(axes), groupSize, linear, members);
+    }
+
+    /** The groups as lists of device flat indices, each group once, in order of its first member. */
+    List<List<Integer>> distinctGroups() {
+        List<List<Integer>> out = new ArrayList<>();
+        Set<Integer> done = new HashSet<>();
+        for (int[] g : members) {
+            if (done.add(g[0])) {
+                List<Integer> l = new ArrayList<>();
+                for (int m : g) {
+                    l.add(m);
+                }
+                out.add(l);
+            }
+        }
+        return out;
+    }
+}

@@ -1,0 +1,437 @@
+package dev.shardlings.spmd;
+
+import dev.shardlings.array.DType;
+import dev.shardlings.array.NDArray;
+import dev.shardlings.trace.Collective;
+import dev.shardlings.trace.TraceEvent;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.function.BinaryOperator;
+
+/**
+ * The collectives, callable inside a {@link ShardMap} function — the analogues of {@code jax.lax.psum},
+ * {@code pmean}, {@code pmax}, {@code pmin}, {@code all_gather}, {@code psum_scatter}, {@code all_to_all},
+ * {@code ppermute}, {@code axis_index} and {@code axis_size}. Use them with {@code import static}.
+ *
+ * <h2>Groups</h2>
+ * A collective over a mesh axis, or a tuple of axes, runs independently in each group of devices that share all
+ * other coordinates. Inside a group a device's linear index ℓ = {@link #axisIndex(String...)} counts row-major
+ * over the tuple in the order written (first name major); n = {@link #axisSize(String...)} is the group size.
+ * Axis tuples are written as several names: {@code psum(x, "x", "y")}.
+ *
+ * <h2>Rules that hold for every collective</h2>
+ * <ul>
+ *   <li>Every device of the mesh must call the same collectives in the same order, with the same axes, operand
+ *       shape, dtype and parameters; otherwise shardMap fails with {@link CollectiveMismatchException}.</li>
+ *   <li>Reductions add in the fixed order ℓ = 0, 1, …, n−1, so results do not depend on thread timing and are
+ *       identical on every device of a group.</li>
+ *   <li>Called outside a shardMap function: {@link IllegalStateException}. An axis the mesh does not have, or an
+ *       axis named twice: {@link IllegalArgumentException}.</li>
+ *   <li>Each call is recorded in the device's trace with the bytes it sends and receives under the ring model of
+ *       the book (b = bytes of the operand): all-reduce 2(n−1)/n·b, all-gather (n−1)·b, reduce-scatter and
+ *       all-to-all (n−1)/n·b, ppermute b to and from another device.</li>
+ *   <li>Varying axes (for shardMap's check_vma): psum, pmean, pmax, pmin and {@link #allGatherInvariant} remove
+ *       the axes from the operand's {@link NDArray#varyingAxes()}; allGather, psumScatter, allToAll and ppermute
+ *       add them; axisIndex varies over exactly its axes.</li>
+ * </ul>
+ */
+public final class Collectives {
+
+    private Collectives() {
+    }
+
+    // ----------------------------------------------------------------------------------------------- all-reduce
+
+    /**
+     * All-reduce with a sum ({@code jax.lax.psum}): every device of a group gets Σ_ℓ x_ℓ. Shape and dtype are
+     * unchanged (int32 stays int32 and wraps on overflow). A value that does not vary over the axes is summed n
+     * times, as in JAX.
+     */
+    public static NDArray psum(NDArray x, String... axes) {
+        return allReduce(Collective.PSUM, x, axes, NDArray::add);
+    }
+
+    /** {@link #psum(NDArray, String...)} with the axes as a list. */
+    public static NDArray psum(NDArray x, List<String> axes) {
+        return psum(x, toArray(axes));
+    }
+
+    /**
+     * All-reduce with a mean ({@code jax.lax.pmean}): psum, then true division by n. The result is float32 for
+     * int32 input, as in JAX.
+     */
+    public static NDArray pmean(NDArray x, String... axes) {
+        DeviceContext ctx = DeviceContext.require("pmean");
+        AxisGroups g = ctx.groups(List.of(axesOrEmpty(axes)), "pmean");
+        NDArray sum = allReduce(Collective.PMEAN, x, axes, NDArray::add);
+        return sum.div(g.groupSize).withVaryingAxes(sum.varyingAxes());
+    }
+
+    /** {@link #pmean(NDArray, String...)} with the axes as a list. */
+    public static NDArray pmean(NDArray x, List<String> axes) {
+        return pmean(x, toArray(axes));
+    }
+
+    /** All-reduce with an elementwise maximum ({@code jax.lax.pmax}); shape and dtype unchanged. */
+    public static NDArray pmax(NDArray x, String... axes) {
+        return allReduce(Collective.PMAX, x, axes, NDArray::maximum);
+    }
+
+    /** {@link #pmax(NDArray, String...)} with the axes as a list. */
+    public static NDArray pmax(NDArray x, List<String> axes) {
+        return pmax(x, toArray(axes));
+    }
+
+    /** All-reduce with an elementwise minimum ({@code jax.lax.pmin}); shape and dtype unchanged. */
+    public static NDArray pmin(NDArray x, String... axes) {
+        return allReduce(Collective.PMIN, x, axes, NDArray::minimum);
+    }
+
+    /** {@link #pmin(NDArray, String...)} with the axes as a list. */
+    public static NDArray pmin(NDArray x, List<String> axes) {
+        return pmin(x, toArray(axes));
+    }
+
+    private static NDArray allReduce(Collective kind, NDArray x, String[] axes, BinaryOperator<NDArray> op) {
+        Objects.requireNonNull(x, kind.jaxName() + " operand");
+        DeviceContext ctx = DeviceContext.require(kind.jaxName());
+        List<String> axisList = List.of(axesOrEmpty(axes));
+        AxisGroups g = ctx.groups(axisList, kind.jaxName());
+        NDArray[] xs = exchange(ctx, g, kind, x, "");
+        NDArray acc = xs[0];
+        for (int l = 1; l < xs.length; l++) {
+            acc = op.apply(acc, xs[l]);
+        }
+        if (xs.length == 1) {
+            acc = fresh(x); // the result is a buffer of its own on a real device too
+        }
+        long b = x.nbytes();
+        long moved = 2L * (g.groupSize - 1) * b / g.groupSize;
+        record(ctx, kind, g, x, acc, moved, moved, "");
+        return acc.withVaryingAxes(minus(x.varyingAxes(), axisList));
+    }
+
+    // ----------------------------------------------------------------------------------------------- all-gather
+
+    /**
+     * {@code jax.lax.all_gather(x, axes)} with {@code axis=0, tiled=False}: stacks the group's blocks along a new
+     * leading dimension of size n, in ℓ order.
+     */
+    public static NDArray allGather(NDArray x, String axis) {
+        return allGather(x, List.of(axis), 0, false);
+    }
+
+    /**
+     * {@code jax.lax.all_gather(x, axes, axis=dim, tiled=tiled)}.
+     *
+     * <p>Untiled: the result has a new dimension of size n inserted at {@code dim} (in [−(r+1), r] for rank r),
+     * holding x_0 … x_{n−1}. Tiled: the blocks are concatenated along {@code dim} (in [−r, r−1]), whose size
+     * becomes n·x.shape[dim]. Every device of a group gets the same values, but the result still varies over the
+     * axes (use {@link #allGatherInvariant} for a value an out spec may leave the axes out of).
+     *
+     * @throws IllegalArgumentException if dim is out of range ("axis 2 is out of bounds for array of dimension 2")
+     */
+    public static NDArray allGather(NDArray x, String axis, int dim, boolean tiled) {
+        return allGather(x, List.of(axis), dim, tiled);
+    }
+
+    /** {@link #allGather(NDArray, String, int, boolean)} over a tuple of axes (first name major). */
+    public static NDArray allGather(NDArray x, List<String> axes, int dim, boolean tiled) {
+        return gather(x, axes, dim, tiled, false);
+    }
+
+    /**
+     * {@code jax.lax.all_gather(..., to='invarying')} (also {@code all_gather_invariant}): the same values as
+     * {@link #allGather(NDArray, List, int, boolean)}, but the result no longer varies over the axes, so an out
+     * spec may leave them out.
+     */
+    public static NDArray allGatherInvariant(NDArray x, List<String> axes, int dim, boolean tiled) {
+        return gather(x, axes, dim, tiled, true);
+    }
+
+    /** {@link #allGatherInvariant(NDArray, List, int, boolean)} over one axis. */
+    public static NDArray allGatherInvariant(NDArray x, String axis, int dim, boolean tiled) {
+        return gather(x, List.of(axis), dim, tiled, true);
+    }
+
+    private static NDArray gather(NDArray x, List<String> axes, int dim, boolean tiled, boolean invariant) {
+        Objects.requireNonNull(x, "all_gather operand");
+        DeviceContext ctx = DeviceContext.require("all_gather");
+        AxisGroups g = ctx.groups(List.copyOf(axes), "all_gather");
+        int r = x.rank();
+        int d = tiled ? normalise(dim, r, "all_gather") : normalise(dim, r + 1, "all_gather");
+        if (tiled && r == 0) {
+            throw new IllegalArgumentException("all_gather with tiled=true needs an operand of rank >= 1; got a"
+                    + " scalar. Use tiled=false to stack scalars, or reshape the operand to shape (1,).");
+        }
+        String params = "axis=" + dim + ", tiled=" + tiled;
+        NDArray[] xs = exchange(ctx, g, Collective.ALL_GATHER, x, params);
+        NDArray out = tiled ? NDArray.concat(d, xs) : NDArray.stack(d, xs);
+        long moved = (long) (g.groupSize - 1) * x.nbytes();
+        record(ctx, Collective.ALL_GATHER, g, x, out, moved, moved, params + (invariant ? ", to='invarying'" : ""));
+        Set<String> vma = invariant ? minus(x.varyingAxes(), axes) : plus(x.varyingAxes(), axes);
+        return out.withVaryingAxes(vma);
+    }
+
+    // ------------------------------------------------------------------------------------------- reduce-scatter
+
+    /**
+     * Reduce-scatter ({@code jax.lax.psum_scatter(x, axes, scatter_dimension=dim, tiled=tiled)}): let S be the
+     * sum over the group. Tiled: device ℓ gets chunk ℓ of S split into n equal parts along dim (rank kept).
+     * Untiled: x.shape[dim] must equal n and device ℓ gets S[ℓ] along dim (that dimension removed).
+     *
+     * @throws IllegalArgumentException with JAX's text when x.shape[dim] is not n (untiled) or not divisible by n
+     *                                  (tiled), or dim is out of range
+     */
+    public static NDArray psumScatter(NDArray x, String axis, int dim, boolean tiled) {
+        return psumScatter(x, List.of(axis), dim, tiled);
+    }
+
+    /** {@link #psumScatter(NDArray, String, int, boolean)} over a tuple of axes (first name major). */
+    public static NDArray psumScatter(NDArray x, List<String> axes, int dim, boolean tiled) {
+        Objects.requireNonNull(x, "psum_scatter operand");
+        DeviceContext ctx = DeviceContext.require("psum_scatter");
+        AxisGroups g = ctx.groups(List.copyOf(axes), "psum_scatter");
+        int d = normalise(dim, x.rank(), "psum_scatter");
+        int n = g.groupSize;
+        int size = x.shape(d);
+        if (tiled && size % n != 0) {
+            throw new IllegalArgumentException("tiled reduce_scatter operand scatter dimension size " + size
+                    + " must be divisible by shard_count " + n);
+        }
+        if (!tiled && size != n) {
+            throw new IllegalArgumentException("reduce_scatter operand scatter dimension size " + size
+                    + " must match shard count " + n);
+        }
+        String params = "scatter_dimension=" + dim + ", tiled=" + tiled;
+        NDArray[] xs = exchange(ctx, g, Collective.PSUM_SCATTER, x, params);
+        int me = g.linearIndex[ctx.flat];
+        // Sum only this device's chunk: the same additions, in the same order, as summing everything first.
+        int chunk = size / n;
+        NDArray acc = null;
+        for (NDArray xi : xs) {
+            NDArray part = xi.slice(d, me * chunk, (me + 1) * chunk);
+            acc = acc == null ? part : acc.add(part);
+        }
+        NDArray out = tiled ? acc : acc.squeeze(d);
+        long moved = (long) (n - 1) * x.nbytes() / n;
+        record(ctx, Collective.PSUM_SCATTER, g, x, out, moved, moved, params);
+        return out.withVaryingAxes(plus(x.varyingAxes(), axes));
+    }
+
+    // ---------------------------------------------------------------------------------------------- all-to-all
+
+    /**
+     * {@code jax.lax.all_to_all(x, axes, split_axis, concat_axis, tiled=tiled)}.
+     *
+     * <p>Tiled: device ℓ splits x into n chunks along splitAxis and sends chunk j to device j; each device
+     * concatenates what it receives along concatAxis in source order (shape[split]/n, shape[concat]·n). Untiled:
+     * x.shape[splitAxis] must equal n; out_j has the split dimension removed and a new dimension of size n
+     * inserted at concatAxis holding x_ℓ[j] for ℓ = 0 … n−1.
+     *
+     * @throws IllegalArgumentException with JAX's text when the split dimension does not fit n, or an axis is out
+     *                                  of range
+     */
+    public static NDArray allToAll(NDArray x, String axis, int splitAxis, int concatAxis, boolean tiled) {
+        return allToAll(x, List.of(axis), splitAxis, concatAxis, tiled);
+    }
+
+    /** {@link #allToAll(NDArray, String, int, int, boolean)} over a tuple of axes (first name major). */
+    public static NDArray allToAll(NDArray x, List<String> axes, int splitAxis, int concatAxis, boolean tiled) {
+        Objects.requireNonNull(x, "all_to_all operand");
+        DeviceContext ctx = DeviceContext.require("all_to_all");
+        AxisGroups g = ctx.groups(List.copyOf(axes), "all_to_all");
+        int n = g.groupSize;
+        int s = normalise(splitAxis, x.rank(), "all_to_all");
+        int c = normalise(concatAxis, x.rank(), "all_to_all");
+        if (tiled && x.shape(s) % n != 0) {
+            throw new IllegalArgumentException("The size of all_to_all split_axis (" + x.shape(s) + ") has to be"
+                    + " divisible by the size of the named axis " + String.join(",", axes) + " (" + n + ")");
+        }
+        if (!tiled && x.shape(s) != n) {
+            throw new IllegalArgumentException("all_to_all requires the size of the mapped axis axis_name to equal"
+                    + " x.shape[split_axis], but they are " + n + " and " + x.shape(s) + " respectively.");
+        }
+        String params = "split_axis=" + splitAxis + ", concat_axis=" + concatAxis + ", tiled=" + tiled;
+        NDArray[] xs = exchange(ctx, g, Collective.ALL_TO_ALL, x, params);
+        int me = g.linearIndex[ctx.flat];
+        int chunk = x.shape(s) / n;
+        List<NDArray> received = new ArrayList<>(n);
+        for (NDArray xi : xs) {
+            received.add(tiled ? xi.slice(s, me * chunk, (me + 1) * chunk) : xi.take(s, me));
+        }
+        NDArray out = tiled ? NDArray.concat(c, received) : NDArray.stack(c, received);
+        long moved = (long) (n - 1) * x.nbytes() / n;
+        record(ctx, Collective.ALL_TO_ALL, g, x, out, moved, moved, params);
+        return out.withVaryingAxes(plus(x.varyingAxes(), axes));
+    }
+
+    // ------------------------------------------------------------------------------------------------ ppermute
+
+    /**
+     * {@code jax.lax.ppermute(x, axes, perm)}: for each (source, destination) pair, the destination gets the
+     * source's x; devices that are no destination get zeros. Indices are linear indices in [0, n).
+     *
+     * <p>Choices where JAX is loose: an index outside [0, n) (JAX raises IndexError or wraps negatives) is an
+     * error here; a tuple of axes uses the tuple order (first name major), consistent with axisIndex.
+     *
+     * @param perm pairs {@code {source, destination}}, e.g. {@code new int[][]{{0, 1}, {1, 2}, {2, 3}, {3, 0}}}
+     * @throws IllegalArgumentException if a pair is not two ints, an index is out of range, or a source or
+     *                                  destination repeats ("ppermute sources and destinations must be unique")
+     */
+    public static NDArray ppermute(NDArray x, String axis, int[][] perm) {
+        return ppermute(x, List.of(axis), perm);
+    }
+
+    /** {@link #ppermute(NDArray, String, int[][])} over a tuple of axes. */
+    public static NDArray ppermute(NDArray x, List<String> axes, int[][] perm) {
+        Objects.requireNonNull(x, "ppermute operand");
+        Objects.requireNonNull(perm, "perm");
+        DeviceContext ctx = DeviceContext.require("ppermute");
+        AxisGroups g = ctx.groups(List.copyOf(axes), "ppermute");
+        int n = g.groupSize;
+        Set<Integer> srcs = new HashSet<>();
+        Set<Integer> dsts = new HashSet<>();
+        boolean unique = true;
+        List<List<Integer>> pairs = new ArrayList<>();
+        for (int[] p : perm) {
+            if (p == null || p.length != 2) {
+                throw new IllegalArgumentException("ppermute perm entries must be (source, destination) pairs of two"
+                        + " ints, got " + Arrays.toString(p));
+            }
+            for (int v : p) {
+                if (v < 0 || v >= n) {
+                    throw new IllegalArgumentException("ppermute index " + v + " in pair " + Arrays.toString(p)
+                            + " is out of range: axis size of " + axes + " is " + n + ", so indices must be in [0, "
+                            + n + ")");
+                }
+            }
+            unique &= srcs.add(p[0]);
+            unique &= dsts.add(p[1]);
+            pairs.add(List.of(p[0], p[1]));
+        }
+        if (!unique) {
+            throw new IllegalArgumentException("ppermute sources and destinations must be unique, got "
+                    + pairsRepr(perm) + ".");
+        }
+        String params = "perm=" + pairsRepr(perm);
+        NDArray[] xs = exchange(ctx, g, Collective.PPERMUTE, x, params);
+        int me = g.linearIndex[ctx.flat];
+        NDArray out = null;
+        long sent = 0;
+        long received = 0;
+        for (int[] p : perm) {
+            if (p[1] == me) {
+                out = fresh(xs[p[0]]); // the receive buffer
+                received = p[0] == me ? 0 : x.nbytes();
+            }
+            if (p[0] == me && p[1] != me) {
+                sent = x.nbytes();
+            }
+        }
+        if (out == null) {
+            out = NDArray.zeros(x.dtype(), x.shape());
+        }
+        ctx.record(new TraceEvent.CollectiveEvent(Collective.PPERMUTE, g.axes, n, x.dtype().jaxName(),
+                boxed(x.shape()), boxed(out.shape()), sent, received, params, pairs));
+        return out.withVaryingAxes(plus(x.varyingAxes(), axes));
+    }
+
+    // ---------------------------------------------------------------------------------------------- axis index
+
+    /**
+     * {@code jax.lax.axis_index(axes)}: this device's linear index ℓ along the axes (first name major), as an
+     * int32 scalar that varies over those axes. Not a collective: nothing is recorded.
+     */
+    public static NDArray axisIndex(String... axes) {
+        DeviceContext ctx = DeviceContext.require("axis_index");
+        List<String> axisList = List.of(axesOrEmpty(axes));
+        AxisGroups g = ctx.groups(axisList, "axis_index");
+        return NDArray.scalar(g.linearIndex[ctx.flat]).withVaryingAxes(Set.copyOf(axisList));
+    }
+
+    /** {@code jax.lax.axis_size(axes)} (also {@code psum(1, axes)}): the product of the axes' sizes. */
+    public static int axisSize(String... axes) {
+        DeviceContext ctx = DeviceContext.require("axis_size");
+        return ctx.groups(List.of(axesOrEmpty(axes)), "axis_size").groupSize;
+    }
+
+    // ------------------------------------------------------------------------------------------------ plumbing
+
+    private static NDArray[] exchange(DeviceContext ctx, AxisGroups g, Collective kind, NDArray x, String params) {
+        int step = ctx.nextStep();
+        String signature = kind.jaxName() + " over " + ShardMap.tupleRepr(g.axes) + " of "
+                + ShardMap.typeString(x.dtype(), x.shape()) + (params.isEmpty() ? "" : " (" + params + ")");
+        Exchange.Post[] posts = ctx.exchange.exchange(ctx.flat, step, new Exchange.Post(signature, x));
+        int[] members = g.members[ctx.flat];
+        NDArray[] xs = new NDArray[members.length];
+        for (int l = 0; l < members.length; l++) {
+            xs[l] = posts[members[l]].operand();
+        }
+        return xs;
+    }
+
+    private static void record(DeviceContext ctx, Collective kind, AxisGroups g, NDArray in, NDArray out,
+                               long sent, long received, String params) {
+        ctx.record(new TraceEvent.CollectiveEvent(kind, g.axes, g.groupSize, in.dtype().jaxName(), boxed(in.shape()),
+                boxed(out.shape()), sent, received, params, List.of()));
+    }
+
+    /** A copy with its own buffer (values, including -0.0 and NaN, unchanged). */
+    private static NDArray fresh(NDArray x) {
+        return x.dtype() == DType.FLOAT32 ? x.mul(1.0f) : x.add(0);
+    }
+
+    private static int normalise(int dim, int rank, String op) {
+        int d = dim < 0 ? dim + rank : dim;
+        if (d < 0 || d >= rank) {
+            throw new IllegalArgumentException(op + ": axis " + dim + " is out of bounds for array of dimension "
+                    + (rank == 0 ? 0 : rank) + (rank == 0 ? "" : "; use an axis in [" + (-rank) + ", " + (rank - 1) + "]"));
+        }
+        return d;
+    }
+
+    private static String[] axesOrEmpty(String[] axes) {
+        return axes == null ? new String[0] : axes;
+    }
+
+    private static String[] toArray(List<String> axes) {
+        return Objects.requireNonNull(axes, "axes").toArray(new String[0]);
+    }
+
+    private static Set<String> minus(Set<String> a, List<String> b) {
+        Set<String> s = new LinkedHashSet<>(a);
+        b.forEach(s::remove);
+        return s;
+    }
+
+    private static Set<String> plus(Set<String> a, List<String> b) {
+        Set<String> s = new LinkedHashSet<>(a);
+        s.addAll(b);
+        return s;
+    }
+
+    private static List<Integer> boxed(int[] shape) {
+        return Arrays.stream(shape).boxed().toList();
+    }
+
+    private static String pairsRepr(int[][] perm) {
+        StringBuilder sb = new StringBuilder("(");
+        for (int i = 0; i < perm.length; i++) {
+            if (i > 0) {
+                sb.append(", ");
+            }
+            sb.append('(').append(perm[i][0]).append(", ").append(perm[i][1]).append(')');
+        }
+        if (perm.length == 1) {
+            sb.append(',');
+        }
+        return sb.append(')').toString();
+    }
+}

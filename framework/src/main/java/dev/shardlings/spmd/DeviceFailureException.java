@@ -1,0 +1,37 @@
+package dev.shardlings.spmd;
+
+import dev.shardlings.sharding.Device;
+
+import java.util.List;
+
+/**
+ * Thrown by {@code shardMap} when the mapped function threw on a device. The cause is the device's exception;
+ * the message names the device id and its mesh coordinates. When several devices threw on their own, the one
+ * first in mesh order is reported and the message counts the others.
+ */
+public final class DeviceFailureException extends SpmdException {
+    private static final long serialVersionUID = 1L;
+    private final transient Device device;
+    private final int otherFailures;
+
+    DeviceFailureException(String message, Device device, int otherFailures, Throwable cause) {
+        super(message, cause);
+        this.device = device;
+        this.otherFailures = otherFailures;
+    }
+
+    /** The device whose exception is the cause. */
+    public Device device() {
+        return device;
+    }
+
+    /** The device's mesh coordinates. */
+    public List<Integer> coords() {
+        return device.coords();
+    }
+
+    /** How many other devices threw an exception of their own. */
+    public int otherFailures() {
+        return otherFailures;
+    }
+}

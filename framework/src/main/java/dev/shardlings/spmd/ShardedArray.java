@@ -1,0 +1,225 @@
+package dev.shardlings.spmd;
+
+import dev.shardlings.array.DType;
+import dev.shardlings.array.NDArray;
+import dev.shardlings.sharding.Device;
+import dev.shardlings.sharding.Mesh;
+import dev.shardlings.sharding.NamedSharding;
+import dev.shardlings.sharding.PartitionSpec;
+import dev.shardlings.sharding.ShardingVisualizer;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * A global array split over the devices of a mesh: the analogue of {@code jax.Array} with a
+ * {@link NamedSharding}. Each device holds one block (its {@link Shard}); devices that hold the same slice are
+ * replicas of each other.
+ *
+ * <p>Immutable. Shards are listed in {@code mesh.devices()} order (JAX's {@code addressable_shards} order).
+ * Every device keeps its own block: when a {@code shardMap} output promised replication it did not have
+ * (possible only with {@code checkVma(false)}), {@link #gather()} reads replica 0 of every slice, as JAX does.
+ */
+public final class ShardedArray {
+
+    /**
+     * One device's block.
+     *
+     * @param device    the device holding it
+     * @param index     which slice of the global array it is (JAX's {@code Shard.index})
+     * @param replicaId rank among the devices that hold the same slice, in mesh order
+     * @param data      the block, of shape {@link NamedSharding#shardShape}
+     */
+    public record Shard(Device device, NamedSharding.Index index, int replicaId, NDArray data) {
+        @Override
+        public String toString() {
+            return "Shard(device=" + device + ", index=" + index + ", replica_id=" + replicaId + ", data="
+                    + data + ")";
+        }
+    }
+
+    private final int[] shape;
+    private final DType dtype;
+    private final NamedSharding sharding;
+    private final List<Shard> shards;
+
+    private ShardedArray(int[] shape, DType dtype, NamedSharding sharding, List<Shard> shards) {
+        this.shape = shape;
+        this.dtype = dtype;
+        this.sharding = sharding;
+        this.shards = List.copyOf(shards);
+    }
+
+    /**
+     * Places a whole array on the mesh: each device gets the block that {@code sharding} assigns to it
+     * (JAX's {@code jax.device_put(x, sharding)}).
+     *
+     * @throws NullPointerException     if an argument is null
+     * @throws IllegalArgumentException if the spec is longer than x's rank, or a sharded dimension is not
+     *                                  divisible by its number of parts (JAX's IndivisibleError text)
+     */
+    public static ShardedArray devicePut(NDArray x, NamedSharding sharding) {
+        Objects.requireNonNull(x, "x");
+        Objects.requireNonNull(sharding, "sharding");
+        int[] shape = x.shape();
+        sharding.shardShape(shape); // validates rank and divisibility with JAX's messages
+        List<Shard> shards = new ArrayList<>();
+        int[] replicaIds = sharding.replicaIds(shape);
+        List<Device> devices = sharding.mesh().devices();
+        for (int p = 0; p < devices.size(); p++) {
+            NamedSharding.Index index = sharding.index(devices.get(p), shape);
+            shards.add(new Shard(devices.get(p), index, replicaIds[p], sliceOf(x, index)));
+        }
+        return new ShardedArray(shape, x.dtype(), sharding, shards);
+    }
+
+    /** {@code devicePut(x, new NamedSharding(mesh, spec))}. */
+    public static ShardedArray devicePut(NDArray x, Mesh mesh, PartitionSpec spec) {
+        return devicePut(x, new NamedSharding(mesh, spec));
+    }
+
+    /**
+     * Builds an array from one block per device (in {@code mesh.devices()} order), as shardMap does for its
+     * outputs. Every block must have the sharding's shard shape for {@code globalShape} and the same dtype.
+     *
+     * @throws IllegalArgumentException if the number of blocks, a block's shape or a dtype does not fit
+     */
+    public static ShardedArray fromDeviceBlocks(NamedSharding sharding, int[] globalShape, List<NDArray> blocks) {
+        Objects.requireNonNull(sharding, "sharding");
+        Objects.requireNonNull(globalShape, "globalShape");
+        Objects.requireNonNull(blocks, "blocks");
+        List<Device> devices = sharding.mesh().devices();
+        if (blocks.size() != devices.size()) {
+            throw new IllegalArgumentException("expected one block per device (" + devices.size()
+                    + " devices in the mesh), got " + blocks.size());
+        }
+        int[] shardShape = sharding.shardShape(globalShape);
+        DType dtype = blocks.get(0).dtype();
+        List<Shard> shards = new ArrayList<>();
+        int[] replicaIds = sharding.replicaIds(globalShape);
+        for (int i = 0; i < devices.size(); i++) {
+            NDArray b = Objects.requireNonNull(blocks.get(i), "block of device " + devices.get(i).id());
+            if (!Arrays.equals(b.shape(), shardShape)) {
+                throw new IllegalArgumentException("block of device " + devices.get(i).id() + " has shape "
+                        + Arrays.toString(b.shape()) + " but " + sharding + " needs shard shape "
+                        + Arrays.toString(shardShape) + " for the global shape " + Arrays.toString(globalShape));
+            }
+            if (b.dtype() != dtype) {
+                throw new IllegalArgumentException("blocks have different dtypes: " + dtype.jaxName() + " on device "
+                        + devices.get(0).id() + ", " + b.dtype().jaxName() + " on device " + devices.get(i).id());
+            }
+            Device d = devices.get(i);
+            shards.add(new Shard(d, sharding.index(d, globalShape), replicaIds[i], b.withVaryingAxes(java.util.Set.of())));
+        }
+        return new ShardedArray(globalShape.clone(), dtype, sharding, shards);
+    }
+
+    private static NDArray sliceOf(NDArray x, NamedSharding.Index index) {
+        NDArray block = x;
+        List<NamedSharding.Slice> slices = index.slices();
+        for (int dim = 0; dim < slices.size(); dim++) {
+            NamedSharding.Slice s = slices.get(dim);
+            if (!s.full()) {
+                block = block.slice(dim, s.start(), s.stop());
+            }
+        }
+        return block;
+    }
+
+    /** The global shape (copy). */
+    public int[] shape() {
+        return shape.clone();
+    }
+
+    /** The global rank. */
+    public int rank() {
+        return shape.length;
+    }
+
+    /** The element type. */
+    public DType dtype() {
+        return dtype;
+    }
+
+    /** How the array is laid out on the mesh. */
+    public NamedSharding sharding() {
+        return sharding;
+    }
+
+    /** The mesh the array lives on. */
+    public Mesh mesh() {
+        return sharding.mesh();
+    }
+
+    /** The partition spec of the sharding. */
+    public PartitionSpec spec() {
+        return sharding.spec();
+    }
+
+    /** One shard per device, in {@code mesh.devices()} order (JAX's {@code addressable_shards}). */
+    public List<Shard> addressableShards() {
+        return shards;
+    }
+
+    /** The shard held by {@code device}. @throws IllegalArgumentException if the device is not in the mesh */
+    public Shard shardOn(Device device) {
+        for (Shard s : shards) {
+            if (s.device().equals(device)) {
+                return s;
+            }
+        }
+        throw new IllegalArgumentException(device + " is not a device of " + sharding.mesh());
+    }
+
+    /** The block of every device, in mesh order. */
+    public List<NDArray> blocks() {
+        return shards.stream().map(Shard::data).toList();
+    }
+
+    /**
+     * Assembles the whole array on the host from replica 0 of every slice (JAX's {@code np.asarray(x)}).
+     * Allocates one array of the global shape.
+     */
+    public NDArray gather() {
+        List<Shard> primaries = shards.stream().filter(s -> s.replicaId() == 0).toList();
+        return assemble(primaries, 0);
+    }
+
+    // Recursively concatenates blocks: along dim, blocks are ordered by their slice start.
+    private NDArray assemble(List<Shard> parts, int dim) {
+        if (dim == shape.length) {
+            return parts.get(0).data();
+        }
+        java.util.TreeMap<Integer, List<Shard>> byStart = new java.util.TreeMap<>();
+        for (Shard s : parts) {
+            NamedSharding.Slice sl = s.index().slices().get(dim);
+            byStart.computeIfAbsent(sl.full() ? 0 : sl.start(), k -> new ArrayList<>()).add(s);
+        }
+        if (byStart.size() == 1) {
+            return assemble(parts, dim + 1);
+        }
+        List<NDArray> pieces = new ArrayList<>();
+        for (List<Shard> group : byStart.values()) {
+            pieces.add(assemble(group, dim + 1));
+        }
+        return NDArray.concat(dim, pieces);
+    }
+
+    /**
+     * The text picture of how this array is laid out, as {@code jax.debug.visualize_array_sharding} prints it
+     * (monochrome). Only rank 1 and 2 arrays can be drawn.
+     *
+     * @throws IllegalArgumentException for other ranks
+     */
+    public String visualize() {
+        return ShardingVisualizer.visualizeSharding(shape, sharding);
+    }
+
+    /** A short description, e.g. {@code ShardedArray(f32[8, 4], NamedSharding(mesh=..., spec=P('x', 'y')))}. */
+    @Override
+    public String toString() {
+        return "ShardedArray(" + dtype.shortName() + Arrays.toString(shape) + ", " + sharding + ")";
+    }
+}

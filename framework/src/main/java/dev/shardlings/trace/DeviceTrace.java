@@ -1,0 +1,43 @@
+package dev.shardlings.trace;
+
+import java.util.List;
+
+/**
+ * What one device did during one {@code shardMap} call.
+ *
+ * @param deviceId            the device's id
+ * @param coords              the device's mesh coordinates, in mesh axis order
+ * @param events              collectives and matmuls in program order
+ * @param largestAllocation   bytes of the largest single array this device allocated (inputs handed to it by
+ *                            shardMap are not counted; its outputs are)
+ * @param allocatedBytes      bytes of all arrays this device allocated, added up
+ */
+public record DeviceTrace(int deviceId, List<Integer> coords, List<TraceEvent> events,
+                          long largestAllocation, long allocatedBytes) {
+    public DeviceTrace {
+        coords = List.copyOf(coords);
+        events = List.copyOf(events);
+    }
+
+    /** The collectives, in program order. */
+    public List<TraceEvent.CollectiveEvent> collectives() {
+        return events.stream().filter(TraceEvent.CollectiveEvent.class::isInstance)
+                .map(TraceEvent.CollectiveEvent.class::cast).toList();
+    }
+
+    /** The matmuls, in program order. */
+    public List<TraceEvent.MatmulEvent> matmuls() {
+        return events.stream().filter(TraceEvent.MatmulEvent.class::isInstance)
+                .map(TraceEvent.MatmulEvent.class::cast).toList();
+    }
+
+    /** Total matmul FLOPs of this device. */
+    public long flops() {
+        return matmuls().stream().mapToLong(TraceEvent.MatmulEvent::flops).sum();
+    }
+
+    /** Total bytes this device sent in collectives. */
+    public long bytesSent() {
+        return collectives().stream().mapToLong(TraceEvent.CollectiveEvent::bytesSent).sum();
+    }
+}

@@ -1,0 +1,34 @@
+package dev.shardlings.trace;
+
+import dev.shardlings.sharding.Mesh;
+import dev.shardlings.sharding.PartitionSpec;
+
+import java.util.List;
+
+/**
+ * The record of one {@code shardMap} call: its mesh, specs and, per device in mesh order, what that device did.
+ *
+ * @param functionName the name given to the mapped function (for messages)
+ * @param mesh         the mesh it ran on
+ * @param inSpecs      the in_specs
+ * @param outSpecs     the out_specs
+ * @param devices      one trace per device, in {@code mesh.devices()} order
+ */
+public record ShardMapTrace(String functionName, Mesh mesh, List<PartitionSpec> inSpecs,
+                            List<PartitionSpec> outSpecs, List<DeviceTrace> devices) {
+    public ShardMapTrace {
+        inSpecs = List.copyOf(inSpecs);
+        outSpecs = List.copyOf(outSpecs);
+        devices = List.copyOf(devices);
+    }
+
+    /** Every collective of every device, device by device. */
+    public List<TraceEvent.CollectiveEvent> collectives() {
+        return devices.stream().flatMap(d -> d.collectives().stream()).toList();
+    }
+
+    /** The largest single allocation on any device, in bytes. */
+    public long largestAllocation() {
+        return devices.stream().mapToLong(DeviceTrace::largestAllocation).max().orElse(0);
+    }
+}

@@ -1,0 +1,255 @@
+package dev.shardlings.spmd;
+
+import dev.shardlings.array.NDArray;
+import dev.shardlings.sharding.Mesh;
+import dev.shardlings.trace.Collective;
+import dev.shardlings.trace.ShardMapTrace;
+import dev.shardlings.trace.Trace;
+import dev.shardlings.trace.TraceEvent;
+import dev.shardlings.trace.Tracing;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.List;
+
+import static dev.shardlings.sharding.PartitionSpec.P;
+import static dev.shardlings.sharding.PartitionSpec.tuple;
+import static dev.shardlings.spmd.Collectives.allGather;
+import static dev.shardlings.spmd.Collectives.axisIndex;
+import static dev.shardlings.spmd.Collectives.ppermute;
+import static dev.shardlings.spmd.Collectives.psum;
+import static dev.shardlings.spmd.ShardMap.shardMap;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** shardMap's in/out specs, check_vma, failure behaviour and trace. */
+class ShardMapBehaviourTest {
+
+    static final Mesh I4 = SeedCollectivesTest.I4;
+    static final Mesh XY = SeedCollectivesTest.XY;
+    static final NDArray SEED = SeedCollectivesTest.SEED;
+
+    @Test
+    void localShapesFollowTheInSpec() {
+        Mesh ij = Mesh.makeMesh(new int[]{4, 2}, "i", "j");
+        int[][] seen = new int[1][];
+        shardMap(b -> {
+            seen[0] = b.shape();
+            return b;
+        }, ij, P("i", null), P("i", null)).apply(NDArray.zeros(dev.shardlings.array.DType.FLOAT32, 12, 12));
+        assertArrayEquals(new int[]{3, 12}, seen[0]);
+    }
+
+    @Test
+    void replicationCheckNamesTheAxis() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> shardMap(b -> b, XY, P("x", "y"), P("x")).apply(NDArray.arange(8).reshape(4, 2)));
+        assertTrue(e.getMessage().contains("out_specs is P('x',) which implies that the corresponding output value is"
+                + " replicated across mesh axis 'y', but could not infer replication over any axes"), e.getMessage());
+        IllegalArgumentException two = assertThrows(IllegalArgumentException.class,
+                () -> shardMap(b -> b, XY, P("x", "y"), P()).apply(NDArray.arange(8).reshape(4, 2)));
+        assertTrue(two.getMessage().contains("only varying across mesh axes {} and not {x,y}"), two.getMessage());
+    }
+
+    @Test
+    void replicationCheckFollowsTheVaryingAxes() {
+        // psum over 'y' leaves a value that varies over x only: out P('x') is fine.
+        NDArray ok = shardMap(b -> psum(b, "y"), XY, P("x", "y"), P("x")).apply(NDArray.arange(8).reshape(4, 2))
+                .gather();
+        assertArrayEquals(new int[]{4, 1}, ok.shape());
+        // all_gather stays varying: out P() is an error.
+        assertThrows(IllegalArgumentException.class,
+                () -> shardMap(b -> allGather(b, "i", 0, true), I4, P("i"), P()).apply(SEED));
+        assertThrows(IllegalArgumentException.class,
+                () -> shardMap(b -> ppermute(b, "i", new int[][]{{0, 1}}), I4, P("i"), P()).apply(SEED));
+        assertThrows(IllegalArgumentException.class,
+                () -> shardMap(b -> axisIndex("i").reshape(1), I4, P("i"), P()).apply(SEED));
+    }
+
+    @Test
+    void checkVmaOffTakesTheFirstBlock() {
+        NDArray out = shardMap(b -> b, I4, P("i"), P()).checkVma(false).apply(SEED).gather();
+        assertArrayEquals(new int[]{3, 1, 4, 1}, out.toIntArray());
+        NDArray cols = shardMap(b -> b, XY, P("x", "y"), P("x")).checkVma(false)
+                .apply(NDArray.arange(8).reshape(4, 2)).gather();
+        assertArrayEquals(new int[]{0, 2, 4, 6}, cols.toIntArray());
+    }
+
+    @Test
+    void closedOverValuesAreInvariantAndTile() {
+        NDArray three = NDArray.full(3.0f, 1, 1);
+        NDArray out = shardMap(b -> three, XY, P("x", "y"), P("x", "y")).apply(NDArray.arange(8).reshape(4, 2))
+                .gather();
+        assertArrayEquals(new int[]{4, 2}, out.shape());
+        assertEquals(3.0f, out.floatAt(3, 1));
+        assertEquals(1, shardMap(b -> three, I4, P("i"), P()).apply(SEED).gather().size());
+    }
+
+    @Test
+    void indivisibleInputUsesJaxsText() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> shardMap(b -> b, I4, P("i"), P("i")).apply(NDArray.arange(6)));
+        assertTrue(e.getMessage().startsWith("shard_map applied to the function '<lambda>' was given argument arrays"
+                + " with axis sizes that are not evenly divisible by the corresponding mesh axis sizes:\n\nThe mesh"
+                + " given has shape (4,) with corresponding axis names ('i',).\n\nthe passed args[0] of shape"
+                + " int32[6]"), e.getMessage());
+        assertTrue(e.getMessage().contains("maps array axis 0 (of size 6) to mesh axis 'i' (of size 4), but 4 does"
+                + " not evenly divide 6"), e.getMessage());
+        IllegalArgumentException t = assertThrows(IllegalArgumentException.class,
+                () -> shardMap(b -> b, XY, P(tuple("x", "y")), P(tuple("x", "y"))).apply(NDArray.arange(12)));
+        assertTrue(t.getMessage().contains("to mesh axes ('x', 'y') (of total size 8)"), t.getMessage());
+    }
+
+    @Test
+    void specErrors() {
+        IllegalArgumentException tooLong = assertThrows(IllegalArgumentException.class,
+                () -> shardMap(b -> b, I4, P("i", null), P("i")).apply(NDArray.arange(8)));
+        assertTrue(tooLong.getMessage().contains("in_specs is P('i', None) which has length 2, but the passed args[0]"
+                + " has shape int32[8], which has rank 1 (and 1 < 2)"), tooLong.getMessage());
+        IllegalArgumentException unknown = assertThrows(IllegalArgumentException.class,
+                () -> shardMap(b -> b, I4, P("z"), P("i")));
+        assertTrue(unknown.getMessage().contains("in_specs refers to 'z'"), unknown.getMessage());
+        IllegalArgumentException scalarOut = assertThrows(IllegalArgumentException.class,
+                () -> shardMap(b -> b.sum(), I4, P("i"), P("i")).apply(NDArray.arange(8)));
+        assertTrue(scalarOut.getMessage().contains("consider using an out_specs entry of P()"), scalarOut.getMessage());
+    }
+
+    @Test
+    void anExceptionNamesTheDeviceAndCoordinates() {
+        DeviceFailureException e = assertThrows(DeviceFailureException.class, () -> shardMap(b -> {
+            if (axisIndex("x").intAt() == 2 && axisIndex("y").intAt() == 1) {
+                throw new ArithmeticException("bad block");
+            }
+            return b;
+        }, XY, P("x", "y"), P("x", "y")).apply(NDArray.arange(8).reshape(4, 2)));
+        assertEquals(5, e.device().id());
+        assertEquals(List.of(2, 1), e.coords());
+        assertInstanceOf(ArithmeticException.class, e.getCause());
+        assertTrue(e.getMessage().contains("device 5 at mesh coordinates (x=2, y=1)"), e.getMessage());
+    }
+
+    @Test
+    void anExceptionWhileOthersWaitInACollectiveDoesNotHang() {
+        DeviceFailureException e = assertTimeoutPreemptively(Duration.ofSeconds(5), () -> assertThrows(
+                DeviceFailureException.class, () -> shardMap(b -> {
+                    if (axisIndex("i").intAt() == 3) {
+                        throw new IllegalStateException("device 3 gives up");
+                    }
+                    return psum(b, "i");
+                }, I4, P("i"), P()).apply(SEED)));
+        assertEquals(3, e.device().id());
+    }
+
+    @Test
+    void differentCollectivesAreReportedQuickly() {
+        CollectiveMismatchException e = assertTimeoutPreemptively(Duration.ofSeconds(2), () -> assertThrows(
+                CollectiveMismatchException.class, () -> shardMap(b -> axisIndex("i").intAt() == 0
+                        ? psum(b, "i") : allGather(b, "i", 0, true).slice(0, 0, 4), I4, P("i"), P("i"))
+                        .checkVma(false).apply(SEED)));
+        assertTrue(e.getMessage().contains("psum over ('i',) of int32[4]"), e.getMessage());
+        assertTrue(e.getMessage().contains("all_gather over ('i',) of int32[4]"), e.getMessage());
+        assertEquals(4, e.deviceStates().size());
+    }
+
+    @Test
+    void differentAxesOrShapesAreMismatches() {
+        assertTimeoutPreemptively(Duration.ofSeconds(2), () -> {
+            assertThrows(CollectiveMismatchException.class, () -> shardMap(
+                    b -> axisIndex("x").intAt() == 0 ? psum(b, "x") : psum(b, "y"), XY, P("x", "y"), P("x", "y"))
+                    .checkVma(false).apply(NDArray.arange(8).reshape(4, 2)));
+            assertThrows(CollectiveMismatchException.class, () -> shardMap(
+                    b -> axisIndex("i").intAt() == 1 ? psum(b.slice(0, 0, 2), "i") : psum(b, "i"), I4,
+                    P("i"), P("i")).checkVma(false).apply(SEED));
+        });
+    }
+
+    @Test
+    void aDeviceThatSkipsACollectiveIsReportedQuickly() {
+        CollectiveMismatchException e = assertTimeoutPreemptively(Duration.ofSeconds(2), () -> assertThrows(
+                CollectiveMismatchException.class, () -> shardMap(
+                        b -> axisIndex("i").intAt() == 2 ? b : psum(b, "i"), I4, P("i"), P("i"))
+                        .checkVma(false).apply(SEED)));
+        assertTrue(e.getMessage().contains("returned"), e.getMessage());
+    }
+
+    @Test
+    void aDeviceThatNeverArrivesHitsTheTimeLimit() {
+        CollectiveMismatchException e = assertTimeoutPreemptively(Duration.ofSeconds(5), () -> assertThrows(
+                CollectiveMismatchException.class, () -> shardMap(b -> {
+                    if (axisIndex("i").intAt() == 1) {
+                        try {
+                            Thread.sleep(1500);
+                        } catch (InterruptedException ignored) {
+                            Thread.currentThread().interrupt();
+                        }
+                    }
+                    return psum(b, "i");
+                }, I4, P("i"), P("i")).checkVma(false).collectiveTimeout(Duration.ofMillis(300)).apply(SEED)));
+        assertTrue(e.getMessage().contains("waited more than 300 ms"), e.getMessage());
+    }
+
+    @Test
+    void collectivesOutsideShardMapFail() {
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> psum(SEED, "i"));
+        assertTrue(e.getMessage().contains("outside shardMap"), e.getMessage());
+    }
+
+    @Test
+    void anUnknownAxisInACollectiveIsNamed() {
+        DeviceFailureException e = assertThrows(DeviceFailureException.class,
+                () -> shardMap(b -> psum(b, "z"), I4, P("i"), P()).apply(SEED));
+        assertTrue(e.getCause().getMessage().startsWith("Found an unbound axis name: z."), e.getCause().getMessage());
+    }
+
+    @Test
+    void nestedShardMapIsRejected() {
+        DeviceFailureException e = assertThrows(DeviceFailureException.class, () -> shardMap(
+                b -> shardMap(c -> c, I4, P("i"), P("i")).apply(b).gather(), I4, P("i"), P("i")).checkVma(false)
+                .apply(SEED));
+        assertInstanceOf(IllegalStateException.class, e.getCause());
+    }
+
+    @Test
+    void theTraceRecordsCollectivesBytesMatmulsAndAllocations() {
+        Tracing.Traced<ShardedArray> t = Tracing.record(() -> shardMap(b -> {
+            NDArray m = b.reshape(2, 2).matmul(b.reshape(2, 2));
+            return psum(m.reshape(4), "i");
+        }, I4, P("i"), P()).apply(SEED.astype(dev.shardlings.array.DType.FLOAT32)));
+        Trace trace = t.trace();
+        assertEquals(1, trace.shardMaps().size());
+        ShardMapTrace sm = trace.shardMaps().get(0);
+        assertEquals(4, sm.devices().size());
+        for (var d : sm.devices()) {
+            List<TraceEvent.CollectiveEvent> cs = d.collectives();
+            assertEquals(1, cs.size());
+            TraceEvent.CollectiveEvent c = cs.get(0);
+            assertEquals(Collective.PSUM, c.kind());
+            assertEquals(List.of("i"), c.axes());
+            assertEquals(4, c.groupSize());
+            assertEquals(2L * 3 * 16 / 4, c.bytesSent()); // all-reduce: 2(n-1)/n of 16 bytes
+            assertEquals(16, d.flops()); // 2·2·2·2
+            assertTrue(d.largestAllocation() >= 16);
+        }
+        assertEquals(4 * 16, trace.totalFlops());
+    }
+
+    @Test
+    void resultsDoNotDependOnThreadTiming() {
+        NDArray x = NDArray.fromFloats(new float[]{1e8f, 1f, -1e8f, 1f, 3.5f, -2f, 0.1f, 7f}, 8);
+        NDArray first = shardMap(b -> psum(b, "i"), Mesh.makeMesh(new int[]{8}, "i"), P("i"), P()).apply(x).gather();
+        for (int r = 0; r < 20; r++) {
+            NDArray again = shardMap(b -> psum(b, "i"), Mesh.makeMesh(new int[]{8}, "i"), P("i"), P()).apply(x).gather();
+            assertEquals(first, again);
+        }
+        // ((((((1e8 + 1) - 1e8) + 1) + 3.5) - 2) + 0.1) + 7, summed left to right in float32
+        float expected = 0;
+        for (float v : x.toFloatArray()) {
+            expected += v;
+        }
+        assertEquals(expected, first.item());
+    }
+}
