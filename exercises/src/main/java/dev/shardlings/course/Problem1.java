@@ -1,0 +1,83 @@
+package dev.shardlings.course;
+
+import dev.shardlings.ExerciseNotDone;
+import dev.shardlings.array.NDArray;
+import dev.shardlings.sharding.Mesh;
+import dev.shardlings.spmd.ShardedArray;
+
+/**
+ * Problem 1 — computing inside shards (worked problem 1 of "How To Scale Your Model", part 10).
+ *
+ * <p>Throughout, A is an array of activations A f32[S_X, D_Y] on a mesh with axes named {@code "X"} and
+ * {@code "Y"} (X·Y devices). Device (i, j) holds the block A[i·S/X : (i+1)·S/X, j·D/Y : (j+1)·D/Y].
+ * None of the four parts needs any communication: the grader checks the trace and rejects a collective.
+ *
+ * <p>Read {@code docs/problem-1.md} first. Grade your work with {@code mvn test -Pgrade}.
+ */
+public final class Problem1 {
+
+    private Problem1() {
+    }
+
+    /**
+     * Part 1.1a — the mean of every shard, with shardMap.
+     *
+     * <p>Input: A f32[S_X, D_Y] (a ShardedArray laid out with {@code P("X", "Y")}; get its mesh with
+     * {@code a.mesh()}). Output: f32[X, Y] laid out {@code P("X", "Y")}, where out[i, j] is the mean of the block
+     * on device (i, j). Each device must work on its own block only.
+     *
+     * <p>Graded: values against the mean of each block of the whole array (float tolerance); at least one
+     * shardMap call; no collectives; the whole array is never gathered on the host.
+     * Docs: docs/problem-1.md#part-11a-per-shard-mean-with-shardmap
+     */
+    public static ShardedArray perShardMean(ShardedArray a) {
+        // TODO(1.1a): shardMap a function that reduces a block to shape (1, 1).
+        throw new ExerciseNotDone("1.1a");
+    }
+
+    /**
+     * Part 1.1b — the same per-shard means in global view, on the whole array.
+     *
+     * <p>Input: the whole A f32[S, D] as one NDArray, and the mesh (for the sizes of axes "X" and "Y").
+     * Output: f32[X, Y], out[i, j] = mean of the block that device (i, j) would hold. Use reshapes and a mean over
+     * axes, as a compiler would see it — no shardMap here.
+     *
+     * <p>Graded: values (float tolerance); no shardMap call and no collectives.
+     * Docs: docs/problem-1.md#part-11b-per-shard-mean-in-global-view
+     */
+    public static NDArray perShardMeanGlobal(NDArray a, Mesh mesh) {
+        // TODO(1.1b): reshape to (X, S/X, Y, D/Y) and take the mean over the right axes.
+        throw new ExerciseNotDone("1.1b");
+    }
+
+    /**
+     * Part 1.2a — roll within shards, with shardMap.
+     *
+     * <p>Input: A f32[S_X, D_Y] laid out {@code P("X", "Y")} and an integer shift (any sign, any size).
+     * Output: f32[S_X, D_Y] laid out {@code P("X", "Y")}: on every device, roll(block, shift, axis 0) − block. Rows
+     * wrap around inside the device's block, never across a shard boundary.
+     *
+     * <p>Graded: values against the definition applied to each block of the whole array; at least one shardMap
+     * call; no collectives; the whole array is never gathered on the host.
+     * Docs: docs/problem-1.md#part-12a-roll-within-shards-with-shardmap
+     */
+    public static ShardedArray rollWithinShards(ShardedArray a, int shift) {
+        // TODO(1.2a): shardMap a function that rolls its block along axis 0 and subtracts the block.
+        throw new ExerciseNotDone("1.2a");
+    }
+
+    /**
+     * Part 1.2b — roll within shards in global view.
+     *
+     * <p>Input: the whole A f32[S, D], the mesh, and the shift. Output: f32[S, D], equal to what 1.2a gathers:
+     * inside each group of S/X rows, roll(rows, shift, axis 0) − rows. Use a reshape so that a plain roll cannot
+     * cross a shard boundary — no shardMap here.
+     *
+     * <p>Graded: values; no shardMap call and no collectives.
+     * Docs: docs/problem-1.md#part-12b-roll-within-shards-in-global-view
+     */
+    public static NDArray rollWithinShardsGlobal(NDArray a, Mesh mesh, int shift) {
+        // TODO(1.2b): reshape to (X, S/X, D), roll along axis 1, reshape back, subtract.
+        throw new ExerciseNotDone("1.2b");
+    }
+}

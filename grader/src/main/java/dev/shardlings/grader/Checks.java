@@ -1,0 +1,261 @@
+package dev.shardlings.grader;
+
+import dev.shardlings.array.DType;
+import dev.shardlings.array.NDArray;
+import dev.shardlings.sharding.Device;
+import dev.shardlings.sharding.NamedSharding;
+import dev.shardlings.sharding.PartitionSpec;
+import dev.shardlings.spmd.ShardedArray;
+import dev.shardlings.trace.Trace;
+import dev.shardlings.trace.TraceEvent;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/**
+ * The checks every part is built from: values against a whole-array oracle, shapes, layout, and structural
+ * rules read from the trace. Each throws a {@link GradingFailure} with a teaching report.
+ */
+public final class Checks {
+
+    /** How many differing elements a report lists. */
+    static final int SHOWN_DIFFERENCES = 5;
+
+    private Checks() {
+    }
+
+    /** Tolerances for comparing floats: |actual − expected| ≤ atol + rtol·|expected|. */
+    public record Tolerance(double rtol, double atol) {
+        /** Exact equality. */
+        public static final Tolerance EXACT = new Tolerance(0, 0);
+
+        /** Suitable for float32 results of short sums and means of values of magnitude up to {@code scale}. */
+        public static Tolerance float32(double scale) {
+            return new Tolerance(1e-5, 1e-5 * Math.max(1.0, scale));
+        }
+
+        boolean close(double expected, double actual) {
+            if (Double.isNaN(expected) || Double.isNaN(actual)) {
+                return Double.isNaN(expected) && Double.isNaN(actual);
+            }
+            if (expected == actual) {
+                return true;
+            }
+            return Math.abs(actual - expected) <= atol + rtol * Math.abs(expected);
+        }
+    }
+
+    /**
+     * A sharded result: global shape, dtype, layout ({@code expectedSpec}, compared up to trailing Nones) and values.
+     *
+     * @param inputPicture the input's sharding picture, or null
+     */
+    public static void shardedResult(Part part, String caseText, NDArray expected, ShardedArray actual,
+                                     PartitionSpec expectedSpec, Tolerance tol, String inputPicture) {
+        int[] es = expected.shape();
+        int[] as = actual.shape();
+        if (!Arrays.equals(es, as)) {
+            throw new GradingFailure(GradingFailure.Kind.WRONG_SHAPE,
+                    "output shape " + Reports.tuple(as) + ", expected " + Reports.tuple(es),
+                    Reports.header(part, "returned the wrong shape") + caseText + "\n\nExpected global shape "
+                            + Reports.tuple(es) + ", got " + Reports.tuple(as) + " (laid out " + actual.spec()
+                            + ", local blocks " + Reports.tuple(actual.sharding().shardShape(as)) + ").\n"
+                            + "Remember: shardMap's global output shape is the block shape times the number of"
+                            + " devices along each axis the out spec names.\n" + picture("Input", inputPicture)
+                            + "\nHint: " + part.hint() + "\n" + Reports.pointers(part), null);
+        }
+        checkDtype(part, caseText, expected.dtype(), actual.dtype());
+        if (!actual.spec().isEquivalentTo(expectedSpec)) {
+            throw new GradingFailure(GradingFailure.Kind.WRONG_SHARDING,
+                    "output laid out " + actual.spec() + ", expected " + expectedSpec,
+                    Reports.header(part, "returned the right shape with the wrong layout") + caseText
+                            + "\n\nThe output must be laid out " + expectedSpec + " but is laid out " + actual.spec()
+                            + ". Choose the out spec accordingly.\n" + pictureOf(actual)
+                            + "\nHint: " + part.hint() + "\n" + Reports.pointers(part), null);
+        }
+        NDArray got = actual.gather();
+        List<int[]> diffs = differences(expected, got, tol);
+        if (!diffs.isEmpty()) {
+            StringBuilder sb = new StringBuilder(Reports.header(part, "computed wrong values")).append(caseText)
+                    .append("\n\n").append(describeDifferences(expected, got, diffs, actual.sharding()))
+                    .append("\nExpected:\n").append(Reports.show(expected)).append("\nActual:\n")
+                    .append(Reports.show(got)).append('\n').append(picture("Input", inputPicture))
+                    .append(pictureOf(actual)).append("\nHint: ").append(part.hint()).append('\n')
+                    .append(Reports.pointers(part));
+            throw new GradingFailure(GradingFailure.Kind.WRONG_VALUES,
+                    diffs.size() + " of " + expected.size() + " values wrong (first at index "
+                            + Reports.tuple(diffs.get(0)) + ")", sb.toString(), null);
+        }
+    }
+
+    /** A whole (unsharded) result: shape, dtype and values. */
+    public static void wholeResult(Part part, String caseText, NDArray expected, NDArray actual, Tolerance tol) {
+        int[] es = expected.shape();
+        int[] as = actual.shape();
+        if (!Arrays.equals(es, as)) {
+            throw new GradingFailure(GradingFailure.Kind.WRONG_SHAPE,
+                    "output shape " + Reports.tuple(as) + ", expected " + Reports.tuple(es),
+                    Reports.header(part, "returned the wrong shape") + caseText + "\n\nExpected shape "
+                            + Reports.tuple(es) + ", got " + Reports.tuple(as) + ".\nHint: " + part.hint() + "\n"
+                            + Reports.pointers(part), null);
+        }
+        checkDtype(part, caseText, expected.dtype(), actual.dtype());
+        List<int[]> diffs = differences(expected, actual, tol);
+        if (!diffs.isEmpty()) {
+            String report = Reports.header(part, "computed wrong values") + caseText + "\n\n"
+                    + describeDifferences(expected, actual, diffs, null) + "\nExpected:\n" + Reports.show(expected)
+                    + "\nActual:\n" + Reports.show(actual) + "\n\nHint: " + part.hint() + "\n"
+                    + Reports.pointers(part);
+            throw new GradingFailure(GradingFailure.Kind.WRONG_VALUES,
+                    diffs.size() + " of " + expected.size() + " values wrong (first at index "
+                            + Reports.tuple(diffs.get(0)) + ")", report, null);
+        }
+    }
+
+    private static void checkDtype(Part part, String caseText, DType expected, DType actual) {
+        if (expected != actual) {
+            throw new GradingFailure(GradingFailure.Kind.WRONG_SHAPE,
+                    "output dtype " + actual.jaxName() + ", expected " + expected.jaxName(),
+                    Reports.header(part, "returned the wrong dtype") + caseText + "\n\nExpected "
+                            + expected.jaxName() + ", got " + actual.jaxName() + ". (A mean is float32 even of int32"
+                            + " input; sums and differences of int32 stay int32.)\n" + Reports.pointers(part), null);
+        }
+    }
+
+    /** The trace shows no collective at all. */
+    public static void noCollectives(Part part, String caseText, Trace trace) {
+        List<TraceEvent.CollectiveEvent> cs = trace.collectives();
+        if (!cs.isEmpty()) {
+            Map<String, Long> counts = cs.stream().collect(Collectors.groupingBy(
+                    TraceEvent.CollectiveEvent::describe, java.util.LinkedHashMap::new, Collectors.counting()));
+            StringBuilder sb = new StringBuilder(Reports.header(part, "communicates, but needs no communication"))
+                    .append(caseText).append("\n\nThe values are right, but the trace shows collectives:\n");
+            counts.forEach((k, v) -> sb.append("  ").append(k).append(" — ").append(v).append(" call(s) in all\n"));
+            sb.append("Every device already holds all it needs; remove the collectives.\n").append(Reports.pointers(part));
+            throw new GradingFailure(GradingFailure.Kind.STRUCTURE,
+                    "uses " + cs.get(0).kind().jaxName() + " but needs no communication", sb.toString(), null);
+        }
+    }
+
+    /** The code ran at least one shardMap. */
+    public static void usesShardMap(Part part, String caseText, Trace trace) {
+        if (trace.shardMaps().isEmpty()) {
+            throw new GradingFailure(GradingFailure.Kind.STRUCTURE, "does not use shardMap",
+                    Reports.header(part, "never calls shardMap") + caseText + "\n\nThis part is about writing the"
+                            + " per-device program: compute with ShardMap.shardMap(...) on each device's block.\n"
+                            + Reports.pointers(part), null);
+        }
+    }
+
+    /** The code ran no shardMap (global-view parts). */
+    public static void noShardMap(Part part, String caseText, Trace trace) {
+        if (!trace.shardMaps().isEmpty()) {
+            throw new GradingFailure(GradingFailure.Kind.STRUCTURE, "uses shardMap in a global-view part",
+                    Reports.header(part, "calls shardMap") + caseText + "\n\nThis part asks for the global view:"
+                            + " compute on the whole array with reshapes and reductions, as jax.jit would see it.\n"
+                            + Reports.pointers(part), null);
+        }
+    }
+
+    /**
+     * The host never allocated an array as large as the whole input: no gathering to one place.
+     *
+     * @param wholeBytes bytes of the whole input array
+     */
+    public static void noHostGather(Part part, String caseText, Trace trace, long wholeBytes, int devices) {
+        if (devices > 1 && trace.hostLargestAllocation() >= wholeBytes) {
+            throw new GradingFailure(GradingFailure.Kind.STRUCTURE, "gathers the whole array on the host",
+                    Reports.header(part, "materialises the whole array in one place") + caseText
+                            + "\n\nOutside shardMap the code allocated an array of " + trace.hostLargestAllocation()
+                            + " bytes, as large as the whole input (" + wholeBytes + " bytes). Work on each device's"
+                            + " block inside shardMap instead of calling gather().\n" + Reports.pointers(part), null);
+        }
+    }
+
+    /** All global indices where the values differ (row-major order). */
+    static List<int[]> differences(NDArray expected, NDArray actual, Tolerance tol) {
+        float[] e = expected.toFloatArray();
+        float[] a = actual.toFloatArray();
+        int[] shape = expected.shape();
+        List<int[]> out = new ArrayList<>();
+        for (int i = 0; i < e.length; i++) {
+            if (!tol.close(e[i], a[i])) {
+                out.add(unravel(i, shape));
+            }
+        }
+        return out;
+    }
+
+    private static String describeDifferences(NDArray expected, NDArray actual, List<int[]> diffs,
+                                              NamedSharding sharding) {
+        StringBuilder sb = new StringBuilder("Expected vs actual (first ")
+                .append(Math.min(SHOWN_DIFFERENCES, diffs.size())).append(" of ").append(diffs.size())
+                .append(" differing elements):\n");
+        for (int[] idx : diffs.subList(0, Math.min(SHOWN_DIFFERENCES, diffs.size()))) {
+            sb.append("  index ").append(Reports.tuple(idx));
+            if (sharding != null) {
+                sb.append(" on ").append(devicesHolding(sharding, expected.shape(), idx));
+            }
+            sb.append(": expected ").append(value(expected, idx)).append(", got ").append(value(actual, idx))
+                    .append('\n');
+        }
+        return sb.toString();
+    }
+
+    private static String value(NDArray a, int[] idx) {
+        return a.dtype() == DType.INT32 ? Integer.toString(a.intAt(idx)) : Float.toString(a.floatAt(idx));
+    }
+
+    /** "device 3 (X=1, Y=1)" or "devices 0, 1 (replicas)" for the element at idx. */
+    static String devicesHolding(NamedSharding sharding, int[] shape, int[] idx) {
+        List<String> names = new ArrayList<>();
+        for (Map.Entry<Device, NamedSharding.Index> e : sharding.devicesIndicesMap(shape).entrySet()) {
+            List<NamedSharding.Slice> slices = e.getValue().slices();
+            boolean inside = true;
+            for (int d = 0; d < idx.length; d++) {
+                NamedSharding.Slice s = d < slices.size() ? slices.get(d) : null;
+                if (s != null && !s.full() && (idx[d] < s.start() || idx[d] >= s.stop())) {
+                    inside = false;
+                    break;
+                }
+            }
+            if (inside) {
+                Device dev = e.getKey();
+                StringBuilder c = new StringBuilder("device ").append(dev.id()).append(" (");
+                List<String> axes = sharding.mesh().axisNames();
+                for (int a = 0; a < axes.size(); a++) {
+                    c.append(a > 0 ? ", " : "").append(axes.get(a)).append('=').append(dev.coords().get(a));
+                }
+                names.add(c.append(')').toString());
+            }
+        }
+        if (names.size() <= 2) {
+            return String.join(" and ", names);
+        }
+        return names.get(0) + " and " + (names.size() - 1) + " replicas";
+    }
+
+    private static int[] unravel(int flat, int[] shape) {
+        int[] idx = new int[shape.length];
+        for (int d = shape.length - 1; d >= 0; d--) {
+            idx[d] = flat % shape[d];
+            flat /= shape[d];
+        }
+        return idx;
+    }
+
+    private static String picture(String title, String pic) {
+        return pic == null ? "" : title + " sharding:\n" + pic;
+    }
+
+    /** The output's sharding picture, when it can be drawn. */
+    static String pictureOf(ShardedArray a) {
+        if (a.rank() < 1 || a.rank() > 2) {
+            return "";
+        }
+        return "Output sharding:\n" + a.visualize();
+    }
+}

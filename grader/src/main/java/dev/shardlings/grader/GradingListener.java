@@ -1,0 +1,159 @@
+package dev.shardlings.grader;
+
+import org.junit.platform.engine.TestExecutionResult;
+import org.junit.platform.engine.TestSource;
+import org.junit.platform.engine.support.descriptor.ClassSource;
+import org.junit.platform.engine.support.descriptor.MethodSource;
+import org.junit.platform.launcher.TestExecutionListener;
+import org.junit.platform.launcher.TestIdentifier;
+import org.junit.platform.launcher.TestPlan;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Turns the test results of the graded parts into a grade: registered with the JUnit Platform (through
+ * {@code META-INF/services}), it collects each {@link GradedPart} test class's results, then writes
+ * {@code results.json} (path from the {@code grade.results} system property); {@link ScoreTable} prints it.
+ *
+ * <p>A part passes when every test of its class passed; a test that did not run (aborted, skipped) fails the
+ * part. Parts with no test in the run are listed as "not run". The report is written even when tests fail, and
+ * when no graded test ran at all (then it lists every part as not run).
+ */
+public final class GradingListener implements TestExecutionListener {
+
+    private final Map<String, PartState> parts = new LinkedHashMap<>();
+    private long startNanos;
+
+    private static final class PartState {
+        int tests;
+        int passed;
+        String firstReason;
+        String firstReport;
+    }
+
+    @Override
+    public void testPlanExecutionStarted(TestPlan testPlan) {
+        startNanos = System.nanoTime();
+        for (Part p : Parts.all()) {
+            parts.put(p.number(), new PartState());
+        }
+    }
+
+    @Override
+    public void executionSkipped(TestIdentifier id, String reason) {
+        partOf(id).ifPresent(s -> {
+            if (id.isTest()) {
+                s.tests++;
+                note(s, "skipped: " + reason, "skipped: " + reason);
+            }
+        });
+    }
+
+    @Override
+    public void executionFinished(TestIdentifier id, TestExecutionResult result) {
+        if (!id.isTest()) {
+            return;
+        }
+        partOf(id).ifPresent(s -> {
+            s.tests++;
+            if (result.getStatus() == TestExecutionResult.Status.SUCCESSFUL) {
+                s.passed++;
+                return;
+            }
+            Throwable t = result.getThrowable().orElse(null);
+            GradingFailure g = findGradingFailure(t);
+            if (g != null) {
+                note(s, g.reason(), g.getMessage());
+            } else if (t != null) {
+                String msg = t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage();
+                note(s, "failed: " + msg.strip().lines().findFirst().orElse(""), t.getClass().getName() + ": " + msg);
+            } else {
+                note(s, "aborted", "the test was aborted");
+            }
+        });
+    }
+
+    private static void note(PartState s, String reason, String report) {
+        if (s.firstReason == null) {
+            s.firstReason = reason;
+            s.firstReport = report;
+        }
+    }
+
+    private static GradingFailure findGradingFailure(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (c instanceof GradingFailure g) {
+                return g;
+            }
+            for (Throwable sup : c.getSuppressed()) {
+                if (sup instanceof GradingFailure g) {
+                    return g;
+                }
+            }
+        }
+        return null;
+    }
+
+    private Optional<PartState> partOf(TestIdentifier id) {
+        Optional<TestSource> source = id.getSource();
+        String className = null;
+        if (source.isPresent() && source.get() instanceof MethodSource m) {
+            className = m.getClassName();
+        } else if (source.isPresent() && source.get() instanceof ClassSource c) {
+            className = c.getClassName();
+        }
+        if (className == null) {
+            return Optional.empty();
+        }
+        try {
+            Class<?> cls = Class.forName(className, false, Thread.currentThread().getContextClassLoader());
+            GradedPart gp = cls.getAnnotation(GradedPart.class);
+            if (gp == null) {
+                return Optional.empty();
+            }
+            return Optional.ofNullable(parts.get(gp.value()));
+        } catch (ClassNotFoundException e) {
+            return Optional.empty();
+        }
+    }
+
+    @Override
+    public void testPlanExecutionFinished(TestPlan testPlan) {
+        String target = System.getProperty("grade.target", "exercises");
+        List<Results.TestResult> tests = new ArrayList<>();
+        double score = 0;
+        for (Part p : Parts.all()) {
+            PartState s = parts.get(p.number());
+            boolean ran = s != null && s.tests > 0;
+            boolean passed = ran && s.passed == s.tests;
+            String reason = !ran ? "not run" : passed ? "" : s.firstReason;
+            String output = !ran ? "No test of this part ran." : passed
+                    ? "All " + s.tests + " checks passed." : s.firstReport;
+            double points = passed ? p.points() : 0;
+            score += points;
+            tests.add(new Results.TestResult(p.number() + " " + p.title(), p.number(), points, p.points(),
+                    passed ? "passed" : "failed", output, Map.of("reason", reason)));
+        }
+        double seconds = Math.round((System.nanoTime() - startNanos) / 1e7) / 100.0;
+        Map<String, Object> extra = new LinkedHashMap<>();
+        extra.put("target", target);
+        Results results = new Results(score, seconds, "Graded " + target + ": " + fmt(score) + " points.", extra, tests);
+        String where = System.getProperty("grade.results", "target/grade/results.json");
+        try {
+            results.write(Path.of(where));
+        } catch (IOException e) {
+            // The table step reports a missing file; say why here, where the cause is known.
+            System.err.println("Could not write the grade to " + where + ": " + e);
+        }
+    }
+
+    private static String fmt(double p) {
+        return p == Math.rint(p) ? Long.toString((long) p) : Double.toString(p);
+    }
+}

@@ -1,0 +1,67 @@
+package dev.shardlings.grader;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * A grade in Gradescope's results.json schema: {@code score}, {@code execution_time} (seconds), {@code output},
+ * {@code extra_data} (what was graded), and one entry
+ * per part in {@code tests} with {@code name}, {@code number}, {@code score}, {@code max_score},
+ * {@code status} ("passed" / "failed") and {@code output}.
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record Results(double score,
+                      @JsonProperty("execution_time") double executionTime,
+                      String output,
+                      @JsonProperty("extra_data") java.util.Map<String, Object> extraData,
+                      List<TestResult> tests) {
+
+    /** The most points the graded parts can give (not a Gradescope key: derived from {@code tests}). */
+    @com.fasterxml.jackson.annotation.JsonIgnore
+    public double maxScore() {
+        return tests.stream().mapToDouble(TestResult::maxScore).sum();
+    }
+
+    /** One part's result. */
+    public record TestResult(String name, String number, double score,
+                             @JsonProperty("max_score") double maxScore,
+                             String status, String output,
+                             @JsonProperty("extra_data") java.util.Map<String, String> extraData) {
+        /** True when the part passed. */
+        public boolean passed() {
+            return "passed".equals(status);
+        }
+
+        /** The one-line reason of a failed part ("" when it passed). */
+        public String reason() {
+            return extraData == null ? "" : extraData.getOrDefault("reason", "");
+        }
+    }
+
+    private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+
+    /**
+     * Writes this grade as JSON, creating parent directories.
+     *
+     * @throws IOException if the file cannot be written
+     */
+    public void write(Path file) throws IOException {
+        Path parent = file.toAbsolutePath().getParent();
+        if (parent != null) {
+            Files.createDirectories(parent);
+        }
+        JSON.writeValue(file.toFile(), this);
+    }
+
+    /** Reads a grade written by {@link #write(Path)}. @throws IOException if it cannot be read or parsed */
+    public static Results read(Path file) throws IOException {
+        return JSON.readValue(file.toFile(), Results.class);
+    }
+}

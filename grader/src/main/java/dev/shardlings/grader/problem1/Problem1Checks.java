@@ -1,0 +1,106 @@
+package dev.shardlings.grader.problem1;
+
+import dev.shardlings.array.NDArray;
+import dev.shardlings.grader.Checks;
+import dev.shardlings.grader.Checks.Tolerance;
+import dev.shardlings.grader.Guard;
+import dev.shardlings.grader.Parts;
+import dev.shardlings.sharding.Mesh;
+import dev.shardlings.sharding.PartitionSpec;
+import dev.shardlings.spmd.ShardedArray;
+
+import static dev.shardlings.sharding.PartitionSpec.P;
+
+/**
+ * The graded checks of Problem 1. Each takes the implementation under test as a function, so the same check
+ * grades exercises/, solutions/ and the grader's own deliberately wrong implementations.
+ */
+public final class Problem1Checks {
+
+    private static final PartitionSpec XY = P("X", "Y");
+
+    private Problem1Checks() {
+    }
+
+    /** Part 1.1a's signature. */
+    @FunctionalInterface
+    public interface PerShardMean {
+        ShardedArray apply(ShardedArray a);
+    }
+
+    /** Part 1.1b's signature. */
+    @FunctionalInterface
+    public interface PerShardMeanGlobal {
+        NDArray apply(NDArray a, Mesh mesh);
+    }
+
+    /** Part 1.2a's signature. */
+    @FunctionalInterface
+    public interface RollWithinShards {
+        ShardedArray apply(ShardedArray a, int shift);
+    }
+
+    /** Part 1.2b's signature. */
+    @FunctionalInterface
+    public interface RollWithinShardsGlobal {
+        NDArray apply(NDArray a, Mesh mesh, int shift);
+    }
+
+    /**
+     * 1.1a: values equal the per-block means of the whole array, laid out P('X', 'Y'); shardMap used; no
+     * collectives; the whole array never gathered on the host.
+     *
+     * @throws dev.shardlings.grader.GradingFailure when a rule is broken
+     */
+    public static void perShardMean(PerShardMean impl, Problem1Case c) {
+        Mesh mesh = c.mesh();
+        NDArray a = c.array();
+        ShardedArray sharded = ShardedArray.devicePut(a, mesh, XY);
+        String text = c.describe(false);
+        var outcome = Guard.run(Parts.P1_1A, text, () -> impl.apply(sharded));
+        NDArray expected = Problem1Oracles.perShardMean(a, c.x(), c.y());
+        Checks.shardedResult(Parts.P1_1A, text, expected, outcome.value(), XY, Tolerance.float32(8), sharded.visualize());
+        Checks.usesShardMap(Parts.P1_1A, text, outcome.trace());
+        Checks.noCollectives(Parts.P1_1A, text, outcome.trace());
+        Checks.noHostGather(Parts.P1_1A, text, outcome.trace(), a.nbytes(), mesh.size());
+    }
+
+    /** 1.1b: values equal the per-block means; no shardMap and so no collectives. */
+    public static void perShardMeanGlobal(PerShardMeanGlobal impl, Problem1Case c) {
+        Mesh mesh = c.mesh();
+        NDArray a = c.array();
+        String text = c.describe(false);
+        var outcome = Guard.run(Parts.P1_1B, text, () -> impl.apply(a, mesh));
+        NDArray expected = Problem1Oracles.perShardMean(a, c.x(), c.y());
+        Checks.wholeResult(Parts.P1_1B, text, expected, outcome.value(), Tolerance.float32(8));
+        Checks.noShardMap(Parts.P1_1B, text, outcome.trace());
+    }
+
+    /**
+     * 1.2a: values equal roll-minus-self inside every X shard of the whole array, laid out P('X', 'Y'); shardMap
+     * used; no collectives; no gather on the host.
+     */
+    public static void rollWithinShards(RollWithinShards impl, Problem1Case c) {
+        Mesh mesh = c.mesh();
+        NDArray a = c.array();
+        ShardedArray sharded = ShardedArray.devicePut(a, mesh, XY);
+        String text = c.describe(true);
+        var outcome = Guard.run(Parts.P1_2A, text, () -> impl.apply(sharded, c.shift()));
+        NDArray expected = Problem1Oracles.rollWithinShards(a, c.x(), c.shift());
+        Checks.shardedResult(Parts.P1_2A, text, expected, outcome.value(), XY, Tolerance.EXACT, sharded.visualize());
+        Checks.usesShardMap(Parts.P1_2A, text, outcome.trace());
+        Checks.noCollectives(Parts.P1_2A, text, outcome.trace());
+        Checks.noHostGather(Parts.P1_2A, text, outcome.trace(), a.nbytes(), mesh.size());
+    }
+
+    /** 1.2b: values equal roll-minus-self inside every group of S/X rows; no shardMap. */
+    public static void rollWithinShardsGlobal(RollWithinShardsGlobal impl, Problem1Case c) {
+        Mesh mesh = c.mesh();
+        NDArray a = c.array();
+        String text = c.describe(true);
+        var outcome = Guard.run(Parts.P1_2B, text, () -> impl.apply(a, mesh, c.shift()));
+        NDArray expected = Problem1Oracles.rollWithinShards(a, c.x(), c.shift());
+        Checks.wholeResult(Parts.P1_2B, text, expected, outcome.value(), Tolerance.EXACT);
+        Checks.noShardMap(Parts.P1_2B, text, outcome.trace());
+    }
+}

@@ -1,0 +1,34 @@
+package dev.shardlings.grader.selftest;
+
+import dev.shardlings.grader.Guard;
+import dev.shardlings.grader.GradingFailure;
+import dev.shardlings.grader.Parts;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+
+/** The guard stops student code that never returns and reports it per part. */
+class GuardTest {
+
+    @Test
+    void anEndlessLoopTimesOutWithAReason() {
+        GradingFailure f = assertTimeoutPreemptively(Duration.ofSeconds(5), () -> assertThrows(GradingFailure.class,
+                () -> Guard.run(Parts.P1_1B, "Case: test", () -> {
+                    while (true) {
+                        Thread.onSpinWait();
+                    }
+                }, Duration.ofMillis(200))));
+        assertEquals(GradingFailure.Kind.TIMEOUT, f.kind());
+    }
+
+    @Test
+    void aValueComesBackWithItsTrace() {
+        Guard.Outcome<String> o = Guard.run(Parts.P1_1B, "Case: test", () -> "ok");
+        assertEquals("ok", o.value());
+        assertEquals(0, o.trace().shardMaps().size());
+    }
+}

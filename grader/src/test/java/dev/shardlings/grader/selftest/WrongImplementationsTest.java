@@ -1,0 +1,142 @@
+package dev.shardlings.grader.selftest;
+
+import dev.shardlings.ExerciseNotDone;
+import dev.shardlings.array.DType;
+import dev.shardlings.array.NDArray;
+import dev.shardlings.grader.GradingFailure;
+import dev.shardlings.grader.GradingFailure.Kind;
+import dev.shardlings.grader.problem1.Problem1Case;
+import dev.shardlings.grader.problem1.Problem1Checks;
+import dev.shardlings.spmd.ShardedArray;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.function.Executable;
+
+import static dev.shardlings.sharding.PartitionSpec.P;
+import static dev.shardlings.spmd.Collectives.axisIndex;
+import static dev.shardlings.spmd.Collectives.ppermute;
+import static dev.shardlings.spmd.ShardMap.shardMap;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The grader's own tests: deliberately wrong implementations of Problem 1 must each be rejected, for the right
+ * reason, with a report that teaches.
+ */
+class WrongImplementationsTest {
+
+    private static final Problem1Case TWO_BY_TWO = new Problem1Case(2, 2, 2, 2, 7, 1, DType.FLOAT32);
+
+    private static GradingFailure rejected(Kind kind, Executable check) {
+        GradingFailure f = assertThrows(GradingFailure.class, check);
+        assertEquals(kind, f.kind(), () -> "rejected for another reason: " + f.reason() + "\n" + f.getMessage());
+        return f;
+    }
+
+    @Test
+    void rollAcrossShardBoundariesIsWrongValues() {
+        Problem1Case c = new Problem1Case(2, 1, 3, 2, 5, 1, DType.FLOAT32);
+        GradingFailure f = rejected(Kind.WRONG_VALUES, () -> Problem1Checks.rollWithinShardsGlobal(
+                (a, mesh, shift) -> a.roll(shift, 0).sub(a), c));
+        assertTrue(f.getMessage().contains("expected"), f.getMessage());
+        assertTrue(f.getMessage().contains("Hint:"), f.getMessage());
+        assertTrue(f.getMessage().contains("shift = 1"), "the report names the case: " + f.getMessage());
+    }
+
+    @Test
+    void rollOfTheWholeArrayBeforeShardingIsWrongValuesNamingTheDevice() {
+        Problem1Case c = new Problem1Case(2, 2, 3, 2, 5, 2, DType.FLOAT32);
+        GradingFailure f = rejected(Kind.WRONG_VALUES, () -> Problem1Checks.rollWithinShards((a, shift) -> {
+            NDArray whole = a.gather();
+            NDArray wrong = whole.roll(shift, 0).sub(whole);
+            return shardMap(b -> b, a.mesh(), P("X", "Y"), P("X", "Y")).apply(wrong);
+        }, c));
+        assertTrue(f.getMessage().contains("on device"), f.getMessage());
+        assertTrue(f.getMessage().contains("Output sharding:"), f.getMessage());
+    }
+
+    @Test
+    void meanOverTheWrongAxesIsWrongValues() {
+        rejected(Kind.WRONG_VALUES, () -> Problem1Checks.perShardMeanGlobal((a, mesh) -> {
+            int x = mesh.axisSize("X");
+            int y = mesh.axisSize("Y");
+            return a.reshape(x, a.shape(0) / x, y, a.shape(1) / y).mean(false, 0, 2);
+        }, TWO_BY_TWO));
+    }
+
+    @Test
+    void meanWithoutKeepdimsIsTheWrongShape() {
+        GradingFailure f = rejected(Kind.WRONG_SHAPE, () -> Problem1Checks.perShardMean(
+                a -> shardMap(b -> b.mean(false).reshape(1), a.mesh(), P("X", "Y"), P("X")).checkVma(false).apply(a),
+                TWO_BY_TWO));
+        assertTrue(f.reason().contains("shape"), f.reason());
+    }
+
+    @Test
+    void aCollectiveThatChangesNothingIsStillRejected() {
+        GradingFailure f = rejected(Kind.STRUCTURE, () -> Problem1Checks.perShardMean(a -> shardMap(b -> {
+            int[][] identity = {{0, 0}, {1, 1}};
+            return ppermute(b.mean(true), "X", identity);
+        }, a.mesh(), P("X", "Y"), P("X", "Y")).apply(a), TWO_BY_TWO));
+        assertTrue(f.reason().contains("ppermute"), f.reason());
+    }
+
+    @Test
+    void computingOnTheHostInsteadOfShardMapIsRejected() {
+        GradingFailure f = rejected(Kind.STRUCTURE, () -> Problem1Checks.perShardMean(a -> {
+            NDArray whole = a.gather();
+            int x = a.mesh().axisSize("X");
+            int y = a.mesh().axisSize("Y");
+            NDArray means = whole.reshape(x, whole.shape(0) / x, y, whole.shape(1) / y).mean(false, 1, 3);
+            return ShardedArray.devicePut(means, a.mesh(), P("X", "Y"));
+        }, TWO_BY_TWO));
+        assertTrue(f.reason().contains("shardMap"), f.reason());
+    }
+
+    @Test
+    void gatheringOnTheHostInsideAShardMapPartIsRejected() {
+        GradingFailure f = rejected(Kind.STRUCTURE, () -> Problem1Checks.rollWithinShards((a, shift) -> {
+            NDArray whole = a.gather(); // materialises the whole array, then throws it away
+            return shardMap(b -> b.roll(shift, 0).sub(b), a.mesh(), P("X", "Y"), P("X", "Y"))
+                    .apply(whole);
+        }, TWO_BY_TWO));
+        assertTrue(f.reason().contains("gathers"), f.reason());
+    }
+
+    @Test
+    void shardMapInAGlobalViewPartIsRejected() {
+        rejected(Kind.STRUCTURE, () -> Problem1Checks.rollWithinShardsGlobal((a, mesh, shift) ->
+                shardMap(b -> b.roll(shift, 0).sub(b), mesh, P("X", "Y"), P("X", "Y")).apply(a).gather(), TWO_BY_TWO));
+    }
+
+    @Test
+    void aStubIsReportedAsNotDoneWithWhereToStart() {
+        GradingFailure f = rejected(Kind.NOT_DONE, () -> Problem1Checks.perShardMean(a -> {
+            throw new ExerciseNotDone("1.1a");
+        }, TWO_BY_TWO));
+        assertTrue(f.reason().startsWith("not implemented yet"), f.reason());
+        assertTrue(f.getMessage().contains("Problem1.java"), f.getMessage());
+        assertTrue(f.getMessage().contains("docs/problem-1.md"), f.getMessage());
+    }
+
+    @Test
+    void anExceptionOnOneDeviceNamesTheDevice() {
+        GradingFailure f = rejected(Kind.EXCEPTION, () -> Problem1Checks.rollWithinShards((a, shift) ->
+                shardMap(b -> {
+                    if (axisIndex("X").intAt() == 1 && axisIndex("Y").intAt() == 0) {
+                        throw new IllegalStateException("boom");
+                    }
+                    return b;
+                }, a.mesh(), P("X", "Y"), P("X", "Y")).apply(a), TWO_BY_TWO));
+        assertTrue(f.getMessage().contains("device 2"), f.getMessage());
+        assertTrue(f.getMessage().contains("(X=1, Y=0)"), f.getMessage());
+        assertTrue(f.reason().contains("boom"), f.reason());
+    }
+
+    @Test
+    void returningNullIsReported() {
+        GradingFailure f = rejected(Kind.WRONG_SHAPE, () -> Problem1Checks.perShardMeanGlobal((a, m) -> null,
+                TWO_BY_TWO));
+        assertTrue(f.reason().contains("null"), f.reason());
+    }
+}
