@@ -51,10 +51,12 @@ public final class Checks {
     /**
      * A sharded result: global shape, dtype, layout ({@code expectedSpec}, compared up to trailing Nones) and values.
      *
+     * @param input        the whole input, shown when small
      * @param inputPicture the input's sharding picture, or null
      */
-    public static void shardedResult(Part part, String caseText, NDArray expected, ShardedArray actual,
-                                     PartitionSpec expectedSpec, Tolerance tol, String inputPicture) {
+    public static void shardedResult(Part part, String caseText, NDArray input, NDArray expected,
+                                     ShardedArray actual, PartitionSpec expectedSpec, Tolerance tol,
+                                     String inputPicture) {
         int[] es = expected.shape();
         int[] as = actual.shape();
         if (!Arrays.equals(es, as)) {
@@ -81,7 +83,7 @@ public final class Checks {
         if (!diffs.isEmpty()) {
             StringBuilder sb = new StringBuilder(Reports.header(part, "computed wrong values")).append(caseText)
                     .append("\n\n").append(describeDifferences(expected, got, diffs, actual.sharding()))
-                    .append("\nExpected:\n").append(Reports.show(expected)).append("\nActual:\n")
+                    .append("\nInput:\n").append(Reports.show(input)).append("\nExpected:\n").append(Reports.show(expected)).append("\nActual:\n")
                     .append(Reports.show(got)).append('\n').append(picture("Input", inputPicture))
                     .append(pictureOf(actual)).append("\nHint: ").append(part.hint()).append('\n')
                     .append(Reports.pointers(part));
@@ -92,7 +94,8 @@ public final class Checks {
     }
 
     /** A whole (unsharded) result: shape, dtype and values. */
-    public static void wholeResult(Part part, String caseText, NDArray expected, NDArray actual, Tolerance tol) {
+    public static void wholeResult(Part part, String caseText, NDArray input, NDArray expected, NDArray actual,
+                                   Tolerance tol) {
         int[] es = expected.shape();
         int[] as = actual.shape();
         if (!Arrays.equals(es, as)) {
@@ -106,7 +109,8 @@ public final class Checks {
         List<int[]> diffs = differences(expected, actual, tol);
         if (!diffs.isEmpty()) {
             String report = Reports.header(part, "computed wrong values") + caseText + "\n\n"
-                    + describeDifferences(expected, actual, diffs, null) + "\nExpected:\n" + Reports.show(expected)
+                    + describeDifferences(expected, actual, diffs, null) + "\nInput:\n" + Reports.show(input)
+                    + "\nExpected:\n" + Reports.show(expected)
                     + "\nActual:\n" + Reports.show(actual) + "\n\nHint: " + part.hint() + "\n"
                     + Reports.pointers(part);
             throw new GradingFailure(GradingFailure.Kind.WRONG_VALUES,

@@ -35,6 +35,7 @@ public final class GradingListener implements TestExecutionListener {
         int passed;
         String firstReason;
         String firstReport;
+        int rank = Integer.MAX_VALUE;
     }
 
     @Override
@@ -50,7 +51,7 @@ public final class GradingListener implements TestExecutionListener {
         partOf(id).ifPresent(s -> {
             if (id.isTest()) {
                 s.tests++;
-                note(s, "skipped: " + reason, "skipped: " + reason);
+                note(s, -1, "skipped: " + reason, "skipped: " + reason);
             }
         });
     }
@@ -69,18 +70,24 @@ public final class GradingListener implements TestExecutionListener {
             Throwable t = result.getThrowable().orElse(null);
             GradingFailure g = findGradingFailure(t);
             if (g != null) {
-                note(s, g.reason(), g.getMessage());
+                note(s, g.kind().ordinal(), g.reason(), g.getMessage());
             } else if (t != null) {
                 String msg = t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage();
-                note(s, "failed: " + msg.strip().lines().findFirst().orElse(""), t.getClass().getName() + ": " + msg);
+                note(s, -1, "failed: " + msg.strip().lines().findFirst().orElse(""), t.getClass().getName() + ": " + msg);
             } else {
-                note(s, "aborted", "the test was aborted");
+                note(s, -1, "aborted", "the test was aborted");
             }
         });
     }
 
-    private static void note(PartState s, String reason, String report) {
-        if (s.firstReason == null) {
+    /**
+     * Keeps the failure a student should see first: the most basic kind (not done, exception, shape, layout,
+     * values, then structure — {@link GradingFailure.Kind} order; failures outside the grader's checks first of
+     * all), and among equals the first that happened.
+     */
+    private static void note(PartState s, int rank, String reason, String report) {
+        if (rank < s.rank) {
+            s.rank = rank;
             s.firstReason = reason;
             s.firstReport = report;
         }

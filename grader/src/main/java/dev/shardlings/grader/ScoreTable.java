@@ -41,7 +41,8 @@ public final class ScoreTable {
             Results.TestResult t = results.tests().get(i);
             String reason = t.reason();
             String status = t.passed() ? "PASS" : (reason.startsWith("not implemented") ? "TODO" : "FAIL");
-            String title = t.name().length() > 36 ? t.name().substring(0, 35) + "…" : t.name();
+            String name = t.name().startsWith(t.number() + " ") ? t.name().substring(t.number().length() + 1) : t.name();
+            String title = name.length() > 36 ? name.substring(0, 35) + "…" : name;
             sb.append(String.format("%-6s %-36s %7s  %-6s %s%n", t.number(), title,
                     points(t.score()) + "/" + points(t.maxScore()), status, reason));
         }
