@@ -41,6 +41,13 @@ public final class GradingListener implements TestExecutionListener {
     @Override
     public void testPlanExecutionStarted(TestPlan testPlan) {
         startNanos = System.nanoTime();
+        plan = testPlan;
+        try {
+            // A stale grade must never be shown for this run: if the run dies, the table step finds no file.
+            java.nio.file.Files.deleteIfExists(resultsPath());
+        } catch (IOException e) {
+            System.err.println("Could not remove the old grade " + resultsPath() + ": " + e);
+        }
         for (Part p : Parts.all()) {
             parts.put(p.number(), new PartState());
         }
@@ -107,7 +114,20 @@ public final class GradingListener implements TestExecutionListener {
         return null;
     }
 
+    private TestPlan plan;
+
     private Optional<PartState> partOf(TestIdentifier id) {
+        // The test's own class, then its containers' (a property inherited from a base class may name the base).
+        for (TestIdentifier t = id; t != null; t = plan == null ? null : plan.getParent(t).orElse(null)) {
+            Optional<PartState> s = partOfSource(t);
+            if (s.isPresent()) {
+                return s;
+            }
+        }
+        return Optional.empty();
+    }
+
+    private Optional<PartState> partOfSource(TestIdentifier id) {
         Optional<TestSource> source = id.getSource();
         String className = null;
         if (source.isPresent() && source.get() instanceof MethodSource m) {
@@ -151,13 +171,17 @@ public final class GradingListener implements TestExecutionListener {
         Map<String, Object> extra = new LinkedHashMap<>();
         extra.put("target", target);
         Results results = new Results(score, seconds, "Graded " + target + ": " + fmt(score) + " points.", extra, tests);
-        String where = System.getProperty("grade.results", "target/grade/results.json");
+        Path where = resultsPath();
         try {
-            results.write(Path.of(where));
+            results.write(where);
         } catch (IOException e) {
             // The table step reports a missing file; say why here, where the cause is known.
             System.err.println("Could not write the grade to " + where + ": " + e);
         }
+    }
+
+    private static Path resultsPath() {
+        return Path.of(System.getProperty("grade.results", "target/grade/results.json"));
     }
 
     private static String fmt(double p) {
