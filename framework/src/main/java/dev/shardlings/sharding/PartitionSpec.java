@@ -21,8 +21,8 @@ import java.util.stream.Collectors;
  *
  * <p>Canonicalisation (jax-semantics.md §2.1): an empty tuple becomes {@code null}, a one-name tuple becomes the
  * name. Equality is exact, as in JAX: {@code P("x")} and {@code P("x", null)} lay out identically
- * ({@link #isEquivalentTo}) but are not {@code equals}. A tuple can only hold names, so JAX's nested-tuple error
- * cannot arise.
+ * ({@link #isEquivalentTo}) but are not {@code equals}. A {@code List} entry is a tuple, like a Python list;
+ * a list inside it is JAX's nested-tuple error.
  *
  * <p>Immutable and thread-safe.
  */
@@ -58,10 +58,11 @@ public final class PartitionSpec {
     /**
      * Builds a spec: {@code P("x", null)}, {@code P(tuple("x", "y"))}, {@code P()}.
      *
-     * @param entries each {@code null}, a {@code String} axis name or an {@link AxisTuple}
+     * @param entries each {@code null}, a {@code String} axis name, an {@link AxisTuple}, or a {@code List} of
+     *                names (a tuple, as a Python list is; empty → null, one name → that name)
      * @throws IllegalArgumentException for any other entry type (e.g. a {@code String[]}, which Java would
-     *                                  otherwise spread into separate entries — write {@code tuple(...)}), or
-     *                                  an empty axis name
+     *                                  otherwise spread into separate entries — write {@code tuple(...)}), an
+     *                                  empty axis name, or a list inside a list (JAX's nested-tuple error)
      */
     public static PartitionSpec P(Object... entries) {
         if (entries == null) {
@@ -80,6 +81,8 @@ public final class PartitionSpec {
                 out.add(List.of(s));
             } else if (e instanceof AxisTuple t) {
                 out.add(t.names);
+            } else if (e instanceof List<?> l) {
+                out.add(fromList(l));
             } else {
                 throw new IllegalArgumentException("a PartitionSpec entry must be null, an axis name (String) or"
                         + " tuple(\"x\", \"y\") for several axes; got a " + e.getClass().getSimpleName()
@@ -87,6 +90,38 @@ public final class PartitionSpec {
             }
         }
         return new PartitionSpec(List.copyOf(out));
+    }
+
+    /** A list entry is a tuple, as in Python; a list or tuple inside it is JAX's nested-tuple error. */
+    private static List<String> fromList(List<?> l) {
+        List<String> names = new ArrayList<>();
+        for (Object o : l) {
+            if (o instanceof String s) {
+                checkName(s);
+                names.add(s);
+            } else if (o instanceof List<?> || o instanceof AxisTuple) {
+                throw new IllegalArgumentException("A tuple inside PartitionSpec cannot contain a nested tuple. Got"
+                        + " partition: " + reprOf(l) + " and the nested tuple: " + reprOf(o));
+            } else {
+                throw new IllegalArgumentException("a tuple of axes in a PartitionSpec can only hold axis names"
+                        + " (Strings), got " + o);
+            }
+        }
+        return List.copyOf(names);
+    }
+
+    private static String reprOf(Object o) {
+        if (o instanceof AxisTuple t) {
+            return pyTuple(t.names);
+        }
+        if (o instanceof List<?> l) {
+            StringBuilder sb = new StringBuilder("(");
+            for (int i = 0; i < l.size(); i++) {
+                sb.append(i > 0 ? ", " : "").append(reprOf(l.get(i)));
+            }
+            return sb.append(l.size() == 1 ? ",)" : ")").toString();
+        }
+        return o instanceof String s ? "'" + s + "'" : String.valueOf(o);
     }
 
     /** The fully replicated spec {@code P()}. */
