@@ -51,10 +51,10 @@ public final class Checks {
     /**
      * A sharded result: global shape, dtype, layout ({@code expectedSpec}, compared up to trailing Nones) and values.
      *
-     * @param input        the whole input, shown when small
+     * @param inputs       the whole inputs as text ({@link Reports#inputs})
      * @param inputPicture the input's sharding picture, or null
      */
-    public static void shardedResult(Part part, String caseText, NDArray input, NDArray expected,
+    public static void shardedResult(Part part, String caseText, String inputs, NDArray expected,
                                      ShardedArray actual, PartitionSpec expectedSpec, Tolerance tol,
                                      String inputPicture) {
         int[] es = expected.shape();
@@ -83,7 +83,7 @@ public final class Checks {
         if (!diffs.isEmpty()) {
             StringBuilder sb = new StringBuilder(Reports.header(part, "computed wrong values")).append(caseText)
                     .append("\n\n").append(describeDifferences(expected, got, diffs, actual.sharding()))
-                    .append("\nInput:\n").append(Reports.show(input)).append("\nExpected:\n").append(Reports.show(expected)).append("\nActual:\n")
+                    .append(inputs).append("\nExpected:\n").append(Reports.show(expected)).append("\nActual:\n")
                     .append(Reports.show(got)).append('\n').append(picture("Input", inputPicture))
                     .append(pictureOf(actual)).append("\nHint: ").append(part.hint()).append('\n')
                     .append(Reports.pointers(part));
@@ -94,7 +94,7 @@ public final class Checks {
     }
 
     /** A whole (unsharded) result: shape, dtype and values. */
-    public static void wholeResult(Part part, String caseText, NDArray input, NDArray expected, NDArray actual,
+    public static void wholeResult(Part part, String caseText, String inputs, NDArray expected, NDArray actual,
                                    Tolerance tol) {
         int[] es = expected.shape();
         int[] as = actual.shape();
@@ -109,7 +109,7 @@ public final class Checks {
         List<int[]> diffs = differences(expected, actual, tol);
         if (!diffs.isEmpty()) {
             String report = Reports.header(part, "computed wrong values") + caseText + "\n\n"
-                    + describeDifferences(expected, actual, diffs, null) + "\nInput:\n" + Reports.show(input)
+                    + describeDifferences(expected, actual, diffs, null) + inputs
                     + "\nExpected:\n" + Reports.show(expected)
                     + "\nActual:\n" + Reports.show(actual) + "\n\nHint: " + part.hint() + "\n"
                     + Reports.pointers(part);
@@ -142,6 +142,53 @@ public final class Checks {
             throw new GradingFailure(GradingFailure.Kind.STRUCTURE,
                     "uses " + cs.get(0).kind().jaxName() + " but needs no communication", sb.toString(), null);
         }
+    }
+
+    /**
+     * Every device's collectives, in program order, satisfy {@code rule}; otherwise the report states the rule
+     * and shows what the first offending device did.
+     *
+     * @param ruleText the rule in words, e.g. "exactly one all-gather, of A's block over X"
+     */
+    public static void collectivesPerDevice(Part part, String caseText, Trace trace, String ruleText,
+                                            java.util.function.Predicate<List<TraceEvent.CollectiveEvent>> rule) {
+        for (dev.shardlings.trace.ShardMapTrace sm : trace.shardMaps()) {
+            for (dev.shardlings.trace.DeviceTrace d : sm.devices()) {
+                List<TraceEvent.CollectiveEvent> cs = d.collectives();
+                if (!rule.test(cs)) {
+                    StringBuilder did = new StringBuilder();
+                    if (cs.isEmpty()) {
+                        did.append("  (no collectives)\n");
+                    }
+                    for (TraceEvent.CollectiveEvent c : cs) {
+                        did.append("  ").append(c.describe()).append('\n');
+                    }
+                    throw new GradingFailure(GradingFailure.Kind.STRUCTURE,
+                            "communication: expected " + ruleText,
+                            Reports.header(part, "computes the right values with the wrong communication") + caseText
+                                    + "\n\nRule: " + ruleText + ".\nDevice " + d.deviceId() + " " + d.coords()
+                                    + " did, in order:\n" + did + "\nHint: " + part.hint() + "\n"
+                                    + Reports.pointers(part), null);
+                }
+            }
+        }
+        if (trace.shardMaps().isEmpty()) {
+            usesShardMap(part, caseText, trace);
+        }
+    }
+
+    /** True when the collectives are exactly the given kinds over exactly the given axes (as a set), in order. */
+    public static boolean exactly(List<TraceEvent.CollectiveEvent> cs, List<dev.shardlings.trace.Collective> kinds,
+                                  java.util.Set<String> axes) {
+        if (cs.size() != kinds.size()) {
+            return false;
+        }
+        for (int i = 0; i < cs.size(); i++) {
+            if (cs.get(i).kind() != kinds.get(i) || !java.util.Set.copyOf(cs.get(i).axes()).equals(axes)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** The code ran at least one shardMap. */

@@ -1,11 +1,16 @@
 package dev.shardlings.grader;
 
 import dev.shardlings.array.DType;
+import dev.shardlings.grader.chapter0.Chapter0Case;
 import dev.shardlings.grader.problem1.Problem1Case;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Combinators;
 
+import dev.shardlings.array.NDArray;
+
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Random;
 
 /**
@@ -24,6 +29,86 @@ public final class Generators {
     public static Arbitrary<int[]> meshXY() {
         return Arbitraries.integers().between(1, MAX_DEVICES)
                 .flatMap(x -> Arbitraries.integers().between(1, MAX_DEVICES / x).map(y -> new int[]{x, y}));
+    }
+
+    /**
+     * Meshes that have the {@code required} axes plus up to {@code 3 − required} extra axes ("Z", "W") the arrays
+     * are replicated over, 1–16 devices in all, axes in any order.
+     */
+    public static Arbitrary<MeshSpec> meshWith(String... required) {
+        List<String> extraNames = List.of("Z", "W");
+        int maxExtra = Math.max(0, 3 - required.length);
+        return Arbitraries.integers().between(0, maxExtra).flatMap(extra -> {
+            List<String> names = new ArrayList<>(List.of(required));
+            names.addAll(extraNames.subList(0, extra));
+            return sizes(names.size(), MAX_DEVICES).flatMap(sz -> Arbitraries.of(permutations(names.size()))
+                    .map(perm -> {
+                        List<String> n = new ArrayList<>();
+                        List<Integer> s = new ArrayList<>();
+                        for (int p : perm) {
+                            n.add(names.get(p));
+                            s.add(sz.get(p));
+                        }
+                        return new MeshSpec(n, s);
+                    }));
+        });
+    }
+
+    /** {@code count} axis sizes ≥ 1 whose product is at most {@code budget}. */
+    private static Arbitrary<List<Integer>> sizes(int count, int budget) {
+        if (count == 0) {
+            return Arbitraries.just(List.of());
+        }
+        return Arbitraries.integers().between(1, budget).flatMap(first -> sizes(count - 1, budget / first).map(rest -> {
+            List<Integer> l = new ArrayList<>();
+            l.add(first);
+            l.addAll(rest);
+            return l;
+        }));
+    }
+
+    private static List<List<Integer>> permutations(int n) {
+        List<List<Integer>> out = new ArrayList<>();
+        permute(new ArrayList<>(), n, out);
+        return out;
+    }
+
+    private static void permute(List<Integer> prefix, int n, List<List<Integer>> out) {
+        if (prefix.size() == n) {
+            out.add(List.copyOf(prefix));
+            return;
+        }
+        for (int i = 0; i < n; i++) {
+            if (!prefix.contains(i)) {
+                prefix.add(i);
+                permute(prefix, n, out);
+                prefix.remove(prefix.size() - 1);
+            }
+        }
+    }
+
+    /** Float32 values for a case: multiples of 1/4 in [−2, 2], so sums of their products are exact. */
+    public static NDArray smallFloats(long seed, int... shape) {
+        int n = 1;
+        for (int d : shape) {
+            n *= d;
+        }
+        Random r = new Random(seed);
+        float[] v = new float[n];
+        for (int i = 0; i < n; i++) {
+            v[i] = (r.nextInt(17) - 8) / 4.0f;
+        }
+        return NDArray.fromFloats(v, shape);
+    }
+
+    /**
+     * Chapter 0 cases on meshes with the given axes (plus extra replicated axes): size multipliers 1–3, any value
+     * seed, a parameter in [−9, 9].
+     */
+    public static Arbitrary<Chapter0Case> chapter0Cases(String... axes) {
+        Arbitrary<Integer> mult = Arbitraries.integers().between(1, 3);
+        return Combinators.combine(meshWith(axes), mult, mult, mult, Arbitraries.longs(),
+                Arbitraries.integers().between(-9, 9)).as(Chapter0Case::new);
     }
 
     /** Problem 1 cases: mesh (X, Y), 1–5 rows and 1–4 columns per shard, any value seed, float32 values. */

@@ -7,6 +7,52 @@ import java.util.Optional;
 public final class Parts {
 
     private static final String P1 = "exercises/src/main/java/dev/shardlings/course/Problem1.java";
+    private static final String C0 = "exercises/src/main/java/dev/shardlings/course/Chapter0.java";
+    private static final String D0 = "docs/chapter-0.md#";
+
+    /** Part 0.1. */
+    public static final Part P0_1 = new Part("0.1", "matmul, no sharded contracting dim", 1,
+            C0 + " → matmulNoCommunication", D0 + "part-01-no-sharded-contracting-dimension",
+            "A[I_X, J] and B[J, K_Y] give each device whole rows of A and whole columns of B: multiply the blocks.");
+    /** Part 0.2. */
+    public static final Part P0_2 = new Part("0.2", "matmul, all-gather A", 2,
+            C0 + " → matmulGatherA", D0 + "part-02-one-operand-sharded-on-the-contracting-dimension",
+            "AllGather_X A[I, J_X] → A[I, J] along dimension 1 (tiled), then multiply by B; allGatherInvariant"
+                    + " makes the result legal for out spec P().");
+    /** Part 0.3. */
+    public static final Part P0_3 = new Part("0.3", "matmul, local then psum", 2,
+            C0 + " → matmulPsum", D0 + "part-03-both-operands-sharded-on-the-contracting-dimension",
+            "the product of the local blocks is a partial sum C[I, K]{U_X}; one psum over X completes it.");
+    /** Part 0.4. */
+    public static final Part P0_4 = new Part("0.4", "matmul, reduce-scatter + all-gather", 2,
+            C0 + " → matmulReduceScatterAllGather", D0 + "part-04-all-reduce-as-reduce-scatter-then-all-gather",
+            "psumScatter(partial, \"X\", 0, true) leaves each device I/X summed rows; gather them along dimension 0.");
+    /** Part 0.5. */
+    public static final Part P0_5 = new Part("0.5", "matmul, same axis twice", 2,
+            C0 + " → matmulSameAxisGatherB / matmulSameAxisGatherA",
+            D0 + "part-05-both-non-contracting-dimensions-on-the-same-axis",
+            "for C[I_X, K] gather B's columns (dimension 1); for C[I, K_X] gather A's rows (dimension 0).");
+    /** Part 0.6. */
+    public static final Part P0_6 = new Part("0.6", "parallel normalisation", 2,
+            C0 + " → parallelNormalize", D0 + "part-06-parallel-normalisation",
+            "the row's mean is the pmean over j of the blocks' means (equal block widths); the variance likewise,"
+                    + " after subtracting the global mean.");
+    /** Part 0.7. */
+    public static final Part P0_7 = new Part("0.7", "matmul with a gathered weight", 1,
+            C0 + " → matmulWithGatheredWeight", D0 + "part-07-matmul-with-a-gathered-weight",
+            "gather w's row blocks along dimension 0 (tiled) over i, then x_block · w.");
+    /** Part 0.8. */
+    public static final Part P0_8 = new Part("0.8", "ring shift with ppermute", 2,
+            C0 + " → ringShift", D0 + "part-08-ring-shift",
+            "the pair for source s is (s, (s + k) mod n) — use Math.floorMod so negative k works.");
+    /** Part 0.9. */
+    public static final Part P0_9 = new Part("0.9", "slice and average", 1,
+            C0 + " → sliceAndAverage", D0 + "part-09-slice-and-average",
+            "slice the block's first 4 elements first, then pmean over both axes at once: pmean(x, \"x\", \"y\").");
+    /** Part 0.10. */
+    public static final Part P0_10 = new Part("0.10", "per-device randomness", 1,
+            C0 + " → foldKeyOverAxis", D0 + "part-010-per-device-randomness",
+            "PRNG.foldIn(key, axisIndex(\"i\")) differs along i and not along j; out spec P(\"i\", null).");
 
     /** Part 1.1a. */
     public static final Part P1_1A = new Part("1.1a", "per-shard mean with shardMap", 2,
@@ -27,7 +73,8 @@ public final class Parts {
             "reshape [S, D] to [X, S/X, D] and roll along axis 1: a roll along the whole axis 0 would move rows"
                     + " across shard boundaries.");
 
-    private static final List<Part> ALL = List.of(P1_1A, P1_1B, P1_2A, P1_2B);
+    private static final List<Part> ALL = List.of(P0_1, P0_2, P0_3, P0_4, P0_5, P0_6, P0_7, P0_8, P0_9,
+            P1_1A, P1_1B, P1_2A, P1_2B);
 
     private Parts() {
     }

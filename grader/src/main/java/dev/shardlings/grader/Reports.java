@@ -29,6 +29,18 @@ public final class Reports {
         return a.describe() + " (" + a.size() + " elements; too large to print whole)";
     }
 
+    /**
+     * The whole inputs of a case as report text: {@code inputs("A", a, "B", b)} gives "\nA:\n…\nB:\n…" with each
+     * array printed whole when small.
+     */
+    public static String inputs(Object... nameArray) {
+        StringBuilder sb = new StringBuilder();
+        for (int i = 0; i + 1 < nameArray.length; i += 2) {
+            sb.append('\n').append(nameArray[i]).append(":\n").append(show((NDArray) nameArray[i + 1]));
+        }
+        return sb.toString();
+    }
+
     /** Python-style tuple of ints: {@code (3, 1)}, {@code (4,)}. */
     public static String tuple(int... xs) {
         StringBuilder sb = new StringBuilder("(");

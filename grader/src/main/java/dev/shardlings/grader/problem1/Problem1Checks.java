@@ -5,6 +5,7 @@ import dev.shardlings.grader.Checks;
 import dev.shardlings.grader.Checks.Tolerance;
 import dev.shardlings.grader.Guard;
 import dev.shardlings.grader.Parts;
+import dev.shardlings.grader.Reports;
 import dev.shardlings.sharding.Mesh;
 import dev.shardlings.sharding.PartitionSpec;
 import dev.shardlings.spmd.ShardedArray;
@@ -59,7 +60,7 @@ public final class Problem1Checks {
         String text = c.describe(false);
         var outcome = Guard.run(Parts.P1_1A, text, () -> impl.apply(sharded));
         NDArray expected = Problem1Oracles.perShardMean(a, c.x(), c.y());
-        Checks.shardedResult(Parts.P1_1A, text, a, expected, outcome.value(), XY, Tolerance.float32(8), sharded.visualize());
+        Checks.shardedResult(Parts.P1_1A, text, Reports.inputs("Input A", a), expected, outcome.value(), XY, Tolerance.float32(8), sharded.visualize());
         Checks.usesShardMap(Parts.P1_1A, text, outcome.trace());
         Checks.noCollectives(Parts.P1_1A, text, outcome.trace());
         Checks.noHostGather(Parts.P1_1A, text, outcome.trace(), a.nbytes(), mesh.size());
@@ -72,7 +73,7 @@ public final class Problem1Checks {
         String text = c.describe(false);
         var outcome = Guard.run(Parts.P1_1B, text, () -> impl.apply(a, mesh));
         NDArray expected = Problem1Oracles.perShardMean(a, c.x(), c.y());
-        Checks.wholeResult(Parts.P1_1B, text, a, expected, outcome.value(), Tolerance.float32(8));
+        Checks.wholeResult(Parts.P1_1B, text, Reports.inputs("Input A", a), expected, outcome.value(), Tolerance.float32(8));
         Checks.noShardMap(Parts.P1_1B, text, outcome.trace());
     }
 
@@ -87,7 +88,7 @@ public final class Problem1Checks {
         String text = c.describe(true);
         var outcome = Guard.run(Parts.P1_2A, text, () -> impl.apply(sharded, c.shift()));
         NDArray expected = Problem1Oracles.rollWithinShards(a, c.x(), c.shift());
-        Checks.shardedResult(Parts.P1_2A, text, a, expected, outcome.value(), XY, Tolerance.EXACT, sharded.visualize());
+        Checks.shardedResult(Parts.P1_2A, text, Reports.inputs("Input A", a), expected, outcome.value(), XY, Tolerance.EXACT, sharded.visualize());
         Checks.usesShardMap(Parts.P1_2A, text, outcome.trace());
         Checks.noCollectives(Parts.P1_2A, text, outcome.trace());
         Checks.noHostGather(Parts.P1_2A, text, outcome.trace(), a.nbytes(), mesh.size());
@@ -100,7 +101,7 @@ public final class Problem1Checks {
         String text = c.describe(true);
         var outcome = Guard.run(Parts.P1_2B, text, () -> impl.apply(a, mesh, c.shift()));
         NDArray expected = Problem1Oracles.rollWithinShards(a, c.x(), c.shift());
-        Checks.wholeResult(Parts.P1_2B, text, a, expected, outcome.value(), Tolerance.EXACT);
+        Checks.wholeResult(Parts.P1_2B, text, Reports.inputs("Input A", a), expected, outcome.value(), Tolerance.EXACT);
         Checks.noShardMap(Parts.P1_2B, text, outcome.trace());
     }
 }

@@ -1,0 +1,147 @@
+package dev.shardlings.course;
+
+import dev.shardlings.ExerciseNotDone;
+import dev.shardlings.array.NDArray;
+import dev.shardlings.sharding.Mesh;
+import dev.shardlings.spmd.ShardedArray;
+
+/**
+ * Chapter 0 — the tutorials' examples: sharded matmuls and their communication, parallel normalisation, a
+ * gathered weight, a ring shift, a slice-and-average and per-device randomness.
+ *
+ * <p>Every part is a shardMap program. The grader runs it on meshes it varies (1–16 devices; extra mesh axes your
+ * arrays are replicated over may appear), on shapes that divide evenly and random values, compares with the
+ * answer computed on the whole arrays, and checks from the trace which collectives you used (in brackets below).
+ * Read {@code docs/chapter-0.md} first; grade with {@code mvn test -Pgrade}.
+ */
+public final class Chapter0 {
+
+    private Chapter0() {
+    }
+
+    /**
+     * Part 0.1 — A[I_X, J] · B[J, K_Y] → C[I_X, K_Y]. [no collectives]
+     *
+     * <p>Inputs: {@code a} f32[I, J] laid out {@code P("X", null)}, {@code b} f32[J, K] laid out
+     * {@code P(null, "Y")}. Output: C = A·B, f32[I, K] laid out {@code P("X", "Y")}. The contracting dimension J is
+     * whole on every device.
+     * Docs: docs/chapter-0.md#part-01-no-sharded-contracting-dimension
+     */
+    public static ShardedArray matmulNoCommunication(ShardedArray a, ShardedArray b) {
+        // TODO(0.1): one shardMap of two arguments; each device multiplies its two blocks.
+        throw new ExerciseNotDone("0.1");
+    }
+
+    /**
+     * Part 0.2 — A[I, J_X] · B[J, K] → C[I, K]. [exactly one all-gather, of A over X]
+     *
+     * <p>Inputs: {@code a} f32[I, J] laid out {@code P(null, "X")}, {@code b} f32[J, K] laid out {@code P()}.
+     * Output: C f32[I, K] laid out {@code P()} (every device holds all of C).
+     * Docs: docs/chapter-0.md#part-02-one-operand-sharded-on-the-contracting-dimension
+     */
+    public static ShardedArray matmulGatherA(ShardedArray a, ShardedArray b) {
+        // TODO(0.2): gather A's column blocks, then multiply; mind which gather keeps an out spec of P() legal.
+        throw new ExerciseNotDone("0.2");
+    }
+
+    /**
+     * Part 0.3 — A[I, J_X] · B[J_X, K] → C[I, K]. [a local matmul, then exactly one psum over X]
+     *
+     * <p>Inputs: {@code a} laid out {@code P(null, "X")}, {@code b} laid out {@code P("X", null)}. Output: C
+     * f32[I, K] laid out {@code P()}.
+     * Docs: docs/chapter-0.md#part-03-both-operands-sharded-on-the-contracting-dimension
+     */
+    public static ShardedArray matmulPsum(ShardedArray a, ShardedArray b) {
+        // TODO(0.3): each device's product is a partial sum C{U_X}; add the partial sums.
+        throw new ExerciseNotDone("0.3");
+    }
+
+    /**
+     * Part 0.4 — the result of 0.3 from a reduce-scatter and an all-gather. [one psumScatter and one allGather over
+     * X; no psum]
+     *
+     * <p>Same inputs and output as 0.3. ReduceScatter_X takes C[I, K]{U_X} to C[I_X, K]; AllGather_X takes that to
+     * C[I, K].
+     * Docs: docs/chapter-0.md#part-04-all-reduce-as-reduce-scatter-then-all-gather
+     */
+    public static ShardedArray matmulReduceScatterAllGather(ShardedArray a, ShardedArray b) {
+        // TODO(0.4): psumScatter the partial product along I, then gather it back.
+        throw new ExerciseNotDone("0.4");
+    }
+
+    /**
+     * Part 0.5, first half — A[I_X, J] · B[J, K_X] → C[I_X, K]. [exactly one all-gather, of B over X]
+     *
+     * <p>Inputs: {@code a} laid out {@code P("X", null)}, {@code b} laid out {@code P(null, "X")}. Output: C
+     * f32[I, K] laid out {@code P("X", null)}. C[I_X, K_X] is not a legal sharding (X would split two dimensions),
+     * so one operand must be gathered: here B.
+     * Docs: docs/chapter-0.md#part-05-both-non-contracting-dimensions-on-the-same-axis
+     */
+    public static ShardedArray matmulSameAxisGatherB(ShardedArray a, ShardedArray b) {
+        // TODO(0.5): gather B's column blocks.
+        throw new ExerciseNotDone("0.5");
+    }
+
+    /**
+     * Part 0.5, second half — A[I_X, J] · B[J, K_X] → C[I, K_X]. [exactly one all-gather, of A over X]
+     *
+     * <p>Same inputs as the first half. Output: C f32[I, K] laid out {@code P(null, "X")}. Part 0.5 passes when
+     * both halves do.
+     * Docs: docs/chapter-0.md#part-05-both-non-contracting-dimensions-on-the-same-axis
+     */
+    public static ShardedArray matmulSameAxisGatherA(ShardedArray a, ShardedArray b) {
+        // TODO(0.5): gather A's row blocks.
+        throw new ExerciseNotDone("0.5");
+    }
+
+    /**
+     * Part 0.6 — parallel normalisation. [only pmean or psum over j; no all-gather]
+     *
+     * <p>Input: x f32[B, D] laid out {@code P("i", "j")}: the D features of a row are spread over the devices along
+     * j. Output: f32[B, D] laid out {@code P("i", "j")}, every row normalised over its D features:
+     * (x − mean) / sqrt(var + 1e-5), with the mean and the (population) variance over all D features of the row.
+     * Docs: docs/chapter-0.md#part-06-parallel-normalisation
+     */
+    public static ShardedArray parallelNormalize(ShardedArray x) {
+        // TODO(0.6): local statistics over the block's features, combined across j with pmean.
+        throw new ExerciseNotDone("0.6");
+    }
+
+    /**
+     * Part 0.7 — a matmul with a gathered weight: x[B_i, D] · w[D_i, F] → y[B_i, F]. [exactly one all-gather, of w
+     * over i]
+     *
+     * <p>Inputs: x f32[B, D] laid out {@code P("i", null)}, w f32[D, F] laid out {@code P("i", null)}. Output: y
+     * f32[B, F] laid out {@code P("i", null)}.
+     * Docs: docs/chapter-0.md#part-07-matmul-with-a-gathered-weight
+     */
+    public static ShardedArray matmulWithGatheredWeight(ShardedArray x, ShardedArray w) {
+        // TODO(0.7): gather the weight's row blocks, then multiply.
+        throw new ExerciseNotDone("0.7");
+    }
+
+    /**
+     * Part 0.8 — ring shift: np.roll across devices. [at most one ppermute over i; nothing else]
+     *
+     * <p>Input: x f32[N, M] laid out {@code P("i", null)} and a shift k of any sign and size. Output: f32[N, M]
+     * laid out {@code P("i", null)} where the device at position p along i holds the block that the device at
+     * (p − k) mod n held: every block moves k steps up the ring (k &lt; 0: down).
+     * Docs: docs/chapter-0.md#part-08-ring-shift
+     */
+    public static ShardedArray ringShift(ShardedArray x, int k) {
+        // TODO(0.8): build the (source, destination) pairs for a shift by k and ppermute once.
+        throw new ExerciseNotDone("0.8");
+    }
+
+    /**
+     * Part 0.9 — slice and average. [exactly one pmean (or psum) over both axes, of 4 elements]
+     *
+     * <p>Input: x f32[N] laid out {@code P(tuple("x", "y"))} (every block has at least 4 elements). Output: f32[4]
+     * laid out {@code P()}: the mean over all devices of the first 4 elements of each device's block.
+     * Docs: docs/chapter-0.md#part-09-slice-and-average
+     */
+    public static ShardedArray sliceAndAverage(ShardedArray x) {
+        // TODO(0.9): slice first, then average over the tuple of axes.
+        throw new ExerciseNotDone("0.9");
+    }
+}

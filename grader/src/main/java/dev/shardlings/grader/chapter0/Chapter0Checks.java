@@ -1,0 +1,236 @@
+package dev.shardlings.grader.chapter0;
+
+import dev.shardlings.array.NDArray;
+import dev.shardlings.grader.Checks;
+import dev.shardlings.grader.Checks.Tolerance;
+import dev.shardlings.grader.Generators;
+import dev.shardlings.grader.Guard;
+import dev.shardlings.grader.MeshSpec;
+import dev.shardlings.grader.Part;
+import dev.shardlings.grader.Parts;
+import dev.shardlings.grader.Reports;
+import dev.shardlings.sharding.Mesh;
+import dev.shardlings.sharding.PartitionSpec;
+import dev.shardlings.spmd.ShardedArray;
+import dev.shardlings.trace.Collective;
+import dev.shardlings.trace.DeviceTrace;
+import dev.shardlings.trace.Trace;
+
+import java.util.List;
+import java.util.Set;
+import java.util.function.BiFunction;
+import java.util.function.Function;
+
+import static dev.shardlings.sharding.PartitionSpec.P;
+import static dev.shardlings.sharding.PartitionSpec.tuple;
+
+/**
+ * The graded checks of Chapter 0. Each takes the implementation under test as a function (so the grader's own
+ * wrong implementations can be fed to it), builds the case's whole arrays, lays them out as the part says, runs
+ * the implementation under the {@link Guard}, compares with the whole-array oracle and applies the part's rule on
+ * communication from the trace.
+ */
+public final class Chapter0Checks {
+
+    private Chapter0Checks() {
+    }
+
+    /** A two-argument part: (a, b) → C. */
+    @FunctionalInterface
+    public interface Matmul {
+        ShardedArray apply(ShardedArray a, ShardedArray b);
+    }
+
+    /** Part 0.8's signature. */
+    @FunctionalInterface
+    public interface RingShift {
+        ShardedArray apply(ShardedArray x, int k);
+    }
+
+    /** Part 0.10's signature. */
+    @FunctionalInterface
+    public interface FoldKey {
+        ShardedArray apply(NDArray key, Mesh mesh);
+    }
+
+    private static Tolerance tol(int contracted) {
+        return Tolerance.float32(4.0 * Math.max(1, contracted));
+    }
+
+    private static String dims(String name, int... d) {
+        return name + " f32" + java.util.Arrays.toString(d).replace(" ", "");
+    }
+
+    /** Runs a matmul part on A, B laid out by specA, specB and checks C against the oracle and its layout. */
+    private static Run runMatmul(Part part, Matmul impl, Chapter0Case c, int i, int j, int k,
+                                           PartitionSpec specA, PartitionSpec specB, PartitionSpec specC) {
+        Mesh mesh = c.mesh().mesh();
+        NDArray a = Generators.smallFloats(c.seed(), i, j);
+        NDArray b = Generators.smallFloats(c.seed() + 1, j, k);
+        ShardedArray as = ShardedArray.devicePut(a, mesh, specA);
+        ShardedArray bs = ShardedArray.devicePut(b, mesh, specB);
+        String text = c.describe(dims("A", i, j) + " laid out " + specA + ", " + dims("B", j, k) + " laid out "
+                + specB + "; C laid out " + specC);
+        var outcome = Guard.run(part, text, () -> impl.apply(as, bs));
+        Checks.shardedResult(part, text, Reports.inputs("A", a, "B", b), Chapter0Oracles.matmul(a, b),
+                outcome.value(), specC, tol(j), "A:\n" + visual(as) + "B:\n" + visual(bs));
+        return new Run(text, outcome.trace());
+    }
+
+    private static String visual(ShardedArray x) {
+        return x.rank() <= 2 ? x.visualize() : "";
+    }
+
+    /** 0.1: C = A·B laid out P('X', 'Y'); no collectives. */
+    public static void noCommunication(Matmul impl, Chapter0Case c) {
+        MeshSpec m = c.mesh();
+        var r = runMatmul(Parts.P0_1, impl, c, m.size("X") * c.a(), c.b(), m.size("Y") * c.c(), P("X", null),
+                P(null, "Y"), P("X", "Y"));
+        Checks.usesShardMap(Parts.P0_1, r.text(), r.trace());
+        Checks.noCollectives(Parts.P0_1, r.text(), r.trace());
+    }
+
+    /** 0.2: C = A·B replicated; exactly one all-gather per device, over X, of A's block [I, J/X]. */
+    public static void gatherA(Matmul impl, Chapter0Case c) {
+        int x = c.mesh().size("X");
+        int i = c.a();
+        int j = x * c.b();
+        int k = c.c();
+        var r = runMatmul(Parts.P0_2, impl, c, i, j, k, P(null, "X"), P(), P());
+        Checks.collectivesPerDevice(Parts.P0_2, r.text(), r.trace(), "exactly one all-gather over X, of A's block of"
+                + " shape " + Reports.tuple(i, j / x), cs -> Checks.exactly(cs, List.of(Collective.ALL_GATHER), Set.of("X"))
+                && cs.get(0).inputShape().equals(List.of(i, j / x)));
+    }
+
+    /** 0.3: C = A·B replicated; a local matmul of the blocks, then exactly one psum over X of C{U_X}. */
+    public static void psumMatmul(Matmul impl, Chapter0Case c) {
+        int x = c.mesh().size("X");
+        int i = c.a();
+        int j = x * c.b();
+        int k = c.c();
+        var r = runMatmul(Parts.P0_3, impl, c, i, j, k, P(null, "X"), P("X", null), P());
+        Checks.collectivesPerDevice(Parts.P0_3, r.text(), r.trace(), "exactly one psum over X, of the partial product"
+                + " of shape " + Reports.tuple(i, k), cs -> Checks.exactly(cs, List.of(Collective.PSUM), Set.of("X"))
+                && cs.get(0).inputShape().equals(List.of(i, k)));
+        localFlops(Parts.P0_3, r, 2L * i * (j / x) * k);
+    }
+
+    /** 0.4: as 0.3, from exactly one psumScatter then one allGather over X per device; no psum. */
+    public static void reduceScatterAllGather(Matmul impl, Chapter0Case c) {
+        int x = c.mesh().size("X");
+        int i = x * c.a(); // I must divide by X for the reduce-scatter along I
+        int j = x * c.b();
+        int k = c.c();
+        var r = runMatmul(Parts.P0_4, impl, c, i, j, k, P(null, "X"), P("X", null), P());
+        Checks.collectivesPerDevice(Parts.P0_4, r.text(), r.trace(), "one psumScatter over X, then one allGather over"
+                + " X, and no psum", cs -> Checks.exactly(cs, List.of(Collective.PSUM_SCATTER, Collective.ALL_GATHER),
+                Set.of("X")));
+        localFlops(Parts.P0_4, r, 2L * i * (j / x) * k);
+    }
+
+    /** 0.5: both halves; each exactly one all-gather over X, of B's block (→ C[I_X, K]) or A's (→ C[I, K_X]). */
+    public static void sameAxis(Matmul gatherB, Matmul gatherA, Chapter0Case c) {
+        int x = c.mesh().size("X");
+        int i = x * c.a();
+        int j = c.b();
+        int k = x * c.c();
+        var rb = runMatmul(Parts.P0_5, gatherB, c, i, j, k, P("X", null), P(null, "X"), P("X", null));
+        Checks.collectivesPerDevice(Parts.P0_5, rb.text(), rb.trace(), "for C[I_X, K]: exactly one all-gather over X,"
+                + " of B's block of shape " + Reports.tuple(j, k / x), cs -> Checks.exactly(cs,
+                List.of(Collective.ALL_GATHER), Set.of("X")) && cs.get(0).inputShape().equals(List.of(j, k / x)));
+        var ra = runMatmul(Parts.P0_5, gatherA, c, i, j, k, P("X", null), P(null, "X"), P(null, "X"));
+        Checks.collectivesPerDevice(Parts.P0_5, ra.text(), ra.trace(), "for C[I, K_X]: exactly one all-gather over X,"
+                + " of A's block of shape " + Reports.tuple(i / x, j), cs -> Checks.exactly(cs,
+                List.of(Collective.ALL_GATHER), Set.of("X")) && cs.get(0).inputShape().equals(List.of(i / x, j)));
+    }
+
+    private static void localFlops(Part part, Run r, long flops) {
+        for (var sm : r.trace().shardMaps()) {
+            for (DeviceTrace d : sm.devices()) {
+                if (d.flops() != flops) {
+                    Checks.collectivesPerDevice(part, r.text(), r.trace(), "a local matmul of the blocks ("
+                            + flops + " FLOPs per device; device " + d.deviceId() + " did " + d.flops() + ")",
+                            cs -> false);
+                }
+            }
+        }
+    }
+
+    /** 0.6: rows normalised over all D features; only pmean/psum over j, at least one. */
+    public static void normalize(Function<ShardedArray, ShardedArray> impl, Chapter0Case c) {
+        MeshSpec m = c.mesh();
+        int rows = m.size("i") * c.a();
+        int feats = m.size("j") * c.b();
+        Mesh mesh = m.mesh();
+        NDArray x = Generators.smallFloats(c.seed(), rows, feats);
+        ShardedArray xs = ShardedArray.devicePut(x, mesh, P("i", "j"));
+        String text = c.describe(dims("x", rows, feats) + " laid out P('i', 'j')");
+        var outcome = Guard.run(Parts.P0_6, text, () -> impl.apply(xs));
+        Checks.shardedResult(Parts.P0_6, text, Reports.inputs("x", x), Chapter0Oracles.normalizeRows(x, 1e-5),
+                outcome.value(), P("i", "j"), new Tolerance(1e-4, 1e-4), visual(xs));
+        Checks.collectivesPerDevice(Parts.P0_6, text, outcome.trace(), "only pmean or psum over j (at least one), no"
+                + " all-gather", cs -> !cs.isEmpty() && cs.stream().allMatch(e -> (e.kind() == Collective.PMEAN
+                || e.kind() == Collective.PSUM) && e.axes().equals(List.of("j"))));
+    }
+
+    /** 0.7: y = x·w laid out P('i', None); exactly one all-gather of w's block over i. */
+    public static void gatheredWeight(Matmul impl, Chapter0Case c) {
+        MeshSpec m = c.mesh();
+        int n = m.size("i");
+        int rows = n * c.a();
+        int d = n * c.b();
+        int f = c.c();
+        Mesh mesh = m.mesh();
+        NDArray x = Generators.smallFloats(c.seed(), rows, d);
+        NDArray w = Generators.smallFloats(c.seed() + 1, d, f);
+        ShardedArray xs = ShardedArray.devicePut(x, mesh, P("i", null));
+        ShardedArray ws = ShardedArray.devicePut(w, mesh, P("i", null));
+        String text = c.describe(dims("x", rows, d) + " and " + dims("w", d, f) + " both laid out P('i', None)");
+        var outcome = Guard.run(Parts.P0_7, text, () -> impl.apply(xs, ws));
+        Checks.shardedResult(Parts.P0_7, text, Reports.inputs("x", x, "w", w), Chapter0Oracles.matmul(x, w),
+                outcome.value(), P("i", null), tol(d), "x:\n" + visual(xs) + "w:\n" + visual(ws));
+        Checks.collectivesPerDevice(Parts.P0_7, text, outcome.trace(), "exactly one all-gather over i, of w's block of"
+                + " shape " + Reports.tuple(d / n, f), cs -> Checks.exactly(cs, List.of(Collective.ALL_GATHER),
+                Set.of("i")) && cs.get(0).inputShape().equals(List.of(d / n, f)));
+    }
+
+    /** 0.8: blocks rolled by k along i; at most one ppermute over i and nothing else. */
+    public static void ringShift(RingShift impl, Chapter0Case c) {
+        MeshSpec m = c.mesh();
+        int n = m.size("i");
+        int rows = n * c.a();
+        int cols = c.b();
+        Mesh mesh = m.mesh();
+        NDArray x = Generators.smallFloats(c.seed(), rows, cols);
+        ShardedArray xs = ShardedArray.devicePut(x, mesh, P("i", null));
+        int k = c.param();
+        String text = c.describe(dims("x", rows, cols) + " laid out P('i', None); k = " + k);
+        var outcome = Guard.run(Parts.P0_8, text, () -> impl.apply(xs, k));
+        Checks.shardedResult(Parts.P0_8, text, Reports.inputs("x", x), Chapter0Oracles.rollBlocks(x, n, k),
+                outcome.value(), P("i", null), Tolerance.EXACT, visual(xs));
+        Checks.collectivesPerDevice(Parts.P0_8, text, outcome.trace(), "at most one ppermute over i, and no other"
+                + " collective", cs -> cs.isEmpty() || Checks.exactly(cs, List.of(Collective.PPERMUTE), Set.of("i")));
+    }
+
+    /** 0.9: f32[4], the mean of every block's first 4 elements; one pmean/psum over {x, y} of 4 elements. */
+    public static void sliceAndAverage(Function<ShardedArray, ShardedArray> impl, Chapter0Case c) {
+        MeshSpec m = c.mesh();
+        int n = m.size("x") * m.size("y");
+        int per = 4 + c.a() - 1;
+        Mesh mesh = m.mesh();
+        NDArray x = Generators.smallFloats(c.seed(), n * per);
+        ShardedArray xs = ShardedArray.devicePut(x, mesh, P(tuple("x", "y")));
+        String text = c.describe(dims("x", n * per) + " laid out P(('x', 'y'),), " + per + " elements per device");
+        var outcome = Guard.run(Parts.P0_9, text, () -> impl.apply(xs));
+        Checks.shardedResult(Parts.P0_9, text, Reports.inputs("x", x), Chapter0Oracles.sliceAndAverage(x, n),
+                outcome.value(), P(), new Tolerance(1e-6, 1e-6), visual(xs));
+        Checks.collectivesPerDevice(Parts.P0_9, text, outcome.trace(), "exactly one pmean (or psum) over both x and y,"
+                + " of the 4 sliced elements", cs -> cs.size() == 1 && (cs.get(0).kind() == Collective.PMEAN
+                || cs.get(0).kind() == Collective.PSUM) && Set.copyOf(cs.get(0).axes()).equals(Set.of("x", "y"))
+                && cs.get(0).inputShape().equals(List.of(4)));
+    }
+
+    /** What a run leaves for the structural checks: the case text and the trace. */
+    private record Run(String text, Trace trace) {
+    }
+}

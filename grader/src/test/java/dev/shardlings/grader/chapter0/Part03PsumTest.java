@@ -1,0 +1,45 @@
+package dev.shardlings.grader.chapter0;
+
+import dev.shardlings.course.Chapter0;
+import dev.shardlings.grader.GradedPart;
+import dev.shardlings.grader.Generators;
+import dev.shardlings.grader.MeshSpec;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Example;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+
+/** Part 0.3, graded against the implementation chosen by -Dgrade.target. */
+@GradedPart("0.3")
+class Part03PsumTest {
+
+    static void check(Chapter0Case c) {
+        Chapter0Checks.psumMatmul(Chapter0::matmulPsum, c);
+    }
+
+    @Property(tries = 60, seed = "1003")
+    void meshesShapesAndValues(@ForAll("cases") Chapter0Case c) {
+        check(c);
+    }
+
+    @Provide
+    Arbitrary<Chapter0Case> cases() {
+        return Generators.chapter0Cases("X");
+    }
+
+    @Example
+    void fourDevices() {
+        check(new Chapter0Case(MeshSpec.of("X", 4), 2, 2, 3, 0, 0));
+    }
+
+    @Example
+    void oneDevice() {
+        check(new Chapter0Case(MeshSpec.of("X", 1), 2, 3, 1, 1, 0));
+    }
+
+    @Example
+    void sixteenDevicesWithAReplicatedAxis() {
+        check(new Chapter0Case(MeshSpec.of("Z", 2, "X", 8), 1, 1, 2, 2, 0));
+    }
+}
