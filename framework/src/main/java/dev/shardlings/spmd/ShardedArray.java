@@ -208,6 +208,40 @@ public final class ShardedArray {
     }
 
     /**
+     * Every device's block, in mesh order, in the layout JAX uses when a shard_map body prints its argument
+     * eagerly (jax-semantics.md §5.4):
+     * <pre>
+     * On cpu:0 at mesh coordinates (i,) = (0,):
+     * [3 1 4 1]
+     * </pre>
+     * Blocks are separated by a blank line. Useful to see what each device holds.
+     */
+    public String perDeviceText() {
+        Mesh mesh = sharding.mesh();
+        StringBuilder names = new StringBuilder("(");
+        for (String a : mesh.axisNames()) {
+            names.append(a).append(", ");
+        }
+        String axes = names.substring(0, names.length() - 1) + ")";
+        StringBuilder sb = new StringBuilder();
+        for (int i = 0; i < shards.size(); i++) {
+            Shard s = shards.get(i);
+            if (i > 0) {
+                sb.append('\n');
+            }
+            List<Integer> c = s.device().coords();
+            StringBuilder coords = new StringBuilder("(");
+            for (int k = 0; k < c.size(); k++) {
+                coords.append(k > 0 ? ", " : "").append(c.get(k));
+            }
+            coords.append(c.size() == 1 ? ",)" : ")");
+            sb.append("On ").append(s.device().label()).append(" at mesh coordinates ").append(axes).append(" = ")
+                    .append(coords).append(":\n").append(s.data()).append('\n');
+        }
+        return sb.toString();
+    }
+
+    /**
      * The text picture of how this array is laid out, as {@code jax.debug.visualize_array_sharding} prints it
      * (monochrome). Only rank 1 and 2 arrays can be drawn.
      *

@@ -241,4 +241,15 @@ class SeedCollectivesTest {
         NDArray out = shardMap(b -> b, XY, P(tuple("y", "x")), P(tuple("x", "y"))).apply(NDArray.arange(8)).gather();
         assertInts(out, 0, 4, 1, 5, 2, 6, 3, 7);
     }
+
+    @Test
+    void perDeviceTextIsJaxsEagerPrintLayout() {
+        ShardedArray x = ShardedArray.devicePut(SEED, I4, P("i"));
+        assertEquals("On cpu:0 at mesh coordinates (i,) = (0,):\n[3 1 4 1]\n\nOn cpu:1 at mesh coordinates (i,) = (1,):\n"
+                + "[5 9 2 6]\n\nOn cpu:2 at mesh coordinates (i,) = (2,):\n[5 3 5 8]\n\n"
+                + "On cpu:3 at mesh coordinates (i,) = (3,):\n[9 7 1 2]\n", x.perDeviceText());
+        ShardedArray ids = ShardedArray.devicePut(NDArray.arange(8).reshape(4, 2), XY, P("x", "y"));
+        assertTrue(ids.perDeviceText().startsWith("On cpu:0 at mesh coordinates (x, y,) = (0, 0):\n[[0]]\n"),
+                ids.perDeviceText());
+    }
 }
