@@ -19,8 +19,8 @@ import java.util.stream.Collectors;
  * idx_a·|b|·… + idx_b·… + …). Mesh axes the spec does not mention replicate the array. A spec shorter than the
  * array's rank is padded with {@code null}s; a longer one is an error where it is applied.
  *
- * <p>Canonicalisation (jax-semantics.md §2.1): an empty tuple becomes {@code null}, a one-name tuple becomes the
- * name. Equality is exact, as in JAX: {@code P("x")} and {@code P("x", null)} lay out identically
+ * <p>Canonicalisation (jax-semantics.md §2.1): an empty tuple and the empty name {@code ""} become {@code null}, a
+ * one-name tuple becomes the name. Equality is exact, as in JAX: {@code P("x")} and {@code P("x", null)} lay out identically
  * ({@link #isEquivalentTo}) but are not {@code equals}. A tuple can only hold names, so JAX's nested-tuple error
  * cannot arise.
  *
@@ -58,10 +58,10 @@ public final class PartitionSpec {
     /**
      * Builds a spec: {@code P("x", null)}, {@code P(tuple("x", "y"))}, {@code P()}.
      *
-     * @param entries each {@code null}, a {@code String} axis name or an {@link AxisTuple}
+     * @param entries each {@code null} (or {@code ""}, which means the same, as in JAX), a {@code String} axis
+     *                name or an {@link AxisTuple}
      * @throws IllegalArgumentException for any other entry type (e.g. a {@code String[]}, which Java would
-     *                                  otherwise spread into separate entries — write {@code tuple(...)}), or
-     *                                  an empty axis name
+     *                                  otherwise spread into separate entries — write {@code tuple(...)})
      */
     public static PartitionSpec P(Object... entries) {
         if (entries == null) {
@@ -73,8 +73,8 @@ public final class PartitionSpec {
         }
         List<List<String>> out = new ArrayList<>(entries.length);
         for (Object e : entries) {
-            if (e == null) {
-                out.add(List.of());
+            if (e == null || "".equals(e)) {
+                out.add(List.of()); // None and '' (any falsy entry) are stored as None
             } else if (e instanceof String s) {
                 checkName(s);
                 out.add(List.of(s));
@@ -169,6 +169,21 @@ public final class PartitionSpec {
      */
     public void validate(Mesh mesh) {
         Objects.requireNonNull(mesh, "mesh");
+        // Same order as JAX's check_pspec: duplicates first, then unknown axes.
+        Set<String> seen = new LinkedHashSet<>();
+        Set<String> dups = new TreeSet<>();
+        for (List<String> e : entries) {
+            for (String a : e) {
+                if (!seen.add(a)) {
+                    dups.add("`" + a + "`"); // JAX sorts the back-ticked names
+                }
+            }
+        }
+        if (!dups.isEmpty()) {
+            throw new DuplicateSpecException("A single NamedSharding spec specification can map every mesh axis to at"
+                    + " most one positional dimension, but " + this + " has duplicate entries for "
+                    + String.join(", ", dups));
+        }
         for (List<String> e : entries) {
             for (String a : e) {
                 if (!mesh.hasAxis(a)) {
@@ -176,20 +191,6 @@ public final class PartitionSpec {
                             + pyTuple(mesh.axisNames()) + ".");
                 }
             }
-        }
-        Set<String> seen = new LinkedHashSet<>();
-        Set<String> dups = new TreeSet<>();
-        for (List<String> e : entries) {
-            for (String a : e) {
-                if (!seen.add(a)) {
-                    dups.add(a);
-                }
-            }
-        }
-        if (!dups.isEmpty()) {
-            throw new DuplicateSpecException("A single NamedSharding spec specification can map every mesh axis to at"
-                    + " most one positional dimension, but " + this + " has duplicate entries for "
-                    + dups.stream().map(d -> "`" + d + "`").collect(Collectors.joining(", ")));
         }
     }
 
