@@ -36,8 +36,8 @@ public final class Mesh {
         Objects.requireNonNull(sizes, "axisSizes");
         Objects.requireNonNull(names, "axisNames");
         if (sizes.length != names.length) {
-            throw new IllegalArgumentException("Mesh requires the ndim of its first argument (devices) to equal the"
-                    + " length of its second argument (axis_names), but got devices.ndim == " + sizes.length
+            throw new IllegalArgumentException("Mesh requires the ndim of its first argument (`devices`) to equal the"
+                    + " length of its second argument (`axis_names`), but got devices.ndim == " + sizes.length
                     + " and len(axis_names) == " + names.length + ".");
         }
         if (sizes.length == 0) {
@@ -46,7 +46,7 @@ public final class Mesh {
         Set<String> seen = new HashSet<>();
         for (String n : names) {
             if (n == null || n.isEmpty()) {
-                throw new IllegalArgumentException("Mesh axis names cannot be None. Got: " + pyTuple(names) + ".");
+                throw new IllegalArgumentException("Mesh axis names cannot be None. Got: " + pyTuple(names));
             }
             if (!seen.add(n)) {
                 throw new IllegalArgumentException("Mesh axis names must be unique, got " + pyTuple(names)

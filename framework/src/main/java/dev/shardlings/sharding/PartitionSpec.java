@@ -19,10 +19,10 @@ import java.util.stream.Collectors;
  * idx_a·|b|·… + idx_b·… + …). Mesh axes the spec does not mention replicate the array. A spec shorter than the
  * array's rank is padded with {@code null}s; a longer one is an error where it is applied.
  *
- * <p>Canonicalisation (jax-semantics.md §2.1): an empty tuple becomes {@code null}, a one-name tuple becomes the
- * name. Equality is exact, as in JAX: {@code P("x")} and {@code P("x", null)} lay out identically
- * ({@link #isEquivalentTo}) but are not {@code equals}. A {@code List} entry is a tuple, like a Python list;
- * a list inside it is JAX's nested-tuple error.
+ * <p>Canonicalisation (jax-semantics.md §2.1): an empty tuple and the empty name {@code ""} become {@code null}, a
+ * one-name tuple becomes the name. Equality is exact, as in JAX: {@code P("x")} and {@code P("x", null)} lay out
+ * identically ({@link #isEquivalentTo}) but are not {@code equals}. A {@code List} entry is a tuple, like a Python
+ * list; a list inside it is JAX's nested-tuple error.
  *
  * <p>Immutable and thread-safe.
  */
@@ -58,11 +58,12 @@ public final class PartitionSpec {
     /**
      * Builds a spec: {@code P("x", null)}, {@code P(tuple("x", "y"))}, {@code P()}.
      *
-     * @param entries each {@code null}, a {@code String} axis name, an {@link AxisTuple}, or a {@code List} of
-     *                names (a tuple, as a Python list is; empty → null, one name → that name)
+     * @param entries each {@code null} (or {@code ""}, which means the same, as in JAX), a {@code String} axis
+     *                name, an {@link AxisTuple}, or a {@code List} of names (a tuple, as a Python list is; empty →
+     *                null, one name → that name)
      * @throws IllegalArgumentException for any other entry type (e.g. a {@code String[]}, which Java would
-     *                                  otherwise spread into separate entries — write {@code tuple(...)}), an
-     *                                  empty axis name, or a list inside a list (JAX's nested-tuple error)
+     *                                  otherwise spread into separate entries — write {@code tuple(...)}), or a
+     *                                  list inside a list (JAX's nested-tuple error)
      */
     public static PartitionSpec P(Object... entries) {
         if (entries == null) {
@@ -74,8 +75,8 @@ public final class PartitionSpec {
         }
         List<List<String>> out = new ArrayList<>(entries.length);
         for (Object e : entries) {
-            if (e == null) {
-                out.add(List.of());
+            if (e == null || "".equals(e)) {
+                out.add(List.of()); // None and '' (any falsy entry) are stored as None
             } else if (e instanceof String s) {
                 checkName(s);
                 out.add(List.of(s));
@@ -204,6 +205,21 @@ public final class PartitionSpec {
      */
     public void validate(Mesh mesh) {
         Objects.requireNonNull(mesh, "mesh");
+        // Same order as JAX's check_pspec: duplicates first, then unknown axes.
+        Set<String> seen = new LinkedHashSet<>();
+        Set<String> dups = new TreeSet<>();
+        for (List<String> e : entries) {
+            for (String a : e) {
+                if (!seen.add(a)) {
+                    dups.add("`" + a + "`"); // JAX sorts the back-ticked names
+                }
+            }
+        }
+        if (!dups.isEmpty()) {
+            throw new DuplicateSpecException("A single NamedSharding spec specification can map every mesh axis to at"
+                    + " most one positional dimension, but " + this + " has duplicate entries for "
+                    + String.join(", ", dups));
+        }
         for (List<String> e : entries) {
             for (String a : e) {
                 if (!mesh.hasAxis(a)) {
@@ -211,20 +227,6 @@ public final class PartitionSpec {
                             + pyTuple(mesh.axisNames()) + ".");
                 }
             }
-        }
-        Set<String> seen = new LinkedHashSet<>();
-        Set<String> dups = new TreeSet<>();
-        for (List<String> e : entries) {
-            for (String a : e) {
-                if (!seen.add(a)) {
-                    dups.add(a);
-                }
-            }
-        }
-        if (!dups.isEmpty()) {
-            throw new DuplicateSpecException("A single NamedSharding spec specification can map every mesh axis to at"
-                    + " most one positional dimension, but " + this + " has duplicate entries for "
-                    + dups.stream().map(d -> "`" + d + "`").collect(Collectors.joining(", ")));
         }
     }
 
