@@ -64,7 +64,15 @@ public final class ShardedArray {
         Objects.requireNonNull(x, "x");
         Objects.requireNonNull(sharding, "sharding");
         int[] shape = x.shape();
-        sharding.shardShape(shape); // validates rank and divisibility with JAX's messages
+        try {
+            sharding.shardShape(shape); // validates rank and divisibility with JAX's messages
+        } catch (dev.shardlings.sharding.IndivisibleException e) {
+            throw e;
+        } catch (IllegalArgumentException e) {
+            // JAX's device_put wraps the rank error in one more sentence (jax-semantics.md §2.4).
+            throw new IllegalArgumentException("One of device_put args is incompatible with its sharding annotation "
+                    + sharding + ": " + e.getMessage(), e);
+        }
         List<Shard> shards = new ArrayList<>();
         int[] replicaIds = sharding.replicaIds(shape);
         List<Device> devices = sharding.mesh().devices();

@@ -280,8 +280,9 @@ class PartitionSpecTest {
     void specLongerThanRankThroughDevicePut() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> ShardedArray.devicePut(NDArray.arange(8), XY, P("x", "y")));
-        assertTrue(e.getMessage().endsWith("Sharding NamedSharding(mesh=Mesh('x': 4, 'y': 2), spec=P('x', 'y')) is"
-                + " only valid for values of rank at least 2, but was applied to a value of rank 1."), e.getMessage());
+        assertEquals("One of device_put args is incompatible with its sharding annotation NamedSharding(mesh=Mesh('x':"
+                + " 4, 'y': 2), spec=P('x', 'y')): Sharding NamedSharding(mesh=Mesh('x': 4, 'y': 2), spec=P('x', 'y'))"
+                + " is only valid for values of rank at least 2, but was applied to a value of rank 1.", e.getMessage());
     }
 
     @Test
