@@ -83,7 +83,7 @@ public final class Guard {
         }
         if (root instanceof ExerciseNotDone) {
             return new GradingFailure(GradingFailure.Kind.NOT_DONE,
-                    "not implemented yet: start at " + part.startAt().replaceFirst("^.*/", ""),
+                    "not implemented yet: start at " + part.startAt().replaceFirst("^[^ ]*/", ""),
                     Reports.header(part, "is not implemented yet") + "Start at " + part.startAt() + " and read "
                             + part.docs() + ".\n", null);
         }
