@@ -23,7 +23,8 @@ class ToursTest {
     private static final Path GOLDEN = Path.of("src/test/resources/tours");
 
     @ParameterizedTest
-    @ValueSource(strings = {"Tour01Devices", "Tour02ShardedMatrices", "Tour03Collectives", "Tour04MatmulCases"})
+    @ValueSource(strings = {"Tour01Devices", "Tour02ShardedMatrices", "Tour03Collectives", "Tour04MatmulCases",
+        "Tour05ShardMapBasics"})
     void tourPrintsItsGoldenTranscript(String tour) throws Exception {
         String out = run(tour);
         Path golden = GOLDEN.resolve(tour + ".txt");

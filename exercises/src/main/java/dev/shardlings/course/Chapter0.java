@@ -144,4 +144,17 @@ public final class Chapter0 {
         // TODO(0.9): slice first, then average over the tuple of axes.
         throw new ExerciseNotDone("0.9");
     }
+
+    /**
+     * Part 0.10 — per-device randomness. [no collectives]
+     *
+     * <p>Input: a raw PRNG key int32[2] (the same on every device) and a mesh with axes "i" and "j". Output:
+     * int32[I, 2] laid out {@code P("i", null)}: row r is {@code PRNG.foldIn(key, r)}, the key of the devices at
+     * i = r. Devices along i get different keys; devices along j the same one.
+     * Docs: docs/chapter-0.md#part-010-per-device-randomness
+     */
+    public static ShardedArray foldKeyOverAxis(NDArray key, Mesh mesh) {
+        // TODO(0.10): fold the key with this device's index along i.
+        throw new ExerciseNotDone("0.10");
+    }
 }

@@ -228,10 +228,21 @@ public final class Checks {
 
     /** All global indices where the values differ (row-major order). */
     static List<int[]> differences(NDArray expected, NDArray actual, Tolerance tol) {
-        float[] e = expected.toFloatArray();
-        float[] a = actual.toFloatArray();
         int[] shape = expected.shape();
         List<int[]> out = new ArrayList<>();
+        if (expected.dtype() == DType.INT32 && actual.dtype() == DType.INT32) {
+            // Integers compare exactly, and not through float32, which cannot hold every int32.
+            int[] e = expected.toIntArray();
+            int[] a = actual.toIntArray();
+            for (int i = 0; i < e.length; i++) {
+                if (e[i] != a[i]) {
+                    out.add(unravel(i, shape));
+                }
+            }
+            return out;
+        }
+        float[] e = expected.toFloatArray();
+        float[] a = actual.toFloatArray();
         for (int i = 0; i < e.length; i++) {
             if (!tol.close(e[i], a[i])) {
                 out.add(unravel(i, shape));

@@ -73,7 +73,7 @@ public final class Parts {
             "reshape [S, D] to [X, S/X, D] and roll along axis 1: a roll along the whole axis 0 would move rows"
                     + " across shard boundaries.");
 
-    private static final List<Part> ALL = List.of(P0_1, P0_2, P0_3, P0_4, P0_5, P0_6, P0_7, P0_8, P0_9,
+    private static final List<Part> ALL = List.of(P0_1, P0_2, P0_3, P0_4, P0_5, P0_6, P0_7, P0_8, P0_9, P0_10,
             P1_1A, P1_1B, P1_2A, P1_2B);
 
     private Parts() {

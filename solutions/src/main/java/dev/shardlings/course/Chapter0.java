@@ -1,6 +1,7 @@
 package dev.shardlings.course;
 
 import dev.shardlings.array.NDArray;
+import dev.shardlings.random.PRNG;
 import dev.shardlings.sharding.Mesh;
 import dev.shardlings.spmd.ShardedArray;
 
@@ -98,4 +99,12 @@ public final class Chapter0 {
                 .apply(x);
     }
 
+    /**
+     * 0.10: fold the same key over mesh axis i: devices differ along i and agree along j. Output int32[I, 2], row r
+     * the key of the devices at i = r.
+     */
+    public static ShardedArray foldKeyOverAxis(NDArray key, Mesh mesh) {
+        return shardMap(k -> PRNG.foldIn(PRNG.Key.of(k), axisIndex("i").intAt()).toArray().reshape(1, 2),
+                mesh, P(), P("i", null)).apply(key);
+    }
 }

@@ -9,6 +9,7 @@ import dev.shardlings.grader.MeshSpec;
 import dev.shardlings.grader.Part;
 import dev.shardlings.grader.Parts;
 import dev.shardlings.grader.Reports;
+import dev.shardlings.random.PRNG;
 import dev.shardlings.sharding.Mesh;
 import dev.shardlings.sharding.PartitionSpec;
 import dev.shardlings.spmd.ShardedArray;
@@ -18,7 +19,6 @@ import dev.shardlings.trace.Trace;
 
 import java.util.List;
 import java.util.Set;
-import java.util.function.BiFunction;
 import java.util.function.Function;
 
 import static dev.shardlings.sharding.PartitionSpec.P;
@@ -228,6 +228,23 @@ public final class Chapter0Checks {
                 + " of the 4 sliced elements", cs -> cs.size() == 1 && (cs.get(0).kind() == Collective.PMEAN
                 || cs.get(0).kind() == Collective.PSUM) && Set.copyOf(cs.get(0).axes()).equals(Set.of("x", "y"))
                 && cs.get(0).inputShape().equals(List.of(4)));
+    }
+
+    /** 0.10: row r = foldIn(key, r) for r in [0, I), laid out P('i', None); no collectives. */
+    public static void foldKey(FoldKey impl, Chapter0Case c) {
+        MeshSpec m = c.mesh();
+        Mesh mesh = m.mesh();
+        NDArray key = PRNG.key((int) c.seed()).toArray();
+        String text = c.describe("key " + PRNG.Key.of(key) + " (int32 bit patterns " + key + ")");
+        var outcome = Guard.run(Parts.P0_10, text, () -> impl.apply(key, mesh));
+        int n = m.size("i");
+        NDArray[] rows = new NDArray[n];
+        for (int r = 0; r < n; r++) {
+            rows[r] = PRNG.foldIn(PRNG.Key.of(key), r).toArray();
+        }
+        Checks.shardedResult(Parts.P0_10, text, Reports.inputs("key", key), NDArray.stack(0, rows),
+                outcome.value(), P("i", null), Tolerance.EXACT, null);
+        Checks.noCollectives(Parts.P0_10, text, outcome.trace());
     }
 
     /** What a run leaves for the structural checks: the case text and the trace. */

@@ -123,4 +123,12 @@ class Chapter0WrongImplementationsTest {
                 b -> pmean(b, "x", "y").slice(0, 0, 4), x.mesh(), P(tuple("x", "y")), P()).apply(x), c));
         assertTrue(f.reason().contains("4 sliced elements"), f.reason());
     }
+
+    @Test
+    void foldingOverTheWrongAxisIsWrongValues() {
+        Chapter0Case c = new Chapter0Case(MeshSpec.of("i", 4, "j", 2), 1, 1, 1, 0, 0);
+        rejected(Kind.WRONG_VALUES, () -> Chapter0Checks.foldKey((key, mesh) -> shardMap(k -> dev.shardlings.random.PRNG
+                .foldIn(dev.shardlings.random.PRNG.Key.of(k), dev.shardlings.spmd.Collectives.axisIndex("j").intAt())
+                .toArray().reshape(1, 2), mesh, P(), P("i", null)).apply(key), c));
+    }
 }
