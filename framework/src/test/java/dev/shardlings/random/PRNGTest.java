@@ -60,6 +60,13 @@ class PRNGTest {
     }
 
     @Test
+    void scalarUniformsFromJaxsDocs() {
+        // The jax.random module page: uniform(key(0)) and uniform(split(key(0))[1]).
+        assertEquals(0.947667f, PRNG.uniform(PRNG.key(0)).item());
+        assertEquals(0.00729382f, PRNG.uniform(PRNG.split(PRNG.key(0))[1]).item());
+    }
+
+    @Test
     void uniformRespectsBounds() {
         float[] v = PRNG.uniform(PRNG.key(7), -3f, 5f, 1000).toFloatArray();
         for (float f : v) {
