@@ -27,7 +27,7 @@ public final class Tour02ShardedMatrices {
         Mesh mesh = Mesh.makeMesh(new int[]{2, 2}, "x", "y");
         int n = 8192;
         // The placement is pure arithmetic on the shape: nothing of the 256 MB needs to be allocated to show it.
-        System.out.printf("The matrix: (%d, %d) float32, %.2f MB%n", n, n, (double) n * n * 4 / (1024 * 1024));
+        System.out.printf(java.util.Locale.ROOT, "The matrix: (%d, %d) float32, %.2f MB%n", n, n, (double) n * n * 4 / (1024 * 1024));
         NamedSharding xy = new NamedSharding(mesh, P("x", "y"));
         System.out.println("Laid out by " + xy);
         System.out.println("Global shape (" + n + ", " + n + "); each device holds:");

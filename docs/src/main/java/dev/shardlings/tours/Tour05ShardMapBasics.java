@@ -59,7 +59,7 @@ public final class Tour05ShardMapBasics {
         }, mesh, P("i", "j"), P("i", "j")).apply(x).gather();
         double mean = normalised.mean().item();
         double std = normalised.sub((float) mean).square().mean().sqrt().item();
-        System.out.printf("Normalised across j: mean %.4f, std %.4f%n", Math.abs(mean) < 5e-5 ? 0.0 : mean, std);
+        System.out.printf(java.util.Locale.ROOT, "Normalised across j: mean %.4f, std %.4f%n", Math.abs(mean) < 5e-5 ? 0.0 : mean, std);
 
         // A weight split over i is gathered before the matmul.
         ShardedArray ws = ShardedArray.devicePut(w, mesh, P("i", null));

@@ -63,8 +63,8 @@ class PRNGTest {
     void scalarUniformsFromJaxsDocs() {
         // The jax.random module page: uniform(key(0)) and uniform(split(key(0))[1]).
         // JAX's Array repr prints at most 8 fractional digits: the values agree to that precision.
-        assertEquals("0.94766700", String.format("%.8f", PRNG.uniform(PRNG.key(0)).item()));
-        assertEquals("0.00729382", String.format("%.8f", PRNG.uniform(PRNG.split(PRNG.key(0))[1]).item()));
+        assertEquals("0.94766700", String.format(java.util.Locale.ROOT, "%.8f", PRNG.uniform(PRNG.key(0)).item()));
+        assertEquals("0.00729382", String.format(java.util.Locale.ROOT, "%.8f", PRNG.uniform(PRNG.split(PRNG.key(0))[1]).item()));
     }
 
     @Test
