@@ -1236,7 +1236,7 @@ public final class NDArray {
         return minimum((float) s);
     }
 
-    private enum Un { NEG, ABS, EXP, LOG, SQRT, SIN, COS, TANH, RELU, SQUARE }
+    private enum Un { NEG, ABS, EXP, LOG, SQRT, SIN, COS, TANH, RELU, SQUARE, GELU }
 
     private NDArray unary(Un op) {
         int n = size();
@@ -1269,6 +1269,7 @@ public final class NDArray {
                 case COS: out[k] = (float) StrictMath.cos(v); break;
                 case TANH: out[k] = (float) StrictMath.tanh(v); break;
                 case RELU: out[k] = Math.max(v, 0f); break;
+                case GELU: out[k] = gelu(v); break;
                 default: out[k] = v * v;
             }
         }
@@ -1308,6 +1309,19 @@ public final class NDArray {
     /** {@code jnp.cos(x)} (radians); int32 input gives float32. */
     public NDArray cos() {
         return unary(Un.COS);
+    }
+
+    /**
+     * {@code jax.nn.gelu(x)} with its default {@code approximate=True}:
+     * 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))), evaluated in double and rounded; int32 input gives float32.
+     */
+    public NDArray gelu() {
+        return unary(Un.GELU);
+    }
+
+    private static float gelu(float x) {
+        double v = x;
+        return (float) (0.5 * v * (1.0 + StrictMath.tanh(Math.sqrt(2.0 / Math.PI) * (v + 0.044715 * v * v * v))));
     }
 
     /** {@code jnp.tanh(x)}; int32 input gives float32. */

@@ -190,4 +190,12 @@ class NDArrayElementwiseTest {
         assertIae("allclose tolerances must be >= 0, got rtol=0.0, atol=NaN", () -> a.allclose(a, 0, Double.NaN));
         assertIae("other must not be null", () -> a.allclose(null));
     }
+
+    @Test
+    void geluIsJaxsTanhApproximation() {
+        // jax.nn.gelu(approximate=True): gelu(0) = 0, gelu(1) = 0.8411920, gelu(-1) = -0.1588080, gelu(3) = 2.9963627
+        float[] g = NDArray.of(0f, 1f, -1f, 3f).gelu().toFloatArray();
+        org.junit.jupiter.api.Assertions.assertArrayEquals(new float[]{0f, 0.841192f, -0.158808f, 2.9963627f}, g, 1e-6f);
+        org.junit.jupiter.api.Assertions.assertEquals(DType.FLOAT32, NDArray.of(1, 2).gelu().dtype());
+    }
 }
