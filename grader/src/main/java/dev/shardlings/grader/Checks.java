@@ -91,6 +91,46 @@ public final class Checks {
                     diffs.size() + " of " + expected.size() + " values wrong (first at index "
                             + Reports.tuple(diffs.get(0)) + ")", sb.toString(), null);
         }
+        replicasAgree(part, caseText, expected, actual, tol);
+    }
+
+    /**
+     * Every device's block equals the expected block at its place, replicas included. {@code gather()} reads only
+     * replica 0 of each block (as JAX's host reads do), so without this a program run with {@code checkVma(false)}
+     * whose replicas disagree would pass on replica 0 alone.
+     */
+    static void replicasAgree(Part part, String caseText, NDArray expected, ShardedArray actual, Tolerance tol) {
+        for (ShardedArray.Shard s : actual.addressableShards()) {
+            NDArray want = expected;
+            List<NamedSharding.Slice> slices = s.index().slices();
+            for (int d = 0; d < slices.size(); d++) {
+                if (!slices.get(d).full()) {
+                    want = want.slice(d, slices.get(d).start(), slices.get(d).stop());
+                }
+            }
+            List<int[]> diffs = differences(want, s.data(), tol);
+            if (!diffs.isEmpty()) {
+                String dev = "device " + s.device().id() + " " + coords(actual.mesh().axisNames(), s.device());
+                throw new GradingFailure(GradingFailure.Kind.WRONG_VALUES,
+                        "replicas disagree: " + dev + " holds other values than replica 0 of its block",
+                        Reports.header(part, "left devices that should hold the same block with different values")
+                                + caseText + "\n\nThe out spec says the block [" + s.index().compact() + "] is held by several"
+                                + " devices (replicas), and replica 0 is right, but " + dev + " (replica "
+                                + s.replicaId() + ") holds\n" + Reports.show(s.data()) + "\ninstead of\n"
+                                + Reports.show(want) + "\nReading the result on the host shows replica 0 only, so"
+                                + " this would go unnoticed in JAX with check_vma=False. Finish the computation on"
+                                + " every device of the group.\n" + pictureOf(actual) + "\nHint: " + part.hint()
+                                + "\n" + Reports.pointers(part), null);
+            }
+        }
+    }
+
+    private static String coords(List<String> axes, Device dev) {
+        StringBuilder c = new StringBuilder("(");
+        for (int a = 0; a < axes.size(); a++) {
+            c.append(a > 0 ? ", " : "").append(axes.get(a)).append('=').append(dev.coords().get(a));
+        }
+        return c.append(')').toString();
     }
 
     /** A whole (unsharded) result: shape, dtype and values. */
@@ -286,12 +326,7 @@ public final class Checks {
             }
             if (inside) {
                 Device dev = e.getKey();
-                StringBuilder c = new StringBuilder("device ").append(dev.id()).append(" (");
-                List<String> axes = sharding.mesh().axisNames();
-                for (int a = 0; a < axes.size(); a++) {
-                    c.append(a > 0 ? ", " : "").append(axes.get(a)).append('=').append(dev.coords().get(a));
-                }
-                names.add(c.append(')').toString());
+                names.add("device " + dev.id() + " " + coords(sharding.mesh().axisNames(), dev));
             }
         }
         if (names.size() <= 2) {

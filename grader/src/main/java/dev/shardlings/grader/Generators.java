@@ -3,6 +3,7 @@ package dev.shardlings.grader;
 import dev.shardlings.array.DType;
 import dev.shardlings.grader.chapter0.Chapter0Case;
 import dev.shardlings.grader.problem1.Problem1Case;
+import dev.shardlings.grader.problem3.MatmulCase;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Combinators;
@@ -117,6 +118,16 @@ public final class Generators {
                         Arbitraries.longs(), Arbitraries.integers().between(-11, 11))
                 .as((xy, rows, cols, seed, shift) -> new Problem1Case(xy[0], xy[1], rows, cols, seed, shift,
                         DType.FLOAT32));
+    }
+
+    /**
+     * Problems 3 and 4 cases: meshes with axes X and Y (the ring) plus up to one extra replicated axis, 1–16 devices
+     * in any axis order; size multipliers 1–3 for B, D and F; any value seed; 2–4 tiles for part 3.1.
+     */
+    public static Arbitrary<MatmulCase> matmulCases() {
+        Arbitrary<Integer> mult = Arbitraries.integers().between(1, 3);
+        return Combinators.combine(meshWith("X", "Y"), mult, mult, mult, Arbitraries.longs(),
+                Arbitraries.integers().between(2, 4)).as(MatmulCase::new);
     }
 
     /**

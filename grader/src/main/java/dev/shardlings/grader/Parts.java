@@ -9,6 +9,10 @@ public final class Parts {
     private static final String P1 = "exercises/src/main/java/dev/shardlings/course/Problem1.java";
     private static final String C0 = "exercises/src/main/java/dev/shardlings/course/Chapter0.java";
     private static final String D0 = "docs/chapter-0.md#";
+    private static final String P3 = "exercises/src/main/java/dev/shardlings/course/Problem3.java";
+    private static final String D3 = "docs/problem-3.md#";
+    private static final String P4 = "exercises/src/main/java/dev/shardlings/course/Problem4.java";
+    private static final String D4 = "docs/problem-4.md#";
 
     /** Part 0.1. */
     public static final Part P0_1 = new Part("0.1", "matmul, no sharded contracting dim", 1,
@@ -73,8 +77,44 @@ public final class Parts {
             "reshape [S, D] to [X, S/X, D] and roll along axis 1: a roll along the whole axis 0 would move rows"
                     + " across shard boundaries.");
 
+    /** Part 3.0. */
+    public static final Part P3_0 = new Part("3.0", "all-gather collective matmul", 3,
+            P3 + " → allGatherMatmul / allGatherMatmulNaive", D3 + "part-30-the-all-gather-collective-matmul",
+            "after k shifts up the ring device y holds A's chunk (y − k) mod n, which multiplies rows"
+                    + " [(y − k) mod n · D/Y, …) of its W block; use Math.floorMod for the chunk number.");
+    /** Part 3.1. */
+    public static final Part P3_1 = new Part("3.1", "all-reduce collective matmul", 2,
+            P3 + " → allReduceMatmul", D3 + "part-31-the-all-reduce-collective-matmul",
+            "for tile j multiply the A block by columns [j·F/tiles, (j + 1)·F/tiles) of the W block, psum that"
+                    + " over Y, and concatenate the reduced tiles along dimension 1.");
+    /** Part 3.2. */
+    public static final Part P3_2 = new Part("3.2", "reduce-scatter collective matmul", 3,
+            P3 + " → reduceScatterMatmul", D3 + "part-32-the-reduce-scatter-collective-matmul",
+            "the accumulator that ends on device c must start on device c + 1 and pass every other device once:"
+                    + " device y adds its partial product for chunk (y − 1 − k) mod n after k shifts up.");
+    /** Part 3.3. */
+    public static final Part P3_3 = new Part("3.3", "transformer block", 3,
+            P3 + " → transformerBlock / transformerBlockNaive", D3 + "part-33-a-transformer-block",
+            "one shardMap over (In, Win, Wout): the 3.0 steps give the hidden block [B/X, F/Y], gelu it, and the"
+                    + " 3.2 steps take it to Out [B/X, D/Y].");
+    /** Part 4.0. */
+    public static final Part P4_0 = new Part("4.0", "bidirectional all-gather collective matmul", 2,
+            P4 + " → allGatherMatmul", D4 + "part-40-bidirectional-all-gather-collective-matmul",
+            "send the left half of the A chunk up the ring and the right half down; after k steps you hold the"
+                    + " left half of chunk (y − k) mod n and the right half of chunk (y + k) mod n.");
+    /** Part 4.1. */
+    public static final Part P4_1 = new Part("4.1", "bidirectional all-reduce collective matmul", 3,
+            P4 + " → allReduceMatmul", D4 + "part-41-bidirectional-all-reduce-collective-matmul",
+            "a ring all-reduce is a ring reduce-scatter (n − 1 steps) then a ring all-gather (n − 1 steps); do one"
+                    + " on the left half of the partial product going up and one on the right half going down.");
+    /** Part 4.2. */
+    public static final Part P4_2 = new Part("4.2", "bidirectional reduce-scatter collective matmul", 2,
+            P4 + " → reduceScatterMatmul", D4 + "part-42-bidirectional-reduce-scatter-collective-matmul",
+            "two accumulators per chunk: its left half travels up from device c + 1, its right half travels down"
+                    + " from device c − 1, each adding the partial product of the columns it carries.");
+
     private static final List<Part> ALL = List.of(P0_1, P0_2, P0_3, P0_4, P0_5, P0_6, P0_7, P0_8, P0_9, P0_10,
-            P1_1A, P1_1B, P1_2A, P1_2B);
+            P1_1A, P1_1B, P1_2A, P1_2B, P3_0, P3_1, P3_2, P3_3, P4_0, P4_1, P4_2);
 
     private Parts() {
     }

@@ -1,0 +1,109 @@
+package dev.shardlings.course;
+
+import dev.shardlings.ExerciseNotDone;
+import dev.shardlings.spmd.ShardedArray;
+
+/**
+ * Problem 3 — collective matmuls (worked problem 3 of "How To Scale Your Model", part 10, and its collective
+ * matmul example). A mesh with axes "X" and "Y"; n = the size of Y. Instead of gathering or reducing a whole array
+ * and then computing, these programs pass pieces around the ring of devices along Y with {@code ppermute} and
+ * compute on each piece as it arrives — on real hardware the transfers then overlap the matmuls.
+ *
+ * <p>Tip: write the per-device steps of 3.0 and 3.2 as private static methods on blocks, so that 3.3 can call them.
+ * Read {@code docs/problem-3.md} first; grade with {@code mvn test -Pgrade}.
+ */
+public final class Problem3 {
+
+    private Problem3() {
+    }
+
+    /**
+     * Part 3.0 — the all-gather collective matmul: A[B_X, D_Y] ·_D W[D, F_Y] → Out[B_X, F_Y] without gathering A.
+     *
+     * <p>Inputs: {@code a} f32[B, D] laid out {@code P("X", "Y")}, {@code w} f32[D, F] laid out {@code P(null, "Y")}.
+     * Output: f32[B, F] laid out {@code P("X", "Y")}. On each device: multiply the A chunk it holds by the rows of its
+     * W block that match that chunk, pass the A chunk one step along Y with ppermute, and repeat until every chunk
+     * has been used (n − 1 passes).
+     *
+     * <p>Graded: values; no all-gather; exactly n − 1 ppermutes per device, each of one A block [B/X, D/Y].
+     * Docs: docs/problem-3.md#part-30-the-all-gather-collective-matmul
+     */
+    public static ShardedArray allGatherMatmul(ShardedArray a, ShardedArray w) {
+        // TODO(3.0): a loop of matmul + ppermute over the chunks of D.
+        throw new ExerciseNotDone("3.0");
+    }
+
+    /**
+     * Part 3.0, baseline — the same product by gathering A first: AllGather_Y A[B_X, D_Y] → A[B_X, D], then a local
+     * matmul. Part 3.0 passes when both methods do.
+     *
+     * <p>Graded: values; exactly one all-gather per device, over Y, of the A block.
+     * Docs: docs/problem-3.md#part-30-the-all-gather-collective-matmul
+     */
+    public static ShardedArray allGatherMatmulNaive(ShardedArray a, ShardedArray w) {
+        // TODO(3.0): allGather, then matmul.
+        throw new ExerciseNotDone("3.0");
+    }
+
+    /**
+     * Part 3.1 — the all-reduce collective matmul: A[B_X, D_Y] ·_D W[D_Y, F] → Out[B_X, F].
+     *
+     * <p>Inputs: {@code a} laid out {@code P("X", "Y")}, {@code w} f32[D, F] laid out {@code P("Y", null)}, and a
+     * number of tiles (≥ 2, divides F). Output: f32[B, F] laid out {@code P("X", null)}. Cut the output dimension F
+     * into {@code tiles} tiles; for each tile compute the partial product and psum it over Y, so that on hardware
+     * the reduction of one tile overlaps the matmul of the next.
+     *
+     * <p>Graded: values; one psum over Y per tile (at least two); the psums together reduce exactly one
+     * [B/X, F] array's worth of bytes — no more.
+     * Docs: docs/problem-3.md#part-31-the-all-reduce-collective-matmul
+     */
+    public static ShardedArray allReduceMatmul(ShardedArray a, ShardedArray w, int tiles) {
+        // TODO(3.1): slice W's columns into tiles; psum each tile's partial product.
+        throw new ExerciseNotDone("3.1");
+    }
+
+    /**
+     * Part 3.2 — the reduce-scatter collective matmul: Tmp[B_X, F_Y] ·_F W2[F_Y, D] → Out[B_X, D_Y].
+     *
+     * <p>Inputs: {@code tmp} f32[B, F] laid out {@code P("X", "Y")}, {@code w2} f32[F, D] laid out
+     * {@code P("Y", null)}. Output: f32[B, D] laid out {@code P("X", "Y")}. Each device's product Tmp · W2 is only a
+     * partial sum over its slice of F. Pass an accumulator for one D chunk around the ring along Y: every device adds
+     * its partial product for that chunk and hands it on, so it arrives complete at the device that owns the chunk.
+     *
+     * <p>Graded: values; only ppermutes, exactly n − 1 per device, each of one accumulator block [B/X, D/Y]; no
+     * psum or psumScatter.
+     * Docs: docs/problem-3.md#part-32-the-reduce-scatter-collective-matmul
+     */
+    public static ShardedArray reduceScatterMatmul(ShardedArray tmp, ShardedArray w2) {
+        // TODO(3.2): start with the partial product for chunk y − 1; permute up, add, repeat.
+        throw new ExerciseNotDone("3.2");
+    }
+
+    /**
+     * Part 3.3 — a transformer feed-forward block from 3.0 and 3.2:
+     * In[B_X, D_Y] ·_D Win[D, F_Y] → gelu → ·_F Wout[F_Y, D] → Out[B_X, D_Y].
+     *
+     * <p>Inputs: {@code in} f32[B, D] laid out {@code P("X", "Y")}, {@code win} f32[D, F] laid out
+     * {@code P(null, "Y")}, {@code wout} f32[F, D] laid out {@code P("Y", null)}. Output: f32[B, D] laid out
+     * {@code P("X", "Y")}. Use {@code NDArray.gelu()} (jax.nn.gelu's tanh form).
+     *
+     * <p>Graded: values; the collectives of 3.0 then those of 3.2: 2(n − 1) ppermutes of [B/X, D/Y] blocks, nothing
+     * else. Docs: docs/problem-3.md#part-33-a-transformer-block
+     */
+    public static ShardedArray transformerBlock(ShardedArray in, ShardedArray win, ShardedArray wout) {
+        // TODO(3.3): one shardMap of three arguments calling your 3.0 and 3.2 steps.
+        throw new ExerciseNotDone("3.3");
+    }
+
+    /**
+     * Part 3.3, baseline — the same block the simple way: all-gather In over Y, matmul, gelu, matmul, and a
+     * reduce-scatter (psumScatter) over Y. Part 3.3 passes when both methods do.
+     *
+     * <p>Graded: values; exactly one all-gather then one psumScatter over Y per device.
+     * Docs: docs/problem-3.md#part-33-a-transformer-block
+     */
+    public static ShardedArray transformerBlockNaive(ShardedArray in, ShardedArray win, ShardedArray wout) {
+        // TODO(3.3): allGather, matmul, gelu, matmul, psumScatter.
+        throw new ExerciseNotDone("3.3");
+    }
+}

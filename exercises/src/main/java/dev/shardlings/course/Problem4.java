@@ -1,0 +1,52 @@
+package dev.shardlings.course;
+
+import dev.shardlings.ExerciseNotDone;
+import dev.shardlings.spmd.ShardedArray;
+
+/**
+ * Problem 4 — bidirectional collective matmuls (worked problem 4). The versions of Problem 3 send everything one
+ * way round the ring along Y, so half of every link — its other direction — sits idle. Here half of the data goes
+ * up the ring (s → s + 1) and half goes down (s → s − 1), so each direction carries half as much and, on
+ * hardware, the communication takes about half as long.
+ *
+ * <p>Graded for every part: values; only ppermutes over Y; shifts by one step in both directions (when Y has at
+ * least 3 devices); and per device, each direction carries at most half (rounded up to whole steps) of the bytes
+ * the one-way version sends. Read {@code docs/problem-4.md}; grade with {@code mvn test -Pgrade}.
+ */
+public final class Problem4 {
+
+    private Problem4() {
+    }
+
+    /**
+     * Part 4.0 — bidirectional 3.0: A[B_X, D_Y] ·_D W[D, F_Y] → Out[B_X, F_Y], layouts as in 3.0. D/Y is even: split
+     * each A chunk into two halves along D and send them opposite ways round the ring.
+     * Docs: docs/problem-4.md#part-40-bidirectional-all-gather-collective-matmul
+     */
+    public static ShardedArray allGatherMatmul(ShardedArray a, ShardedArray w) {
+        // TODO(4.0): two halves, two directions, n − 1 steps.
+        throw new ExerciseNotDone("4.0");
+    }
+
+    /**
+     * Part 4.1 — bidirectional 3.1: A[B_X, D_Y] ·_D W[D_Y, F] → Out[B_X, F], layouts as in 3.1, with the all-reduce
+     * built from ppermutes instead of psum: reduce-scatter then all-gather around the ring, half of the partial
+     * product (along F, which is a multiple of 2·Y) going up and half going down. The result is equal on every
+     * device along Y, but ppermute leaves it marked as varying: declare the out spec with {@code checkVma(false)}.
+     * Docs: docs/problem-4.md#part-41-bidirectional-all-reduce-collective-matmul
+     */
+    public static ShardedArray allReduceMatmul(ShardedArray a, ShardedArray w) {
+        // TODO(4.1): a ring all-reduce of each half of the partial product, in opposite directions.
+        throw new ExerciseNotDone("4.1");
+    }
+
+    /**
+     * Part 4.2 — bidirectional 3.2: Tmp[B_X, F_Y] ·_F W2[F_Y, D] → Out[B_X, D_Y], layouts as in 3.2. D/Y is even:
+     * split each accumulator into its left and right halves and pass them opposite ways round the ring.
+     * Docs: docs/problem-4.md#part-42-bidirectional-reduce-scatter-collective-matmul
+     */
+    public static ShardedArray reduceScatterMatmul(ShardedArray tmp, ShardedArray w2) {
+        // TODO(4.2): two accumulators, two directions, n − 1 steps.
+        throw new ExerciseNotDone("4.2");
+    }
+}

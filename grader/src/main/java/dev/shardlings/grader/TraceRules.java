@@ -1,0 +1,315 @@
+package dev.shardlings.grader;
+
+import dev.shardlings.trace.Collective;
+import dev.shardlings.trace.DeviceTrace;
+import dev.shardlings.trace.ShardMapTrace;
+import dev.shardlings.trace.Trace;
+import dev.shardlings.trace.TraceEvent;
+import dev.shardlings.trace.TraceEvent.CollectiveEvent;
+import dev.shardlings.trace.TraceEvent.MatmulEvent;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Predicate;
+
+/**
+ * Structural rules read from the trace, device by device: which collectives, one step round a ring in which
+ * direction, how many bytes each way, which matmuls. A {@link Rule} maps one device's record to {@code null} (kept)
+ * or one sentence saying how it was broken; {@link #perDevice} applies it to every device and reports the first
+ * device that broke it, with everything that device did.
+ *
+ * <p>A device's record is taken over the whole graded call: when the code makes several shardMap calls on the
+ * same mesh, each device's events are joined in call order, so splitting a program into several shardMaps neither
+ * hides nor adds communication.
+ */
+public final class TraceRules {
+
+    private TraceRules() {
+    }
+
+    /** A rule on one device's record. Rules chain with {@link #and}: the first broken one is reported. */
+    @FunctionalInterface
+    public interface Rule {
+        /** {@code null} when the device kept the rule, else what it did wrong, as one sentence without a period. */
+        String violation(DeviceTrace device);
+
+        /** This rule, then {@code next} when this one is kept. */
+        default Rule and(Rule next) {
+            return d -> {
+                String v = violation(d);
+                return v != null ? v : next.violation(d);
+            };
+        }
+    }
+
+    /** Direction of a one-step ring shift: towards higher indices (s → s + 1 mod n) or lower. */
+    public enum Direction {
+        /** s → s + 1 mod n. */
+        UP("up"),
+        /** s → s − 1 mod n. */
+        DOWN("down");
+
+        private final String word;
+
+        Direction(String word) {
+            this.word = word;
+        }
+
+        /** "up" or "down". */
+        public String word() {
+            return word;
+        }
+    }
+
+    /**
+     * Each device's events over every shardMap call of the trace, joined in call order, one record per device id
+     * in the order of the first call's mesh. Allocation figures are the largest (resp. the sum) over the calls.
+     */
+    public static List<DeviceTrace> devices(Trace trace) {
+        Map<Integer, DeviceTrace> byId = new LinkedHashMap<>();
+        for (ShardMapTrace sm : trace.shardMaps()) {
+            for (DeviceTrace d : sm.devices()) {
+                byId.merge(d.deviceId(), d, (a, b) -> {
+                    List<TraceEvent> events = new ArrayList<>(a.events());
+                    events.addAll(b.events());
+                    return new DeviceTrace(a.deviceId(), a.coords(), events,
+                            Math.max(a.largestAllocation(), b.largestAllocation()),
+                            a.allocatedBytes() + b.allocatedBytes());
+                });
+            }
+        }
+        return List.copyOf(byId.values());
+    }
+
+    /**
+     * Applies {@code rule} to every device of the graded call.
+     *
+     * @param reason   the one-line reason for the score table, e.g. "communication: n − 1 ppermutes of A blocks"
+     * @param ruleText the rule in words, shown in the report
+     * @throws GradingFailure of kind {@link GradingFailure.Kind#STRUCTURE} for the first device that broke the
+     *                        rule, or when the code made no shardMap call at all
+     */
+    public static void perDevice(Part part, String reason, String caseText, Trace trace, String ruleText, Rule rule) {
+        Checks.usesShardMap(part, caseText, trace);
+        List<String> axes = trace.shardMaps().get(0).mesh().axisNames();
+        for (DeviceTrace d : devices(trace)) {
+            String v = rule.violation(d);
+            if (v != null) {
+                StringBuilder sb = new StringBuilder(Reports.header(part,
+                        "computes the right values, but breaks a rule read from the trace")).append(caseText)
+                        .append("\n\nRule: ").append(ruleText).append(".\nDevice ").append(d.deviceId()).append(' ')
+                        .append(coords(axes, d)).append(": ").append(v).append(".\n\nWhat device ")
+                        .append(d.deviceId()).append(" did, in order:\n").append(describe(d, trace));
+                sb.append("\nHint: ").append(part.hint()).append('\n').append(Reports.pointers(part));
+                throw new GradingFailure(GradingFailure.Kind.STRUCTURE, reason, sb.toString(), null);
+            }
+        }
+    }
+
+    private static String coords(List<String> axes, DeviceTrace d) {
+        StringBuilder c = new StringBuilder("(");
+        for (int a = 0; a < axes.size() && a < d.coords().size(); a++) {
+            c.append(a > 0 ? ", " : "").append(axes.get(a)).append('=').append(d.coords().get(a));
+        }
+        return c.append(')').toString();
+    }
+
+    /** One numbered line per collective and matmul; ppermutes say which way they go round the ring. */
+    static String describe(DeviceTrace d, Trace trace) {
+        if (d.events().isEmpty()) {
+            return "  (no collectives and no matmuls)\n";
+        }
+        StringBuilder sb = new StringBuilder();
+        int i = 0;
+        for (TraceEvent e : d.events()) {
+            sb.append(String.format(java.util.Locale.ROOT, "  %2d. ", ++i));
+            if (e instanceof CollectiveEvent c) {
+                sb.append(c.describe()).append(" — sends ").append(c.bytesSent()).append(" bytes");
+                if (c.kind() == Collective.PPERMUTE) {
+                    Direction dir = direction(c);
+                    sb.append(dir == null ? ", not a one-step ring shift" : ", one step " + dir.word());
+                }
+            } else if (e instanceof MatmulEvent m) {
+                sb.append("matmul ").append(m.dtype()).append('[').append(m.m()).append(", ").append(m.k())
+                        .append("] · [").append(m.k()).append(", ").append(m.n()).append("] (").append(m.flops())
+                        .append(" FLOPs)");
+            }
+            sb.append('\n');
+        }
+        return sb.toString();
+    }
+
+    /**
+     * The ring direction of a ppermute over an axis of {@code groupSize} devices: {@link Direction#UP} when every
+     * pair that moves data sends s → s + 1 mod n, {@link Direction#DOWN} for s → s − 1 mod n, and {@code null}
+     * when a pair moves by more than one step, the pairs go both ways, or no pair moves data (n = 1, self pairs,
+     * an empty perm). On a ring of 2, one step up and one step down are the same: such a shift counts as UP.
+     */
+    public static Direction direction(CollectiveEvent c) {
+        int n = c.groupSize();
+        Direction dir = null;
+        for (List<Integer> p : c.permutation()) {
+            int s = p.get(0);
+            int t = p.get(1);
+            if (s == t) {
+                continue;
+            }
+            Direction here;
+            if (t == (s + 1) % n) {
+                here = Direction.UP;
+            } else if (t == Math.floorMod(s - 1, n)) {
+                here = Direction.DOWN;
+            } else {
+                return null;
+            }
+            if (dir != null && dir != here) {
+                return null;
+            }
+            dir = here;
+        }
+        return dir;
+    }
+
+    /** True when the ppermute moves no data between devices (every pair a self pair, or no pair). */
+    static boolean movesNothing(CollectiveEvent c) {
+        return c.permutation().stream().allMatch(p -> p.get(0).equals(p.get(1)));
+    }
+
+    /** Bytes the device sent by ppermute one step up ({@code [0]}) and one step down ({@code [1]}). */
+    public static long[] bytesByDirection(DeviceTrace d) {
+        long[] b = new long[2];
+        for (CollectiveEvent c : d.collectives()) {
+            if (c.kind() == Collective.PPERMUTE) {
+                Direction dir = direction(c);
+                if (dir != null) {
+                    b[dir.ordinal()] += c.bytesSent();
+                }
+            }
+        }
+        return b;
+    }
+
+    // ------------------------------------------------------------------------------------------ common rules
+
+    /** Every collective is a ppermute over exactly {@code axis}. */
+    public static Rule onlyPpermutesOver(String axis) {
+        return d -> {
+            for (CollectiveEvent c : d.collectives()) {
+                if (c.kind() != Collective.PPERMUTE || !c.axes().equals(List.of(axis))) {
+                    return "it calls " + c.describe() + "; this part allows only ppermute over " + axis;
+                }
+            }
+            return null;
+        };
+    }
+
+    /** Exactly {@code count} ppermutes. */
+    public static Rule ppermuteCount(int count, String why) {
+        return d -> {
+            long got = d.collectives().stream().filter(c -> c.kind() == Collective.PPERMUTE).count();
+            return got == count ? null : "it calls ppermute " + got + " time(s), expected exactly " + count + " ("
+                    + why + ")";
+        };
+    }
+
+    /** Every ppermute that moves data is a one-step shift round the ring, up or down. */
+    public static Rule oneStepShifts() {
+        return d -> {
+            for (CollectiveEvent c : d.collectives()) {
+                if (c.kind() == Collective.PPERMUTE && !movesNothing(c) && direction(c) == null) {
+                    return "its ppermute with " + c.params() + " is not a shift by one step round the ring;"
+                            + " on a ring a longer shift costs one link hop per step, so pass data to the"
+                            + " neighbour each time";
+                }
+            }
+            return null;
+        };
+    }
+
+    /** Every ppermute's operand has exactly this shape. */
+    public static Rule ppermuteShape(List<Integer> shape, String what) {
+        return d -> {
+            for (CollectiveEvent c : d.collectives()) {
+                if (c.kind() == Collective.PPERMUTE && !c.inputShape().equals(shape)) {
+                    return "it passes a " + c.dtype() + c.inputShape() + " with ppermute, expected " + what
+                            + " of shape " + shape;
+                }
+            }
+            return null;
+        };
+    }
+
+    /** Every ppermute's operand has at most {@code elements} elements. */
+    public static Rule ppermuteAtMost(long elements, String what) {
+        return d -> {
+            for (CollectiveEvent c : d.collectives()) {
+                long size = c.inputShape().stream().mapToLong(Integer::longValue).reduce(1, (a, b) -> a * b);
+                if (c.kind() == Collective.PPERMUTE && size > elements) {
+                    return "it passes a " + c.dtype() + c.inputShape() + " (" + size + " elements) with ppermute;"
+                            + " pass at most " + what + " (" + elements + " elements) at a time";
+                }
+            }
+            return null;
+        };
+    }
+
+    /** On a ring of at least 3 devices, some ppermute goes up and some goes down. */
+    public static Rule bothDirections(int ringSize) {
+        return d -> {
+            if (ringSize < 3) {
+                return null; // up and down are the same shift on a ring of 2
+            }
+            long[] b = bytesByDirection(d);
+            if (b[0] == 0 || b[1] == 0) {
+                return "it sends " + b[0] + " bytes up the ring and " + b[1] + " bytes down; a bidirectional"
+                        + " version sends in both directions";
+            }
+            return null;
+        };
+    }
+
+    /** Neither direction carries more than {@code bytes}. */
+    public static Rule bytesPerDirectionAtMost(long bytes, String why) {
+        return d -> {
+            long[] b = bytesByDirection(d);
+            if (Math.max(b[0], b[1]) > bytes) {
+                return "it sends " + b[0] + " bytes up the ring and " + b[1] + " bytes down; each direction may"
+                        + " carry at most " + bytes + " bytes (" + why + ")";
+            }
+            return null;
+        };
+    }
+
+    /** The device's matmul FLOPs are exactly {@code flops}. */
+    public static Rule flops(long flops, String formula) {
+        return d -> d.flops() == flops ? null : "its matmuls do " + d.flops() + " FLOPs, expected exactly "
+                + flops + " = " + formula + " (no product computed twice, none left out)";
+    }
+
+    /** Every matmul satisfies {@code ok}. */
+    public static Rule everyMatmul(Predicate<MatmulEvent> ok, String what) {
+        return d -> {
+            for (MatmulEvent m : d.matmuls()) {
+                if (!ok.test(m)) {
+                    return "it multiplies [" + m.m() + ", " + m.k() + "] · [" + m.k() + ", " + m.n() + "]; " + what;
+                }
+            }
+            return null;
+        };
+    }
+
+    /** Exactly these collectives, in this order, each over exactly {@code axis} with the given operand shape. */
+    public static Rule exactly(String axis, List<Collective> kinds, List<List<Integer>> shapes, String what) {
+        return d -> {
+            List<CollectiveEvent> cs = d.collectives();
+            boolean ok = cs.size() == kinds.size();
+            for (int i = 0; ok && i < cs.size(); i++) {
+                ok = cs.get(i).kind() == kinds.get(i) && cs.get(i).axes().equals(List.of(axis))
+                        && cs.get(i).inputShape().equals(shapes.get(i));
+            }
+            return ok ? null : "its collectives are not " + what;
+        };
+    }
+}

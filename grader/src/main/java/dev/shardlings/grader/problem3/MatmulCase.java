@@ -1,0 +1,33 @@
+package dev.shardlings.grader.problem3;
+
+import dev.shardlings.grader.MeshSpec;
+
+/**
+ * One case of Problems 3 and 4: a mesh with axes "X" and "Y" (and possibly an extra axis the arrays are replicated
+ * over), three size multipliers, a value seed and a tile count. Each check derives its shapes from the multipliers
+ * so that every dimension divides evenly: for example B = X·b, D = Y·d and F = Y·f in part 3.0.
+ *
+ * @param mesh  the mesh
+ * @param b     multiplier of the batch dimension B
+ * @param d     multiplier of the model dimension D
+ * @param f     multiplier of the hidden dimension F
+ * @param seed  seed of the array values
+ * @param tiles number of output tiles of part 3.1 (≥ 2)
+ */
+public record MatmulCase(MeshSpec mesh, int b, int d, int f, long seed, int tiles) {
+
+    /** Size of mesh axis X. */
+    public int x() {
+        return mesh.size("X");
+    }
+
+    /** Size of mesh axis Y: the length n of the ring. */
+    public int y() {
+        return mesh.size("Y");
+    }
+
+    /** The case in words, for reports. */
+    public String describe(String shapes) {
+        return "Case: mesh " + mesh + "; " + shapes + " (value seed " + seed + ")";
+    }
+}

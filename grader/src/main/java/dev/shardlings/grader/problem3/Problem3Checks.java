@@ -1,0 +1,304 @@
+package dev.shardlings.grader.problem3;
+
+import dev.shardlings.array.NDArray;
+import dev.shardlings.grader.Checks;
+import dev.shardlings.grader.Checks.Tolerance;
+import dev.shardlings.grader.Generators;
+import dev.shardlings.grader.Guard;
+import dev.shardlings.grader.Part;
+import dev.shardlings.grader.Parts;
+import dev.shardlings.grader.Reports;
+import dev.shardlings.grader.TraceRules;
+import dev.shardlings.grader.TraceRules.Rule;
+import dev.shardlings.sharding.PartitionSpec;
+import dev.shardlings.spmd.ShardedArray;
+import dev.shardlings.trace.Collective;
+import dev.shardlings.trace.TraceEvent.CollectiveEvent;
+import dev.shardlings.trace.Trace;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.BinaryOperator;
+import java.util.function.Function;
+
+import static dev.shardlings.sharding.PartitionSpec.P;
+
+/**
+ * The graded checks of Problem 3, the collective matmuls. Each takes the implementation under test as a function
+ * (so the grader's own wrong implementations can be fed to it), lays the case's whole arrays out as the part says,
+ * runs the implementation under the {@link Guard}, compares with {@link Problem3Oracles} on the whole arrays, and
+ * then reads each device's trace: which collectives, one step round the ring along Y, what shape each message has,
+ * and whether the matmuls work on one chunk at a time (which is what lets transfers overlap compute).
+ *
+ * <p>Shapes: n = |Y| is the ring; B = X·b, D = Y·d, F = Y·f (part 3.1: F = tiles·f) with the case's multipliers.
+ */
+public final class Problem3Checks {
+
+    private static final PartitionSpec XY = P("X", "Y");
+    private static final PartitionSpec ROWS_Y = P("Y", null);
+    private static final PartitionSpec COLS_Y = P(null, "Y");
+    private static final PartitionSpec ROWS_X = P("X", null);
+
+    private Problem3Checks() {
+    }
+
+    /** The signature of part 3.3: (In, Win, Wout) → Out. */
+    @FunctionalInterface
+    public interface Block {
+        ShardedArray apply(ShardedArray in, ShardedArray win, ShardedArray wout);
+    }
+
+    /** The signature of part 3.1: (A, W, tiles) → Out. */
+    @FunctionalInterface
+    public interface Tiled {
+        ShardedArray apply(ShardedArray a, ShardedArray w, int tiles);
+    }
+
+    /** An input of a case: its name, whole value and layout. */
+    public record Operand(String name, NDArray value, PartitionSpec spec) {
+    }
+
+    /** What a run leaves for the structural checks. */
+    public record Run(String text, Trace trace) {
+    }
+
+    /**
+     * Lays out the operands, runs {@code impl} under the Guard and checks the result's shape, dtype, layout and
+     * values (every replica) against {@code expected}.
+     *
+     * @throws dev.shardlings.grader.GradingFailure when the result is wrong
+     */
+    public static Run run(Part part, MatmulCase c, List<Operand> ops, PartitionSpec outSpec, NDArray expected,
+                          Tolerance tol, Function<List<ShardedArray>, ShardedArray> impl) {
+        return run(part, c, "", ops, outSpec, expected, tol, impl);
+    }
+
+    /** {@link #run(Part, MatmulCase, List, PartitionSpec, NDArray, Tolerance, Function)} with parameters to show. */
+    public static Run run(Part part, MatmulCase c, String params, List<Operand> ops, PartitionSpec outSpec,
+                          NDArray expected, Tolerance tol, Function<List<ShardedArray>, ShardedArray> impl) {
+        List<ShardedArray> laid = new ArrayList<>();
+        StringBuilder shapes = new StringBuilder();
+        StringBuilder pictures = new StringBuilder();
+        List<Object> inputs = new ArrayList<>();
+        for (Operand o : ops) {
+            ShardedArray s = ShardedArray.devicePut(o.value(), c.mesh().mesh(), o.spec());
+            laid.add(s);
+            shapes.append(shapes.length() > 0 ? ", " : "").append(o.name()).append(' ').append(dims(o.value()))
+                    .append(" laid out ").append(o.spec());
+            pictures.append(o.name()).append(":\n").append(s.visualize());
+            inputs.add(o.name());
+            inputs.add(o.value());
+        }
+        String text = c.describe(shapes + "; Out " + dims(expected) + " laid out " + outSpec + params);
+        var outcome = Guard.run(part, text, () -> impl.apply(List.copyOf(laid)));
+        Checks.shardedResult(part, text, Reports.inputs(inputs.toArray()), expected, outcome.value(), outSpec, tol,
+                pictures.toString());
+        return new Run(text, outcome.trace());
+    }
+
+    static String dims(NDArray a) {
+        return "f32" + java.util.Arrays.toString(a.shape()).replace(" ", "");
+    }
+
+    /** Exact sums of the generated values: multiples of 1/16 well inside float32's 24 bits. */
+    public static Tolerance exactSums(int contracted) {
+        return Tolerance.float32(4.0 * contracted);
+    }
+
+    private static NDArray values(MatmulCase c, int which, int... shape) {
+        return Generators.smallFloats(c.seed() + which, shape);
+    }
+
+    // ------------------------------------------------------------------------------------------------- 3.0
+
+    /**
+     * 3.0: A[B_X, D_Y] ·_D W[D, F_Y] → Out[B_X, F_Y] both ways. The collective version: only ppermutes over Y,
+     * exactly n − 1, each of one A block [B/X, D/Y] and one step round the ring; matmuls contract one chunk of D at
+     * a time (k ≤ D/Y); 2·(B/X)·D·(F/Y) FLOPs. The baseline: exactly one all-gather over Y of the A block, the same
+     * FLOPs.
+     */
+    public static void allGatherMatmul(BinaryOperator<ShardedArray> collective, BinaryOperator<ShardedArray> naive,
+                                       MatmulCase c) {
+        Part part = Parts.P3_0;
+        int n = c.y();
+        int bx = c.b();
+        int dy = c.d();
+        int fy = c.f();
+        int bb = c.x() * bx;
+        int d = n * dy;
+        int f = n * fy;
+        NDArray a = values(c, 0, bb, d);
+        NDArray w = values(c, 1, d, f);
+        List<Operand> ops = List.of(new Operand("A", a, XY), new Operand("W", w, COLS_Y));
+        NDArray expected = Problem3Oracles.matmul(a, w);
+        long flops = 2L * bx * d * fy;
+        String flopText = "2·(B/X)·D·(F/Y) = 2·" + bx + "·" + d + "·" + fy;
+
+        Run r = run(part, c, ops, XY, expected, exactSums(d), l -> collective.apply(l.get(0), l.get(1)));
+        TraceRules.perDevice(part, "collective: " + (n - 1) + " one-step ppermutes of A blocks, one chunk per matmul",
+                r.text(), r.trace(), "allGatherMatmul: only ppermute over Y, exactly n − 1 = " + (n - 1)
+                        + " per device, each of one A block [B/X, D/Y] = [" + bx + ", " + dy + "] and one step round"
+                        + " the ring; every matmul contracts one chunk of D (k ≤ D/Y = " + dy + "); " + flops
+                        + " FLOPs",
+                TraceRules.onlyPpermutesOver("Y")
+                        .and(TraceRules.ppermuteCount(n - 1, "every chunk but the device's own arrives once"))
+                        .and(TraceRules.ppermuteShape(List.of(bx, dy), "one A block"))
+                        .and(TraceRules.oneStepShifts())
+                        .and(TraceRules.everyMatmul(m -> m.k() <= dy, "multiply one A chunk at a time (contract at"
+                                + " most D/Y = " + dy + "), so that each matmul can start as soon as its chunk"
+                                + " arrives instead of after the whole of A has been collected"))
+                        .and(TraceRules.flops(flops, flopText)));
+
+        Run rn = run(part, c, ops, XY, expected, exactSums(d), l -> naive.apply(l.get(0), l.get(1)));
+        TraceRules.perDevice(part, "baseline: exactly one all-gather of the A block over Y", rn.text(), rn.trace(),
+                "allGatherMatmulNaive: exactly one all_gather over Y, of the A block [" + bx + ", " + dy
+                        + "], then a local matmul; " + flops + " FLOPs",
+                TraceRules.exactly("Y", List.of(Collective.ALL_GATHER), List.of(List.of(bx, dy)),
+                                "exactly one all_gather over Y of the A block")
+                        .and(TraceRules.flops(flops, flopText)));
+    }
+
+    // ------------------------------------------------------------------------------------------------- 3.1
+
+    /**
+     * 3.1: A[B_X, D_Y] ·_D W[D_Y, F] → Out[B_X, F] in {@code tiles} tiles of F. Only psums over Y, exactly one per
+     * tile, each of one output tile [B/X, F/tiles] (together exactly one all-reduce of the [B/X, F] output); each
+     * matmul computes at most one tile; 2·(B/X)·(D/Y)·F FLOPs.
+     */
+    public static void allReduceMatmul(Tiled impl, MatmulCase c) {
+        Part part = Parts.P3_1;
+        int n = c.y();
+        int t = c.tiles();
+        int bx = c.b();
+        int dy = c.d();
+        int ft = c.f();
+        int bb = c.x() * bx;
+        int d = n * dy;
+        int f = t * ft;
+        NDArray a = values(c, 0, bb, d);
+        NDArray w = values(c, 1, d, f);
+        List<Operand> ops = List.of(new Operand("A", a, XY), new Operand("W", w, ROWS_Y));
+        NDArray expected = Problem3Oracles.matmul(a, w);
+        long flops = 2L * bx * dy * f;
+        Run r = run(part, c, "; tiles = " + t, ops, ROWS_X, expected, exactSums(d),
+                l -> impl.apply(l.get(0), l.get(1), t));
+        Rule onePsumPerTile = dev -> {
+            List<CollectiveEvent> cs = dev.collectives();
+            for (CollectiveEvent e : cs) {
+                if (e.kind() != Collective.PSUM || !e.axes().equals(List.of("Y"))) {
+                    return "it calls " + e.describe() + "; this part reduces with psum over Y only";
+                }
+                if (!e.inputShape().equals(List.of(bx, ft))) {
+                    return "it reduces a " + e.dtype() + e.inputShape() + "; each psum should reduce one output"
+                            + " tile [B/X, F/tiles] = [" + bx + ", " + ft + "], so that the psums together move one"
+                            + " all-reduce of the output and no more";
+                }
+            }
+            return cs.size() == t ? null : "it calls psum " + cs.size() + " time(s), expected one per tile ("
+                    + t + ")";
+        };
+        TraceRules.perDevice(part, "communication: one psum over Y per output tile", r.text(), r.trace(), "one psum over Y per tile of F (" + t + " tiles), each of one tile [B/X, F/tiles] = ["
+                        + bx + ", " + ft + "]; every matmul computes at most one tile (≤ " + ft + " columns), so"
+                        + " the next tile's matmul can overlap this tile's reduction; " + flops + " FLOPs",
+                onePsumPerTile
+                        .and(TraceRules.everyMatmul(m -> m.n() <= ft, "compute one output tile at a time (at most"
+                                + " F/tiles = " + ft + " columns), so that its psum can run while the next tile is"
+                                + " multiplied"))
+                        .and(TraceRules.flops(flops, "2·(B/X)·(D/Y)·F = 2·" + bx + "·" + dy + "·" + f)));
+    }
+
+    // ------------------------------------------------------------------------------------------------- 3.2
+
+    /**
+     * 3.2: Tmp[B_X, F_Y] ·_F W2[F_Y, D] → Out[B_X, D_Y]. Only ppermutes over Y, exactly n − 1, each of one
+     * accumulator block [B/X, D/Y] and one step round the ring (no psum, no psum_scatter); each matmul computes at
+     * most one chunk of D (≤ D/Y columns); 2·(B/X)·(F/Y)·D FLOPs.
+     */
+    public static void reduceScatterMatmul(BinaryOperator<ShardedArray> impl, MatmulCase c) {
+        Part part = Parts.P3_2;
+        int n = c.y();
+        int bx = c.b();
+        int dy = c.d();
+        int fy = c.f();
+        int bb = c.x() * bx;
+        int d = n * dy;
+        int f = n * fy;
+        NDArray tmp = values(c, 0, bb, f);
+        NDArray w2 = values(c, 1, f, d);
+        List<Operand> ops = List.of(new Operand("Tmp", tmp, XY), new Operand("W2", w2, ROWS_Y));
+        long flops = 2L * bx * fy * d;
+        Run r = run(part, c, ops, XY, Problem3Oracles.matmul(tmp, w2), exactSums(f),
+                l -> impl.apply(l.get(0), l.get(1)));
+        TraceRules.perDevice(part, "communication: n − 1 one-step ppermutes of accumulator blocks", r.text(),
+                r.trace(), "only ppermute over Y, exactly n − 1 = " + (n - 1) + " per device, each of one"
+                        + " accumulator block [B/X, D/Y] = [" + bx + ", " + dy + "] and one step round the ring (no"
+                        + " psum or psum_scatter of the whole [B/X, D] partial product); every matmul computes one"
+                        + " chunk of D (≤ D/Y = " + dy + " columns); " + flops + " FLOPs",
+                TraceRules.onlyPpermutesOver("Y")
+                        .and(TraceRules.ppermuteCount(n - 1, "the accumulator visits the other n − 1 devices"))
+                        .and(TraceRules.ppermuteShape(List.of(bx, dy), "one accumulator block"))
+                        .and(TraceRules.oneStepShifts())
+                        .and(TraceRules.everyMatmul(m -> m.n() <= dy, "compute the partial product of one chunk"
+                                + " of D at a time (at most D/Y = " + dy + " columns), just before it is added to"
+                                + " the accumulator and passed on"))
+                        .and(TraceRules.flops(flops, "2·(B/X)·(F/Y)·D = 2·" + bx + "·" + fy + "·" + d)));
+    }
+
+    // ------------------------------------------------------------------------------------------------- 3.3
+
+    /**
+     * 3.3: In[B_X, D_Y] ·_D Win[D, F_Y] → gelu → ·_F Wout[F_Y, D] → Out[B_X, D_Y] both ways. The collective
+     * version: only ppermutes over Y, exactly 2(n − 1), each of a [B/X, D/Y] block and one step; every matmul is a
+     * chunk of 3.0 ([·, ≤ D/Y] · [≤ D/Y, F/Y]) or of 3.2 ([·, F/Y] · [F/Y, ≤ D/Y]); 4·(B/X)·D·(F/Y) FLOPs. The
+     * baseline: exactly one all-gather over Y of the In block, then one psum_scatter over Y of the [B/X, D]
+     * partial product.
+     */
+    public static void transformerBlock(Block collective, Block naive, MatmulCase c) {
+        Part part = Parts.P3_3;
+        int n = c.y();
+        int bx = c.b();
+        int dy = c.d();
+        int fy = c.f();
+        int bb = c.x() * bx;
+        int d = n * dy;
+        int f = n * fy;
+        NDArray in = values(c, 0, bb, d);
+        NDArray win = values(c, 1, d, f);
+        NDArray wout = values(c, 2, f, d);
+        List<Operand> ops = List.of(new Operand("In", in, XY), new Operand("Win", win, COLS_Y),
+                new Operand("Wout", wout, ROWS_Y));
+        NDArray hidden = Problem3Oracles.gelu(Problem3Oracles.matmul(in, win));
+        NDArray expected = Problem3Oracles.matmul(hidden, wout);
+        // The first product is exact; the second sums F float32 terms in an order each program chooses.
+        Tolerance tol = new Tolerance(1e-5, 8.0 * f * Math.ulp(1.0f) * Problem3Oracles.maxAbs(hidden)
+                * Problem3Oracles.maxAbs(wout) + 1e-6);
+        long flops = 4L * bx * d * fy;
+        String flopText = "2·(B/X)·D·(F/Y) for each of the two matmuls = 4·" + bx + "·" + d + "·" + fy;
+
+        Run r = run(part, c, ops, XY, expected, tol, l -> collective.apply(l.get(0), l.get(1), l.get(2)));
+        TraceRules.perDevice(part, "collective: 2(n − 1) one-step ppermutes of [B/X, D/Y] blocks", r.text(),
+                r.trace(), "transformerBlock: the collectives of 3.0 then those of 3.2 — only ppermute over Y,"
+                        + " exactly 2(n − 1) = " + 2 * (n - 1) + " per device, each of a [B/X, D/Y] = [" + bx + ", "
+                        + dy + "] block and one step round the ring; every matmul is one chunk of 3.0 or of 3.2; "
+                        + flops + " FLOPs",
+                TraceRules.onlyPpermutesOver("Y")
+                        .and(TraceRules.ppermuteCount(2 * (n - 1), "n − 1 for the A chunks, n − 1 for the"
+                                + " accumulators"))
+                        .and(TraceRules.ppermuteShape(List.of(bx, dy), "one In chunk or one accumulator"))
+                        .and(TraceRules.oneStepShifts())
+                        .and(TraceRules.everyMatmul(m -> (m.k() <= dy && m.n() == fy) || (m.k() == fy && m.n() <= dy),
+                                "every matmul should be a chunk of 3.0 ([B/X, ≤ D/Y] · [≤ D/Y, F/Y]) or of 3.2"
+                                        + " ([B/X, F/Y] · [F/Y, ≤ D/Y]) with D/Y = " + dy + ", F/Y = " + fy))
+                        .and(TraceRules.flops(flops, flopText)));
+
+        Run rn = run(part, c, ops, XY, expected, tol, l -> naive.apply(l.get(0), l.get(1), l.get(2)));
+        TraceRules.perDevice(part, "baseline: one all-gather, then one psum_scatter over Y", rn.text(), rn.trace(),
+                "transformerBlockNaive: exactly one all_gather over Y of the In block [" + bx + ", " + dy
+                        + "], then one psum_scatter over Y of the partial product [" + bx + ", " + d + "]; "
+                        + flops + " FLOPs",
+                TraceRules.exactly("Y", List.of(Collective.ALL_GATHER, Collective.PSUM_SCATTER),
+                                List.of(List.of(bx, dy), List.of(bx, d)),
+                                "one all_gather of the In block then one psum_scatter of the partial product")
+                        .and(TraceRules.flops(flops, flopText)));
+    }
+}

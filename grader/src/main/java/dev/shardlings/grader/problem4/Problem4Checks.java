@@ -1,0 +1,154 @@
+package dev.shardlings.grader.problem4;
+
+import dev.shardlings.array.NDArray;
+import dev.shardlings.grader.Generators;
+import dev.shardlings.grader.Part;
+import dev.shardlings.grader.Parts;
+import dev.shardlings.grader.TraceRules;
+import dev.shardlings.grader.problem3.MatmulCase;
+import dev.shardlings.grader.problem3.Problem3Checks;
+import dev.shardlings.grader.problem3.Problem3Checks.Operand;
+import dev.shardlings.grader.problem3.Problem3Checks.Run;
+import dev.shardlings.grader.problem3.Problem3Oracles;
+import dev.shardlings.sharding.PartitionSpec;
+import dev.shardlings.spmd.ShardedArray;
+
+import java.util.List;
+import java.util.function.BinaryOperator;
+
+import static dev.shardlings.sharding.PartitionSpec.P;
+
+/**
+ * The graded checks of Problem 4, the bidirectional collective matmuls. Values as in Problem 3; from the trace,
+ * per device: only ppermutes over Y, each one step round the ring; on a ring of at least 3 devices both directions
+ * used; and neither direction carrying more than half of what the one-way version of Problem 3 sends (rounded up
+ * to whole blocks where the one-way version sends whole blocks).
+ *
+ * <p>Two designs pass 4.0 and 4.2: halves of every block in both directions for n − 1 steps, or whole blocks in
+ * both directions for about n/2 steps. Both halve the bytes per direction, which is what bounds the time when the
+ * links are the bottleneck; the docs compare them.
+ *
+ * <p>Shapes: n = |Y|; B = X·b; part 4.0 and 4.2: D = Y·2d (so D/Y is even) and F = Y·f; part 4.1: D = Y·d and
+ * F = 2Y·f (so each half of F splits into n chunks).
+ */
+public final class Problem4Checks {
+
+    private static final PartitionSpec XY = P("X", "Y");
+
+    private Problem4Checks() {
+    }
+
+    /** ⌈(n − 1)/2⌉: whole blocks per direction when n − 1 blocks are shared between two directions. */
+    static int halfSteps(int n) {
+        return n / 2;
+    }
+
+    /**
+     * 4.0: A[B_X, D_Y] ·_D W[D, F_Y] → Out[B_X, F_Y]. Only one-step ppermutes over Y, both ways (n ≥ 3), none
+     * larger than an A block [B/X, D/Y], at most ⌈(n − 1)/2⌉ blocks per direction; every matmul contracts at most
+     * D/Y; 2·(B/X)·D·(F/Y) FLOPs.
+     */
+    public static void allGatherMatmul(BinaryOperator<ShardedArray> impl, MatmulCase c) {
+        Part part = Parts.P4_0;
+        int n = c.y();
+        int bx = c.b();
+        int dy = 2 * c.d();
+        int fy = c.f();
+        int d = n * dy;
+        NDArray a = Generators.smallFloats(c.seed(), c.x() * bx, d);
+        NDArray w = Generators.smallFloats(c.seed() + 1, d, n * fy);
+        Run r = Problem3Checks.run(part, c, List.of(new Operand("A", a, XY), new Operand("W", w, P(null, "Y"))),
+                XY, Problem3Oracles.matmul(a, w), Problem3Checks.exactSums(d), l -> impl.apply(l.get(0), l.get(1)));
+        long block = 4L * bx * dy;
+        long flops = 2L * bx * d * fy;
+        TraceRules.perDevice(part, "communication: A pieces both ways round the ring, half the bytes each way",
+                r.text(), r.trace(), "only ppermute over Y, each one step round the ring, up and down (when Y has"
+                        + " at least 3 devices); no message larger than one A block [B/X, D/Y] = [" + bx + ", "
+                        + dy + "]; each direction at most ⌈(n − 1)/2⌉ = " + halfSteps(n) + " block(s) = "
+                        + halfSteps(n) * block + " bytes, half of the one-way version's n − 1; every matmul"
+                        + " contracts at most D/Y = " + dy + "; " + flops + " FLOPs",
+                TraceRules.onlyPpermutesOver("Y")
+                        .and(TraceRules.oneStepShifts())
+                        .and(TraceRules.bothDirections(n))
+                        .and(TraceRules.ppermuteAtMost((long) bx * dy, "one A block"))
+                        .and(TraceRules.bytesPerDirectionAtMost(halfSteps(n) * block, "the one-way version sends"
+                                + " n − 1 = " + (n - 1) + " blocks of " + block + " bytes one way"))
+                        .and(TraceRules.everyMatmul(m -> m.k() <= dy, "multiply the A pieces as they arrive"
+                                + " (contract at most D/Y = " + dy + ")"))
+                        .and(TraceRules.flops(flops, "2·(B/X)·D·(F/Y) = 2·" + bx + "·" + d + "·" + fy)));
+    }
+
+    /**
+     * 4.1: A[B_X, D_Y] ·_D W[D_Y, F] → Out[B_X, F] with the all-reduce built from ppermutes: only one-step
+     * ppermutes over Y, both ways (n ≥ 3), each direction at most (n − 1)/n · V bytes, V = (B/X)·F·4 (half of the
+     * 2(n − 1)/n · V of a one-way ring all-reduce; on a ring of 2 the two directions are one, so 2(n − 1)/n · V);
+     * every device along Y holds the whole result;
+     * 2·(B/X)·(D/Y)·F FLOPs.
+     */
+    public static void allReduceMatmul(BinaryOperator<ShardedArray> impl, MatmulCase c) {
+        Part part = Parts.P4_1;
+        int n = c.y();
+        int bx = c.b();
+        int dy = c.d();
+        int f = 2 * n * c.f();
+        int d = n * dy;
+        NDArray a = Generators.smallFloats(c.seed(), c.x() * bx, d);
+        NDArray w = Generators.smallFloats(c.seed() + 1, d, f);
+        Run r = Problem3Checks.run(part, c, List.of(new Operand("A", a, XY), new Operand("W", w, P("Y", null))),
+                P("X", null), Problem3Oracles.matmul(a, w), Problem3Checks.exactSums(d),
+                l -> impl.apply(l.get(0), l.get(1)));
+        long v = 4L * bx * f;
+        long oneWay = 2L * (n - 1) * v / n;
+        // On a ring of 2 one step up and one step down are the same link direction: nothing to halve.
+        long perDirection = n >= 3 ? oneWay / 2 : oneWay;
+        long flops = 2L * bx * dy * f;
+        TraceRules.perDevice(part, "communication: a ring all-reduce from ppermutes, half the bytes each way",
+                r.text(), r.trace(), "only ppermute over Y (no psum), each one step round the ring, up and down"
+                        + " (when Y has at least 3 devices); each direction at most (n − 1)/n · V = " + perDirection
+                        + " bytes (on a ring of 2, where both directions are one: 2(n − 1)/n · V) with V = (B/X)·F·4 = " + v + " bytes, half of what a one-way ring all-reduce"
+                        + " sends; " + flops + " FLOPs",
+                TraceRules.onlyPpermutesOver("Y")
+                        .and(TraceRules.oneStepShifts())
+                        .and(TraceRules.bothDirections(n))
+                        .and(TraceRules.bytesPerDirectionAtMost(perDirection, "a one-way ring all-reduce sends"
+                                + " 2(n − 1)/n · V = " + oneWay + " bytes one way"))
+                        .and(TraceRules.flops(flops, "2·(B/X)·(D/Y)·F = 2·" + bx + "·" + dy + "·" + f)));
+    }
+
+    /**
+     * 4.2: Tmp[B_X, F_Y] ·_F W2[F_Y, D] → Out[B_X, D_Y]. Only one-step ppermutes over Y, both ways (n ≥ 3), none
+     * larger than an accumulator block [B/X, D/Y], at most ⌈(n − 1)/2⌉ blocks per direction; every matmul computes
+     * at most D/Y columns; 2·(B/X)·(F/Y)·D FLOPs.
+     */
+    public static void reduceScatterMatmul(BinaryOperator<ShardedArray> impl, MatmulCase c) {
+        Part part = Parts.P4_2;
+        int n = c.y();
+        int bx = c.b();
+        int dy = 2 * c.d();
+        int fy = c.f();
+        int d = n * dy;
+        int f = n * fy;
+        NDArray tmp = Generators.smallFloats(c.seed(), c.x() * bx, f);
+        NDArray w2 = Generators.smallFloats(c.seed() + 1, f, d);
+        Run r = Problem3Checks.run(part, c, List.of(new Operand("Tmp", tmp, XY), new Operand("W2", w2,
+                        P("Y", null))), XY, Problem3Oracles.matmul(tmp, w2), Problem3Checks.exactSums(f),
+                l -> impl.apply(l.get(0), l.get(1)));
+        long block = 4L * bx * dy;
+        long flops = 2L * bx * fy * d;
+        TraceRules.perDevice(part, "communication: accumulators both ways round the ring, half the bytes each way",
+                r.text(), r.trace(), "only ppermute over Y, each one step round the ring, up and down (when Y has"
+                        + " at least 3 devices); no message larger than one accumulator block [B/X, D/Y] = [" + bx
+                        + ", " + dy + "]; each direction at most ⌈(n − 1)/2⌉ = " + halfSteps(n) + " block(s) = "
+                        + halfSteps(n) * block + " bytes, half of the one-way version's n − 1; every matmul"
+                        + " computes at most D/Y = " + dy + " columns; " + flops + " FLOPs",
+                TraceRules.onlyPpermutesOver("Y")
+                        .and(TraceRules.oneStepShifts())
+                        .and(TraceRules.bothDirections(n))
+                        .and(TraceRules.ppermuteAtMost((long) bx * dy, "one accumulator block"))
+                        .and(TraceRules.bytesPerDirectionAtMost(halfSteps(n) * block, "the one-way version sends"
+                                + " n − 1 = " + (n - 1) + " blocks of " + block + " bytes one way"))
+                        .and(TraceRules.everyMatmul(m -> m.n() <= dy, "compute the partial product of at most one"
+                                + " chunk of D (≤ D/Y = " + dy + " columns) at a time, just before it is added"))
+                        .and(TraceRules.flops(flops, "2·(B/X)·(F/Y)·D = 2·" + bx + "·" + fy + "·" + d)));
+    }
+}

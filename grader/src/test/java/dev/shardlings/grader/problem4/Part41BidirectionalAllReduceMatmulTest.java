@@ -1,0 +1,15 @@
+package dev.shardlings.grader.problem4;
+
+import dev.shardlings.course.Problem4;
+import dev.shardlings.grader.GradedPart;
+import dev.shardlings.grader.problem3.MatmulCase;
+import dev.shardlings.grader.problem3.MatmulPartTest;
+
+/** Part 4.1, graded against the implementation chosen by -Dgrade.target (exercises or solutions). */
+@GradedPart("4.1")
+class Part41BidirectionalAllReduceMatmulTest extends MatmulPartTest {
+    @Override
+    protected void check(MatmulCase c) {
+        Problem4Checks.allReduceMatmul(Problem4::allReduceMatmul, c);
+    }
+}
