@@ -25,7 +25,9 @@ public final class Problem3 {
      * W block that match that chunk, pass the A chunk one step along Y with ppermute, and repeat until every chunk
      * has been used (n − 1 passes).
      *
-     * <p>Graded: values; no all-gather; exactly n − 1 ppermutes per device, each of one A block [B/X, D/Y].
+     * <p>Graded: values; only ppermutes over Y (no all-gather), exactly n − 1 per device, each of one A block
+     * [B/X, D/Y] and one step round the ring; every matmul multiplies one A chunk (contracts at most D/Y), so each
+     * can start as soon as its chunk arrives; 2·(B/X)·D·(F/Y) matmul FLOPs per device.
      * Docs: docs/problem-3.md#part-30-the-all-gather-collective-matmul
      */
     public static ShardedArray allGatherMatmul(ShardedArray a, ShardedArray w) {
@@ -53,8 +55,8 @@ public final class Problem3 {
      * into {@code tiles} tiles; for each tile compute the partial product and psum it over Y, so that on hardware
      * the reduction of one tile overlaps the matmul of the next.
      *
-     * <p>Graded: values; one psum over Y per tile (at least two); the psums together reduce exactly one
-     * [B/X, F] array's worth of bytes — no more.
+     * <p>Graded: values; one psum over Y per tile (at least two), each of one output tile [B/X, F/tiles], so the
+     * psums together reduce exactly one [B/X, F] array — no more; every matmul computes at most one tile.
      * Docs: docs/problem-3.md#part-31-the-all-reduce-collective-matmul
      */
     public static ShardedArray allReduceMatmul(ShardedArray a, ShardedArray w, int tiles) {
@@ -70,8 +72,9 @@ public final class Problem3 {
      * partial sum over its slice of F. Pass an accumulator for one D chunk around the ring along Y: every device adds
      * its partial product for that chunk and hands it on, so it arrives complete at the device that owns the chunk.
      *
-     * <p>Graded: values; only ppermutes, exactly n − 1 per device, each of one accumulator block [B/X, D/Y]; no
-     * psum or psumScatter.
+     * <p>Graded: values; only ppermutes over Y, exactly n − 1 per device, each of one accumulator block [B/X, D/Y]
+     * and one step round the ring (no psum or psumScatter); every matmul computes the partial product of at most
+     * one D chunk [B/X, D/Y].
      * Docs: docs/problem-3.md#part-32-the-reduce-scatter-collective-matmul
      */
     public static ShardedArray reduceScatterMatmul(ShardedArray tmp, ShardedArray w2) {
@@ -87,8 +90,9 @@ public final class Problem3 {
      * {@code P(null, "Y")}, {@code wout} f32[F, D] laid out {@code P("Y", null)}. Output: f32[B, D] laid out
      * {@code P("X", "Y")}. Use {@code NDArray.gelu()} (jax.nn.gelu's tanh form).
      *
-     * <p>Graded: values; the collectives of 3.0 then those of 3.2: 2(n − 1) ppermutes of [B/X, D/Y] blocks, nothing
-     * else. Docs: docs/problem-3.md#part-33-a-transformer-block
+     * <p>Graded: values; the collectives of 3.0 then those of 3.2: 2(n − 1) one-step ppermutes over Y of
+     * [B/X, D/Y] blocks, nothing else; every matmul is one chunk of 3.0 or of 3.2.
+     * Docs: docs/problem-3.md#part-33-a-transformer-block
      */
     public static ShardedArray transformerBlock(ShardedArray in, ShardedArray win, ShardedArray wout) {
         // TODO(3.3): one shardMap of three arguments calling your 3.0 and 3.2 steps.

@@ -9,9 +9,12 @@ import dev.shardlings.spmd.ShardedArray;
  * up the ring (s → s + 1) and half goes down (s → s − 1), so each direction carries half as much and, on
  * hardware, the communication takes about half as long.
  *
- * <p>Graded for every part: values; only ppermutes over Y; shifts by one step in both directions (when Y has at
- * least 3 devices); and per device, each direction carries at most half (rounded up to whole steps) of the bytes
- * the one-way version sends. Read {@code docs/problem-4.md}; grade with {@code mvn test -Pgrade}.
+ * <p>Graded for every part: values (on every device, replicas included); only ppermutes over Y, each a shift by
+ * one step round the ring, in both directions when Y has at least 3 devices; per device, each direction carries at
+ * most half of the bytes the one-way version sends (rounded up to whole blocks in 4.0 and 4.2, where no message
+ * may be larger than one block [B/X, D/Y]); the same matmul FLOPs as the one-way version. Either design passes
+ * 4.0 and 4.2: half blocks both ways for n − 1 steps, or whole blocks both ways for about n/2 steps.
+ * Read {@code docs/problem-4.md}; grade with {@code mvn test -Pgrade}.
  */
 public final class Problem4 {
 

@@ -7,6 +7,7 @@ import dev.shardlings.grader.problem3.MatmulCase;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Combinators;
+import net.jqwik.api.Tuple;
 
 import dev.shardlings.array.NDArray;
 
@@ -42,17 +43,36 @@ public final class Generators {
         return Arbitraries.integers().between(0, maxExtra).flatMap(extra -> {
             List<String> names = new ArrayList<>(List.of(required));
             names.addAll(extraNames.subList(0, extra));
-            return sizes(names.size(), MAX_DEVICES).flatMap(sz -> Arbitraries.of(permutations(names.size()))
-                    .map(perm -> {
-                        List<String> n = new ArrayList<>();
-                        List<Integer> s = new ArrayList<>();
-                        for (int p : perm) {
-                            n.add(names.get(p));
-                            s.add(sz.get(p));
-                        }
-                        return new MeshSpec(n, s);
-                    }));
+            return sizes(names.size(), MAX_DEVICES).flatMap(sz -> inAnyOrder(names, sz));
         });
+    }
+
+    /** The axes with these names and sizes, in any order. */
+    private static Arbitrary<MeshSpec> inAnyOrder(List<String> names, List<Integer> sizes) {
+        return Arbitraries.of(permutations(names.size())).map(perm -> {
+            List<String> n = new ArrayList<>();
+            List<Integer> s = new ArrayList<>();
+            for (int p : perm) {
+                n.add(names.get(p));
+                s.add(sizes.get(p));
+            }
+            return new MeshSpec(n, s);
+        });
+    }
+
+    /**
+     * Meshes for the ring problems (3 and 4): a ring axis "Y" of 1–16 devices, weighted towards rings of 2–8 with
+     * odd lengths included (a plain product of uniform sizes would make most rings length 1), an axis "X" that
+     * fills up to 16 devices, and half of the time an extra axis "Z" the arrays are replicated over; axes in any
+     * order. Shrinking goes towards Y = 1.
+     */
+    public static Arbitrary<MeshSpec> ringMeshes() {
+        Arbitrary<Integer> ring = Arbitraries.frequency(Tuple.of(1, 1), Tuple.of(3, 2), Tuple.of(3, 3),
+                Tuple.of(3, 4), Tuple.of(1, 5), Tuple.of(1, 6), Tuple.of(2, 8), Tuple.of(1, 16));
+        return ring.flatMap(y -> Arbitraries.integers().between(1, MAX_DEVICES / y).flatMap(x -> Arbitraries
+                .integers().between(0, MAX_DEVICES / (x * y)).flatMap(z -> z == 0
+                        ? inAnyOrder(List.of("X", "Y"), List.of(x, y))
+                        : inAnyOrder(List.of("X", "Y", "Z"), List.of(x, y, z)))));
     }
 
     /** {@code count} axis sizes ≥ 1 whose product is at most {@code budget}. */
@@ -121,12 +141,12 @@ public final class Generators {
     }
 
     /**
-     * Problems 3 and 4 cases: meshes with axes X and Y (the ring) plus up to one extra replicated axis, 1–16 devices
-     * in any axis order; size multipliers 1–3 for B, D and F; any value seed; 2–4 tiles for part 3.1.
+     * Problems 3 and 4 cases: {@link #ringMeshes()}; size multipliers 1–3 for B, D and F; any value seed; 2–4
+     * tiles for part 3.1.
      */
     public static Arbitrary<MatmulCase> matmulCases() {
         Arbitrary<Integer> mult = Arbitraries.integers().between(1, 3);
-        return Combinators.combine(meshWith("X", "Y"), mult, mult, mult, Arbitraries.longs(),
+        return Combinators.combine(ringMeshes(), mult, mult, mult, Arbitraries.longs(),
                 Arbitraries.integers().between(2, 4)).as(MatmulCase::new);
     }
 

@@ -98,17 +98,17 @@ public final class Parts {
             "one shardMap over (In, Win, Wout): the 3.0 steps give the hidden block [B/X, F/Y], gelu it, and the"
                     + " 3.2 steps take it to Out [B/X, D/Y].");
     /** Part 4.0. */
-    public static final Part P4_0 = new Part("4.0", "bidirectional all-gather collective matmul", 2,
+    public static final Part P4_0 = new Part("4.0", "bidirectional all-gather matmul", 2,
             P4 + " → allGatherMatmul", D4 + "part-40-bidirectional-all-gather-collective-matmul",
             "send the left half of the A chunk up the ring and the right half down; after k steps you hold the"
                     + " left half of chunk (y − k) mod n and the right half of chunk (y + k) mod n.");
     /** Part 4.1. */
-    public static final Part P4_1 = new Part("4.1", "bidirectional all-reduce collective matmul", 3,
+    public static final Part P4_1 = new Part("4.1", "bidirectional all-reduce matmul", 3,
             P4 + " → allReduceMatmul", D4 + "part-41-bidirectional-all-reduce-collective-matmul",
             "a ring all-reduce is a ring reduce-scatter (n − 1 steps) then a ring all-gather (n − 1 steps); do one"
                     + " on the left half of the partial product going up and one on the right half going down.");
     /** Part 4.2. */
-    public static final Part P4_2 = new Part("4.2", "bidirectional reduce-scatter collective matmul", 2,
+    public static final Part P4_2 = new Part("4.2", "bidirectional reduce-scatter matmul", 2,
             P4 + " → reduceScatterMatmul", D4 + "part-42-bidirectional-reduce-scatter-collective-matmul",
             "two accumulators per chunk: its left half travels up from device c + 1, its right half travels down"
                     + " from device c − 1, each adding the partial product of the columns it carries.");

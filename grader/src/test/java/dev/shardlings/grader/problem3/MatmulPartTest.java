@@ -18,7 +18,7 @@ public abstract class MatmulPartTest {
     /** Runs the part's graded check on one case. */
     protected abstract void check(MatmulCase c);
 
-    @Property(tries = 40, seed = "1300")
+    @Property(tries = 60, seed = "1300")
     void meshesShapesAndValues(@ForAll("cases") MatmulCase c) {
         check(c);
     }

@@ -1,0 +1,353 @@
+package dev.shardlings.grader.selftest;
+
+import dev.shardlings.array.NDArray;
+import dev.shardlings.grader.GradingFailure;
+import dev.shardlings.grader.GradingFailure.Kind;
+import dev.shardlings.grader.MeshSpec;
+import dev.shardlings.grader.problem3.MatmulCase;
+import dev.shardlings.grader.problem3.Problem3Checks;
+import dev.shardlings.grader.problem4.Problem4Checks;
+import dev.shardlings.spmd.ShardMap;
+import dev.shardlings.spmd.ShardedArray;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.function.Executable;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.BinaryOperator;
+
+import static dev.shardlings.sharding.PartitionSpec.P;
+import static dev.shardlings.spmd.Collectives.allGather;
+import static dev.shardlings.spmd.Collectives.axisIndex;
+import static dev.shardlings.spmd.Collectives.axisSize;
+import static dev.shardlings.spmd.Collectives.ppermute;
+import static dev.shardlings.spmd.Collectives.psum;
+import static dev.shardlings.spmd.Collectives.psumScatter;
+import static dev.shardlings.spmd.ShardMap.shardMap;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Deliberately wrong collective matmuls (Problems 3 and 4), each rejected for the right reason, and right ones
+ * written differently from the reference solutions, each accepted. The implementations here are the grader's own
+ * test fixtures: the grader never calls solutions/.
+ */
+class CollectiveMatmulWrongImplementationsTest {
+
+    /** The book's mesh: X = 2, Y = 4; B = 2, D = 8 (4.x: 16), F = 8. */
+    private static final MatmulCase BOOK = new MatmulCase(MeshSpec.of("X", 2, "Y", 4), 1, 2, 2, 7, 2);
+
+    private static GradingFailure rejected(Kind kind, String inMessage, Executable check) {
+        GradingFailure f = assertThrows(GradingFailure.class, check);
+        assertEquals(kind, f.kind(), () -> "rejected for another reason: " + f.reason() + "\n" + f.getMessage());
+        assertTrue(f.getMessage().contains(inMessage), () -> "report lacks \"" + inMessage + "\":\n" + f.getMessage());
+        return f;
+    }
+
+    private static int[][] shift(int n, int by) {
+        int[][] p = new int[n][];
+        for (int s = 0; s < n; s++) {
+            p[s] = new int[]{s, Math.floorMod(s + by, n)};
+        }
+        return p;
+    }
+
+    private static BinaryOperator<ShardedArray> xyAndColsY(java.util.function.BinaryOperator<NDArray> body) {
+        return (a, w) -> shardMap(body, a.mesh(), P("X", "Y"), P(null, "Y"), P("X", "Y")).apply(a, w);
+    }
+
+    /** A right 3.0 baseline, so that the collective half alone decides. */
+    private static final BinaryOperator<ShardedArray> NAIVE_3_0 = xyAndColsY((x, v) -> allGather(x, "Y", 1, true)
+            .matmul(v));
+
+    /** A right 3.0 written the book's way: chunks travel down (s → s − 1), so device y holds chunk y + k. */
+    private static final BinaryOperator<ShardedArray> DOWN_THE_RING_3_0 = xyAndColsY((x, v) -> {
+        int n = axisSize("Y");
+        int y = axisIndex("Y").intAt();
+        int c = x.shape(1);
+        NDArray acc = NDArray.zeros(dev.shardlings.array.DType.FLOAT32, x.shape(0), v.shape(1));
+        NDArray cur = x;
+        for (int k = 0; k < n; k++) {
+            int chunk = (y + k) % n;
+            acc = acc.add(cur.matmul(v.slice(0, chunk * c, (chunk + 1) * c)));
+            if (k < n - 1) {
+                cur = ppermute(cur, "Y", shift(n, -1));
+            }
+        }
+        return acc;
+    });
+
+    @Test
+    void theBooksDirectionIsAcceptedToo() {
+        Problem3Checks.allGatherMatmul(DOWN_THE_RING_3_0, NAIVE_3_0, BOOK);
+        Problem3Checks.allGatherMatmul(DOWN_THE_RING_3_0, NAIVE_3_0, new MatmulCase(MeshSpec.of("X", 1, "Y", 3),
+                2, 1, 1, 8, 2));
+    }
+
+    @Test
+    void anAllGatherIsNotACollectiveMatmul() {
+        GradingFailure f = rejected(Kind.STRUCTURE, "this part allows only ppermute over Y",
+                () -> Problem3Checks.allGatherMatmul(NAIVE_3_0, NAIVE_3_0, BOOK));
+        assertTrue(f.getMessage().contains("all_gather over ('Y',)"), "shows what the device did");
+    }
+
+    @Test
+    void gatheringWithPpermutesThenOneMatmulIsRejected() {
+        BinaryOperator<ShardedArray> gatherByHand = xyAndColsY((x, v) -> {
+            int n = axisSize("Y");
+            int y = axisIndex("Y").intAt();
+            NDArray[] chunks = new NDArray[n];
+            chunks[y] = x;
+            NDArray cur = x;
+            for (int k = 1; k < n; k++) {
+                cur = ppermute(cur, "Y", shift(n, 1));
+                chunks[Math.floorMod(y - k, n)] = cur;
+            }
+            return NDArray.concat(1, chunks).matmul(v);
+        });
+        rejected(Kind.STRUCTURE, "multiply one A chunk at a time",
+                () -> Problem3Checks.allGatherMatmul(gatherByHand, NAIVE_3_0, BOOK));
+    }
+
+    @Test
+    void theWrongChunkOfWIsWrongValues() {
+        BinaryOperator<ShardedArray> plusInsteadOfMinus = xyAndColsY((x, v) -> {
+            int n = axisSize("Y");
+            int y = axisIndex("Y").intAt();
+            int c = x.shape(1);
+            NDArray acc = x.matmul(v.slice(0, y * c, (y + 1) * c));
+            NDArray cur = x;
+            for (int k = 1; k < n; k++) {
+                cur = ppermute(cur, "Y", shift(n, 1));
+                int chunk = (y + k) % n; // travels up, so it is chunk y − k
+                acc = acc.add(cur.matmul(v.slice(0, chunk * c, (chunk + 1) * c)));
+            }
+            return acc;
+        });
+        rejected(Kind.WRONG_VALUES, "Expected vs actual",
+                () -> Problem3Checks.allGatherMatmul(plusInsteadOfMinus, NAIVE_3_0, BOOK));
+    }
+
+    @Test
+    void jumpingStraightToEachChunkIsNotARingShift() {
+        BinaryOperator<ShardedArray> jumps = xyAndColsY((x, v) -> {
+            int n = axisSize("Y");
+            int y = axisIndex("Y").intAt();
+            int c = x.shape(1);
+            NDArray acc = x.matmul(v.slice(0, y * c, (y + 1) * c));
+            for (int k = 1; k < n; k++) {
+                NDArray got = ppermute(x, "Y", shift(n, k)); // k hops at once
+                int chunk = Math.floorMod(y - k, n);
+                acc = acc.add(got.matmul(v.slice(0, chunk * c, (chunk + 1) * c)));
+            }
+            return acc;
+        });
+        rejected(Kind.STRUCTURE, "is not a shift by one step round the ring",
+                () -> Problem3Checks.allGatherMatmul(jumps, NAIVE_3_0, BOOK));
+    }
+
+    @Test
+    void aNaiveBaselineThatGathersTheWeightsIsRejected() {
+        BinaryOperator<ShardedArray> gathersW = (a, w) -> shardMap((x, v) -> allGather(x, "Y", 1, true)
+                        .matmul(allGather(v, "Y", 1, true)).slice(1, axisIndex("Y").intAt() * v.shape(1),
+                                (axisIndex("Y").intAt() + 1) * v.shape(1)),
+                a.mesh(), P("X", "Y"), P(null, "Y"), P("X", "Y")).apply(a, w);
+        rejected(Kind.STRUCTURE, "exactly one all_gather over Y",
+                () -> Problem3Checks.allGatherMatmul(DOWN_THE_RING_3_0, gathersW, BOOK));
+    }
+
+    // ------------------------------------------------------------------------------------------------- 3.1
+
+    private static ShardedArray allReduce(ShardedArray a, ShardedArray w, java.util.function.BinaryOperator<NDArray> body) {
+        return shardMap(body, a.mesh(), P("X", "Y"), P("Y", null), P("X", null)).apply(a, w);
+    }
+
+    @Test
+    void oneBigPsumIsNotTiled() {
+        rejected(Kind.STRUCTURE, "each psum should reduce one output tile", () -> Problem3Checks.allReduceMatmul(
+                (a, w, tiles) -> allReduce(a, w, (x, v) -> psum(x.matmul(v), "Y")), BOOK));
+    }
+
+    @Test
+    void reducingTheWholeProductPerTileSendsTooMuch() {
+        rejected(Kind.STRUCTURE, "each psum should reduce one output tile", () -> Problem3Checks.allReduceMatmul(
+                (a, w, tiles) -> allReduce(a, w, (x, v) -> {
+                    NDArray full = x.matmul(v);
+                    int t = v.shape(1) / tiles;
+                    List<NDArray> out = new ArrayList<>();
+                    for (int j = 0; j < tiles; j++) {
+                        out.add(psum(full, "Y").slice(1, j * t, (j + 1) * t));
+                    }
+                    return NDArray.concat(1, out);
+                }), BOOK));
+    }
+
+    @Test
+    void multiplyingEverythingBeforeReducingTilesDoesNotOverlap() {
+        rejected(Kind.STRUCTURE, "compute one output tile at a time", () -> Problem3Checks.allReduceMatmul(
+                (a, w, tiles) -> allReduce(a, w, (x, v) -> {
+                    NDArray full = x.matmul(v);
+                    int t = v.shape(1) / tiles;
+                    List<NDArray> out = new ArrayList<>();
+                    for (int j = 0; j < tiles; j++) {
+                        out.add(psum(full.slice(1, j * t, (j + 1) * t), "Y"));
+                    }
+                    return NDArray.concat(1, out);
+                }), BOOK));
+    }
+
+    // ------------------------------------------------------------------------------------------------- 3.2
+
+    private static BinaryOperator<ShardedArray> rowsY(java.util.function.BinaryOperator<NDArray> body) {
+        return (t, w) -> shardMap(body, t.mesh(), P("X", "Y"), P("Y", null), P("X", "Y")).apply(t, w);
+    }
+
+    @Test
+    void aPsumScatterIsNotAReduceScatterCollectiveMatmul() {
+        rejected(Kind.STRUCTURE, "this part allows only ppermute over Y", () -> Problem3Checks.reduceScatterMatmul(
+                rowsY((t, v) -> psumScatter(t.matmul(v), "Y", 1, true)), BOOK));
+    }
+
+    @Test
+    void passingTheWholePartialProductSendsTooMuch() {
+        rejected(Kind.STRUCTURE, "expected one accumulator block", () -> Problem3Checks.reduceScatterMatmul(
+                rowsY((t, v) -> {
+                    int n = axisSize("Y");
+                    int y = axisIndex("Y").intAt();
+                    int c = v.shape(1) / n;
+                    NDArray mine = t.matmul(v);
+                    NDArray acc = mine;
+                    for (int k = 1; k < n; k++) {
+                        acc = ppermute(acc, "Y", shift(n, 1)).add(mine);
+                    }
+                    return acc.slice(1, y * c, (y + 1) * c);
+                }), BOOK));
+    }
+
+    @Test
+    void startingTheAccumulatorOnItsOwnerIsWrongValues() {
+        rejected(Kind.WRONG_VALUES, "Expected vs actual", () -> Problem3Checks.reduceScatterMatmul(rowsY((t, v) -> {
+            int n = axisSize("Y");
+            int y = axisIndex("Y").intAt();
+            int c = v.shape(1) / n;
+            NDArray acc = t.matmul(v.slice(1, y * c, (y + 1) * c));
+            for (int k = 1; k < n; k++) {
+                acc = ppermute(acc, "Y", shift(n, 1));
+                int chunk = Math.floorMod(y - k, n);
+                acc = acc.add(t.matmul(v.slice(1, chunk * c, (chunk + 1) * c)));
+            }
+            return acc;
+        }), BOOK));
+    }
+
+    // ------------------------------------------------------------------------------------------------- 3.3
+
+    private static ShardedArray block(ShardedArray in, ShardedArray win, ShardedArray wout, ShardMap.DeviceFunction f) {
+        return ShardMap.shardMap(f, in.mesh(), List.of(P("X", "Y"), P(null, "Y"), P("Y", null)), List.of(P("X", "Y")))
+                .call(in, win, wout).get(0);
+    }
+
+    private static final Problem3Checks.Block NAIVE_BLOCK = (in, win, wout) -> block(in, win, wout, b -> List.of(
+            psumScatter(allGather(b.get(0), "Y", 1, true).matmul(b.get(1)).gelu().matmul(b.get(2)), "Y", 1, true)));
+
+    @Test
+    void theNaiveBlockIsNotTheCollectiveOne() {
+        rejected(Kind.STRUCTURE, "this part allows only ppermute over Y",
+                () -> Problem3Checks.transformerBlock(NAIVE_BLOCK, NAIVE_BLOCK, BOOK));
+    }
+
+    @Test
+    void forgettingTheNonLinearityIsWrongValues() {
+        Problem3Checks.Block linear = (in, win, wout) -> block(in, win, wout, b -> List.of(
+                psumScatter(allGather(b.get(0), "Y", 1, true).matmul(b.get(1)).matmul(b.get(2)), "Y", 1, true)));
+        rejected(Kind.WRONG_VALUES, "Expected vs actual",
+                () -> Problem3Checks.transformerBlock(linear, NAIVE_BLOCK, BOOK));
+    }
+
+    // ------------------------------------------------------------------------------------------------- 4.x
+
+    @Test
+    void theOneWayVersionIsNotBidirectional() {
+        rejected(Kind.STRUCTURE, "a bidirectional version sends in both directions",
+                () -> Problem4Checks.allGatherMatmul(DOWN_THE_RING_3_0, BOOK));
+    }
+
+    @Test
+    void wholeBlocksBothWaysForHalfTheStepsIsAccepted() {
+        // The other bidirectional design: whole chunks go both ways for about n/2 steps.
+        BinaryOperator<ShardedArray> halfTheSteps = xyAndColsY((x, v) -> {
+            int n = axisSize("Y");
+            int y = axisIndex("Y").intAt();
+            int c = x.shape(1);
+            NDArray acc = x.matmul(v.slice(0, y * c, (y + 1) * c));
+            NDArray fromBelow = x;
+            NDArray fromAbove = x;
+            int seen = 1;
+            for (int k = 1; seen < n; k++) {
+                fromBelow = ppermute(fromBelow, "Y", shift(n, 1)); // chunk y − k
+                int lo = Math.floorMod(y - k, n);
+                acc = acc.add(fromBelow.matmul(v.slice(0, lo * c, (lo + 1) * c)));
+                seen++;
+                if (seen < n) {
+                    fromAbove = ppermute(fromAbove, "Y", shift(n, -1)); // chunk y + k
+                    int hi = Math.floorMod(y + k, n);
+                    acc = acc.add(fromAbove.matmul(v.slice(0, hi * c, (hi + 1) * c)));
+                    seen++;
+                }
+            }
+            return acc;
+        });
+        Problem4Checks.allGatherMatmul(halfTheSteps, BOOK);
+        Problem4Checks.allGatherMatmul(halfTheSteps, new MatmulCase(MeshSpec.of("X", 1, "Y", 5), 1, 1, 1, 9, 2));
+    }
+
+    @Test
+    void aPsumIsNotAnAllReduceBuiltFromPermutes() {
+        rejected(Kind.STRUCTURE, "this part allows only ppermute over Y", () -> Problem4Checks.allReduceMatmul(
+                (a, w) -> allReduce(a, w, (x, v) -> psum(x.matmul(v), "Y")), BOOK));
+    }
+
+    @Test
+    void replicasThatDisagreeAreCaughtThoughReplicaZeroIsRight() {
+        // A psum-free all-reduce where only device y = 0 keeps the sum: the others keep their partial product.
+        // With checkVma(false) the host would read replica 0 and see nothing wrong.
+        rejected(Kind.WRONG_VALUES, "replica 0 is right", () -> Problem4Checks.allReduceMatmul((a, w) -> shardMap(
+                (x, v) -> {
+                    int n = axisSize("Y");
+                    NDArray partial = x.matmul(v);
+                    NDArray sum = partial;
+                    NDArray cur = partial;
+                    for (int k = 1; k < n; k++) {
+                        cur = ppermute(cur, "Y", shift(n, 1));
+                        sum = sum.add(cur);
+                    }
+                    return axisIndex("Y").intAt() == 0 ? sum : partial;
+                }, a.mesh(), P("X", "Y"), P("Y", null), P("X", null)).checkVma(false).apply(a, w),
+                new MatmulCase(MeshSpec.of("X", 1, "Y", 2), 1, 1, 1, 10, 2)));
+    }
+
+    @Test
+    void bothAccumulatorHalvesGoingUpIsOneWay() {
+        rejected(Kind.STRUCTURE, "a bidirectional version sends in both directions",
+                () -> Problem4Checks.reduceScatterMatmul(rowsY((t, v) -> {
+                    int n = axisSize("Y");
+                    int y = axisIndex("Y").intAt();
+                    int c = v.shape(1) / n;
+                    int h = c / 2;
+                    NDArray[] acc = new NDArray[2];
+                    for (int half = 0; half < 2; half++) {
+                        int chunk = Math.floorMod(y - 1, n);
+                        acc[half] = t.matmul(v.slice(1, chunk * c + half * h, chunk * c + (half + 1) * h));
+                    }
+                    for (int k = 1; k < n; k++) {
+                        int chunk = Math.floorMod(y - 1 - k, n);
+                        for (int half = 0; half < 2; half++) {
+                            acc[half] = ppermute(acc[half], "Y", shift(n, 1)).add(
+                                    t.matmul(v.slice(1, chunk * c + half * h, chunk * c + (half + 1) * h)));
+                        }
+                    }
+                    return NDArray.concat(1, acc[0], acc[1]);
+                }), BOOK));
+    }
+}
