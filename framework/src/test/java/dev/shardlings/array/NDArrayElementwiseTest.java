@@ -4,6 +4,7 @@ import static dev.shardlings.array.TestSupport.assertF32;
 import static dev.shardlings.array.TestSupport.assertI32;
 import static dev.shardlings.array.TestSupport.assertIae;
 import static dev.shardlings.array.TestSupport.shape;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -195,7 +196,7 @@ class NDArrayElementwiseTest {
     void geluIsJaxsTanhApproximation() {
         // jax.nn.gelu(approximate=True): gelu(0) = 0, gelu(1) = 0.8411920, gelu(-1) = -0.1588080, gelu(3) = 2.9963627
         float[] g = NDArray.of(0f, 1f, -1f, 3f).gelu().toFloatArray();
-        org.junit.jupiter.api.Assertions.assertArrayEquals(new float[]{0f, 0.841192f, -0.158808f, 2.9963627f}, g, 1e-6f);
-        org.junit.jupiter.api.Assertions.assertEquals(DType.FLOAT32, NDArray.of(1, 2).gelu().dtype());
+        assertArrayEquals(new float[]{0f, 0.841192f, -0.158808f, 2.9963627f}, g, 1e-6f);
+        assertEquals(DType.FLOAT32, NDArray.of(1, 2).gelu().dtype());
     }
 }
