@@ -33,26 +33,71 @@ public final class NDArray {
     private final int[] i;    // non-null iff dtype == INT32
     private final int[] shape;
     private final Set<String> vma;
+    /** Id of the traced operation that produced the buffer (see {@link OpObserver#op}); 0 when untraced. */
+    private final long origin;
 
     /** Wraps buffers without copying or reporting: callers own the buffer and decide about reporting. */
-    private NDArray(DType dtype, float[] f, int[] i, int[] shape, Set<String> vma) {
+    private NDArray(DType dtype, float[] f, int[] i, int[] shape, Set<String> vma, long origin) {
         this.dtype = dtype;
         this.f = f;
         this.i = i;
         this.shape = shape;
         this.vma = vma;
+        this.origin = origin;
     }
 
-    /** A new array on a freshly allocated float buffer: reports the allocation. */
+    /** How an operation is costed for the trace (the cost model reads FLOPs and bytes moved). */
+    private enum Cost {
+        /** Nothing read: bytes = the result; no FLOPs. */
+        CREATE,
+        /** One FLOP per result element; bytes = operands + result. */
+        ELEMENTWISE,
+        /** One FLOP per operand element; bytes = operands + result. */
+        REDUCTION,
+        /** Data movement (slice, transpose, concatenate, ...): reads what it writes; no FLOPs. */
+        MOVE,
+        /** 2·m·k·n FLOPs; bytes = operands + result. */
+        MATMUL
+    }
+
+    /** A new array made by an operation from {@code in}: reports the allocation and the operation. */
+    private static NDArray made(Object data, int[] shape, Set<String> vma, Cost cost, String name, NDArray... in) {
+        DType dtype = data instanceof float[] ? DType.FLOAT32 : DType.INT32;
+        OpObservers.allocated(dtype, shape);
+        long origin = 0;
+        if (OpObservers.current() != null) {
+            long outBytes = (long) Shapes.size(shape) * dtype.byteSize();
+            long inBytes = 0;
+            long inElements = 0;
+            long[] inputs = new long[in.length];
+            for (int k = 0; k < in.length; k++) {
+                inBytes += in[k].nbytes();
+                inElements += in[k].size();
+                inputs[k] = in[k].origin;
+            }
+            long flops;
+            long bytes;
+            switch (cost) {
+                case CREATE: flops = 0; bytes = outBytes; break;
+                case ELEMENTWISE: flops = Shapes.size(shape); bytes = inBytes + outBytes; break;
+                case REDUCTION: flops = inElements; bytes = inBytes + outBytes; break;
+                case MOVE: flops = 0; bytes = 2 * outBytes; break;
+                default: flops = 2L * in[0].shape[0] * in[0].shape[1] * in[1].shape[1]; bytes = inBytes + outBytes;
+            }
+            origin = OpObservers.op(name, dtype, shape, inputs, flops, bytes);
+        }
+        return dtype == DType.FLOAT32 ? new NDArray(dtype, (float[]) data, null, shape, vma, origin)
+                : new NDArray(dtype, null, (int[]) data, shape, vma, origin);
+    }
+
+    /** A new array on a freshly allocated float buffer, made from nothing: reports the allocation. */
     private static NDArray fresh(float[] data, int[] shape, Set<String> vma) {
-        OpObservers.allocated(DType.FLOAT32, shape);
-        return new NDArray(DType.FLOAT32, data, null, shape, vma);
+        return made(data, shape, vma, Cost.CREATE, "create");
     }
 
-    /** A new array on a freshly allocated int buffer: reports the allocation. */
+    /** A new array on a freshly allocated int buffer, made from nothing: reports the allocation. */
     private static NDArray fresh(int[] data, int[] shape, Set<String> vma) {
-        OpObservers.allocated(DType.INT32, shape);
-        return new NDArray(DType.INT32, null, data, shape, vma);
+        return made(data, shape, vma, Cost.CREATE, "create");
     }
 
     /** A new array on a freshly allocated buffer of either type. */
@@ -62,7 +107,12 @@ public final class NDArray {
 
     /** A view sharing this buffer with another shape and/or vma: no allocation, nothing reported. */
     private NDArray view(int[] newShape, Set<String> newVma) {
-        return new NDArray(dtype, f, i, newShape, newVma);
+        return new NDArray(dtype, f, i, newShape, newVma, origin);
+    }
+
+    /** The id of the traced operation that produced this array's buffer; 0 when it was made untraced. */
+    long origin() {
+        return origin;
     }
 
     private Object buffer() {
@@ -535,7 +585,7 @@ public final class NDArray {
         for (int d = 0; d < rank; d++) {
             outShape[d] = shape[p[d]];
         }
-        return fresh(dtype, permuted(p), outShape, vma);
+        return made(permuted(p), outShape, vma, Cost.MOVE, "transpose", this);
     }
 
     /** {@code x.T}: reverses the axes (identity on rank 0 and 1). */
@@ -626,7 +676,7 @@ public final class NDArray {
         for (int o = 0; o < outer; o++) {
             System.arraycopy(src, (o * dim + start) * inner, dst, o * len * inner, len * inner);
         }
-        return fresh(dtype, dst, outShape, vma);
+        return made(dst, outShape, vma, Cost.MOVE, "slice", this);
     }
 
     /**
@@ -680,7 +730,7 @@ public final class NDArray {
         for (int o = 0; o < outer; o++) {
             System.arraycopy(src, (o * dim + k) * inner, dst, o * inner, inner);
         }
-        return fresh(dtype, dst, Shapes.remove(shape, ax), vma);
+        return made(dst, Shapes.remove(shape, ax), vma, Cost.MOVE, "take", this);
     }
 
     /**
@@ -778,7 +828,7 @@ public final class NDArray {
             }
             pos += chunk;
         }
-        return fresh(out, dst, outShape, unionAll(xs));
+        return made(dst, outShape, unionAll(xs), Cost.MOVE, "concatenate", xs.toArray(new NDArray[0]));
     }
 
     /**
@@ -877,7 +927,7 @@ public final class NDArray {
             System.arraycopy(src, base + (dim - s) * inner, dst, base, s * inner);
             System.arraycopy(src, base, dst, base + s * inner, (dim - s) * inner);
         }
-        return fresh(dtype, dst, shape.clone(), vma);
+        return made(dst, shape.clone(), vma, Cost.MOVE, "roll", this);
     }
 
     /** {@code jnp.roll(x, shift)} without axis: rolls the flattened array; the shape is kept. */
@@ -888,7 +938,7 @@ public final class NDArray {
         int s = n == 0 ? 0 : Math.floorMod(shift, n);
         System.arraycopy(src, n - s, dst, 0, s);
         System.arraycopy(src, 0, dst, s, n - s);
-        return fresh(dtype, dst, shape.clone(), vma);
+        return made(dst, shape.clone(), vma, Cost.MOVE, "roll", this);
     }
 
     /**
@@ -904,13 +954,13 @@ public final class NDArray {
             return view(shape, vma);
         }
         if (target == DType.FLOAT32) {
-            return fresh(toFloats(i), shape.clone(), vma);
+            return made(toFloats(i), shape.clone(), vma, Cost.ELEMENTWISE, "convert", this);
         }
         int[] out = new int[f.length];
         for (int k = 0; k < out.length; k++) {
             out[k] = (int) f[k];
         }
-        return fresh(out, shape.clone(), vma);
+        return made(out, shape.clone(), vma, Cost.ELEMENTWISE, "convert", this);
     }
 
     /**
@@ -933,7 +983,8 @@ public final class NDArray {
         if (Arrays.equals(target, shape)) {
             return view(shape, vma);
         }
-        return fresh(dtype, gather(Shapes.offsets(target, Shapes.broadcastStrides(shape, target))), target, vma);
+        return made(gather(Shapes.offsets(target, Shapes.broadcastStrides(shape, target))), target, vma,
+                Cost.MOVE, "broadcast", this);
     }
 
     // ---------------------------------------------------------------------------------------------- elementwise
@@ -1011,7 +1062,7 @@ public final class NDArray {
                     out[k] = op.apply(a[oa[k]], b[ob[k]]);
                 }
             }
-            return fresh(out, outShape, outVma);
+            return made(out, outShape, outVma, Cost.ELEMENTWISE, op.numpy, this, other);
         }
         float[] a = floatData();
         float[] b = other.floatData();
@@ -1034,7 +1085,7 @@ public final class NDArray {
                 out[k] = op.apply(a[oa[k]], b[ob[k]]);
             }
         }
-        return fresh(out, outShape, outVma);
+        return made(out, outShape, outVma, Cost.ELEMENTWISE, op.numpy, this, other);
     }
 
     /** The data as floats: the buffer itself for float32 (read only!), a converted copy for int32. */
@@ -1052,11 +1103,11 @@ public final class NDArray {
 
     /** A weakly typed Python-style scalar operand: rank 0, no vma, not an allocation the user sees. */
     private static NDArray weak(int v) {
-        return new NDArray(DType.INT32, null, new int[] {v}, new int[0], Set.of());
+        return new NDArray(DType.INT32, null, new int[] {v}, new int[0], Set.of(), 0);
     }
 
     private static NDArray weak(float v) {
-        return new NDArray(DType.FLOAT32, new float[] {v}, null, new int[0], Set.of());
+        return new NDArray(DType.FLOAT32, new float[] {v}, null, new int[0], Set.of(), 0);
     }
 
     /**
@@ -1252,7 +1303,7 @@ public final class NDArray {
                     default: out[k] = v * v;
                 }
             }
-            return fresh(out, shape.clone(), vma);
+            return made(out, shape.clone(), vma, Cost.ELEMENTWISE, op.name().toLowerCase(java.util.Locale.ROOT), this);
         }
         float[] a = floatData();
         float[] out = new float[n];
@@ -1273,7 +1324,7 @@ public final class NDArray {
                 default: out[k] = v * v;
             }
         }
-        return fresh(out, shape.clone(), vma);
+        return made(out, shape.clone(), vma, Cost.ELEMENTWISE, op.name().toLowerCase(java.util.Locale.ROOT), this);
     }
 
     /** {@code -x} ({@code jnp.negative}); keeps the dtype (int32 wraps: -MIN_VALUE = MIN_VALUE). */
@@ -1503,7 +1554,7 @@ public final class NDArray {
             }
             out[o] = best;
         }
-        return fresh(out, outShape, vma);
+        return made(out, outShape, vma, Cost.REDUCTION, "argmax", this);
     }
 
     private NDArray reduce(Red op, boolean keepdims, int[] axes) {
@@ -1580,7 +1631,7 @@ public final class NDArray {
                     }
                 }
             }
-            return fresh(out, outShape, vma);
+            return made(out, outShape, vma, Cost.REDUCTION, "reduce_" + op.name().toLowerCase(java.util.Locale.ROOT), this);
         }
         int[] a = (int[]) g;
         if (op == Red.MEAN) {
@@ -1592,7 +1643,7 @@ public final class NDArray {
                 }
                 out[o] = (float) ((double) s / count);
             }
-            return fresh(out, outShape, vma);
+            return made(out, outShape, vma, Cost.REDUCTION, "reduce_" + op.name().toLowerCase(java.util.Locale.ROOT), this);
         }
         int[] out = new int[outN];
         for (int o = 0; o < outN; o++) {
@@ -1608,7 +1659,7 @@ public final class NDArray {
             }
             out[o] = m;
         }
-        return fresh(out, outShape, vma);
+        return made(out, outShape, vma, Cost.REDUCTION, "reduce_" + op.name().toLowerCase(java.util.Locale.ROOT), this);
     }
 
     // ------------------------------------------------------------------------------------------ linear algebra
@@ -1652,11 +1703,11 @@ public final class NDArray {
                 }
             }
             OpObservers.matmul(m, k, n, DType.INT32);
-            return fresh(c, outShape, outVma);
+            return made(c, outShape, outVma, Cost.MATMUL, "dot", this, other);
         }
         float[] c = Kernels.matmul(floatData(), other.floatData(), m, k, n);
         OpObservers.matmul(m, k, n, DType.FLOAT32);
-        return fresh(c, outShape, outVma);
+        return made(c, outShape, outVma, Cost.MATMUL, "dot", this, other);
     }
 
     // ---------------------------------------------------------------------------------------------- comparison

@@ -28,4 +28,24 @@ public interface OpObserver {
      * @param dtype dtype of the result
      */
     void matmul(int m, int k, int n, DType dtype);
+
+    /**
+     * Called once for every operation that made a new buffer (after {@link #allocated}, and after
+     * {@link #matmul} for a matmul), with what the cost model needs: which arrays it read and how much work it
+     * did. The id returned is carried by the result (and by views of it) and comes back in {@code inputs} of the
+     * operations that read it, so an observer can rebuild the dataflow graph of a program.
+     *
+     * @param name   the operation, in jax.lax's words where there is one: {@code "dot"}, {@code "add"},
+     *               {@code "slice"}, {@code "concatenate"}, {@code "reduce_sum"}, {@code "create"}, …
+     * @param dtype  the result's dtype
+     * @param shape  the result's shape (a copy the observer may keep)
+     * @param inputs the ids of the arrays read, in operand order; 0 for an array made while no observer gave ids
+     * @param flops  arithmetic operations: 2·m·k·n for a matmul, one per result element for elementwise
+     *               operations, one per operand element for reductions, 0 for data movement and creation
+     * @param bytes  bytes read plus bytes written (data movement reads what it writes)
+     * @return the id of the result, or 0 when this observer does not track the dataflow (the default)
+     */
+    default long op(String name, DType dtype, int[] shape, long[] inputs, long flops, long bytes) {
+        return 0;
+    }
 }

@@ -85,6 +85,22 @@ public final class OpObservers {
         }
     }
 
+    /** Reports an operation to the installed observer, if any; the id its result carries (0 without one). */
+    static long op(String name, DType dtype, int[] shape, long[] inputs, long flops, long bytes) {
+        OpObserver o = CURRENT.get();
+        return o == null ? 0 : o.op(name, dtype, shape.clone(), inputs, flops, bytes);
+    }
+
+    /**
+     * The id of the operation that produced {@code x}'s buffer, as returned by {@link OpObserver#op} when it was
+     * made (views share it); 0 when it was made while no observer gave ids.
+     *
+     * @throws NullPointerException if x is null
+     */
+    public static long originOf(NDArray x) {
+        return java.util.Objects.requireNonNull(x, "x").origin();
+    }
+
     /** Reports a matmul [m,k]·[k,n] with result dtype {@code dtype} to the installed observer, if any. */
     static void matmul(int m, int k, int n, DType dtype) {
         OpObserver o = CURRENT.get();

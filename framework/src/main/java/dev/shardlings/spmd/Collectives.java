@@ -339,7 +339,8 @@ public final class Collectives {
             out = NDArray.zeros(x.dtype(), x.shape());
         }
         ctx.record(new TraceEvent.CollectiveEvent(Collective.PPERMUTE, g.axes, n, x.dtype().jaxName(),
-                boxed(x.shape()), boxed(out.shape()), sent, received, params, pairs));
+                boxed(x.shape()), boxed(out.shape()), sent, received, params, pairs, ctx.collectiveId(),
+                ctx.collectiveInput()));
         return out.withVaryingAxes(plus(x.varyingAxes(), axes));
     }
 
@@ -365,6 +366,7 @@ public final class Collectives {
     // ------------------------------------------------------------------------------------------------ plumbing
 
     private static NDArray[] exchange(DeviceContext ctx, AxisGroups g, Collective kind, NDArray x, String params) {
+        ctx.beginCollective(x);
         int step = ctx.nextStep();
         String signature = kind.jaxName() + " over " + ShardMap.tupleRepr(g.axes) + " of "
                 + ShardMap.typeString(x.dtype(), x.shape()) + (params.isEmpty() ? "" : " (" + params + ")");
@@ -380,7 +382,7 @@ public final class Collectives {
     private static void record(DeviceContext ctx, Collective kind, AxisGroups g, NDArray in, NDArray out,
                                long sent, long received, String params) {
         ctx.record(new TraceEvent.CollectiveEvent(kind, g.axes, g.groupSize, in.dtype().jaxName(), boxed(in.shape()),
-                boxed(out.shape()), sent, received, params, List.of()));
+                boxed(out.shape()), sent, received, params, List.of(), ctx.collectiveId(), ctx.collectiveInput()));
     }
 
     /** A copy with its own buffer (values, including -0.0 and NaN, unchanged). */

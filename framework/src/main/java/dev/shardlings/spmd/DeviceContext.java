@@ -1,15 +1,19 @@
 package dev.shardlings.spmd;
 
 import dev.shardlings.array.DType;
+import dev.shardlings.array.NDArray;
 import dev.shardlings.array.OpObserver;
+import dev.shardlings.array.OpObservers;
 import dev.shardlings.sharding.Device;
 import dev.shardlings.sharding.Mesh;
 import dev.shardlings.trace.DeviceTrace;
 import dev.shardlings.trace.TraceEvent;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The state of one device while it runs the mapped function: which device it is, the run's rendezvous, and
@@ -19,6 +23,8 @@ import java.util.Map;
 final class DeviceContext implements OpObserver {
 
     private static final ThreadLocal<DeviceContext> CURRENT = new ThreadLocal<>();
+    /** Event ids, unique in the JVM, so that arrays passed between shardMap calls never alias an id. */
+    private static final AtomicLong IDS = new AtomicLong();
 
     final Mesh mesh;
     final int flat;
@@ -29,6 +35,10 @@ final class DeviceContext implements OpObserver {
     private int step;
     private long largest;
     private long allocated;
+    /** While a collective builds its result: its id, which every array it makes carries. 0 otherwise. */
+    private long collectiveId;
+    private long collectiveInput;
+    private int[] pendingMatmul;
 
     DeviceContext(Mesh mesh, int flat, Exchange exchange, Map<List<String>, AxisGroups> groupCache) {
         this.mesh = mesh;
@@ -83,8 +93,29 @@ final class DeviceContext implements OpObserver {
         return step;
     }
 
-    void record(TraceEvent e) {
+    /**
+     * Starts a collective whose operand is {@code operand}: until {@link #record} the arrays the collective makes
+     * are its result, not local operations, and carry its id.
+     */
+    void beginCollective(NDArray operand) {
+        collectiveId = IDS.incrementAndGet();
+        collectiveInput = OpObservers.originOf(operand);
+    }
+
+    /** The id of the collective in progress. */
+    long collectiveId() {
+        return collectiveId;
+    }
+
+    /** The id of the operand of the collective in progress. */
+    long collectiveInput() {
+        return collectiveInput;
+    }
+
+    /** Records the collective in progress and ends it. */
+    void record(TraceEvent.CollectiveEvent e) {
         events.add(e);
+        collectiveId = 0;
     }
 
     @Override
@@ -95,7 +126,25 @@ final class DeviceContext implements OpObserver {
 
     @Override
     public void matmul(int m, int k, int n, DType dtype) {
-        events.add(new TraceEvent.MatmulEvent(m, k, n, dtype.jaxName(), 2L * m * k * n));
+        pendingMatmul = new int[] {m, k, n}; // the op(...) call that follows records it
+    }
+
+    @Override
+    public long op(String name, DType dtype, int[] shape, long[] inputs, long flops, long bytes) {
+        if (collectiveId != 0) {
+            return collectiveId;
+        }
+        long id = IDS.incrementAndGet();
+        List<Long> in = Arrays.stream(inputs).boxed().toList();
+        if (pendingMatmul != null) {
+            int[] mkn = pendingMatmul;
+            pendingMatmul = null;
+            events.add(new TraceEvent.MatmulEvent(mkn[0], mkn[1], mkn[2], dtype.jaxName(), flops, id, in));
+        } else {
+            events.add(new TraceEvent.LocalOpEvent(name, dtype.jaxName(), Arrays.stream(shape).boxed().toList(),
+                    flops, bytes, id, in));
+        }
+        return id;
     }
 
     DeviceTrace toTrace() {

@@ -3,10 +3,21 @@ package dev.shardlings.trace;
 import java.util.List;
 
 /**
- * One thing a device did that the grader and the cost model care about: a collective or a matmul.
- * Events of one device are kept in program order.
+ * One thing a device did that the grader and the cost model care about: a collective, a matmul or another local
+ * operation. Events of one device are kept in program order.
+ *
+ * <p>Every event has an {@link #id()}, unique within the JVM, and the arrays it produced carry that id; an event's
+ * inputs name the ids of the arrays it read. Together they form the dataflow graph the cost model schedules: an
+ * input id that no event of the same device produced is an argument of the shardMap call (ready at its start).
  */
-public sealed interface TraceEvent permits TraceEvent.CollectiveEvent, TraceEvent.MatmulEvent {
+public sealed interface TraceEvent permits TraceEvent.CollectiveEvent, TraceEvent.MatmulEvent,
+        TraceEvent.LocalOpEvent {
+
+    /** The id of this event; the arrays it produced carry it. */
+    long id();
+
+    /** The ids of the arrays this event read, in operand order (0: an array made outside any trace). */
+    List<Long> inputs();
 
     /**
      * A collective as seen by one device.
@@ -24,16 +35,32 @@ public sealed interface TraceEvent permits TraceEvent.CollectiveEvent, TraceEven
      * @param bytesReceived bytes this device receives under the same model
      * @param params        the static parameters in JAX's words, e.g. {@code "axis=0, tiled=true"}
      * @param permutation   for ppermute the (source, destination) pairs; empty for the others
+     * @param id            the event's id (see {@link TraceEvent})
+     * @param input         the id of the operand
      */
     record CollectiveEvent(Collective kind, List<String> axes, int groupSize, String dtype,
                            List<Integer> inputShape, List<Integer> outputShape,
                            long bytesSent, long bytesReceived, String params,
-                           List<List<Integer>> permutation) implements TraceEvent {
+                           List<List<Integer>> permutation, long id, long input) implements TraceEvent {
         public CollectiveEvent {
             axes = List.copyOf(axes);
             inputShape = List.copyOf(inputShape);
             outputShape = List.copyOf(outputShape);
             permutation = permutation.stream().map(List::copyOf).toList();
+        }
+
+        @Override
+        public List<Long> inputs() {
+            return List.of(input);
+        }
+
+        /** Bytes of the operand on this device (float32 or int32 elements, 4 bytes each). */
+        public long operandBytes() {
+            long n = 4;
+            for (int d : inputShape) {
+                n *= d;
+            }
+            return n;
         }
 
         /** A one-line description such as {@code psum over ('x',) of float32[2, 2]}. */
@@ -50,9 +77,45 @@ public sealed interface TraceEvent permits TraceEvent.CollectiveEvent, TraceEven
     /**
      * A local matrix multiplication [m, k] · [k, n] on one device.
      *
-     * @param flops 2·m·k·n floating-point operations (a multiply and an add per term)
+     * @param flops  2·m·k·n floating-point operations (a multiply and an add per term)
+     * @param id     the event's id; 0 for a matmul on the host outside shardMap
+     * @param inputs the ids of the two operands (empty on the host)
      */
-    record MatmulEvent(int m, int k, int n, String dtype, long flops) implements TraceEvent {
+    record MatmulEvent(int m, int k, int n, String dtype, long flops, long id, List<Long> inputs)
+            implements TraceEvent {
+        public MatmulEvent {
+            inputs = List.copyOf(inputs);
+        }
+
+        /** Bytes read and written in float32/int32: both operands and the result. */
+        public long bytes() {
+            return 4L * ((long) m * k + (long) k * n + (long) m * n);
+        }
+    }
+
+    /**
+     * Any other local operation on one device that made a new array: elementwise arithmetic, a reduction, data
+     * movement (slice, concatenate, transpose, …) or the creation of an array.
+     *
+     * @param name   the operation in jax.lax's words, e.g. {@code "add"}, {@code "slice"}, {@code "reduce_sum"}
+     * @param dtype  JAX name of the result dtype
+     * @param shape  the result's shape
+     * @param flops  arithmetic operations (0 for data movement)
+     * @param bytes  bytes read plus bytes written
+     * @param id     the event's id
+     * @param inputs the ids of the arrays read
+     */
+    record LocalOpEvent(String name, String dtype, List<Integer> shape, long flops, long bytes, long id,
+                        List<Long> inputs) implements TraceEvent {
+        public LocalOpEvent {
+            shape = List.copyOf(shape);
+            inputs = List.copyOf(inputs);
+        }
+
+        /** True for operations that only move data (no arithmetic). */
+        public boolean isDataMovement() {
+            return flops == 0;
+        }
     }
 
     /** Python's tuple repr of axis names: {@code ('x',)} or {@code ('x', 'y')}. */

@@ -116,14 +116,18 @@ public final class TraceRules {
         return c.append(')').toString();
     }
 
-    /** One numbered line per collective and matmul; ppermutes say which way they go round the ring. */
+    /**
+     * One numbered line per collective and matmul (other local operations are left out: they are many and rarely
+     * the point); ppermutes say which way they go round the ring.
+     */
     static String describe(DeviceTrace d, Trace trace) {
-        if (d.events().isEmpty()) {
+        List<TraceEvent> shown = d.events().stream().filter(e -> !(e instanceof TraceEvent.LocalOpEvent)).toList();
+        if (shown.isEmpty()) {
             return "  (no collectives and no matmuls)\n";
         }
         StringBuilder sb = new StringBuilder();
         int i = 0;
-        for (TraceEvent e : d.events()) {
+        for (TraceEvent e : shown) {
             sb.append(String.format(java.util.Locale.ROOT, "  %2d. ", ++i));
             if (e instanceof CollectiveEvent c) {
                 sb.append(c.describe()).append(" — sends ").append(c.bytesSent()).append(" bytes");

@@ -21,7 +21,7 @@ class TraceRulesTest {
     private static CollectiveEvent permute(int n, long sent, int[]... pairs) {
         List<List<Integer>> p = java.util.Arrays.stream(pairs).map(q -> List.of(q[0], q[1])).toList();
         return new CollectiveEvent(Collective.PPERMUTE, List.of("Y"), n, "float32", List.of(2), List.of(2), sent,
-                sent, "perm=…", p);
+                sent, "perm=…", p, 1, 0);
     }
 
     @Test

@@ -1,0 +1,78 @@
+package dev.shardlings.spmd;
+
+import dev.shardlings.array.NDArray;
+import dev.shardlings.sharding.Mesh;
+import dev.shardlings.trace.DeviceTrace;
+import dev.shardlings.trace.Trace;
+import dev.shardlings.trace.TraceEvent;
+import dev.shardlings.trace.Tracing;
+import org.junit.jupiter.api.Test;
+
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+import static dev.shardlings.sharding.PartitionSpec.P;
+import static dev.shardlings.spmd.Collectives.pmean;
+import static dev.shardlings.spmd.Collectives.ppermute;
+import static dev.shardlings.spmd.ShardMap.shardMap;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The trace's dataflow: every event names the events whose arrays it read, across collectives and views. */
+class TraceDataflowTest {
+
+    private static final Mesh I2 = Mesh.makeMesh(new int[]{2}, "i");
+
+    private static DeviceTrace device0(Trace t) {
+        return t.shardMaps().get(0).devices().get(0);
+    }
+
+    @Test
+    void eventsChainThroughLocalOpsCollectivesAndViews() {
+        NDArray x = NDArray.arange(8, dev.shardlings.array.DType.FLOAT32).reshape(2, 4);
+        Trace t = Tracing.record(() -> shardMap(b -> {
+            NDArray s = b.slice(1, 0, 2);                          // slice: reads the argument
+            NDArray m = s.matmul(NDArray.ones(dev.shardlings.array.DType.FLOAT32, 2, 2)); // create, then dot
+            NDArray p = ppermute(m.reshape(1, 2), "i", new int[][]{{0, 1}, {1, 0}}); // view keeps m's id
+            return pmean(p.add(1f), "i");                         // add, then pmean, then divide
+        }, I2, P("i", null), P()).apply(x)).trace();
+        List<TraceEvent> ev = device0(t).events();
+        List<String> kinds = ev.stream().map(e -> e instanceof TraceEvent.LocalOpEvent l ? l.name()
+                : e instanceof TraceEvent.MatmulEvent ? "dot" : ((TraceEvent.CollectiveEvent) e).kind().jaxName())
+                .toList();
+        assertEquals(List.of("slice", "create", "dot", "ppermute", "add", "pmean", "divide"), kinds);
+        TraceEvent slice = ev.get(0);
+        assertEquals(List.of(0L), slice.inputs(), "the argument was made outside the trace");
+        assertEquals(List.of(slice.id(), ev.get(1).id()), ev.get(2).inputs(), "dot reads the slice and the ones");
+        assertEquals(List.of(ev.get(2).id()), ev.get(3).inputs(), "ppermute reads the dot through a reshape view");
+        assertEquals(ev.get(3).id(), ev.get(4).inputs().get(0), "add reads the ppermute's result");
+        assertEquals(List.of(ev.get(4).id()), ev.get(5).inputs());
+        assertEquals(List.of(ev.get(5).id(), 0L), ev.get(6).inputs(), "pmean divides its result by a constant, locally");
+        TraceEvent.LocalOpEvent add = assertInstanceOf(TraceEvent.LocalOpEvent.class, ev.get(4));
+        assertEquals(2, add.flops());
+        assertEquals(4L * (2 + 1 + 2), add.bytes(), "reads two float32 elements and the scalar, writes two");
+        TraceEvent.LocalOpEvent sl = assertInstanceOf(TraceEvent.LocalOpEvent.class, slice);
+        assertEquals(0, sl.flops());
+        assertEquals(2 * 4L * 2, sl.bytes(), "a slice of two elements reads and writes two");
+    }
+
+    @Test
+    void idsAreUniqueAcrossDevicesAndCalls() {
+        NDArray x = NDArray.ones(dev.shardlings.array.DType.FLOAT32, 4, 2);
+        Trace t = Tracing.record(() -> {
+            var first = shardMap(b -> b.add(1f), I2, P("i", null), P("i", null)).apply(x);
+            return shardMap(b -> b.mul(2f), I2, P("i", null), P("i", null)).apply(first);
+        }).trace();
+        Set<Long> ids = new HashSet<>();
+        for (var sm : t.shardMaps()) {
+            for (DeviceTrace d : sm.devices()) {
+                for (TraceEvent e : d.events()) {
+                    assertTrue(ids.add(e.id()), "id " + e.id() + " seen twice");
+                }
+            }
+        }
+        assertEquals(4, ids.size());
+    }
+}
