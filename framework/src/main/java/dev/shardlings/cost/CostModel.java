@@ -39,7 +39,8 @@ import java.util.Set;
  *       into their consumer); an elementwise operation that reads the result of the matmul just before it on the
  *       compute stream fuses into that matmul (the accumulation {@code acc + a·w} adds no pass over memory).</li>
  *   <li>ppermute: each (source, destination) pair is a message along the axis: bytes / link bandwidth plus one
- *       hop latency per hop; it occupies the links it crosses. On a torus axis shorter than
+ *       hop latency per hop; it occupies every link it crosses while its bytes stream through (the latency
+ *       delays its arrival, not the next message). On a torus axis shorter than
  *       {@link HardwareModel#wraparoundMinAxisSize()} there is no wraparound link, so the pair (n − 1 → 0) of a
  *       ring shift travels n − 1 hops the other way.</li>
  *   <li>Other collectives, by the book's ring formulas over n devices with operand b bytes: all-gather
@@ -98,7 +99,7 @@ public final class CostModel {
     }
 
     /** A compute span that later elementwise operations may fuse into. */
-    private static final class Group {
+    private static final class Fusion {
         int spanIndex;
         long lastId;
         double start;
@@ -109,40 +110,75 @@ public final class CostModel {
         double lastOutBytes;
         String name;
         long flops;
+        boolean matmul;
+    }
+
+    /** Something that becomes ready at a time: an array on a device (the result of an event). */
+    private record Done(double time, long seq, Dev dev, long id) {
     }
 
     /** One device of one shardMap call. */
     private static final class Dev {
         final DeviceTrace trace;
-        final int index;
-        final Set<Long> producedHere = new HashSet<>();
+        final List<TraceEvent> events;
+        final Map<Long, Integer> index = new HashMap<>();
+        final Map<Long, List<Integer>> consumers = new HashMap<>();
+        final int[] missing;
         final Map<Long, Double> ready = new HashMap<>();
         final List<CollectiveEvent> collectives = new ArrayList<>();
+        final Map<Long, Integer> collectiveNumber = new HashMap<>();
+        final java.util.TreeSet<Integer> runnable = new java.util.TreeSet<>();
         final Map<String, Double> linkFree = new HashMap<>();
+        double[] arrival;
         double computeFree;
-        int cursor;
-        int issuedCollectives;
-        double[] issue;
-        Group group;
+        int finished;
+        Fusion group;
 
-        Dev(DeviceTrace trace, int index, double t0) {
+        Dev(DeviceTrace trace, double t0) {
             this.trace = trace;
-            this.index = index;
+            this.events = trace.events();
             this.computeFree = t0;
-            for (TraceEvent e : trace.events()) {
-                producedHere.add(e.id());
+            this.missing = new int[events.size()];
+            for (int i = 0; i < events.size(); i++) {
+                TraceEvent e = events.get(i);
+                index.put(e.id(), i);
                 if (e instanceof CollectiveEvent c) {
+                    collectiveNumber.put(c.id(), collectives.size());
                     collectives.add(c);
                 }
             }
+            for (int i = 0; i < events.size(); i++) {
+                for (long in : new HashSet<>(events.get(i).inputs())) {
+                    if (index.containsKey(in)) {
+                        missing[i]++;
+                        consumers.computeIfAbsent(in, x -> new ArrayList<>()).add(i);
+                    }
+                }
+            }
+            arrival = new double[collectives.size()];
+            java.util.Arrays.fill(arrival, Double.NaN);
         }
 
         double link(String key) {
             return linkFree.getOrDefault(key, 0.0);
         }
+
+        double readyOfAll(List<Long> ids, double t0) {
+            double t = t0;
+            for (long id : ids) {
+                t = Math.max(t, ready.getOrDefault(id, t0));
+            }
+            return t;
+        }
     }
 
-    /** The scheduling of one shardMap call. */
+    /**
+     * The scheduling of one shardMap call: a discrete-event simulation. An array becoming ready may make operations
+     * runnable; a device's compute stream runs, whenever it is free, the runnable operation that comes first in
+     * program order (a list scheduler, as XLA's latency-hiding scheduler reorders independent work); a device
+     * arrives at a collective when its operand is ready, and the collective starts when its group has arrived and
+     * its links are free.
+     */
     private static final class Program {
         final ShardMapTrace sm;
         final Run run;
@@ -150,6 +186,9 @@ public final class CostModel {
         final double t0;
         final Dev[] devs;
         final Mesh mesh;
+        final java.util.PriorityQueue<Done> queue = new java.util.PriorityQueue<>(
+                java.util.Comparator.comparingDouble(Done::time).thenComparingLong(Done::seq));
+        long seq;
 
         Program(ShardMapTrace sm, Run run, double t0) {
             this.sm = sm;
@@ -160,8 +199,8 @@ public final class CostModel {
             List<DeviceTrace> ds = sm.devices();
             devs = new Dev[ds.size()];
             for (int d = 0; d < devs.length; d++) {
-                devs[d] = new Dev(ds.get(d), d, t0);
                 DeviceTrace dt = ds.get(d);
+                devs[d] = new Dev(dt, t0);
                 run.devices.putIfAbsent(dt.deviceId(), new Timeline.Device(dt.deviceId(), label(dt)));
             }
             int k = devs.length == 0 ? 0 : devs[0].collectives.size();
@@ -171,7 +210,6 @@ public final class CostModel {
                             + dev.trace.deviceId() + " made " + dev.collectives.size() + " collectives and device "
                             + devs[0].trace.deviceId() + " made " + k + "; every device must make the same ones");
                 }
-                dev.issue = new double[k];
             }
         }
 
@@ -185,33 +223,45 @@ public final class CostModel {
         }
 
         double schedule() {
-            int total = devs.length == 0 ? 0 : devs[0].collectives.size();
-            int next = 0;
-            while (true) {
-                boolean progress = false;
-                for (Dev d : devs) {
-                    progress |= advance(d);
+            for (Dev d : devs) {
+                for (int i = 0; i < d.events.size(); i++) {
+                    if (d.missing[i] == 0) {
+                        becomeReady(d, i, t0);
+                    }
                 }
-                if (next < total && allIssued(next)) {
-                    collective(next);
-                    next++;
-                    progress = true;
+            }
+            for (Dev d : devs) {
+                startCompute(d, t0);
+            }
+            while (!queue.isEmpty()) {
+                // Everything that becomes ready at the same moment, before any stream picks its next operation,
+                // so that the choice by program order sees all of it.
+                double now = queue.peek().time();
+                while (!queue.isEmpty() && queue.peek().time() <= now) {
+                    Done done = queue.poll();
+                    Dev d = done.dev();
+                    d.ready.put(done.id(), done.time());
+                    for (int c : d.consumers.getOrDefault(done.id(), List.of())) {
+                        if (--d.missing[c] == 0) {
+                            becomeReady(d, c, done.time());
+                        }
+                    }
+                    Integer i = d.index.get(done.id());
+                    if (i != null && !(d.events.get(i) instanceof CollectiveEvent)) {
+                        d.finished++;
+                    }
                 }
-                boolean done = next == total;
-                for (Dev d : devs) {
-                    done &= d.cursor == d.trace.events().size();
-                }
-                if (done) {
-                    break;
-                }
-                if (!progress) {
-                    throw new IllegalStateException("cost model: shardMap '" + sm.functionName() + "' cannot be"
-                            + " scheduled: no device can go on (an operation reads a collective that is never"
-                            + " reached)");
+                for (Dev x : devs) {
+                    startCompute(x, now);
                 }
             }
             double end = t0;
             for (Dev d : devs) {
+                long compute = d.events.stream().filter(e -> !(e instanceof CollectiveEvent)).count();
+                if (d.finished != compute) {
+                    throw new IllegalStateException("cost model: shardMap '" + sm.functionName() + "' cannot be"
+                            + " scheduled: device " + d.trace.deviceId() + " waits for an array no event makes");
+                }
                 end = Math.max(end, d.computeFree);
                 for (double v : d.ready.values()) {
                     end = Math.max(end, v);
@@ -223,80 +273,49 @@ public final class CostModel {
             return end;
         }
 
-        private boolean allIssued(int k) {
-            for (Dev d : devs) {
-                if (d.issuedCollectives <= k) {
-                    return false;
-                }
-            }
-            return true;
+        private void finish(Dev d, long id, double time) {
+            queue.add(new Done(time, seq++, d, id));
         }
 
-        /** Ready time of an array on a device; NaN while it is the result of a collective not yet scheduled. */
-        private double readyOf(Dev d, long id) {
-            Double r = d.ready.get(id);
-            if (r != null) {
-                return r;
+        /** Event i of d has every input: free ops finish at once, compute ops wait for the stream, collectives arrive. */
+        private void becomeReady(Dev d, int i, double time) {
+            TraceEvent e = d.events.get(i);
+            if (e instanceof CollectiveEvent c) {
+                int k = d.collectiveNumber.get(c.id());
+                d.arrival[k] = time;
+                arrive(d, k);
+            } else if (e instanceof LocalOpEvent op && FREE.contains(op.name())) {
+                finish(d, e.id(), time);
+            } else {
+                d.runnable.add(i);
             }
-            return d.producedHere.contains(id) ? Double.NaN : t0;
         }
 
-        private double readyOfAll(Dev d, List<Long> ids) {
-            double t = t0;
-            for (long id : ids) {
-                double r = readyOf(d, id);
-                if (Double.isNaN(r)) {
-                    return Double.NaN;
-                }
-                t = Math.max(t, r);
-            }
-            return t;
-        }
-
-        /** Moves the device's cursor as far as the known ready times allow. True when it moved. */
-        private boolean advance(Dev d) {
-            List<TraceEvent> events = d.trace.events();
-            boolean moved = false;
-            while (d.cursor < events.size()) {
-                TraceEvent e = events.get(d.cursor);
-                double in = readyOfAll(d, e.inputs());
-                if (Double.isNaN(in)) {
-                    break;
-                }
-                if (e instanceof CollectiveEvent) {
-                    d.issue[d.issuedCollectives++] = in;
-                } else {
-                    compute(d, e, in);
-                }
-                d.cursor++;
-                moved = true;
-            }
-            return moved;
-        }
-
-        private void compute(Dev d, TraceEvent e, double inputsReady) {
-            double scale = run.dtype.scale();
-            if (e instanceof LocalOpEvent op && FREE.contains(op.name())) {
-                d.ready.put(e.id(), inputsReady);
+        /** Starts work on d's compute stream if it is free at {@code now} and something is runnable. */
+        private void startCompute(Dev d, double now) {
+            if (d.computeFree > now || d.runnable.isEmpty()) {
                 return;
             }
-            if (e instanceof LocalOpEvent op && fusesInto(d, op)) {
-                Group g = d.group;
+            int i = d.runnable.pollFirst();
+            TraceEvent e = d.events.get(i);
+            double start = Math.max(now, d.computeFree);
+            double scale = run.dtype.scale();
+            if (e instanceof LocalOpEvent op && fusesInto(d, op, start)) {
+                Fusion g = d.group;
                 g.vectorFlops += op.flops();
                 g.bytes += op.bytes() * scale - 2 * g.lastOutBytes;
                 g.lastOutBytes = elements(op.shape()) * 4 * scale;
                 g.lastId = op.id();
-                g.end = g.start + roofline(g.matmulFlops, g.vectorFlops, g.bytes);
+                g.end = Math.max(start, g.start + roofline(g.matmulFlops, g.vectorFlops, g.bytes));
                 g.name = g.name + " + " + op.name();
                 Timeline.Span old = run.spans.get(g.spanIndex);
                 run.spans.set(g.spanIndex, new Timeline.Span(old.device(), old.track(), g.name, old.category(),
                         g.start, g.end, g.flops, Math.round(g.bytes)));
-                d.computeFree = Math.max(d.computeFree, g.end);
-                d.ready.put(op.id(), g.end);
+                d.computeFree = g.end;
+                finish(d, op.id(), g.end);
                 return;
             }
-            double start = Math.max(d.computeFree, inputsReady);
-            Group g = new Group();
+            Fusion g = new Fusion();
             g.start = start;
             g.lastId = e.id();
             String category;
@@ -306,6 +325,7 @@ public final class CostModel {
                 g.lastOutBytes = (double) m.m() * m.n() * 4 * scale;
                 g.name = "dot [" + m.m() + ", " + m.k() + "]·[" + m.k() + ", " + m.n() + "]";
                 g.flops = m.flops();
+                g.matmul = true;
                 run.flops += m.flops();
                 category = "matmul";
             } else {
@@ -320,23 +340,19 @@ public final class CostModel {
             g.spanIndex = run.spans.size();
             run.spans.add(new Timeline.Span(d.trace.deviceId(), Timeline.COMPUTE, g.name, category, g.start, g.end,
                     g.flops, Math.round(g.bytes)));
-            d.group = e instanceof MatmulEvent ? g : null;
+            d.group = g;
             d.computeFree = g.end;
-            d.ready.put(e.id(), g.end);
+            finish(d, e.id(), g.end);
         }
 
-        /** An elementwise op reading the result of the matmul group just before it, whose other inputs are ready. */
-        private boolean fusesInto(Dev d, LocalOpEvent op) {
-            Group g = d.group;
-            if (g == null || op.flops() == 0 || op.name().startsWith("reduce") || !op.inputs().contains(g.lastId)) {
-                return false;
-            }
-            for (long id : op.inputs()) {
-                if (id != g.lastId && readyOf(d, id) > g.end) {
-                    return false;
-                }
-            }
-            return true;
+        /**
+         * An elementwise op that starts the moment the matmul group before it on the stream ends, reading that
+         * group's result: XLA fuses it into the matmul's output.
+         */
+        private boolean fusesInto(Dev d, LocalOpEvent op, double start) {
+            Fusion g = d.group;
+            return g != null && g.matmul && op.flops() > 0 && !op.name().startsWith("reduce") && start <= g.end
+                    && op.inputs().contains(g.lastId);
         }
 
         private double roofline(double matmulFlops, double vectorFlops, double bytes) {
@@ -347,81 +363,106 @@ public final class CostModel {
 
         // ----------------------------------------------------------------------------------------- collectives
 
-        private void collective(int k) {
-            CollectiveEvent first = devs[0].collectives.get(k);
-            List<String> axes = first.axes();
-            Map<List<Integer>, Dev[]> groups = groups(axes);
-            for (Dev[] g : groups.values()) {
-                if (first.kind() == Collective.PPERMUTE) {
-                    ppermute(g, k, axes);
-                } else {
-                    ringCollective(g, k, axes);
-                }
+        /** Device d has arrived at its collective number k (its operand is ready at d.arrival[k]). */
+        private void arrive(Dev d, int k) {
+            CollectiveEvent ev = d.collectives.get(k);
+            Members g = groupOf(d, ev.axes());
+            if (ev.kind() == Collective.PPERMUTE) {
+                sendFrom(g, g.position, k, ev);
+            } else if (++g.arrivedCount[k] == g.members.length) {
+                ringCollective(g.members, k, ev);
             }
         }
 
-        /** The groups of the collective: devices equal on every other axis, each in linear-index order. */
-        private Map<List<Integer>, Dev[]> groups(List<String> axes) {
-            List<String> names = mesh.axisNames();
-            int n = 1;
-            for (String a : axes) {
-                n *= mesh.axisSize(a);
-            }
-            Map<List<Integer>, Dev[]> groups = new LinkedHashMap<>();
-            for (Dev d : devs) {
-                List<Integer> key = new ArrayList<>();
-                for (int a = 0; a < names.size(); a++) {
-                    if (!axes.contains(names.get(a))) {
-                        key.add(d.trace.coords().get(a));
+        /** The group of d for a collective over {@code axes}, with d's position in it (its linear index). */
+        private Members groupOf(Dev d, List<String> axes) {
+            return groupsFor(axes).get(d);
+        }
+
+        private final Map<List<String>, Map<Dev, Members>> groupCache = new HashMap<>();
+
+        private Map<Dev, Members> groupsFor(List<String> axes) {
+            return groupCache.computeIfAbsent(axes, a -> {
+                List<String> names = mesh.axisNames();
+                int n = 1;
+                for (String x : a) {
+                    n *= mesh.axisSize(x);
+                }
+                int k = devs.length == 0 ? 0 : devs[0].collectives.size();
+                Map<List<Integer>, Dev[]> byKey = new LinkedHashMap<>();
+                Map<List<Integer>, int[]> counts = new HashMap<>();
+                Map<Dev, Members> out = new HashMap<>();
+                for (Dev d : devs) {
+                    List<Integer> key = new ArrayList<>();
+                    for (int i = 0; i < names.size(); i++) {
+                        if (!a.contains(names.get(i))) {
+                            key.add(d.trace.coords().get(i));
+                        }
                     }
+                    int lin = 0;
+                    for (String x : a) {
+                        lin = lin * mesh.axisSize(x) + d.trace.coords().get(names.indexOf(x));
+                    }
+                    int size = n;
+                    byKey.computeIfAbsent(key, x -> new Dev[size])[lin] = d;
+                    counts.computeIfAbsent(key, x -> new int[k]);
+                    Members g = new Members();
+                    g.members = byKey.get(key);
+                    g.position = lin;
+                    g.arrivedCount = counts.get(key);
+                    out.put(d, g);
                 }
-                int lin = 0;
-                for (String a : axes) {
-                    lin = lin * mesh.axisSize(a) + d.trace.coords().get(names.indexOf(a));
-                }
-                int size = n;
-                groups.computeIfAbsent(key, x -> new Dev[size])[lin] = d;
-            }
-            return groups;
+                return out;
+            });
         }
 
-        private void ppermute(Dev[] g, int k, List<String> axes) {
-            int n = g.length;
-            String axis = String.join(",", axes);
-            CollectiveEvent ev = g[0].collectives.get(k);
+        /** A device's group for one collective: its members in linear-index order and its position among them. */
+        private static final class Members {
+            Dev[] members;
+            int position;
+            int[] arrivedCount;
+        }
+
+        /** The ppermute messages that leave position s of the group, and s's own result when nothing arrives. */
+        private void sendFrom(Members grp, int s, int k, CollectiveEvent ev) {
+            Dev[] g = grp.members;
+            Dev src = g[s];
+            String axis = String.join(",", ev.axes());
             double bytes = ev.operandBytes() * run.dtype.scale();
-            boolean[] received = new boolean[n];
+            boolean receives = false;
             for (List<Integer> p : ev.permutation()) {
-                int s = p.get(0);
+                int from = p.get(0);
                 int t = p.get(1);
-                Dev src = g[s];
+                receives |= t == s;
+                if (from != s) {
+                    continue;
+                }
                 Dev dst = g[t];
-                received[t] = true;
-                if (s == t) {
-                    dst.ready.put(dst.collectives.get(k).id(), src.issue[k]);
+                if (t == s) {
+                    finish(dst, dst.collectives.get(k).id(), src.arrival[k]);
                     continue;
                 }
                 List<Dev> hopsFrom = new ArrayList<>();
                 List<String> keys = new ArrayList<>();
                 route(g, s, t, axis, hopsFrom, keys);
-                double start = src.issue[k];
+                double start = src.arrival[k];
                 for (int h = 0; h < keys.size(); h++) {
                     start = Math.max(start, hopsFrom.get(h).link(keys.get(h)));
                 }
                 int hops = hw.switched() ? 1 : keys.size();
-                double end = start + bytes / hw.linkBytesPerSecond() + hops * hw.hopLatencySeconds();
+                double busy = start + bytes / hw.linkBytesPerSecond();
+                double end = busy + hops * hw.hopLatencySeconds();
+                // A link is busy while the bytes stream through it; the hop latency delays the arrival only.
                 for (int h = 0; h < keys.size(); h++) {
-                    hopsFrom.get(h).linkFree.put(keys.get(h), end);
+                    hopsFrom.get(h).linkFree.put(keys.get(h), busy);
                 }
-                dst.ready.put(dst.collectives.get(k).id(), end);
+                finish(dst, dst.collectives.get(k).id(), end);
                 run.bytes += bytes;
                 run.spans.add(new Timeline.Span(src.trace.deviceId(), keys.get(0), "ppermute → device "
                         + dst.trace.deviceId(), "collective", start, end, 0, Math.round(bytes)));
             }
-            for (int i = 0; i < n; i++) {
-                if (!received[i]) {
-                    g[i].ready.put(g[i].collectives.get(k).id(), g[i].issue[k]); // zeros, made locally
-                }
+            if (!receives) {
+                finish(src, src.collectives.get(k).id(), src.arrival[k]); // zeros, made locally
             }
         }
 
@@ -452,9 +493,9 @@ public final class CostModel {
             }
         }
 
-        private void ringCollective(Dev[] g, int k, List<String> axes) {
+        private void ringCollective(Dev[] g, int k, CollectiveEvent ev) {
             int n = g.length;
-            CollectiveEvent ev = g[0].collectives.get(k);
+            List<String> axes = ev.axes();
             double b = ev.operandBytes() * run.dtype.scale();
             List<String> keys = new ArrayList<>();
             if (hw.switched()) {
@@ -470,7 +511,7 @@ public final class CostModel {
             }
             double start = 0;
             for (Dev d : g) {
-                start = Math.max(start, d.issue[k]);
+                start = Math.max(start, d.arrival[k]);
                 for (String key : keys) {
                     start = Math.max(start, d.link(key));
                 }
@@ -478,14 +519,14 @@ public final class CostModel {
             double time = n == 1 ? 0 : seconds(ev.kind(), n, b, axes);
             double end = start + time;
             for (Dev d : g) {
+                long sent = Math.round(d.collectives.get(k).bytesSent() * run.dtype.scale());
                 for (String key : keys) {
                     d.linkFree.put(key, end);
                     run.spans.add(new Timeline.Span(d.trace.deviceId(), key, ev.kind().jaxName() + " over "
-                            + String.join(",", axes), "collective", start, end, 0,
-                            Math.round(d.collectives.get(k).bytesSent() * run.dtype.scale())));
+                            + String.join(",", axes), "collective", start, end, 0, sent));
                 }
-                d.ready.put(d.collectives.get(k).id(), end);
-                run.bytes += d.collectives.get(k).bytesSent() * run.dtype.scale();
+                finish(d, d.collectives.get(k).id(), end);
+                run.bytes += sent;
             }
         }
 

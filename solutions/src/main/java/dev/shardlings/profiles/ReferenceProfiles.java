@@ -1,0 +1,329 @@
+package dev.shardlings.profiles;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.shardlings.array.DType;
+import dev.shardlings.array.NDArray;
+import dev.shardlings.cost.CostModel;
+import dev.shardlings.cost.CpuCalibration;
+import dev.shardlings.cost.HardwareModel;
+import dev.shardlings.cost.ModelDtype;
+import dev.shardlings.cost.PerfettoTrace;
+import dev.shardlings.cost.Timeline;
+import dev.shardlings.cost.TimelineSvg;
+import dev.shardlings.course.Chapter0;
+import dev.shardlings.course.Problem1;
+import dev.shardlings.course.Problem3;
+import dev.shardlings.course.Problem4;
+import dev.shardlings.random.PRNG;
+import dev.shardlings.sharding.Mesh;
+import dev.shardlings.sharding.PartitionSpec;
+import dev.shardlings.spmd.ShardedArray;
+import dev.shardlings.trace.Trace;
+import dev.shardlings.trace.Tracing;
+import org.apache.commons.text.StringEscapeUtils;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.Supplier;
+
+import static dev.shardlings.sharding.PartitionSpec.P;
+import static dev.shardlings.sharding.PartitionSpec.tuple;
+
+/**
+ * The instructor's reference profiles: every reference solution run once at the sizes of the book (or of the
+ * tutorials, for chapter 0), its trace modelled on each hardware model, and the results written to a directory:
+ * <ul>
+ *   <li>{@code summary.json}: one entry per problem, variant and hardware model with {@code modelled_us},
+ *       {@code wall_ms} (the simulation's own time on this machine), {@code flops} and
+ *       {@code bytes_communicated}, plus the fidelity figures of the book's collective-matmul profile;</li>
+ *   <li>{@code perfetto/PROBLEM--VARIANT--MODEL.json}: each timeline for ui.perfetto.dev;</li>
+ *   <li>{@code svg/PROBLEM--VARIANT.svg}: each timeline on the TPU v5e model;</li>
+ *   <li>{@code index.html}: the table and the pictures.</li>
+ * </ul>
+ * Run with {@code mvn -B -Pprofile verify} from the root (output in {@code solutions/target/profiles/}), or
+ * directly with the output directory as the only argument.
+ */
+public final class ReferenceProfiles {
+
+    /** The model the pictures and the fidelity check use. */
+    static final String PRIMARY = "tpu-v5e";
+
+    private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+
+    private ReferenceProfiles() {
+    }
+
+    /**
+     * One program to profile.
+     *
+     * @param problem the problem, e.g. {@code "all-gather-matmul"}
+     * @param variant the variant, e.g. {@code "collective"}
+     * @param part    the course part it solves, e.g. {@code "3.0"}
+     * @param shapes  the sizes in words
+     * @param dtype   the dtype to model
+     * @param run     runs the solution once
+     */
+    record Program(String problem, String variant, String part, String shapes, ModelDtype dtype,
+                   Supplier<Object> run) {
+        String key() {
+            return problem + "--" + variant;
+        }
+    }
+
+    /** One program on one model. */
+    record Result(Program program, HardwareModel model, Timeline timeline, double wallMs) {
+    }
+
+    /** Writes the profiles of every solution to {@code args[0]} (default {@code target/profiles}). */
+    public static void main(String[] args) throws IOException {
+        Path out = Path.of(args.length > 0 ? args[0] : "target/profiles");
+        List<HardwareModel> models = new ArrayList<>();
+        for (String name : HardwareModel.BUILT_IN) {
+            models.add(HardwareModel.builtIn(name));
+        }
+        System.out.println("Calibrating this machine (cpu-local) ...");
+        models.add(CpuCalibration.measure());
+        write(out, programs(), models);
+        System.out.println("Wrote " + out.resolve("index.html").toAbsolutePath());
+    }
+
+    /**
+     * Runs each program once, models it on each model and writes summary.json, the Perfetto files, the SVG
+     * pictures (on {@link #PRIMARY} when it is among the models, else the first model) and index.html.
+     *
+     * @throws IOException if a file cannot be written
+     */
+    static List<Result> write(Path out, List<Program> programs, List<HardwareModel> models) throws IOException {
+        String pictured = models.stream().anyMatch(m -> m.name().equals(PRIMARY)) ? PRIMARY : models.get(0).name();
+        List<Result> results = new ArrayList<>();
+        for (Program p : programs) {
+            long t0 = System.nanoTime();
+            Trace trace = Tracing.record(p.run()).trace();
+            double wall = (System.nanoTime() - t0) / 1e6;
+            for (HardwareModel m : models) {
+                Timeline tl = CostModel.schedule(trace, m, p.dtype());
+                results.add(new Result(p, m, tl, wall));
+                PerfettoTrace.write(tl, p.problem() + " / " + p.variant(),
+                        out.resolve("perfetto").resolve(p.key() + "--" + m.name() + ".json"));
+                if (m.name().equals(pictured)) {
+                    System.out.printf(Locale.ROOT, "%-24s %-32s %9.1f µs on %s (%.0f ms simulated)%n",
+                            p.problem(), p.variant(), tl.micros(), m.name(), wall);
+                }
+            }
+        }
+        Files.createDirectories(out.resolve("svg"));
+        for (Result r : results) {
+            if (r.model().name().equals(pictured)) {
+                Files.writeString(out.resolve("svg").resolve(r.program().key() + ".svg"),
+                        TimelineSvg.render(r.timeline(), r.program().problem() + " / " + r.program().variant(), 1100));
+            }
+        }
+        Files.writeString(out.resolve("summary.json"), JSON.writeValueAsString(summary(results, models)));
+        Files.writeString(out.resolve("index.html"), html(results, models, pictured));
+        return results;
+    }
+
+    // ------------------------------------------------------------------------------------------------ programs
+
+    /** Every solution, at the book's sizes. Values are zeros: the modelled time depends on shapes only. */
+    static List<Program> programs() {
+        List<Program> ps = new ArrayList<>();
+        Mesh xy = Mesh.makeMesh(new int[]{2, 4}, "X", "Y");
+        int b = 1024;
+        int d = 2048;
+        int f = 8192;
+        String book = "B, D, F = 1024, 2048, 8192 on X = 2, Y = 4";
+
+        // The book's profile: int32 arange arrays in the book, so int32 here.
+        Supplier<ShardedArray> a = () -> put(b, d, xy, P("X", "Y"));
+        Supplier<ShardedArray> w = () -> put(d, f, xy, P(null, "Y"));
+        ps.add(new Program("collective-matmul-book", "jit-allgather", "3.0", book, ModelDtype.INT32,
+                () -> Problem3.allGatherMatmulNaive(a.get(), w.get())));
+        ps.add(new Program("collective-matmul-book", "collective", "3.0", book, ModelDtype.INT32,
+                () -> Problem3.allGatherMatmul(a.get(), w.get())));
+        ps.add(new Program("collective-matmul-book", "unsharded-baseline", "0.1", book, ModelDtype.INT32,
+                () -> Chapter0.matmulNoCommunication(put(b, d, xy, P("X", null)), w.get())));
+
+        // Problems 3 and 4 in bfloat16, the TPU's native matmul input.
+        ModelDtype bf16 = ModelDtype.BFLOAT16;
+        ps.add(new Program("all-gather-matmul", "naive", "3.0", book, bf16,
+                () -> Problem3.allGatherMatmulNaive(a.get(), w.get())));
+        ps.add(new Program("all-gather-matmul", "collective", "3.0", book, bf16,
+                () -> Problem3.allGatherMatmul(a.get(), w.get())));
+        ps.add(new Program("all-gather-matmul", "bidirectional", "4.0", book, bf16,
+                () -> Problem4.allGatherMatmul(a.get(), w.get())));
+        Supplier<ShardedArray> wRows = () -> put(d, f, xy, P("Y", null));
+        ps.add(new Program("all-reduce-matmul", "collective-4-tiles", "3.1", book, bf16,
+                () -> Problem3.allReduceMatmul(a.get(), wRows.get(), 4)));
+        ps.add(new Program("all-reduce-matmul", "bidirectional", "4.1", book, bf16,
+                () -> Problem4.allReduceMatmul(a.get(), wRows.get())));
+        Supplier<ShardedArray> tmp = () -> put(b, f, xy, P("X", "Y"));
+        Supplier<ShardedArray> w2 = () -> put(f, d, xy, P("Y", null));
+        ps.add(new Program("reduce-scatter-matmul", "collective", "3.2", book, bf16,
+                () -> Problem3.reduceScatterMatmul(tmp.get(), w2.get())));
+        ps.add(new Program("reduce-scatter-matmul", "bidirectional", "4.2", book, bf16,
+                () -> Problem4.reduceScatterMatmul(tmp.get(), w2.get())));
+        ps.add(new Program("transformer-block", "naive", "3.3", book, bf16,
+                () -> Problem3.transformerBlockNaive(a.get(), w.get(), w2.get())));
+        ps.add(new Program("transformer-block", "collective", "3.3", book, bf16,
+                () -> Problem3.transformerBlock(a.get(), w.get(), w2.get())));
+
+        // Chapter 0's four matmul cases on the same mesh (I, J, K = 512, 1024, 2048), and the other examples.
+        int i = 512;
+        int j = 1024;
+        int k = 2048;
+        String ijk = "I, J, K = 512, 1024, 2048 on X = 2, Y = 4";
+        ps.add(new Program("chapter-0", "0.1-no-communication", "0.1", ijk, bf16,
+                () -> Chapter0.matmulNoCommunication(put(i, j, xy, P("X", null)), put(j, k, xy, P(null, "Y")))));
+        ps.add(new Program("chapter-0", "0.2-gather-a", "0.2", ijk, bf16,
+                () -> Chapter0.matmulGatherA(put(i, j, xy, P(null, "X")), put(j, k, xy, P()))));
+        ps.add(new Program("chapter-0", "0.3-psum", "0.3", ijk, bf16,
+                () -> Chapter0.matmulPsum(put(i, j, xy, P(null, "X")), put(j, k, xy, P("X", null)))));
+        ps.add(new Program("chapter-0", "0.4-reduce-scatter-all-gather", "0.4", ijk, bf16,
+                () -> Chapter0.matmulReduceScatterAllGather(put(i, j, xy, P(null, "X")), put(j, k, xy, P("X", null)))));
+        ps.add(new Program("chapter-0", "0.5-same-axis-gather-b", "0.5", ijk, bf16,
+                () -> Chapter0.matmulSameAxisGatherB(put(i, j, xy, P("X", null)), put(j, k, xy, P(null, "X")))));
+        ps.add(new Program("chapter-0", "0.5-same-axis-gather-a", "0.5", ijk, bf16,
+                () -> Chapter0.matmulSameAxisGatherA(put(i, j, xy, P("X", null)), put(j, k, xy, P(null, "X")))));
+        Mesh ij = Mesh.makeMesh(new int[]{4, 2}, "i", "j");
+        ps.add(new Program("chapter-0", "0.6-parallel-normalize", "0.6", "x[1024, 8192] on i = 4, j = 2", bf16,
+                () -> Chapter0.parallelNormalize(put(1024, 8192, ij, P("i", "j")))));
+        Mesh i8 = Mesh.makeMesh(new int[]{8}, "i");
+        ps.add(new Program("chapter-0", "0.7-gathered-weight", "0.7", "x[1024, 2048] · w[2048, 2048] on i = 8", bf16,
+                () -> Chapter0.matmulWithGatheredWeight(put(1024, 2048, i8, P("i", null)),
+                        put(2048, 2048, i8, P("i", null)))));
+        ps.add(new Program("chapter-0", "0.8-ring-shift", "0.8", "x[8192, 1024] on i = 8, k = 1", bf16,
+                () -> Chapter0.ringShift(put(8192, 1024, i8, P("i", null)), 1)));
+        Mesh small = Mesh.makeMesh(new int[]{2, 4}, "x", "y");
+        ps.add(new Program("chapter-0", "0.9-slice-and-average", "0.9", "x[512] on x = 2, y = 4", bf16,
+                () -> Chapter0.sliceAndAverage(ShardedArray.devicePut(NDArray.zeros(DType.FLOAT32, 512), small,
+                        P(tuple("x", "y"))))));
+        ps.add(new Program("chapter-0", "0.10-fold-key", "0.10", "a key on i = 4, j = 2", ModelDtype.INT32,
+                () -> Chapter0.foldKeyOverAxis(PRNG.key(0).toArray(), ij)));
+
+        // Problem 1 at the book's size: int32[512, 8] on X = 4, Y = 2. The global-view parts run no shardMap.
+        Mesh p1 = Mesh.makeMesh(new int[]{4, 2}, "X", "Y");
+        Supplier<ShardedArray> x1 = () -> ShardedArray.devicePut(NDArray.zeros(DType.INT32, 512, 8), p1,
+                P("X", "Y"));
+        ps.add(new Program("problem-1", "1.1a-per-shard-mean", "1.1a", "int32[512, 8] on X = 4, Y = 2",
+                ModelDtype.INT32, () -> Problem1.perShardMean(x1.get())));
+        ps.add(new Program("problem-1", "1.2a-roll-within-shards", "1.2a", "int32[512, 8] on X = 4, Y = 2, shift 5",
+                ModelDtype.INT32, () -> Problem1.rollWithinShards(x1.get(), 5)));
+        return ps;
+    }
+
+    private static ShardedArray put(int rows, int cols, Mesh mesh, PartitionSpec spec) {
+        return ShardedArray.devicePut(NDArray.zeros(DType.FLOAT32, rows, cols), mesh, spec);
+    }
+
+    // ------------------------------------------------------------------------------------------------- output
+
+    static ObjectNode summary(List<Result> results, List<HardwareModel> models) {
+        ObjectNode root = JSON.createObjectNode();
+        ArrayNode ms = root.putArray("hardware_models");
+        for (HardwareModel m : models) {
+            ms.addObject().put("name", m.name()).put("description", m.description());
+        }
+        ArrayNode entries = root.putArray("entries");
+        for (Result r : results) {
+            Program p = r.program();
+            entries.addObject().put("problem", p.problem()).put("variant", p.variant()).put("part", p.part())
+                    .put("shapes", p.shapes()).put("hardware", r.model().name()).put("dtype", p.dtype().jaxName())
+                    .put("modelled_us", round(r.timeline().micros())).put("wall_ms", round(r.wallMs()))
+                    .put("flops", r.timeline().flops()).put("bytes_communicated", r.timeline().bytesCommunicated())
+                    .put("perfetto", "perfetto/" + p.key() + "--" + r.model().name() + ".json");
+        }
+        Map<String, Double> book = bookTimes(results);
+        if (book.size() < 3) {
+            return root; // the book's three variants were not among the programs
+        }
+        ObjectNode fid = root.putObject("fidelity");
+        fid.put("hardware", PRIMARY);
+        fid.putObject("book_us").put("jit-allgather", 311).put("collective", 244).put("unsharded-baseline", 224);
+        fid.put("jit-allgather_us", round(book.get("jit-allgather")));
+        fid.put("collective_us", round(book.get("collective")));
+        fid.put("unsharded-baseline_us", round(book.get("unsharded-baseline")));
+        fid.put("jit_over_collective", round(book.get("jit-allgather") / book.get("collective")));
+        fid.put("book_jit_over_collective", round(311.0 / 244));
+        fid.put("collective_over_baseline", round(book.get("collective") / book.get("unsharded-baseline")));
+        fid.put("book_collective_over_baseline", round(244.0 / 224));
+        return root;
+    }
+
+    private static Map<String, Double> bookTimes(List<Result> results) {
+        Map<String, Double> t = new LinkedHashMap<>();
+        for (Result r : results) {
+            if (r.program().problem().equals("collective-matmul-book") && r.model().name().equals(PRIMARY)) {
+                t.put(r.program().variant(), r.timeline().micros());
+            }
+        }
+        return t;
+    }
+
+    private static double round(double v) {
+        return Math.round(v * 1000) / 1000.0;
+    }
+
+    static String html(List<Result> results, List<HardwareModel> models, String pictured) {
+        StringBuilder sb = new StringBuilder("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+                + "<title>Shardlings reference profiles</title><style>body{font-family:sans-serif;margin:2em}"
+                + "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}"
+                + "td:nth-child(-n+4),th{text-align:left}</style></head><body>\n"
+                + "<h1>Shardlings reference profiles</h1>\n<p>Every reference solution, run once and modelled on each"
+                + " hardware model. Modelled times come from the cost model (docs/profiles.md); wall time is how"
+                + " long this machine took to simulate the devices.</p>\n");
+        Map<String, Double> book = bookTimes(results);
+        if (book.size() == 3) {
+            sb.append(String.format(Locale.ROOT, "<h2>Fidelity: the book's collective matmul on %s</h2>%n<p>Book: 311 /"
+                        + " 244 / 224 µs (jit all-gather / collective / unsharded baseline). Model: %.1f / %.1f / %.1f µs."
+                        + " Ratios jit/collective %.3f (book %.3f), collective/baseline %.3f (book %.3f).</p>%n",
+                esc(PRIMARY), book.get("jit-allgather"), book.get("collective"), book.get("unsharded-baseline"),
+                book.get("jit-allgather") / book.get("collective"), 311.0 / 244,
+                book.get("collective") / book.get("unsharded-baseline"), 244.0 / 224));
+        }
+        sb.append("<h2>Table</h2>\n<table><tr><th>problem</th><th>variant</th><th>part</th><th>dtype</th>");
+        for (HardwareModel m : models) {
+            sb.append("<th>").append(esc(m.name())).append(" µs</th>");
+        }
+        sb.append("<th>GFLOP</th><th>MB sent</th><th>wall ms</th></tr>\n");
+        for (int r = 0; r < results.size(); r += models.size()) {
+            Result first = results.get(r);
+            Program p = first.program();
+            sb.append("<tr><td>").append(esc(p.problem())).append("</td><td><a href=\"#").append(esc(p.key()))
+                    .append("\">").append(esc(p.variant())).append("</a></td><td>").append(esc(p.part()))
+                    .append("</td><td>").append(esc(p.dtype().jaxName())).append("</td>");
+            for (int m = 0; m < models.size(); m++) {
+                Result x = results.get(r + m);
+                sb.append(String.format(Locale.ROOT, "<td><a href=\"perfetto/%s--%s.json\">%.1f</a></td>",
+                        esc(p.key()), esc(x.model().name()), x.timeline().micros()));
+            }
+            sb.append(String.format(Locale.ROOT, "<td>%.2f</td><td>%.2f</td><td>%.0f</td></tr>%n",
+                    first.timeline().flops() / 1e9, first.timeline().bytesCommunicated() / 1e6, first.wallMs()));
+        }
+        sb.append("</table>\n<p>Open a Perfetto file (the links in the table) at https://ui.perfetto.dev.</p>\n");
+        sb.append("<h2>Timelines on ").append(esc(pictured)).append("</h2>\n");
+        for (Result r : results) {
+            if (r.model().name().equals(pictured)) {
+                Program p = r.program();
+                sb.append("<h3 id=\"").append(esc(p.key())).append("\">").append(esc(p.problem() + " / "
+                        + p.variant())).append("</h3>\n<p>").append(esc("part " + p.part() + "; " + p.shapes() + "; "
+                        + p.dtype().jaxName())).append("</p>\n")
+                        .append(TimelineSvg.render(r.timeline(), p.problem() + " / " + p.variant(), 1100));
+            }
+        }
+        return sb.append("</body></html>\n").toString();
+    }
+
+    private static String esc(String s) {
+        return StringEscapeUtils.escapeHtml4(s);
+    }
+}
