@@ -23,7 +23,9 @@ public final class GradingFailure extends AssertionError {
         /** Wrong values. */
         WRONG_VALUES,
         /** Right values, but a structural rule from the trace was broken (communication, materialisation). */
-        STRUCTURE
+        STRUCTURE,
+        /** Right values and structure, but the modelled time is too far above the reference solution's. */
+        PERFORMANCE
     }
 
     private final Kind kind;

@@ -113,8 +113,35 @@ public final class Parts {
             "two accumulators per chunk: its left half travels up from device c + 1, its right half travels down"
                     + " from device c − 1, each adding the partial product of the columns it carries.");
 
+    private static final String DP = "docs/profiles.md#performance-points";
+    private static final String PERF_HINT = "the reference overlaps every transfer with a matmul and does no"
+            + " elementwise pass the matmul cannot absorb; compare your timeline (written under"
+            + " grader/target/grade/profiles/) with the reference picture in docs/profiles.md.";
+    /** Part 3.0p. */
+    public static final Part P3_0P = new Part("3.0p", "3.0 modelled time, TPU v5e", 1,
+            P3 + " → allGatherMatmul", DP, PERF_HINT);
+    /** Part 3.1p. */
+    public static final Part P3_1P = new Part("3.1p", "3.1 modelled time, TPU v5e", 1,
+            P3 + " → allReduceMatmul", DP, PERF_HINT);
+    /** Part 3.2p. */
+    public static final Part P3_2P = new Part("3.2p", "3.2 modelled time, TPU v5e", 1,
+            P3 + " → reduceScatterMatmul", DP, PERF_HINT);
+    /** Part 3.3p. */
+    public static final Part P3_3P = new Part("3.3p", "3.3 modelled time, TPU v5e", 1,
+            P3 + " → transformerBlock", DP, PERF_HINT);
+    /** Part 4.0p. */
+    public static final Part P4_0P = new Part("4.0p", "4.0 modelled time, TPU v4", 1,
+            P4 + " → allGatherMatmul", DP, PERF_HINT);
+    /** Part 4.1p. */
+    public static final Part P4_1P = new Part("4.1p", "4.1 modelled time, TPU v4", 1,
+            P4 + " → allReduceMatmul", DP, PERF_HINT);
+    /** Part 4.2p. */
+    public static final Part P4_2P = new Part("4.2p", "4.2 modelled time, TPU v4", 1,
+            P4 + " → reduceScatterMatmul", DP, PERF_HINT);
+
     private static final List<Part> ALL = List.of(P0_1, P0_2, P0_3, P0_4, P0_5, P0_6, P0_7, P0_8, P0_9, P0_10,
-            P1_1A, P1_1B, P1_2A, P1_2B, P3_0, P3_1, P3_2, P3_3, P4_0, P4_1, P4_2);
+            P1_1A, P1_1B, P1_2A, P1_2B, P3_0, P3_1, P3_2, P3_3, P4_0, P4_1, P4_2, P3_0P, P3_1P, P3_2P, P3_3P,
+            P4_0P, P4_1P, P4_2P);
 
     private Parts() {
     }

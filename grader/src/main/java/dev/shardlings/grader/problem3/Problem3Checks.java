@@ -1,15 +1,20 @@
 package dev.shardlings.grader.problem3;
 
+import dev.shardlings.array.DType;
 import dev.shardlings.array.NDArray;
+import dev.shardlings.cost.ModelDtype;
 import dev.shardlings.grader.Checks;
 import dev.shardlings.grader.Checks.Tolerance;
 import dev.shardlings.grader.Generators;
 import dev.shardlings.grader.Guard;
+import dev.shardlings.grader.MeshSpec;
+import dev.shardlings.grader.ModelledTime;
 import dev.shardlings.grader.Part;
 import dev.shardlings.grader.Parts;
 import dev.shardlings.grader.Reports;
 import dev.shardlings.grader.TraceRules;
 import dev.shardlings.grader.TraceRules.Rule;
+import dev.shardlings.sharding.Mesh;
 import dev.shardlings.sharding.PartitionSpec;
 import dev.shardlings.spmd.ShardedArray;
 import dev.shardlings.trace.Collective;
@@ -300,5 +305,60 @@ public final class Problem3Checks {
                                 List.of(List.of(bx, dy), List.of(bx, d)),
                                 "one all_gather of the In block then one psum_scatter of the partial product")
                         .and(TraceRules.flops(flops, flopText)));
+    }
+
+    // ------------------------------------------------------------------------------------ performance points
+
+    /** The small case a performance part checks correctness on before it measures. */
+    public static final MatmulCase BASE_CASE = new MatmulCase(MeshSpec.of("X", 2, "Y", 4), 1, 2, 2, 7, 2);
+
+    /** Sizes of the performance parts of Problems 3 and 4: B, D, F on the book's 2 × 4 mesh; 4 tiles in 3.1. */
+    public static final int PERF_B = 256;
+    /** D of the performance parts. */
+    public static final int PERF_D = 1024;
+    /** F of the performance parts. */
+    public static final int PERF_F = 8192;
+    /** Tiles of part 3.1p. */
+    public static final int PERF_TILES = 4;
+
+    /** Problem 3's performance setting: the book's chip, TPU v5e, in bfloat16. */
+    public static final ModelledTime.Setting SETTING = new ModelledTime.Setting("tpu-v5e", ModelDtype.BFLOAT16,
+            "mesh (X=2, Y=4); B, D, F = " + PERF_B + ", " + PERF_D + ", " + PERF_F + " (part 3.1: " + PERF_TILES
+                    + " tiles)");
+
+    /** The book's mesh. */
+    public static Mesh perfMesh() {
+        return MeshSpec.of("X", 2, "Y", 4).mesh();
+    }
+
+    /** Zeros laid out on the performance mesh: the modelled time depends on shapes only. */
+    public static ShardedArray zeros(int rows, int cols, PartitionSpec spec) {
+        return ShardedArray.devicePut(NDArray.zeros(DType.FLOAT32, rows, cols), perfMesh(), spec);
+    }
+
+    /** 3.0p: the collective version's modelled time. */
+    public static ModelledTime.Result allGatherMatmulTime(BinaryOperator<ShardedArray> collective,
+                                             BinaryOperator<ShardedArray> naive) {
+        return ModelledTime.check(Parts.P3_0P, Parts.P3_0, () -> allGatherMatmul(collective, naive, BASE_CASE),
+                SETTING, () -> collective.apply(zeros(PERF_B, PERF_D, XY), zeros(PERF_D, PERF_F, COLS_Y)));
+    }
+
+    /** 3.1p. */
+    public static ModelledTime.Result allReduceMatmulTime(Tiled impl) {
+        return ModelledTime.check(Parts.P3_1P, Parts.P3_1, () -> allReduceMatmul(impl, BASE_CASE), SETTING,
+                () -> impl.apply(zeros(PERF_B, PERF_D, XY), zeros(PERF_D, PERF_F, ROWS_Y), PERF_TILES));
+    }
+
+    /** 3.2p. */
+    public static ModelledTime.Result reduceScatterMatmulTime(BinaryOperator<ShardedArray> impl) {
+        return ModelledTime.check(Parts.P3_2P, Parts.P3_2, () -> reduceScatterMatmul(impl, BASE_CASE), SETTING,
+                () -> impl.apply(zeros(PERF_B, PERF_F, XY), zeros(PERF_F, PERF_D, ROWS_Y)));
+    }
+
+    /** 3.3p: the collective block's modelled time. */
+    public static ModelledTime.Result transformerBlockTime(Block collective, Block naive) {
+        return ModelledTime.check(Parts.P3_3P, Parts.P3_3, () -> transformerBlock(collective, naive, BASE_CASE),
+                SETTING, () -> collective.apply(zeros(PERF_B, PERF_D, XY), zeros(PERF_D, PERF_F, COLS_Y),
+                        zeros(PERF_F, PERF_D, ROWS_Y)));
     }
 }

@@ -1,7 +1,9 @@
 package dev.shardlings.grader.problem4;
 
 import dev.shardlings.array.NDArray;
+import dev.shardlings.cost.ModelDtype;
 import dev.shardlings.grader.Generators;
+import dev.shardlings.grader.ModelledTime;
 import dev.shardlings.grader.Part;
 import dev.shardlings.grader.Parts;
 import dev.shardlings.grader.TraceRules;
@@ -150,5 +152,37 @@ public final class Problem4Checks {
                         .and(TraceRules.everyMatmul(m -> m.n() <= dy, "compute the partial product of at most one"
                                 + " chunk of D (≤ D/Y = " + dy + " columns) at a time, just before it is added"))
                         .and(TraceRules.flops(flops, "2·(B/X)·(F/Y)·D = 2·" + bx + "·" + fy + "·" + d)));
+    }
+
+    // ------------------------------------------------------------------------------------ performance points
+
+    /**
+     * Problem 4's performance setting: TPU v4, whose 4-chip axes wrap around, so that both directions of every
+     * link exist (on the v5e's 4-chip line a bidirectional ring has no second direction to use).
+     */
+    public static final ModelledTime.Setting SETTING = new ModelledTime.Setting("tpu-v4", ModelDtype.BFLOAT16,
+            "mesh (X=2, Y=4); B, D, F = " + Problem3Checks.PERF_B + ", " + Problem3Checks.PERF_D + ", "
+                    + Problem3Checks.PERF_F);
+
+    /** 4.0p. */
+    public static ModelledTime.Result allGatherMatmulTime(BinaryOperator<ShardedArray> impl) {
+        return ModelledTime.check(Parts.P4_0P, Parts.P4_0, () -> allGatherMatmul(impl, Problem3Checks.BASE_CASE),
+                SETTING, () -> impl.apply(Problem3Checks.zeros(Problem3Checks.PERF_B, Problem3Checks.PERF_D, XY),
+                        Problem3Checks.zeros(Problem3Checks.PERF_D, Problem3Checks.PERF_F, P(null, "Y"))));
+    }
+
+    /** 4.1p. */
+    public static ModelledTime.Result allReduceMatmulTime(BinaryOperator<ShardedArray> impl) {
+        return ModelledTime.check(Parts.P4_1P, Parts.P4_1, () -> allReduceMatmul(impl, Problem3Checks.BASE_CASE),
+                SETTING, () -> impl.apply(Problem3Checks.zeros(Problem3Checks.PERF_B, Problem3Checks.PERF_D, XY),
+                        Problem3Checks.zeros(Problem3Checks.PERF_D, Problem3Checks.PERF_F, P("Y", null))));
+    }
+
+    /** 4.2p. */
+    public static ModelledTime.Result reduceScatterMatmulTime(BinaryOperator<ShardedArray> impl) {
+        return ModelledTime.check(Parts.P4_2P, Parts.P4_2, () -> reduceScatterMatmul(impl,
+                        Problem3Checks.BASE_CASE), SETTING,
+                () -> impl.apply(Problem3Checks.zeros(Problem3Checks.PERF_B, Problem3Checks.PERF_F, XY),
+                        Problem3Checks.zeros(Problem3Checks.PERF_F, Problem3Checks.PERF_D, P("Y", null))));
     }
 }

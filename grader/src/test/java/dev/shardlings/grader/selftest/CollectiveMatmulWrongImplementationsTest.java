@@ -350,4 +350,38 @@ class CollectiveMatmulWrongImplementationsTest {
                     return NDArray.concat(1, acc[0], acc[1]);
                 }), BOOK));
     }
+
+    // --------------------------------------------------------------------------------------- modelled time
+
+    @Test
+    void collectingPartialProductsAndSummingThemAtTheEndIsSlower() {
+        // Right values and the right communication, but the partial products are stacked and reduced at the end:
+        // two passes over memory that the reference's fused accumulation does not make.
+        BinaryOperator<ShardedArray> stackThenSum = xyAndColsY((x, v) -> {
+            int n = axisSize("Y");
+            int y = axisIndex("Y").intAt();
+            int c = x.shape(1);
+            List<NDArray> parts = new ArrayList<>();
+            NDArray cur = x;
+            for (int k = 0; k < n; k++) {
+                int chunk = Math.floorMod(y - k, n);
+                parts.add(cur.matmul(v.slice(0, chunk * c, (chunk + 1) * c)));
+                if (k < n - 1) {
+                    cur = ppermute(cur, "Y", shift(n, 1));
+                }
+            }
+            return NDArray.stack(0, parts).sum(0);
+        });
+        GradingFailure f = rejected(Kind.PERFORMANCE, "slower than the reference on the modelled hardware",
+                () -> Problem3Checks.allGatherMatmulTime(stackThenSum, NAIVE_3_0));
+        assertTrue(f.reason().startsWith("modelled "), f.reason());
+        assertTrue(f.getMessage().contains("reference"), f.getMessage());
+    }
+
+    @Test
+    void aPerformancePartWaitsForItsPartToPass() {
+        GradingFailure f = rejected(Kind.STRUCTURE, "Part 3.0 does not pass yet",
+                () -> Problem3Checks.allGatherMatmulTime(NAIVE_3_0, NAIVE_3_0));
+        assertTrue(f.reason().startsWith("needs part 3.0 first: "), f.reason());
+    }
 }

@@ -1,0 +1,188 @@
+package dev.shardlings.grader;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.shardlings.cost.CostModel;
+import dev.shardlings.cost.HardwareModel;
+import dev.shardlings.cost.ModelDtype;
+import dev.shardlings.cost.PerfettoTrace;
+import dev.shardlings.cost.Timeline;
+import dev.shardlings.cost.TimelineSvg;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.function.Supplier;
+
+/**
+ * Performance points: a part's program, run at a fixed size, modelled on a named accelerator by the framework's
+ * {@link CostModel}, must come within {@link #LIMIT} times the modelled time of the reference solution.
+ *
+ * <p>The reference times are data ({@code reference-times.json} beside this class), never computed by calling
+ * solutions/ during a grade. The grader's self-test {@code ReferenceTimesTest} checks, in the build, that they are
+ * exactly the reference solutions' current times, and writes the current ones next to results.json
+ * ({@link #record}), ready to copy when a solution changes on purpose.
+ */
+public final class ModelledTime {
+
+    /** How far above the reference a student's modelled time may be. */
+    public static final double LIMIT = 1.25;
+
+    private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+    private static final String RESOURCE = "reference-times.json";
+
+    private ModelledTime() {
+    }
+
+    /**
+     * The setting of a performance check: which model, which dtype, and the case in words.
+     *
+     * @param hardware a built-in {@link HardwareModel}
+     * @param dtype    the modelled dtype
+     * @param caseText the mesh and sizes, for reports
+     */
+    public record Setting(String hardware, ModelDtype dtype, String caseText) {
+    }
+
+    /**
+     * The outcome of a passing check.
+     *
+     * @param micros    the modelled time of the implementation, µs
+     * @param reference the reference solution's, µs
+     * @param note      the line for the report: both times and the limit
+     */
+    public record Result(double micros, double reference, String note) {
+    }
+
+    /**
+     * Checks a part's modelled time.
+     *
+     * @param part      the performance part
+     * @param base      the part whose correctness it builds on
+     * @param baseCheck that part's check on one small case; it must pass first
+     * @param setting   model, dtype and case
+     * @param program   runs the implementation at the setting's sizes
+     * @return both times, and the line for the report
+     * @throws GradingFailure when the base check fails (its kind, with a reason that names the base part), the
+     *                        program fails, or the modelled time is above the limit ({@code PERFORMANCE})
+     */
+    public static Result check(Part part, Part base, Runnable baseCheck, Setting setting, Supplier<Object> program) {
+        try {
+            baseCheck.run();
+        } catch (GradingFailure f) {
+            throw new GradingFailure(f.kind(), "needs part " + base.number() + " first: " + f.reason(),
+                    Reports.header(part, "is graded once part " + base.number() + " passes") + "Part "
+                            + base.number() + " does not pass yet:\n\n" + f.getMessage(), f);
+        }
+        String text = "Case: " + setting.caseText() + "; modelled on " + setting.hardware() + " in "
+                + setting.dtype().jaxName();
+        Guard.Outcome<Object> outcome = Guard.run(part, text, program);
+        Timeline t = CostModel.schedule(outcome.trace(), HardwareModel.builtIn(setting.hardware()), setting.dtype());
+        double us = t.micros();
+        Double ref = reference(part);
+        if (ref == null) {
+            throw new GradingFailure(GradingFailure.Kind.EXCEPTION, "no reference time for part " + part.number(),
+                    Reports.header(part, "has no reference time") + "reference-times.json has no entry for part "
+                            + part.number() + ". Grade the reference solutions (mvn test -Pgrade"
+                            + " -Dgrade.target=solutions) and copy " + written() + " to grader/src/main/resources/"
+                            + "dev/shardlings/grader/" + RESOURCE + ".\n", null);
+        }
+        String numbers = String.format(Locale.ROOT, "modelled %.2f µs on %s, reference %.2f µs (limit %.2f× = %.2f µs)",
+                us, setting.hardware(), ref, LIMIT, LIMIT * ref);
+        if (us > LIMIT * ref) {
+            Path files = save(part, t);
+            throw new GradingFailure(GradingFailure.Kind.PERFORMANCE, String.format(Locale.ROOT,
+                    "modelled %.1f µs, %.2f× the reference %.1f µs (limit %.2f×)", us, us / ref, ref, LIMIT),
+                    Reports.header(part, "is correct but slower than the reference on the modelled hardware") + text
+                            + "\n\n" + numbers + ".\n" + breakdown(t) + "\nYour timeline: " + files.resolveSibling(
+                            files.getFileName() + ".svg") + " (open in a browser) and " + files.resolveSibling(
+                            files.getFileName() + ".json") + " (open at ui.perfetto.dev).\nLook for work the"
+                            + " reference does not do: extra copies or concatenations, products computed at full"
+                            + " size and then sliced, or transfers that wait for a matmul they do not need.\nHint: "
+                            + part.hint() + "\n" + Reports.pointers(part), null);
+        }
+        return new Result(us, ref, numbers);
+    }
+
+    /** Where the device time went: compute and link busy time of the busiest device. */
+    private static String breakdown(Timeline t) {
+        int busiest = -1;
+        double most = -1;
+        for (Timeline.Device d : t.devices()) {
+            double c = t.computeSeconds(d.id());
+            if (c > most) {
+                most = c;
+                busiest = d.id();
+            }
+        }
+        StringBuilder sb = new StringBuilder("Busiest device: ");
+        int id = busiest;
+        String label = t.devices().stream().filter(d -> d.id() == id).findFirst().map(Timeline.Device::label)
+                .orElse("device " + id);
+        sb.append(label).append(String.format(Locale.ROOT, ", compute busy %.2f µs of %.2f µs", most * 1e6,
+                t.micros()));
+        double links = t.spans().stream().filter(s -> s.device() == id && !s.track().equals(Timeline.COMPUTE))
+                .mapToDouble(Timeline.Span::seconds).sum();
+        sb.append(String.format(Locale.ROOT, "; its links busy %.2f µs in all.%n", links * 1e6));
+        long elementwise = t.spans().stream().filter(s -> s.device() == id && s.category().equals("elementwise"))
+                .count();
+        sb.append("Its compute spans: ").append(t.spans().stream().filter(s -> s.device() == id
+                && s.track().equals(Timeline.COMPUTE)).count()).append(" (").append(elementwise)
+                .append(" of them not matmuls).\n");
+        return sb.toString();
+    }
+
+    private static Path save(Part part, Timeline t) {
+        Path dir = gradeDir().resolve("profiles");
+        Path base = dir.resolve("part-" + part.number());
+        PerfettoTrace.write(t, "part " + part.number(), base.resolveSibling(base.getFileName() + ".json"));
+        try {
+            Files.writeString(base.resolveSibling(base.getFileName() + ".svg"),
+                    TimelineSvg.render(t, "part " + part.number(), 1100));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return base;
+    }
+
+    private static Path gradeDir() {
+        Path results = Path.of(System.getProperty("grade.results", "target/grade/results.json"));
+        return results.toAbsolutePath().getParent();
+    }
+
+    /** Where {@link #record} writes the current times: beside results.json. */
+    public static Path written() {
+        return gradeDir().resolve(RESOURCE);
+    }
+
+    /** The stored reference time of a part, in µs, or null. */
+    public static Double reference(Part part) {
+        try (InputStream in = ModelledTime.class.getResourceAsStream(RESOURCE)) {
+            if (in == null) {
+                return null;
+            }
+            var node = JSON.readTree(in).get(part.number());
+            return node == null ? null : node.get("modelled_us").asDouble();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Adds a part's current time to the reference file written beside results.json ({@link #written()}). */
+    public static synchronized void record(Part part, Setting setting, double us) {
+        Path file = written();
+        try {
+            Files.createDirectories(file.getParent());
+            ObjectNode root = Files.exists(file) ? (ObjectNode) JSON.readTree(file.toFile()) : JSON.createObjectNode();
+            root.putObject(part.number()).put("hardware", setting.hardware()).put("dtype", setting.dtype().jaxName())
+                    .put("case", setting.caseText()).put("modelled_us", us);
+            Files.writeString(file, JSON.writeValueAsString(root));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write " + file, e);
+        }
+    }
+}

@@ -1,0 +1,16 @@
+package dev.shardlings.grader.problem3;
+
+import dev.shardlings.course.Problem3;
+import dev.shardlings.grader.GradedPart;
+import dev.shardlings.grader.GradingListener;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestReporter;
+
+/** Part 3.3p: the modelled time of part 3.3 against the reference solution's (see docs/profiles.md). */
+@GradedPart("3.3p")
+class Part33PerformanceTest {
+    @Test
+    void modelledTimeWithinTheLimit(TestReporter reporter) {
+        reporter.publishEntry(GradingListener.NOTE, Problem3Checks.transformerBlockTime(Problem3::transformerBlock, Problem3::transformerBlockNaive).note());
+    }
+}
