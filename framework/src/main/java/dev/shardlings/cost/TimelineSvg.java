@@ -84,8 +84,15 @@ public final class TimelineSvg {
         }
     }
 
-    private static String micros(double seconds) {
-        return String.format(Locale.ROOT, "%.1f µs", seconds * 1e6);
+    /** A time in the unit that suits it: ns below a microsecond, µs below a millisecond, else ms. */
+    static String micros(double seconds) {
+        if (seconds != 0 && Math.abs(seconds) < 1e-6) {
+            return String.format(Locale.ROOT, "%.0f ns", seconds * 1e9);
+        }
+        if (Math.abs(seconds) < 1e-3) {
+            return String.format(Locale.ROOT, "%.1f µs", seconds * 1e6);
+        }
+        return String.format(Locale.ROOT, "%.2f ms", seconds * 1e3);
     }
 
     private static String esc(String s) {

@@ -59,4 +59,12 @@ class TimelineOutputTest {
         assertTrue(svg.contains("3.0 µs"), "the time scale ends at the modelled time");
         assertThrows(IllegalArgumentException.class, () -> TimelineSvg.render(T, "x", 100));
     }
+
+    @Test
+    void timesAreShownInAUnitThatSuitsThem() {
+        assertEquals("0.0 µs", TimelineSvg.micros(0));
+        assertEquals("350 ns", TimelineSvg.micros(3.5e-7));
+        assertEquals("12.5 µs", TimelineSvg.micros(1.25e-5));
+        assertEquals("2.50 ms", TimelineSvg.micros(2.5e-3));
+    }
 }

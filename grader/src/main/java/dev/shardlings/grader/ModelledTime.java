@@ -23,9 +23,9 @@ import java.util.function.Supplier;
  * {@link CostModel}, must come within {@link #LIMIT} times the modelled time of the reference solution.
  *
  * <p>The reference times are data ({@code reference-times.json} beside this class), never computed by calling
- * solutions/ during a grade. The grader's self-test {@code ReferenceTimesTest} checks, in the build, that they are
- * exactly the reference solutions' current times, and writes the current ones next to results.json
- * ({@link #record}), ready to copy when a solution changes on purpose.
+ * solutions/ during a grade. When the graded target is the reference solutions themselves (the build),
+ * {@link #requireFresh} checks that they are exactly the solutions' current times and writes the current ones next
+ * to results.json, ready to copy when a solution changes on purpose.
  */
 public final class ModelledTime {
 
@@ -172,8 +172,27 @@ public final class ModelledTime {
         }
     }
 
+    /**
+     * When the graded target is solutions/ (system property {@code grade.target}): records the time beside
+     * results.json and requires it to equal the stored reference exactly. Does nothing for any other target.
+     *
+     * @throws AssertionError naming the file to copy when the stored time is stale
+     */
+    public static void requireFresh(Part part, Setting setting, Result r) {
+        if (!"solutions".equals(System.getProperty("grade.target"))) {
+            return;
+        }
+        record(part, setting, r.micros());
+        if (r.micros() != r.reference()) {
+            throw new AssertionError("part " + part.number() + ": the reference solution now models " + r.micros()
+                    + " µs but reference-times.json says " + r.reference() + " µs. If the solution changed on"
+                    + " purpose, copy " + written() + " to grader/src/main/resources/dev/shardlings/grader/"
+                    + RESOURCE + ".");
+        }
+    }
+
     /** Adds a part's current time to the reference file written beside results.json ({@link #written()}). */
-    public static synchronized void record(Part part, Setting setting, double us) {
+    static synchronized void record(Part part, Setting setting, double us) {
         Path file = written();
         try {
             Files.createDirectories(file.getParent());

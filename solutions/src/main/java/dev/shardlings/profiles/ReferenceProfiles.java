@@ -46,7 +46,7 @@ import static dev.shardlings.sharding.PartitionSpec.tuple;
  *       {@code wall_ms} (the simulation's own time on this machine), {@code flops} and
  *       {@code bytes_communicated}, plus the fidelity figures of the book's collective-matmul profile;</li>
  *   <li>{@code perfetto/PROBLEM--VARIANT--MODEL.json}: each timeline for ui.perfetto.dev;</li>
- *   <li>{@code svg/PROBLEM--VARIANT.svg}: each timeline on the TPU v5e model;</li>
+ *   <li>{@code svg/PROBLEM--VARIANT--MODEL.svg}: each timeline as a picture;</li>
  *   <li>{@code index.html}: the table and the pictures.</li>
  * </ul>
  * Run with {@code mvn -B -Pprofile verify} from the root (output in {@code solutions/target/profiles/}), or
@@ -98,7 +98,8 @@ public final class ReferenceProfiles {
 
     /**
      * Runs each program once, models it on each model and writes summary.json, the Perfetto files, the SVG
-     * pictures (on {@link #PRIMARY} when it is among the models, else the first model) and index.html.
+     * pictures and index.html (which shows the pictures on {@link #PRIMARY} when it is among the models, else on
+     * the first model).
      *
      * @throws IOException if a file cannot be written
      */
@@ -122,10 +123,8 @@ public final class ReferenceProfiles {
         }
         Files.createDirectories(out.resolve("svg"));
         for (Result r : results) {
-            if (r.model().name().equals(pictured)) {
-                Files.writeString(out.resolve("svg").resolve(r.program().key() + ".svg"),
-                        TimelineSvg.render(r.timeline(), r.program().problem() + " / " + r.program().variant(), 1100));
-            }
+            Files.writeString(out.resolve("svg").resolve(r.program().key() + "--" + r.model().name() + ".svg"),
+                    TimelineSvg.render(r.timeline(), r.program().problem() + " / " + r.program().variant(), 1000));
         }
         Files.writeString(out.resolve("summary.json"), JSON.writeValueAsString(summary(results, models)));
         Files.writeString(out.resolve("index.html"), html(results, models, pictured));

@@ -50,7 +50,7 @@ class ReferenceProfilesTest {
         assertEquals("collective", collective.get("variant").asText());
         assertEquals(3L * 4 * 8 * 4 * 2, collective.get("bytes_communicated").asLong(),
                 "3 ppermutes of a bf16[8, 4] block on each of 4 devices");
-        assertTrue(Files.readString(out.resolve("svg/small--collective.svg")).startsWith("<svg"));
+        assertTrue(Files.readString(out.resolve("svg/small--collective--tpu-v4.svg")).startsWith("<svg"));
         String html = Files.readString(out.resolve("index.html"));
         assertTrue(html.contains("<table>") && html.contains("small--collective--tpu-v4.json") && html.contains("<svg"),
                 html);
