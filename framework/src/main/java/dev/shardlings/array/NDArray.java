@@ -734,6 +734,92 @@ public final class NDArray {
     }
 
     /**
+     * {@code jnp.take(x, indices, axis)}: gathers along {@code axis} by an int32 array of indices of any shape. The
+     * result has shape x.shape[:axis] + indices.shape + x.shape[axis+1:] and x's dtype; negative indices count from
+     * the end. Example: rows {@code [2, 0, 2]} of a [3, 4] array is {@code x.take(NDArray.of(2, 0, 2), 0)}, a
+     * [3, 4] array.
+     *
+     * <p>Where JAX is loose: an index outside [−n, n) is an error here; JAX's default {@code mode="fill"} would
+     * return NaN (float) or the most negative int for it, which hides the bug.
+     *
+     * @throws IllegalArgumentException if indices is null or not int32, the axis is out of bounds, or an index is
+     *                                  out of range (the message names the first such index and the range)
+     */
+    public NDArray take(NDArray indices, int axis) {
+        requireNonNull(indices, "indices");
+        if (indices.dtype != DType.INT32) {
+            throw new IllegalArgumentException("take: indices must be int32, got " + indices.dtype.jaxName()
+                    + "; convert them with astype(DType.INT32)");
+        }
+        int ax = Shapes.axis(axis, shape.length);
+        int dim = shape[ax];
+        int[] idx = indices.i;
+        int[] norm = new int[idx.length];
+        for (int t = 0; t < idx.length; t++) {
+            int v = idx[t];
+            if (v < -dim || v >= dim) {
+                throw new IllegalArgumentException("take: index " + v + " is out of bounds for axis " + ax
+                        + " with size " + dim + "; indices must be in [" + (-dim) + ", " + dim + ")");
+            }
+            norm[t] = v < 0 ? v + dim : v;
+        }
+        int outer = Shapes.outer(shape, ax);
+        int inner = Shapes.inner(shape, ax);
+        int[] outShape = new int[shape.length - 1 + indices.shape.length];
+        System.arraycopy(shape, 0, outShape, 0, ax);
+        System.arraycopy(indices.shape, 0, outShape, ax, indices.shape.length);
+        System.arraycopy(shape, ax + 1, outShape, ax + indices.shape.length, shape.length - ax - 1);
+        Shapes.checkedSize(outShape);
+        Object src = buffer();
+        Object dst = newBuffer(dtype, Shapes.size(outShape));
+        int n = norm.length;
+        for (int o = 0; o < outer; o++) {
+            for (int t = 0; t < n; t++) {
+                System.arraycopy(src, (o * dim + norm[t]) * inner, dst, (o * n + t) * inner, inner);
+            }
+        }
+        return made(dst, outShape, union(vma, indices.vma), Cost.MOVE, "gather", this, indices);
+    }
+
+    /**
+     * {@code jnp.argsort(x, stable=True)} of a rank-1 array: the int32 indices that sort it ascending; equal
+     * elements keep their order, and NaNs go last, as in numpy.
+     *
+     * @throws IllegalArgumentException if the array is not rank 1
+     */
+    public NDArray argsort() {
+        if (shape.length != 1) {
+            throw new IllegalArgumentException("argsort here sorts rank-1 arrays; got shape " + Shapes.str(shape)
+                    + ". Reshape to one dimension first, or sort each row separately");
+        }
+        Integer[] order = new Integer[shape[0]];
+        for (int t = 0; t < order.length; t++) {
+            order[t] = t;
+        }
+        if (f != null) {
+            // Float.compare orders NaN after every number (and -0.0 before 0.0, which numpy treats as equal;
+            // compare by value with NaN last instead).
+            java.util.Arrays.sort(order, (p, q) -> {
+                float a = f[p];
+                float b = f[q];
+                boolean na = Float.isNaN(a);
+                boolean nb = Float.isNaN(b);
+                if (na || nb) {
+                    return Boolean.compare(na, nb);
+                }
+                return a < b ? -1 : a > b ? 1 : 0;
+            });
+        } else {
+            java.util.Arrays.sort(order, (p, q) -> Integer.compare(i[p], i[q]));
+        }
+        int[] out = new int[order.length];
+        for (int t = 0; t < out.length; t++) {
+            out[t] = order[t];
+        }
+        return made(out, shape.clone(), vma, Cost.REDUCTION, "sort", this);
+    }
+
+    /**
      * {@code jnp.expand_dims(x, axis)}: inserts a size-1 axis at position {@code axis} in [-(r+1), r]. A view.
      *
      * @throws IllegalArgumentException if the axis is out of bounds for the result rank r+1
