@@ -3,6 +3,7 @@ package dev.shardlings.grader;
 import dev.shardlings.array.DType;
 import dev.shardlings.grader.chapter0.Chapter0Case;
 import dev.shardlings.grader.problem1.Problem1Case;
+import dev.shardlings.grader.problem2.MoeCase;
 import dev.shardlings.grader.problem3.MatmulCase;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
@@ -148,6 +149,21 @@ public final class Generators {
         Arbitrary<Integer> mult = Arbitraries.integers().between(1, 3);
         return Combinators.combine(ringMeshes(), mult, mult, mult, Arbitraries.longs(),
                 Arbitraries.integers().between(2, 4)).as(MatmulCase::new);
+    }
+
+    /**
+     * Problem 2 cases: meshes with axes X and Y plus up to one replicated axis (1–16 devices); 1–3 experts and 1–4
+     * tokens per device along X; D and F multipliers 1–2; every routing; capacity 1–3; k = 1, or 2–3 for top-k.
+     */
+    public static Arbitrary<MoeCase> moeCases(boolean topK) {
+        Arbitrary<Integer> ks = topK ? Arbitraries.integers().between(2, 3) : Arbitraries.just(1);
+        Arbitrary<MoeCase.Routing> routing = topK ? Arbitraries.of(MoeCase.Routing.class)
+                : Arbitraries.of(MoeCase.Routing.UNIFORM, MoeCase.Routing.ONE_EXPERT, MoeCase.Routing.SOME_EMPTY);
+        return Combinators.combine(meshWith("X", "Y"), Arbitraries.integers().between(1, 3),
+                Arbitraries.integers().between(1, 4), Arbitraries.integers().between(1, 2),
+                Arbitraries.integers().between(1, 2), ks, routing, Arbitraries.integers().between(1, 3))
+                .flatAs((m, e, s, d, f, k, r, cap) -> Arbitraries.longs().map(seed -> new MoeCase(m, e, s, d, f, k, r,
+                        cap, seed)));
     }
 
     /**

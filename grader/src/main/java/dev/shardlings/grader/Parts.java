@@ -9,6 +9,8 @@ public final class Parts {
     private static final String P1 = "exercises/src/main/java/dev/shardlings/course/Problem1.java";
     private static final String C0 = "exercises/src/main/java/dev/shardlings/course/Chapter0.java";
     private static final String D0 = "docs/chapter-0.md#";
+    private static final String P2 = "exercises/src/main/java/dev/shardlings/course/Problem2.java";
+    private static final String D2 = "docs/problem-2.md#";
     private static final String P3 = "exercises/src/main/java/dev/shardlings/course/Problem3.java";
     private static final String D3 = "docs/problem-3.md#";
     private static final String P4 = "exercises/src/main/java/dev/shardlings/course/Problem4.java";
@@ -77,6 +79,27 @@ public final class Parts {
             "reshape [S, D] to [X, S/X, D] and roll along axis 1: a roll along the whole axis 0 would move rows"
                     + " across shard boundaries.");
 
+    /** Part 2.1. */
+    public static final Part P2_1 = new Part("2.1", "mixture of experts, local", 3,
+            P2 + " → moeLocal", D2 + "part-21-the-local-version",
+            "order = B.argsort() groups the tokens by expert; for each expert e multiply A.take(rows, 0) by"
+                    + " W.take(0, e), then put the rows back with one take by the inverse positions.");
+    /** Part 2.3a. */
+    public static final Part P2_3A = new Part("2.3a", "mixture of experts, all-gather", 2,
+            P2 + " → moeAllGather", D2 + "part-23a-gather-then-compute",
+            "device x owns experts [x·E/X, (x+1)·E/X): after gathering A and B, compute only the tokens routed"
+                    + " there (zeros elsewhere) and psumScatter the [S, F/Y] partial result over X along rows.");
+    /** Part 2.3b. */
+    public static final Part P2_3B = new Part("2.3b", "mixture of experts, ragged all-to-all", 4,
+            P2 + " → moeAllToAll", D2 + "part-23b-ragged-all-to-all",
+            "per round and destination x', send rows [round·C, (round+1)·C) of your tokens for x' (zero rows and"
+                    + " expert id −1 where there are fewer); allToAll(buf, \"X\", 0, 0, true) there and back keeps"
+                    + " the slots in place, so slot j of the returned results belongs to the token you put in slot j.");
+    /** Part 2.4. */
+    public static final Part P2_4 = new Part("2.4", "mixture of experts, top-k", 3,
+            P2 + " → moeTopKLocal / moeTopKAllToAll", D2 + "part-24-top-k-routing",
+            "row i·k + j of A.take(repeat(arange(S), k), 0) is token i for its j-th expert: route those S·k rows as"
+                    + " in 2.1 / 2.3b, then reshape the result to [S, k, F] and take the mean over axis 1.");
     /** Part 3.0. */
     public static final Part P3_0 = new Part("3.0", "all-gather collective matmul", 3,
             P3 + " → allGatherMatmul / allGatherMatmulNaive", D3 + "part-30-the-all-gather-collective-matmul",
@@ -140,7 +163,7 @@ public final class Parts {
             P4 + " → reduceScatterMatmul", DP, PERF_HINT);
 
     private static final List<Part> ALL = List.of(P0_1, P0_2, P0_3, P0_4, P0_5, P0_6, P0_7, P0_8, P0_9, P0_10,
-            P1_1A, P1_1B, P1_2A, P1_2B, P3_0, P3_1, P3_2, P3_3, P4_0, P4_1, P4_2, P3_0P, P3_1P, P3_2P, P3_3P,
+            P1_1A, P1_1B, P1_2A, P1_2B, P2_1, P2_3A, P2_3B, P2_4, P3_0, P3_1, P3_2, P3_3, P4_0, P4_1, P4_2, P3_0P, P3_1P, P3_2P, P3_3P,
             P4_0P, P4_1P, P4_2P);
 
     private Parts() {

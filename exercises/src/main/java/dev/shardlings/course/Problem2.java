@@ -1,0 +1,92 @@
+package dev.shardlings.course;
+
+import dev.shardlings.ExerciseNotDone;
+import dev.shardlings.array.NDArray;
+import dev.shardlings.spmd.ShardedArray;
+
+/**
+ * Problem 2 — a mixture of experts (worked problem 2 of "How To Scale Your Model", part 10). E expert matrices
+ * W f32[E, D, F], activations A f32[S, D] and a routing B int32[S] with values in [0, E): token i goes through expert
+ * B[i], Out[i] = A[i] · W[B[i]], so Out is f32[S, F]. Sharded, the experts are split over X and the hidden columns
+ * over Y: W[E_X, D, F_Y], A[S_X, D_Y], B[S_X], Out[S_X, F_Y].
+ *
+ * <p>Useful here: {@code NDArray.take(indices, axis)} (gather rows by an int32 index array), {@code argsort()}
+ * (stable), {@code w.take(0, e)} (one expert's [D, F] matrix), {@code toIntArray()} (read routing values in Java).
+ * Read {@code docs/problem-2.md} first; grade with {@code mvn test -Pgrade}.
+ */
+public final class Problem2 {
+
+    private Problem2() {
+    }
+
+    /**
+     * Part 2.1 — the local version, on one device: A f32[S, D], W f32[E, D, F], B int32[S] → Out f32[S, F] with
+     * Out[i] = A[i] · W[B[i]].
+     *
+     * <p>Do not build an [S, D, F] array (W.take(B, 0) would: every token's own copy of its expert). Group the
+     * tokens by expert and multiply each group by its expert once.
+     *
+     * <p>Graded: values (routings: uniform, all tokens to one expert, experts that get no token); no shardMap;
+     * no array of S·D·F elements or more is allocated.
+     * Docs: docs/problem-2.md#part-21-the-local-version
+     */
+    public static NDArray moeLocal(NDArray a, NDArray w, NDArray b) {
+        // TODO(2.1): group tokens by expert (argsort), one matmul per expert, gather the rows back in order.
+        throw new ExerciseNotDone("2.1");
+    }
+
+    /**
+     * Part 2.3a — sharded, by gathering: A laid out {@code P("X", "Y")}, W {@code P("X", null, "Y")}, B {@code P("X")};
+     * Out f32[S, F] laid out {@code P("X", "Y")}.
+     *
+     * <p>Gather what each device lacks (all tokens, all of D), let each device compute the tokens routed to its own
+     * E/X experts for its F/Y columns (zeros for the others), and combine the devices' rows over X.
+     *
+     * <p>Graded: values; an all-gather of A over X. Docs: docs/problem-2.md#part-23a-gather-then-compute
+     */
+    public static ShardedArray moeAllGather(ShardedArray a, ShardedArray w, ShardedArray b) {
+        // TODO(2.3a): allGather A (over Y, then X) and B, compute your experts' tokens, psumScatter over X.
+        throw new ExerciseNotDone("2.3a");
+    }
+
+    /**
+     * Part 2.3b — sharded, ragged all-to-all: same layouts as 2.3a. Send each token only to the device that holds
+     * its expert and send the result back, with allToAll over X, at most {@code capacity} tokens per (source,
+     * destination) pair per round, in as many rounds as the busiest pair needs (agree on that number with a
+     * collective first). Pad a round's buffer with zero rows and mark them so that no device multiplies them.
+     *
+     * <p>Graded: values; at least one all-to-all over X (when X > 1); no all-gather over X; each device's matmuls
+     * do exactly 2·n·D·(F/Y) FLOPs, n = the tokens routed to its experts (no padded compute); no single array on a
+     * device larger than the largest of (S/X)·D, (X·capacity + 1)·D, D·(F/Y), (X·capacity + 1)·(F/Y) and
+     * (S/X)·(F/Y) elements — far below the E·S·D / (X·Y) of the masked [E, S, D] buffer.
+     * Docs: docs/problem-2.md#part-23b-ragged-all-to-all
+     */
+    public static ShardedArray moeAllToAll(ShardedArray a, ShardedArray w, ShardedArray b, int capacity) {
+        // TODO(2.3b): per round: pack ≤ capacity tokens per destination, allToAll them, compute, allToAll back.
+        throw new ExerciseNotDone("2.3b");
+    }
+
+    /**
+     * Part 2.4, local — top-k routing: B int32[S, k]; Out[i] is the mean over j of A[i] · W[B[i, j]] (an expert may
+     * appear twice in one token's row; it then counts twice).
+     *
+     * <p>Graded: values; no shardMap; no array of S·D·F elements or more. Part 2.4 passes when both methods do.
+     * Docs: docs/problem-2.md#part-24-top-k-routing
+     */
+    public static NDArray moeTopKLocal(NDArray a, NDArray w, NDArray b) {
+        // TODO(2.4): treat each (token, expert) pair as a token of 2.1, then average each token's k results.
+        throw new ExerciseNotDone("2.4");
+    }
+
+    /**
+     * Part 2.4, sharded — top-k on top of 2.3b: A {@code P("X", "Y")}, W {@code P("X", null, "Y")}, B int32[S, k]
+     * laid out {@code P("X", null)}; Out laid out {@code P("X", "Y")}.
+     *
+     * <p>Graded: as 2.3b with the S·k (token, expert) pairs in place of the S tokens.
+     * Docs: docs/problem-2.md#part-24-top-k-routing
+     */
+    public static ShardedArray moeTopKAllToAll(ShardedArray a, ShardedArray w, ShardedArray b, int capacity) {
+        // TODO(2.4): route the pairs as in 2.3b, then average each token's k results.
+        throw new ExerciseNotDone("2.4");
+    }
+}

@@ -1,0 +1,202 @@
+package dev.shardlings.grader.problem2;
+
+import dev.shardlings.array.NDArray;
+import dev.shardlings.grader.Checks;
+import dev.shardlings.grader.Checks.Tolerance;
+import dev.shardlings.grader.Generators;
+import dev.shardlings.grader.GradingFailure;
+import dev.shardlings.grader.Guard;
+import dev.shardlings.grader.Part;
+import dev.shardlings.grader.Parts;
+import dev.shardlings.grader.Reports;
+import dev.shardlings.grader.TraceRules;
+import dev.shardlings.grader.TraceRules.Rule;
+import dev.shardlings.sharding.Mesh;
+import dev.shardlings.sharding.PartitionSpec;
+import dev.shardlings.spmd.ShardedArray;
+import dev.shardlings.trace.Collective;
+import dev.shardlings.trace.DeviceTrace;
+import dev.shardlings.trace.TraceEvent.CollectiveEvent;
+
+import java.util.List;
+
+import static dev.shardlings.sharding.PartitionSpec.P;
+
+/**
+ * The graded checks of Problem 2, the mixture of experts. Values against {@link Problem2Oracles} on the whole
+ * arrays; the local parts by what they allocate; the sharded parts by their communication, their matmul FLOPs
+ * (no compute on padding) and the largest array on any device.
+ */
+public final class Problem2Checks {
+
+    private static final PartitionSpec XY = P("X", "Y");
+    private static final PartitionSpec EXPERTS = P("X", null, "Y");
+
+    private Problem2Checks() {
+    }
+
+    /** The signature of the local parts: (A, W, B) → Out. */
+    @FunctionalInterface
+    public interface Local {
+        NDArray apply(NDArray a, NDArray w, NDArray b);
+    }
+
+    /** The signature of part 2.3a: (A, W, B) → Out. */
+    @FunctionalInterface
+    public interface Sharded {
+        ShardedArray apply(ShardedArray a, ShardedArray w, ShardedArray b);
+    }
+
+    /** The signature of the all-to-all parts: (A, W, B, capacity) → Out. */
+    @FunctionalInterface
+    public interface Ragged {
+        ShardedArray apply(ShardedArray a, ShardedArray w, ShardedArray b, int capacity);
+    }
+
+    private static String dims(String name, String type, int... d) {
+        return name + " " + type + java.util.Arrays.toString(d).replace(" ", "");
+    }
+
+    private static Tolerance tol(int d) {
+        return Tolerance.float32(4.0 * d);
+    }
+
+    // ------------------------------------------------------------------------------------------------- local
+
+    /** 2.1 and 2.4 (local): values; no shardMap; no array of S·D·F elements or more. */
+    private static void local(Part part, Local impl, MoeCase c) {
+        int[] sz = c.localSizes();
+        int e = sz[0];
+        int s = sz[1];
+        int d = sz[2];
+        int f = sz[3];
+        NDArray a = Generators.smallFloats(c.seed(), s, d);
+        NDArray w = Generators.smallFloats(c.seed() + 1, e, d, f);
+        NDArray b = c.route(s, e);
+        String text = c.describeLocal(dims("A", "f32", s, d) + ", " + dims("W", "f32", e, d, f) + ", "
+                + dims("B", "int32", b.shape()));
+        var outcome = Guard.run(part, text, () -> impl.apply(a, w, b));
+        Checks.wholeResult(part, text, Reports.inputs("A", a, "W", w, "B", b), Problem2Oracles.moe(a, w, b),
+                outcome.value(), tol(d));
+        Checks.noShardMap(part, text, outcome.trace());
+        long limit = 4L * s * d * f;
+        long largest = outcome.trace().hostLargestAllocation();
+        if (largest >= limit) {
+            throw new GradingFailure(GradingFailure.Kind.STRUCTURE, "allocates " + largest / 4 + " elements at once,"
+                    + " as many as S·D·F = " + limit / 4,
+                    Reports.header(part, "computes the right values, but materialises an array as large as [S, D, F]")
+                            + text + "\n\nThe largest array the code allocated has " + largest / 4 + " elements;"
+                            + " S·D·F = " + s + "·" + d + "·" + f + " = " + limit / 4 + ". That is every token"
+                            + " holding its own copy of its expert's matrix (W.take(B, 0) does this). Group the"
+                            + " tokens by expert instead and multiply each group once.\nHint: " + part.hint() + "\n"
+                            + Reports.pointers(part), null);
+        }
+    }
+
+    /** 2.1: the local version, k = 1. */
+    public static void moeLocal(Local impl, MoeCase c) {
+        local(Parts.P2_1, impl, c);
+    }
+
+    // ------------------------------------------------------------------------------------------------ sharded
+
+    /** A case laid out on its mesh, ready to run. */
+    private record Laid(String text, String inputs, NDArray expected, ShardedArray a, ShardedArray w,
+                        ShardedArray b, String pictures, int[] sizes) {
+    }
+
+    private static Laid lay(MoeCase c, boolean ragged) {
+        int[] sz = c.shardedSizes();
+        int e = sz[0];
+        int s = sz[1];
+        int d = sz[2];
+        int f = sz[3];
+        Mesh mesh = c.mesh().mesh();
+        NDArray a = Generators.smallFloats(c.seed(), s, d);
+        NDArray w = Generators.smallFloats(c.seed() + 1, e, d, f);
+        NDArray b = c.route(s, e);
+        ShardedArray as = ShardedArray.devicePut(a, mesh, XY);
+        ShardedArray ws = ShardedArray.devicePut(w, mesh, EXPERTS);
+        ShardedArray bs = ShardedArray.devicePut(b, mesh, c.k() == 1 ? P("X") : P("X", null));
+        String text = c.describe(dims("A", "f32", s, d) + " laid out P('X', 'Y'), " + dims("W", "f32", e, d, f)
+                + " laid out P('X', None, 'Y'), " + dims("B", "int32", b.shape()) + " laid out "
+                + bs.spec() + "; Out " + dims("", "f32", s, f).strip() + " laid out P('X', 'Y')"
+                + (ragged ? "; capacity " + c.capacity() : ""));
+        return new Laid(text, Reports.inputs("A", a, "B", b), Problem2Oracles.moe(a, w, b), as, ws, bs,
+                "A:\n" + as.visualize(), sz);
+    }
+
+    /** 2.3a: values; an all-gather of A over X. */
+    public static void moeAllGather(Sharded impl, MoeCase c) {
+        Part part = Parts.P2_3A;
+        Laid l = lay(c, false);
+        var outcome = Guard.run(part, l.text(), () -> impl.apply(l.a(), l.w(), l.b()));
+        Checks.shardedResult(part, l.text(), l.inputs(), l.expected(), outcome.value(), XY, tol(l.sizes()[2]),
+                l.pictures());
+        int x = c.mesh().size("X");
+        TraceRules.perDevice(part, "communication: gather A over X", l.text(), outcome.trace(),
+                "at least one all_gather over X (this part is the gathering version)", dev -> x == 1
+                        || dev.collectives().stream().anyMatch(e -> e.kind() == Collective.ALL_GATHER
+                        && e.axes().contains("X")) ? null
+                        : "it never gathers over X; in this part every device collects all the tokens first");
+    }
+
+    /** 2.3b: values; all-to-all over X, no all-gather over X, no padded compute, per-device memory budget. */
+    public static void moeAllToAll(Ragged impl, MoeCase c) {
+        ragged(Parts.P2_3B, impl, c);
+    }
+
+    private static void ragged(Part part, Ragged impl, MoeCase c) {
+        Laid l = lay(c, true);
+        var outcome = Guard.run(part, l.text(), () -> impl.apply(l.a(), l.w(), l.b(), c.capacity()));
+        Checks.shardedResult(part, l.text(), l.inputs(), l.expected(), outcome.value(), XY, tol(l.sizes()[2]),
+                l.pictures());
+        int x = c.mesh().size("X");
+        int y = c.mesh().size("Y");
+        int e = l.sizes()[0];
+        int d = l.sizes()[2];
+        int fy = l.sizes()[3] / y;
+        long rows = (long) (l.sizes()[1] / x) * c.k();  // (token, expert) pairs per device
+        long slots = (long) x * c.capacity() + 1;
+        long budget = Math.max(Math.max((rows + 1) * d, slots * d), Math.max((long) d * fy,
+                Math.max(slots * fy, (rows + 1) * fy)));
+        int[] routed = new int[x];                        // pairs routed to the experts of each X index
+        for (int v : l.b().gather().toIntArray()) {
+            routed[v / (e / x)]++;
+        }
+        List<String> names = c.mesh().names();
+        int xAxis = names.indexOf("X");
+        Rule comms = dev -> {
+            for (CollectiveEvent ev : dev.collectives()) {
+                if (ev.kind() == Collective.ALL_GATHER && ev.axes().contains("X") && x > 1) {
+                    return "it calls " + ev.describe() + "; this part moves each token only to its expert's device,"
+                            + " never gathers tokens over X";
+                }
+            }
+            boolean a2a = dev.collectives().stream().anyMatch(ev -> ev.kind() == Collective.ALL_TO_ALL
+                    && ev.axes().contains("X"));
+            return x == 1 || a2a ? null : "it never calls all_to_all over X, which carries the tokens to their experts";
+        };
+        Rule flops = dev -> {
+            long want = 2L * routed[dev.coords().get(xAxis)] * d * fy;
+            return dev.flops() == want ? null : "its matmuls do " + dev.flops() + " FLOPs; the " + routed[
+                    dev.coords().get(xAxis)] + " (token, expert) pairs routed to its experts need exactly 2·n·D·(F/Y) = "
+                    + want + " (padding rows must not be multiplied)";
+        };
+        Rule memory = (DeviceTrace dev) -> dev.largestAllocation() <= 4 * budget ? null : "its largest array has "
+                + dev.largestAllocation() / 4 + " elements; the budget is " + budget + " (the largest of (S/X + 1)·D,"
+                + " (X·capacity + 1)·D, D·(F/Y), (X·capacity + 1)·(F/Y) and (S/X + 1)·(F/Y)), far below the "
+                + (long) e / x * l.sizes()[1] * d + " of a masked [E/X, S, D] buffer";
+        TraceRules.perDevice(part, "ragged all-to-all: no gather over X, no padded compute, bounded memory",
+                l.text(), outcome.trace(), "tokens travel with all_to_all over X (no all_gather over X); each device's"
+                        + " matmuls do exactly 2·n·D·(F/Y) FLOPs for the n (token, expert) pairs routed to its"
+                        + " experts; no array larger than " + budget + " elements on a device",
+                comms.and(flops).and(memory));
+    }
+
+    /** 2.4: top-k, local and sharded (as 2.3b with the S·k pairs). */
+    public static void topK(Local local, Ragged sharded, MoeCase c) {
+        local(Parts.P2_4, local, c);
+        ragged(Parts.P2_4, sharded, c);
+    }
+}

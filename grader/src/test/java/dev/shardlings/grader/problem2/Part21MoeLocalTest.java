@@ -1,0 +1,13 @@
+package dev.shardlings.grader.problem2;
+
+import dev.shardlings.course.Problem2;
+import dev.shardlings.grader.GradedPart;
+
+/** Part 2.1, graded against the implementation chosen by -Dgrade.target (exercises or solutions). */
+@GradedPart("2.1")
+class Part21MoeLocalTest extends MoePartTest {
+    @Override
+    void check(MoeCase c) {
+        Problem2Checks.moeLocal(Problem2::moeLocal, c);
+    }
+}
