@@ -57,8 +57,9 @@ public final class Problem2 {
      *
      * <p>Graded: values; at least one all-to-all over X (when X > 1); no all-gather over X; each device's matmuls
      * do exactly 2·n·D·(F/Y) FLOPs, n = the tokens routed to its experts (no padded compute); no single array on a
-     * device larger than the largest of (S/X)·D, (X·capacity + 1)·D, D·(F/Y), (X·capacity + 1)·(F/Y) and
-     * (S/X)·(F/Y) elements — far below the E·S·D / (X·Y) of the masked [E, S, D] buffer.
+     * device larger than the largest of (S/X + 1)·D, (X·capacity + 1)·D, D·(F/Y), (X·capacity + 1)·(F/Y) and
+     * (S/X + 1)·(F/Y) elements (one device's tokens or one round's buffers, each with a zero row) — far below the
+     * (E/X)·S·D of a masked [E/X, S, D] buffer.
      * Docs: docs/problem-2.md#part-23b-ragged-all-to-all
      */
     public static ShardedArray moeAllToAll(ShardedArray a, ShardedArray w, ShardedArray b, int capacity) {

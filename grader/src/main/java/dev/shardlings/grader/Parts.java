@@ -98,8 +98,9 @@ public final class Parts {
     /** Part 2.4. */
     public static final Part P2_4 = new Part("2.4", "mixture of experts, top-k", 3,
             P2 + " → moeTopKLocal / moeTopKAllToAll", D2 + "part-24-top-k-routing",
-            "row i·k + j of A.take(repeat(arange(S), k), 0) is token i for its j-th expert: route those S·k rows as"
-                    + " in 2.1 / 2.3b, then reshape the result to [S, k, F] and take the mean over axis 1.");
+            "build int32 indices [0, …, 0, 1, …, 1, …] (each token k times) with NDArray.fromInts; row i·k + j of"
+                    + " A.take(indices, 0) is token i for its j-th expert: route those S·k rows as in 2.1 / 2.3b, then"
+                    + " reshape the result to [S, k, F] and take the mean over axis 1.");
     /** Part 3.0. */
     public static final Part P3_0 = new Part("3.0", "all-gather collective matmul", 3,
             P3 + " → allGatherMatmul / allGatherMatmulNaive", D3 + "part-30-the-all-gather-collective-matmul",

@@ -15,6 +15,7 @@ import dev.shardlings.cost.Timeline;
 import dev.shardlings.cost.TimelineSvg;
 import dev.shardlings.course.Chapter0;
 import dev.shardlings.course.Problem1;
+import dev.shardlings.course.Problem2;
 import dev.shardlings.course.Problem3;
 import dev.shardlings.course.Problem4;
 import dev.shardlings.random.PRNG;
@@ -152,6 +153,24 @@ public final class ReferenceProfiles {
         ps.add(new Program("collective-matmul-book", "unsharded-baseline", "0.1", book, ModelDtype.INT32,
                 () -> Chapter0.matmulNoCommunication(put(b, d, xy, P("X", null)), w.get())));
 
+        // Problem 2: a mixture of experts, S = 4096 tokens, D = 1024, F = 2048, E = 8 experts, uniform routing.
+        int s2 = 4096;
+        int d2 = 1024;
+        int f2 = 2048;
+        int e2 = 8;
+        String moe = "S, D, F, E = 4096, 1024, 2048, 8 on X = 2, Y = 4; uniform routing";
+        Supplier<ShardedArray> a2 = () -> put(s2, d2, xy, P("X", "Y"));
+        Supplier<ShardedArray> w2e = () -> ShardedArray.devicePut(NDArray.zeros(DType.FLOAT32, e2, d2, f2), xy,
+                P("X", null, "Y"));
+        Supplier<ShardedArray> route1 = () -> ShardedArray.devicePut(routing(s2, 1, e2), xy, P("X"));
+        Supplier<ShardedArray> route2 = () -> ShardedArray.devicePut(routing(s2, 2, e2), xy, P("X", null));
+        ps.add(new Program("mixture-of-experts", "all-gather", "2.3a", moe, ModelDtype.BFLOAT16,
+                () -> Problem2.moeAllGather(a2.get(), w2e.get(), route1.get())));
+        ps.add(new Program("mixture-of-experts", "ragged-all-to-all", "2.3b", moe + ", capacity 256",
+                ModelDtype.BFLOAT16, () -> Problem2.moeAllToAll(a2.get(), w2e.get(), route1.get(), 256)));
+        ps.add(new Program("mixture-of-experts", "top-2-all-to-all", "2.4", moe + ", k = 2, capacity 512",
+                ModelDtype.BFLOAT16, () -> Problem2.moeTopKAllToAll(a2.get(), w2e.get(), route2.get(), 512)));
+
         // Problems 3 and 4 in bfloat16, the TPU's native matmul input.
         ModelDtype bf16 = ModelDtype.BFLOAT16;
         ps.add(new Program("all-gather-matmul", "naive", "3.0", book, bf16,
@@ -218,6 +237,16 @@ public final class ReferenceProfiles {
         ps.add(new Program("problem-1", "1.2a-roll-within-shards", "1.2a", "int32[512, 8] on X = 4, Y = 2, shift 5",
                 ModelDtype.INT32, () -> Problem1.rollWithinShards(x1.get(), 5)));
         return ps;
+    }
+
+    /** A fixed pseudo-random routing int32[s] (k = 1) or int32[s, k] over e experts. */
+    private static NDArray routing(int s, int k, int e) {
+        java.util.Random r = new java.util.Random(2);
+        int[] b = new int[s * k];
+        for (int i = 0; i < b.length; i++) {
+            b[i] = r.nextInt(e);
+        }
+        return k == 1 ? NDArray.fromInts(b, s) : NDArray.fromInts(b, s, k);
     }
 
     private static ShardedArray put(int rows, int cols, Mesh mesh, PartitionSpec spec) {

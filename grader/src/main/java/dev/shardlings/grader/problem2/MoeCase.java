@@ -44,10 +44,14 @@ public record MoeCase(MeshSpec mesh, int experts, int tokens, int d, int f, int 
         return new int[]{mesh.size("X") * experts, mesh.size("X") * tokens, mesh.size("Y") * d, mesh.size("Y") * f};
     }
 
-    /** Sizes [E, S, D, F] of the local parts: S ≥ 2, D > k, F > max(E, k). */
+    /**
+     * Sizes [E, S, D, F] of the local parts: S ≥ 2 and D, F > max(E, k), so that the book's masked buffers
+     * ([E, S, D], and its product [E, S, F]) and the top-k pairs ([S·k, D], [S·k, F]) all stay below S·D·F
+     * elements; only a per-token copy of the experts, [S, D, F], reaches it.
+     */
     public int[] localSizes() {
         int e = experts + 1;
-        return new int[]{e, tokens + 1, k + d, Math.max(e, k) + f};
+        return new int[]{e, tokens + 1, e + k + d - 1, e + k + f - 1};
     }
 
     /**

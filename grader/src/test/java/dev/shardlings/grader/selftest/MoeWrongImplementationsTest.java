@@ -59,6 +59,32 @@ class MoeWrongImplementationsTest {
     }
 
     @Test
+    void theBooksMaskedBufferIsAcceptedLocally() {
+        // Tokens sorted into an [E, S, D] buffer, zero rows where a token is not an expert's; every expert then
+        // multiplies all S rows (wasted compute, but allowed) and the products [E, S, F] are summed.
+        Problem2Checks.moeLocal((a, w, b) -> {
+            int s = a.shape(0);
+            int e = w.shape(0);
+            int[] route = b.toIntArray();
+            NDArray withZero = NDArray.concat(0, a, NDArray.zeros(DType.FLOAT32, 1, a.shape(1)));
+            List<NDArray> buffers = new ArrayList<>();
+            for (int x = 0; x < e; x++) {
+                int[] rows = new int[s];
+                for (int i = 0; i < s; i++) {
+                    rows[i] = route[i] == x ? i : s;
+                }
+                buffers.add(withZero.take(NDArray.fromInts(rows, s), 0));
+            }
+            NDArray buffer = NDArray.stack(0, buffers);                                     // [E, S, D]
+            List<NDArray> products = new ArrayList<>();
+            for (int x = 0; x < e; x++) {
+                products.add(buffer.take(0, x).matmul(w.take(0, x)));
+            }
+            return NDArray.stack(0, products).sum(0);                                       // via [E, S, F]
+        }, BOOK);
+    }
+
+    @Test
     void everyTokenWithItsOwnExpertCopyIsTooMuchMemory() {
         rejected(Kind.STRUCTURE, "materialises an array as large as [S, D, F]", () -> Problem2Checks.moeLocal(
                 (a, w, b) -> {
