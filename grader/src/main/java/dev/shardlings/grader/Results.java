@@ -39,6 +39,12 @@ public record Results(double score,
             return "passed".equals(status);
         }
 
+        /** A part's result: all its points when it passed, none otherwise. */
+        public static TestResult of(Part p, boolean passed, String output, String reason) {
+            return new TestResult(p.number() + " " + p.title(), p.number(), passed ? p.points() : 0, p.points(),
+                    passed ? "passed" : "failed", output, java.util.Map.of("reason", reason));
+        }
+
         /** The one-line reason of a failed part ("" when it passed). */
         public String reason() {
             return extraData == null ? "" : extraData.getOrDefault("reason", "");

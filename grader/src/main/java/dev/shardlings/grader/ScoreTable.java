@@ -40,7 +40,8 @@ public final class ScoreTable {
         for (int i = 0; i < results.tests().size(); i++) {
             Results.TestResult t = results.tests().get(i);
             String reason = t.reason();
-            String status = t.passed() ? "PASS" : (reason.startsWith("not implemented") ? "TO DO" : "FAIL");
+            String status = t.passed() ? "PASS" : reason.startsWith("not implemented") ? "TO DO"
+                    : reason.equals("not run") ? "-" : "FAIL";
             String name = t.name().startsWith(t.number() + " ") ? t.name().substring(t.number().length() + 1) : t.name();
             String title = name.length() > 36 ? name.substring(0, 35) + "…" : name;
             sb.append(String.format("%-6s %-36s %7s  %-6s %s%n", t.number(), title,

@@ -35,4 +35,20 @@ class GuardTest {
         assertEquals("ok", o.value());
         assertEquals(0, o.trace().shardMaps().size());
     }
+
+    @Test
+    void mismatchedCollectivesAreReportedWithinTwoSecondsNamingTheDevices() {
+        dev.shardlings.sharding.Mesh mesh = dev.shardlings.sharding.Mesh.makeMesh(new int[]{4}, "i");
+        dev.shardlings.array.NDArray x = dev.shardlings.array.NDArray.arange(8);
+        GradingFailure f = assertTimeoutPreemptively(Duration.ofSeconds(2), () -> assertThrows(GradingFailure.class,
+                () -> Guard.run(Parts.P0_8, "Case: test", () -> dev.shardlings.spmd.ShardMap.shardMap(b ->
+                        dev.shardlings.spmd.Collectives.axisIndex("i").intAt() == 2 ? b.add(1)
+                                : dev.shardlings.spmd.Collectives.psum(b, "i"), mesh,
+                        dev.shardlings.sharding.PartitionSpec.P("i"), dev.shardlings.sharding.PartitionSpec.P("i"))
+                        .checkVma(false).apply(x))));
+        assertEquals(GradingFailure.Kind.EXCEPTION, f.kind());
+        assertEquals("devices' collectives did not match", f.reason());
+        org.junit.jupiter.api.Assertions.assertTrue(f.getMessage().contains("device 2"), f.getMessage());
+        org.junit.jupiter.api.Assertions.assertTrue(f.getMessage().contains("psum over ('i',)"), f.getMessage());
+    }
 }
