@@ -26,6 +26,21 @@ public record MatmulCase(MeshSpec mesh, int b, int d, int f, long seed, int tile
         return mesh.size("Y");
     }
 
+    /** B = X·b: the whole batch. */
+    public int batch() {
+        return x() * b;
+    }
+
+    /** D = Y·d: the whole model dimension (parts 3.0 – 3.3). */
+    public int model() {
+        return y() * d;
+    }
+
+    /** F = Y·f: the whole hidden dimension (parts 3.0, 3.2, 3.3). */
+    public int hidden() {
+        return y() * f;
+    }
+
     /** The case in words, for reports. */
     public String describe(String shapes) {
         return "Case: mesh " + mesh + "; " + shapes + " (value seed " + seed + ")";
