@@ -144,12 +144,33 @@ final class Kernels {
         return total;
     }
 
+    /** Rows of C one micro-kernel call computes (6 rows × 2 vectors = 12 accumulators fit the 16 AVX2 registers). */
+    static final int MR = 6;
+    /** Depth of one packed block: a KC × NR micro-panel of B (16 KB for NR = 16) stays in L1. */
+    static final int KC = 256;
+    /** Rows of one packed block of A: MC × KC floats (120 KB) stay in L2 while B's micro-panels stream past. */
+    static final int MC = 20 * MR;
+
     /**
-     * C[m,n] = A[m,k]·B[k,n] on row-major buffers, as an i-k-j loop: A[i,kk] is broadcast and FMA'd into row
-     * i of C, so every C element accumulates its k products in order kk = 0..k-1, in float32, whatever the
-     * vector length.
+     * C[m,n] = A[m,k]·B[k,n] on row-major buffers. Every C element accumulates its k products in order
+     * kk = 0..k-1 with a fused multiply-add, in float32, starting from +0.0 — so the result is bit-identical to
+     * {@link #matmulPlain}, whichever path runs and whatever the vector length.
+     *
+     * <p>Large products run the cache-blocked kernel ({@link #matmulBlocked}); small ones (where packing costs
+     * more than it saves) run the plain loop.
      */
     static float[] matmul(float[] a, float[] b, int m, int k, int n) {
+        if (m >= MR && n >= 2 * F.length() && k >= 8 && (long) m * n * k >= 64L * 64 * 64) {
+            return matmulBlocked(a, b, m, k, n);
+        }
+        return matmulPlain(a, b, m, k, n);
+    }
+
+    /**
+     * The plain kernel, an i-k-j loop: A[i,kk] is broadcast and FMA'd into row i of C, so every C element
+     * accumulates its k products in order kk = 0..k-1. The definition the blocked kernel is tested against.
+     */
+    static float[] matmulPlain(float[] a, float[] b, int m, int k, int n) {
         float[] c = new float[m * n];
         int bound = F.loopBound(n);
         for (int i = 0; i < m; i++) {
@@ -169,5 +190,158 @@ final class Kernels {
             }
         }
         return c;
+    }
+
+    /**
+     * The cache-blocked kernel (the GotoBLAS/BLIS loop nest): k is cut into blocks of {@link #KC}; for each, B's
+     * rows are packed into micro-panels of NR = 2 vectors of columns (zero-padded on the right) and A into blocks
+     * of {@link #MC} rows packed {@link #MR} rows at a time (zero-padded at the bottom); a 6 × 2-vector
+     * micro-kernel then keeps a tile of C in registers for a whole k block. Between k blocks the tile goes back
+     * to C as float32 and is reloaded, which is exactly the float32 accumulator of the plain loop, so the order
+     * and rounding of every element's FMAs are unchanged. Padded rows and columns are computed but never stored.
+     */
+    static float[] matmulBlocked(float[] a, float[] b, int m, int k, int n) {
+        int nr = 2 * F.length();
+        int panels = (n + nr - 1) / nr;
+        float[] c = new float[m * n];
+        float[] bp = new float[Math.min(k, KC) * panels * nr];
+        float[] ap = new float[Math.min(k, KC) * ((Math.min(m, MC) + MR - 1) / MR * MR)];
+        float[] tile = new float[MR * nr];
+        for (int pc = 0; pc < k; pc += KC) {
+            int kc = Math.min(KC, k - pc);
+            packB(b, n, pc, kc, nr, panels, bp);
+            for (int ic = 0; ic < m; ic += MC) {
+                int mc = Math.min(MC, m - ic);
+                packA(a, k, ic, mc, pc, kc, ap);
+                for (int jp = 0; jp < panels; jp++) {
+                    int j0 = jp * nr;
+                    int cols = Math.min(nr, n - j0);
+                    int bOff = jp * kc * nr;
+                    for (int ir = 0; ir < mc; ir += MR) {
+                        int rows = Math.min(MR, mc - ir);
+                        int aOff = ir * kc;
+                        int cOff = (ic + ir) * n + j0;
+                        if (rows == MR && cols == nr) {
+                            microKernel(ap, aOff, bp, bOff, kc, c, cOff, n, pc > 0);
+                        } else {
+                            // An edge tile: run the same micro-kernel on a full-size copy, store the valid part.
+                            java.util.Arrays.fill(tile, 0f);
+                            for (int r = 0; r < rows; r++) {
+                                System.arraycopy(c, cOff + r * n, tile, r * nr, cols);
+                            }
+                            microKernel(ap, aOff, bp, bOff, kc, tile, 0, nr, pc > 0);
+                            for (int r = 0; r < rows; r++) {
+                                System.arraycopy(tile, r * nr, c, cOff + r * n, cols);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        return c;
+    }
+
+    /** Packs B[pc..pc+kc, :] as micro-panels: panel p holds columns p·nr.. as kc rows of nr floats. */
+    private static void packB(float[] b, int n, int pc, int kc, int nr, int panels, float[] bp) {
+        for (int p = 0; p < panels; p++) {
+            int j0 = p * nr;
+            int cols = Math.min(nr, n - j0);
+            int dst = p * kc * nr;
+            for (int kk = 0; kk < kc; kk++) {
+                int src = (pc + kk) * n + j0;
+                System.arraycopy(b, src, bp, dst, cols);
+                if (cols < nr) {
+                    java.util.Arrays.fill(bp, dst + cols, dst + nr, 0f);
+                }
+                dst += nr;
+            }
+        }
+    }
+
+    /** Packs A[ic..ic+mc, pc..pc+kc] as slivers of MR rows, each stored column by column (kc × MR). */
+    private static void packA(float[] a, int k, int ic, int mc, int pc, int kc, float[] ap) {
+        for (int ir = 0; ir < mc; ir += MR) {
+            int rows = Math.min(MR, mc - ir);
+            int dst = ir * kc;
+            for (int r = 0; r < MR; r++) {
+                if (r < rows) {
+                    int src = (ic + ir + r) * k + pc;
+                    for (int kk = 0; kk < kc; kk++) {
+                        ap[dst + kk * MR + r] = a[src + kk];
+                    }
+                } else {
+                    for (int kk = 0; kk < kc; kk++) {
+                        ap[dst + kk * MR + r] = 0f;
+                    }
+                }
+            }
+        }
+    }
+
+    /**
+     * C tile (MR rows × 2 vectors, row stride ldc) += packed A sliver · packed B micro-panel over kc steps, or
+     * = when {@code accumulate} is false. Twelve accumulators in registers; per step two B loads, six
+     * broadcasts, twelve FMAs.
+     */
+    private static void microKernel(float[] ap, int aOff, float[] bp, int bOff, int kc, float[] c, int cOff,
+                                    int ldc, boolean accumulate) {
+        int l = F.length();
+        FloatVector c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51;
+        if (accumulate) {
+            c00 = FloatVector.fromArray(F, c, cOff);
+            c01 = FloatVector.fromArray(F, c, cOff + l);
+            c10 = FloatVector.fromArray(F, c, cOff + ldc);
+            c11 = FloatVector.fromArray(F, c, cOff + ldc + l);
+            c20 = FloatVector.fromArray(F, c, cOff + 2 * ldc);
+            c21 = FloatVector.fromArray(F, c, cOff + 2 * ldc + l);
+            c30 = FloatVector.fromArray(F, c, cOff + 3 * ldc);
+            c31 = FloatVector.fromArray(F, c, cOff + 3 * ldc + l);
+            c40 = FloatVector.fromArray(F, c, cOff + 4 * ldc);
+            c41 = FloatVector.fromArray(F, c, cOff + 4 * ldc + l);
+            c50 = FloatVector.fromArray(F, c, cOff + 5 * ldc);
+            c51 = FloatVector.fromArray(F, c, cOff + 5 * ldc + l);
+        } else {
+            FloatVector z = FloatVector.zero(F);
+            c00 = z; c01 = z; c10 = z; c11 = z; c20 = z; c21 = z;
+            c30 = z; c31 = z; c40 = z; c41 = z; c50 = z; c51 = z;
+        }
+        int ai = aOff;
+        int bi = bOff;
+        for (int kk = 0; kk < kc; kk++) {
+            FloatVector b0 = FloatVector.fromArray(F, bp, bi);
+            FloatVector b1 = FloatVector.fromArray(F, bp, bi + l);
+            FloatVector a0 = FloatVector.broadcast(F, ap[ai]);
+            c00 = a0.fma(b0, c00);
+            c01 = a0.fma(b1, c01);
+            FloatVector a1 = FloatVector.broadcast(F, ap[ai + 1]);
+            c10 = a1.fma(b0, c10);
+            c11 = a1.fma(b1, c11);
+            FloatVector a2 = FloatVector.broadcast(F, ap[ai + 2]);
+            c20 = a2.fma(b0, c20);
+            c21 = a2.fma(b1, c21);
+            FloatVector a3 = FloatVector.broadcast(F, ap[ai + 3]);
+            c30 = a3.fma(b0, c30);
+            c31 = a3.fma(b1, c31);
+            FloatVector a4 = FloatVector.broadcast(F, ap[ai + 4]);
+            c40 = a4.fma(b0, c40);
+            c41 = a4.fma(b1, c41);
+            FloatVector a5 = FloatVector.broadcast(F, ap[ai + 5]);
+            c50 = a5.fma(b0, c50);
+            c51 = a5.fma(b1, c51);
+            ai += MR;
+            bi += 2 * l;
+        }
+        c00.intoArray(c, cOff);
+        c01.intoArray(c, cOff + l);
+        c10.intoArray(c, cOff + ldc);
+        c11.intoArray(c, cOff + ldc + l);
+        c20.intoArray(c, cOff + 2 * ldc);
+        c21.intoArray(c, cOff + 2 * ldc + l);
+        c30.intoArray(c, cOff + 3 * ldc);
+        c31.intoArray(c, cOff + 3 * ldc + l);
+        c40.intoArray(c, cOff + 4 * ldc);
+        c41.intoArray(c, cOff + 4 * ldc + l);
+        c50.intoArray(c, cOff + 5 * ldc);
+        c51.intoArray(c, cOff + 5 * ldc + l);
     }
 }
