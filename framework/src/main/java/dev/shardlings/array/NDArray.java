@@ -7,6 +7,7 @@ import java.util.Collections;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * A dense, row-major (C order), immutable local array of {@code float32} or {@code int32}: the value type of the
@@ -57,7 +58,9 @@ public final class NDArray {
         /** Data movement (slice, transpose, concatenate, ...): reads what it writes; no FLOPs. */
         MOVE,
         /** 2·m·k·n FLOPs; bytes = operands + result. */
-        MATMUL
+        MATMUL,
+        /** n operands added into one: (n−1)·size FLOPs; bytes = operands + result. */
+        ADD_N
     }
 
     /** A new array made by an operation from {@code in}: reports the allocation and the operation. */
@@ -82,6 +85,7 @@ public final class NDArray {
                 case ELEMENTWISE: flops = Shapes.size(shape); bytes = inBytes + outBytes; break;
                 case REDUCTION: flops = inElements; bytes = inBytes + outBytes; break;
                 case MOVE: flops = 0; bytes = 2 * outBytes; break;
+                case ADD_N: flops = inElements - Shapes.size(shape); bytes = inBytes + outBytes; break;
                 default: flops = 2L * in[0].shape[0] * in[0].shape[1] * in[1].shape[1]; bytes = inBytes + outBytes;
             }
             origin = OpObservers.op(name, dtype, shape, inputs, flops, bytes);
@@ -479,7 +483,24 @@ public final class NDArray {
         return view(shape, union(vma, axisSet(Arrays.asList(axes))));
     }
 
+    /**
+     * Axis sets by their names in order: equal sets made from the same names are one object, so {@link #union}
+     * of two blocks of one shardMap argument is an identity check (it runs in every binary op).
+     */
+    private static final ConcurrentHashMap<List<String>, Set<String>> AXIS_SETS = new ConcurrentHashMap<>();
+
     private static Set<String> axisSet(Collection<String> axes) {
+        if (axes.isEmpty()) {
+            return Set.of();
+        }
+        List<String> key = new ArrayList<>(axes.size());
+        for (String a : axes) {
+            key.add(a);
+        }
+        Set<String> known = AXIS_SETS.get(key);
+        if (known != null) {
+            return known;
+        }
         LinkedHashSet<String> s = new LinkedHashSet<>();
         for (String a : axes) {
             if (a == null || a.isEmpty()) {
@@ -488,11 +509,16 @@ public final class NDArray {
             }
             s.add(a);
         }
-        return s.isEmpty() ? Set.of() : Collections.unmodifiableSet(s);
+        Set<String> made = Collections.unmodifiableSet(s);
+        if (AXIS_SETS.size() < 4096) { // mesh axis names are few; the bound only guards against a name generator
+            Set<String> raced = AXIS_SETS.putIfAbsent(List.copyOf(key), made);
+            return raced != null ? raced : made;
+        }
+        return made;
     }
 
     private static Set<String> union(Set<String> a, Set<String> b) {
-        if (b.isEmpty() || a.containsAll(b)) {
+        if (a == b || b.isEmpty() || a.containsAll(b)) {
             return a;
         }
         if (a.isEmpty()) {
@@ -1205,6 +1231,55 @@ public final class NDArray {
      */
     public NDArray add(NDArray other) {
         return binary(Bin.ADD, other);
+    }
+
+    /**
+     * {@code x0 + x1 + … + x(n-1)} added left to right ({@code functools.reduce(jnp.add, xs)}): the same values,
+     * bit for bit, as chained {@link #add(NDArray)} calls, in one pass and one new buffer. The order psum uses.
+     * Operands of one shape; int32 only when all are int32 (wrapping), float32 otherwise. Varying axes: the union.
+     * Reports one allocation and one operation of (n−1)·size FLOPs.
+     *
+     * @throws IllegalArgumentException if xs is null or empty, holds a null, or the shapes differ (broadcasting
+     *                                  is not applied; chain {@link #add(NDArray)} for that)
+     */
+    public static NDArray addN(List<NDArray> xs) {
+        List<NDArray> list = checkedList(xs, "addN");
+        NDArray first = list.get(0);
+        boolean ints = true;
+        for (int k = 0; k < list.size(); k++) {
+            NDArray x = list.get(k);
+            if (!Arrays.equals(x.shape, first.shape)) {
+                throw new IllegalArgumentException("addN needs operands of one shape, but the array at index 0 has"
+                        + " shape " + Shapes.str(first.shape) + " and the array at index " + k + " has shape "
+                        + Shapes.str(x.shape) + "; chain add(...) to broadcast");
+            }
+            ints &= x.dtype == DType.INT32;
+        }
+        if (list.size() == 1) {
+            NDArray only = first;
+            return ints ? made(only.i.clone(), first.shape, only.vma, Cost.MOVE, "copy", only)
+                    : made(only.floatData().clone(), first.shape, only.vma, Cost.MOVE, "copy", only);
+        }
+        int n = first.size();
+        Object out;
+        if (ints) {
+            int[] acc = first.i.clone();
+            for (int k = 1; k < list.size(); k++) {
+                int[] b = list.get(k).i;
+                for (int e = 0; e < n; e++) {
+                    acc[e] += b[e];
+                }
+            }
+            out = acc;
+        } else {
+            float[] acc = new float[n];
+            Kernels.add(first.floatData(), list.get(1).floatData(), acc);
+            for (int k = 2; k < list.size(); k++) {
+                Kernels.add(acc, list.get(k).floatData(), acc); // elementwise, so in place is safe
+            }
+            out = acc;
+        }
+        return made(out, first.shape.clone(), unionAll(list), Cost.ADD_N, "add", list.toArray(new NDArray[0]));
     }
 
     /** {@code x + s} with a weakly typed int: keeps int32 (wrapping) or float32. */

@@ -7,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * A PartitionSpec bound to a mesh: where every piece of an array lives — the analogue of
@@ -85,6 +86,14 @@ public final class NamedSharding {
 
     private final Mesh mesh;
     private final PartitionSpec spec;
+    /**
+     * Every device's index and replica id, by global shape: shardMap lays out the same shapes call after call,
+     * and computing them costs more than a small call's work. Bounded; cleared when full.
+     */
+    private final Map<List<Integer>, Layout> layouts = new ConcurrentHashMap<>();
+
+    private record Layout(Index[] indices, List<Index> indexList, int[] replicaIds) {
+    }
 
     /**
      * @throws NullPointerException      if mesh or spec is null
@@ -176,26 +185,63 @@ public final class NamedSharding {
      * @throws IllegalArgumentException as {@link #shardShape(int...)}, or if the device is not in the mesh
      */
     public Index index(Device d, int... globalShape) {
-        int[] shard = shardShape(globalShape);
-        List<Slice> slices = new ArrayList<>(globalShape.length);
-        for (int dim = 0; dim < globalShape.length; dim++) {
-            if (parts(dim) == 1) {
-                slices.add(new Slice(0, globalShape[dim], true));
-            } else {
-                int c = chunkIndex(d, dim);
-                slices.add(new Slice(c * shard[dim], (c + 1) * shard[dim], false));
-            }
+        return layout(globalShape).indices[mesh.flatIndex(d)];
+    }
+
+    private Layout layout(int[] globalShape) {
+        List<Integer> key = new ArrayList<>(globalShape.length);
+        for (int g : globalShape) {
+            key.add(g);
         }
-        return new Index(slices);
+        Layout known = layouts.get(key);
+        if (known != null) {
+            return known;
+        }
+        int[] shard = shardShape(globalShape); // validates, with JAX's messages
+        List<Device> ds = mesh.devices();
+        Index[] indices = new Index[ds.size()];
+        Map<Index, Integer> counts = new HashMap<>();
+        int[] replicaIds = new int[ds.size()];
+        for (int p = 0; p < ds.size(); p++) {
+            List<Slice> slices = new ArrayList<>(globalShape.length);
+            for (int dim = 0; dim < globalShape.length; dim++) {
+                if (parts(dim) == 1) {
+                    slices.add(new Slice(0, globalShape[dim], true));
+                } else {
+                    int c = chunkIndex(ds.get(p), dim);
+                    slices.add(new Slice(c * shard[dim], (c + 1) * shard[dim], false));
+                }
+            }
+            indices[p] = new Index(slices);
+            replicaIds[p] = counts.merge(indices[p], 1, Integer::sum) - 1;
+        }
+        Layout made = new Layout(indices, List.of(indices), replicaIds);
+        if (layouts.size() >= 64) {
+            layouts.clear();
+        }
+        layouts.put(List.copyOf(key), made);
+        return made;
     }
 
     /** Every device's slices, in {@code mesh.devices()} order (not sorted by id, as in JAX). */
     public LinkedHashMap<Device, Index> devicesIndicesMap(int... globalShape) {
         LinkedHashMap<Device, Index> m = new LinkedHashMap<>();
-        for (Device d : mesh.devices()) {
-            m.put(d, index(d, globalShape));
+        Index[] indices = layout(globalShape).indices;
+        List<Device> ds = mesh.devices();
+        for (int p = 0; p < ds.size(); p++) {
+            m.put(ds.get(p), indices[p]);
         }
         return m;
+    }
+
+    /**
+     * Every device's slices as a list in {@code mesh.devices()} order: {@link #devicesIndicesMap}'s values,
+     * without building a map (computed once per global shape).
+     *
+     * @throws IllegalArgumentException as {@link #shardShape(int...)}
+     */
+    public List<Index> indices(int... globalShape) {
+        return layout(globalShape).indexList;
     }
 
     /** The rank of a device among the devices holding the same slices, counted in mesh order. */
@@ -205,13 +251,7 @@ public final class NamedSharding {
 
     /** {@link #replicaId} of every device, indexed by position in {@code mesh.devices()}. */
     public int[] replicaIds(int... globalShape) {
-        Map<Index, Integer> counts = new HashMap<>();
-        List<Device> ds = mesh.devices();
-        int[] out = new int[ds.size()];
-        for (int p = 0; p < ds.size(); p++) {
-            out[p] = counts.merge(index(ds.get(p), globalShape), 1, Integer::sum) - 1;
-        }
-        return out;
+        return layout(globalShape).replicaIds.clone();
     }
 
     /**

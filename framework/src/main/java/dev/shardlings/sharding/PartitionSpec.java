@@ -193,6 +193,9 @@ public final class PartitionSpec {
     /** True when both specs place shards identically: equal after padding to the same length. */
     public boolean isEquivalentTo(PartitionSpec other) {
         Objects.requireNonNull(other, "other");
+        if (this == other || entries.equals(other.entries)) {
+            return true;
+        }
         int n = Math.max(length(), other.length());
         return padTo(n).entries.equals(other.padTo(n).entries);
     }

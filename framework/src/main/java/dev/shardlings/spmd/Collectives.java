@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.function.BinaryOperator;
+import java.util.function.Function;
 
 /**
  * The collectives, callable inside a {@link ShardMap} function — the analogues of {@code jax.lax.psum},
@@ -54,7 +55,7 @@ public final class Collectives {
      * times, as in JAX.
      */
     public static NDArray psum(NDArray x, String... axes) {
-        return allReduce(Collective.PSUM, x, axes, NDArray::add);
+        return allReduce(Collective.PSUM, x, axes, SUM);
     }
 
     /** {@link #psum(NDArray, String...)} with the axes as a list. */
@@ -69,7 +70,7 @@ public final class Collectives {
     public static NDArray pmean(NDArray x, String... axes) {
         DeviceContext ctx = DeviceContext.require("pmean");
         AxisGroups g = ctx.groups(List.of(axesOrEmpty(axes)), "pmean");
-        NDArray sum = allReduce(Collective.PMEAN, x, axes, NDArray::add);
+        NDArray sum = allReduce(Collective.PMEAN, x, axes, SUM);
         return sum.div(g.groupSize).withVaryingAxes(sum.varyingAxes());
     }
 
@@ -80,7 +81,7 @@ public final class Collectives {
 
     /** All-reduce with an elementwise maximum ({@code jax.lax.pmax}); shape and dtype unchanged. */
     public static NDArray pmax(NDArray x, String... axes) {
-        return allReduce(Collective.PMAX, x, axes, NDArray::maximum);
+        return allReduce(Collective.PMAX, x, axes, xs -> chain(xs, NDArray::maximum));
     }
 
     /** {@link #pmax(NDArray, String...)} with the axes as a list. */
@@ -90,7 +91,7 @@ public final class Collectives {
 
     /** All-reduce with an elementwise minimum ({@code jax.lax.pmin}); shape and dtype unchanged. */
     public static NDArray pmin(NDArray x, String... axes) {
-        return allReduce(Collective.PMIN, x, axes, NDArray::minimum);
+        return allReduce(Collective.PMIN, x, axes, xs -> chain(xs, NDArray::minimum));
     }
 
     /** {@link #pmin(NDArray, String...)} with the axes as a list. */
@@ -98,19 +99,25 @@ public final class Collectives {
         return pmin(x, toArray(axes));
     }
 
-    private static NDArray allReduce(Collective kind, NDArray x, String[] axes, BinaryOperator<NDArray> op) {
+    /** psum's reduction: left to right in device order, one pass (bit-identical to chained adds). */
+    private static final Function<NDArray[], NDArray> SUM = xs -> NDArray.addN(Arrays.asList(xs));
+
+    private static NDArray chain(NDArray[] xs, BinaryOperator<NDArray> op) {
+        NDArray acc = xs[0];
+        for (int l = 1; l < xs.length; l++) {
+            acc = op.apply(acc, xs[l]);
+        }
+        return acc;
+    }
+
+    private static NDArray allReduce(Collective kind, NDArray x, String[] axes, Function<NDArray[], NDArray> reduce) {
         Objects.requireNonNull(x, kind.jaxName() + " operand");
         DeviceContext ctx = DeviceContext.require(kind.jaxName());
         List<String> axisList = List.of(axesOrEmpty(axes));
         AxisGroups g = ctx.groups(axisList, kind.jaxName());
         NDArray[] xs = exchange(ctx, g, kind, x, "");
-        NDArray acc = xs[0];
-        for (int l = 1; l < xs.length; l++) {
-            acc = op.apply(acc, xs[l]);
-        }
-        if (xs.length == 1) {
-            acc = fresh(x); // the result is a buffer of its own on a real device too
-        }
+        // A group of one: the result is still a buffer of its own, as on a real device.
+        NDArray acc = xs.length == 1 ? fresh(x) : reduce.apply(xs);
         long b = x.nbytes();
         long moved = 2L * (g.groupSize - 1) * b / g.groupSize;
         record(ctx, kind, g, x, acc, moved, moved, "");
@@ -338,8 +345,11 @@ public final class Collectives {
         if (out == null) {
             out = NDArray.zeros(x.dtype(), x.shape());
         }
-        ctx.record(new TraceEvent.CollectiveEvent(Collective.PPERMUTE, g.axes, n, x.dtype().jaxName(),
-                boxed(x.shape()), boxed(out.shape()), sent, received, params, pairs, ctx.collectiveId(),
+        long sentBytes = sent;
+        long receivedBytes = received;
+        int[] outShape = out.shape();
+        ctx.record(() -> new TraceEvent.CollectiveEvent(Collective.PPERMUTE, g.axes, n, x.dtype().jaxName(),
+                boxed(x.shape()), boxed(outShape), sentBytes, receivedBytes, params, pairs, ctx.collectiveId(),
                 ctx.collectiveInput()));
         return out.withVaryingAxes(plus(x.varyingAxes(), axes));
     }
@@ -368,8 +378,7 @@ public final class Collectives {
     private static NDArray[] exchange(DeviceContext ctx, AxisGroups g, Collective kind, NDArray x, String params) {
         ctx.beginCollective(x);
         int step = ctx.nextStep();
-        String signature = kind.jaxName() + " over " + ShardMap.tupleRepr(g.axes) + " of "
-                + ShardMap.typeString(x.dtype(), x.shape()) + (params.isEmpty() ? "" : " (" + params + ")");
+        Exchange.Signature signature = new Exchange.Signature(kind, g.axes, x.dtype(), x.shape(), params);
         Exchange.Post[] posts = ctx.exchange.exchange(ctx.flat, step, new Exchange.Post(signature, x));
         int[] members = g.members[ctx.flat];
         NDArray[] xs = new NDArray[members.length];
@@ -381,8 +390,9 @@ public final class Collectives {
 
     private static void record(DeviceContext ctx, Collective kind, AxisGroups g, NDArray in, NDArray out,
                                long sent, long received, String params) {
-        ctx.record(new TraceEvent.CollectiveEvent(kind, g.axes, g.groupSize, in.dtype().jaxName(), boxed(in.shape()),
-                boxed(out.shape()), sent, received, params, List.of(), ctx.collectiveId(), ctx.collectiveInput()));
+        ctx.record(() -> new TraceEvent.CollectiveEvent(kind, g.axes, g.groupSize, in.dtype().jaxName(),
+                boxed(in.shape()), boxed(out.shape()), sent, received, params, List.of(), ctx.collectiveId(),
+                ctx.collectiveInput()));
     }
 
     /** A copy with its own buffer (values, including -0.0 and NaN, unchanged). */
@@ -408,12 +418,18 @@ public final class Collectives {
     }
 
     private static Set<String> minus(Set<String> a, List<String> b) {
+        if (b.size() == a.size() && a.containsAll(b)) {
+            return Set.of(); // the common psum case: the value varied over exactly the reduced axes
+        }
         Set<String> s = new LinkedHashSet<>(a);
         b.forEach(s::remove);
         return s;
     }
 
     private static Set<String> plus(Set<String> a, List<String> b) {
+        if (a.containsAll(b)) {
+            return a;
+        }
         Set<String> s = new LinkedHashSet<>(a);
         s.addAll(b);
         return s;

@@ -14,6 +14,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 
 /**
  * The state of one device while it runs the mapped function: which device it is, the run's rendezvous, and
@@ -40,7 +41,12 @@ final class DeviceContext implements OpObserver {
     private long collectiveInput;
     private int[] pendingMatmul;
 
-    DeviceContext(Mesh mesh, int flat, Exchange exchange, Map<List<String>, AxisGroups> groupCache) {
+    /** Whether the caller records a trace: without one, no events are built (they cost more than small ops). */
+    private final boolean tracing;
+
+    DeviceContext(Mesh mesh, int flat, Exchange exchange, Map<List<String>, AxisGroups> groupCache,
+                  boolean tracing) {
+        this.tracing = tracing;
         this.mesh = mesh;
         this.flat = flat;
         this.device = mesh.devices().get(flat);
@@ -112,9 +118,11 @@ final class DeviceContext implements OpObserver {
         return collectiveInput;
     }
 
-    /** Records the collective in progress and ends it. */
-    void record(TraceEvent.CollectiveEvent e) {
-        events.add(e);
+    /** Records the collective in progress (the event is built only when tracing) and ends it. */
+    void record(Supplier<TraceEvent.CollectiveEvent> e) {
+        if (tracing) {
+            events.add(e.get());
+        }
         collectiveId = 0;
     }
 
@@ -133,6 +141,10 @@ final class DeviceContext implements OpObserver {
     public long op(String name, DType dtype, int[] shape, long[] inputs, long flops, long bytes) {
         if (collectiveId != 0) {
             return collectiveId;
+        }
+        if (!tracing) {
+            pendingMatmul = null;
+            return 0; // "made untraced"
         }
         long id = IDS.incrementAndGet();
         List<Long> in = Arrays.stream(inputs).boxed().toList();

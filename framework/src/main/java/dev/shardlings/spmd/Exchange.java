@@ -1,15 +1,21 @@
 package dev.shardlings.spmd;
 
+import dev.shardlings.array.DType;
 import dev.shardlings.array.NDArray;
+import dev.shardlings.trace.Collective;
 import dev.shardlings.sharding.Device;
 import dev.shardlings.sharding.Mesh;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.Condition;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -29,7 +35,30 @@ import java.util.concurrent.locks.ReentrantLock;
 final class Exchange {
 
     /** What one device posts at a collective step. */
-    record Post(String signature, NDArray operand) {
+    record Post(Signature signature, NDArray operand) {
+    }
+
+    /**
+     * What a device calls at a collective step; devices agree when their signatures are equal. The text is built
+     * only for messages (building it at every step would cost more than a small collective).
+     */
+    record Signature(Collective kind, List<String> axes, DType dtype, int[] shape, String params) {
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Signature s && kind == s.kind && dtype == s.dtype && axes.equals(s.axes)
+                    && Arrays.equals(shape, s.shape) && params.equals(s.params);
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(kind, axes, dtype, Arrays.hashCode(shape), params);
+        }
+
+        @Override
+        public String toString() {
+            return kind.jaxName() + " over " + ShardMap.tupleRepr(axes) + " of " + ShardMap.typeString(dtype, shape)
+                    + (params.isEmpty() ? "" : " (" + params + ")");
+        }
     }
 
     /** Thrown on devices that were waiting when the run was aborted because of something else. */
@@ -47,13 +76,18 @@ final class Exchange {
     private final int n;
     private final long timeoutNanos;
     private final ReentrantLock lock = new ReentrantLock();
-    private final Condition changed = lock.newCondition();
     private final Post[][] slots = new Post[2][];
     private final long[] slotStep = {-1, -1};
     private final int[] arrived = new int[2];
+    /** The step each slot last completed (all devices posted and agreed); read by waiters without the lock. */
+    private final AtomicLongArray completed = new AtomicLongArray(new long[] {-1, -1});
+    /** Collectives each device has passed (written by the device itself, so no lock is needed to wake up). */
+    private final AtomicIntegerArray passed;
+    /** The thread of each device, as of its last post, to unpark at a step's end or an abort. */
+    private final Thread[] threads;
     private final State[] states;
     private final int[] stepOf;           // collectives completed (RUNNING/RETURNED) or the step waited on (WAITING)
-    private final String[] waitingOn;     // signature while WAITING
+    private final Signature[] waitingOn;  // signature while WAITING
     private final String[] failure;       // exception summary while FAILED
     private volatile SpmdException abort;
 
@@ -63,9 +97,11 @@ final class Exchange {
         this.timeoutNanos = timeoutNanos;
         this.states = new State[n];
         this.stepOf = new int[n];
-        this.waitingOn = new String[n];
+        this.waitingOn = new Signature[n];
         this.failure = new String[n];
-        java.util.Arrays.fill(states, State.RUNNING);
+        this.passed = new AtomicIntegerArray(n);
+        this.threads = new Thread[n];
+        Arrays.fill(states, State.RUNNING);
     }
 
     /** The problem that aborted the run, or null. */
@@ -80,54 +116,87 @@ final class Exchange {
      * @throws Aborted if the run was aborted (the runtime reports the reason)
      */
     Post[] exchange(int device, int step, Post post) {
+        int s = step & 1;
+        Post[] slot;
+        Thread[] toWake = null;
         lock.lock();
         try {
             if (abort != null) {
                 throw new Aborted();
             }
-            int s = step & 1;
             if (slotStep[s] != step) {
                 slotStep[s] = step;
                 slots[s] = new Post[n];
                 arrived[s] = 0;
             }
-            Post[] slot = slots[s];
+            slot = slots[s];
             slot[device] = post;
             arrived[s]++;
             states[device] = State.WAITING;
             stepOf[device] = step;
             waitingOn[device] = post.signature();
+            threads[device] = Thread.currentThread();
             if (arrived[s] == n) {
                 checkAgreement(step, slot);
-                changed.signalAll();
+                if (abort == null) {
+                    completed.set(s, step);
+                    toWake = threads.clone();
+                }
             } else {
                 checkNobodyGone(step);
             }
-            long deadline = System.nanoTime() + timeoutNanos;
-            while (arrived[s] < n && slotStep[s] == step && abort == null) {
-                long left = deadline - System.nanoTime();
-                if (left <= 0) {
+        } finally {
+            lock.unlock();
+        }
+        if (toWake != null) {
+            wake(toWake);
+        } else {
+            awaitStep(device, s, step);
+        }
+        if (abort != null) {
+            throw new Aborted();
+        }
+        passed.set(device, step + 1);
+        return slot;
+    }
+
+    /** Waits, outside the lock, until step {@code step} completes, the run aborts, or the time limit passes. */
+    private void awaitStep(int device, int s, int step) {
+        long deadline = System.nanoTime() + timeoutNanos;
+        try {
+            if (DeviceThreads.await(() -> completed.get(s) == step || abort != null, deadline)) {
+                return;
+            }
+            lock.lock();
+            try {
+                if (abort == null && completed.get(s) != step) {
                     abortWith("devices waited more than " + TimeUnit.NANOSECONDS.toMillis(timeoutNanos)
                             + " ms in collective #" + (step + 1) + " for devices that never arrived (a device is"
                             + " slow, loops forever, or skipped this collective)");
-                    break;
                 }
-                try {
-                    changed.awaitNanos(left);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
+            } finally {
+                lock.unlock();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            lock.lock();
+            try {
+                if (abort == null && completed.get(s) != step) {
                     abortWith("a device thread was interrupted while waiting in collective #" + (step + 1));
                 }
+            } finally {
+                lock.unlock();
             }
-            if (abort != null) {
-                throw new Aborted();
+        }
+    }
+
+    /** Unparks the threads that posted (a thread that is not parked keeps the permit; every wait is a loop). */
+    private static void wake(Thread[] ts) {
+        Thread self = Thread.currentThread();
+        for (Thread t : ts) {
+            if (t != null && t != self) {
+                LockSupport.unpark(t);
             }
-            states[device] = State.RUNNING;
-            stepOf[device] = step + 1;
-            waitingOn[device] = null;
-            return slot;
-        } finally {
-            lock.unlock();
         }
     }
 
@@ -163,7 +232,7 @@ final class Exchange {
             if (abort == null) {
                 // Not a mismatch: the runtime reports the device's own exception, so this text is only a marker.
                 abort = new SpmdException("device " + describe(device) + " failed", t);
-                changed.signalAll();
+                wake(threads);
             }
         } finally {
             lock.unlock();
@@ -171,14 +240,22 @@ final class Exchange {
     }
 
     private void checkAgreement(int step, Post[] slot) {
-        Map<String, List<Integer>> bySignature = new LinkedHashMap<>();
+        Signature first = slot[0].signature();
+        boolean all = true;
+        for (int i = 1; i < n && all; i++) {
+            all = first.equals(slot[i].signature());
+        }
+        if (all) {
+            return;
+        }
+        Map<Signature, List<Integer>> bySignature = new LinkedHashMap<>();
         for (int i = 0; i < n; i++) {
             bySignature.computeIfAbsent(slot[i].signature(), k -> new ArrayList<>()).add(i);
         }
         if (bySignature.size() > 1) {
             StringBuilder sb = new StringBuilder("devices called different collectives at collective #")
                     .append(step + 1).append(":");
-            for (Map.Entry<String, List<Integer>> e : bySignature.entrySet()) {
+            for (Map.Entry<Signature, List<Integer>> e : bySignature.entrySet()) {
                 sb.append("\n  ").append(e.getKey()).append(" on device(s) ").append(ids(e.getValue()));
             }
             sb.append("\nEvery device must call the same collective, over the same axes, with the same operand shape,"
@@ -208,12 +285,15 @@ final class Exchange {
             sb.append("\n  ").append(l);
         }
         abort = new CollectiveMismatchException(sb.toString(), lines);
-        changed.signalAll();
+        wake(threads);
     }
 
     private String stateText(int i) {
         return switch (states[i]) {
-            case WAITING -> "waits in collective #" + (stepOf[i] + 1) + ": " + waitingOn[i];
+            // WAITING is set under the lock at a post; the device itself records passing the step without it.
+            case WAITING -> passed.get(i) > stepOf[i]
+                    ? "running after " + passed.get(i) + " collective(s)"
+                    : "waits in collective #" + (stepOf[i] + 1) + ": " + waitingOn[i];
             case RUNNING -> "running after " + stepOf[i] + " collective(s)";
             case RETURNED -> "returned after " + stepOf[i] + " collective(s)";
             case FAILED -> "failed: " + failure[i];

@@ -21,11 +21,8 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.BinaryOperator;
 import java.util.function.UnaryOperator;
 import java.util.stream.Collectors;
@@ -89,12 +86,6 @@ public final class ShardMap {
         List<NDArray> apply(List<NDArray> blocks);
     }
 
-    private static final AtomicInteger THREAD_COUNT = new AtomicInteger();
-    private static final ExecutorService DEVICES = Executors.newCachedThreadPool(r -> {
-        Thread t = new Thread(r, "shardlings-device-" + THREAD_COUNT.incrementAndGet());
-        t.setDaemon(true); // a device stuck in student code must not keep the JVM alive
-        return t;
-    });
     private static final OpObserver SILENT = new OpObserver() {
         @Override
         public void allocated(DType dtype, int[] shape, long bytes) {
@@ -112,6 +103,13 @@ public final class ShardMap {
     private final boolean checkVma;
     private final String name;
     private final Duration timeout;
+    /** Axis groups by axes, shared by this map's calls (a mesh's groups never change). */
+    private final Map<List<String>, AxisGroups> groups = new ConcurrentHashMap<>();
+    /** Per out spec, its sharding (which caches layouts by shape) and mentioned axes: the same on every call. */
+    private final NamedSharding[] outShardings;
+    private final List<Set<String>> outMentioned;
+    /** Per in spec, the axes its blocks vary over. */
+    private final List<Set<String>> inMentioned;
 
     private ShardMap(DeviceFunction fn, Mesh mesh, List<PartitionSpec> inSpecs, List<PartitionSpec> outSpecs,
                      boolean checkVma, String name, Duration timeout) {
@@ -122,6 +120,9 @@ public final class ShardMap {
         this.checkVma = checkVma;
         this.name = name;
         this.timeout = timeout;
+        this.outShardings = outSpecs.stream().map(sp -> new NamedSharding(mesh, sp)).toArray(NamedSharding[]::new);
+        this.outMentioned = outSpecs.stream().map(sp -> Set.copyOf(sp.mentionedAxes())).toList();
+        this.inMentioned = inSpecs.stream().map(sp -> Set.copyOf(sp.mentionedAxes())).toList();
     }
 
     /**
@@ -256,37 +257,55 @@ public final class ShardMap {
             }
         }
         Exchange exchange = new Exchange(mesh, timeout.toNanos());
-        Map<List<String>, AxisGroups> groups = new ConcurrentHashMap<>();
+        boolean tracing = Tracing.isRecording();
         DeviceContext[] contexts = new DeviceContext[n];
-        List<Future<List<NDArray>>> futures = new ArrayList<>();
+        @SuppressWarnings("unchecked")
+        List<NDArray>[] results = new List[n];
+        Throwable[] failures = new Throwable[n];
+        Thread[] threads = new Thread[n];
+        AtomicInteger running = new AtomicInteger(n);
+        Thread caller = Thread.currentThread();
+        Runnable[] tasks = new Runnable[n];
         for (int d = 0; d < n; d++) {
-            DeviceContext ctx = new DeviceContext(mesh, d, exchange, groups);
+            DeviceContext ctx = new DeviceContext(mesh, d, exchange, groups, tracing);
             contexts[d] = ctx;
             List<NDArray> myArgs = List.copyOf(perDevice.get(d));
-            futures.add(DEVICES.submit(() -> runDevice(ctx, myArgs)));
-        }
-        List<List<NDArray>> outputs = new ArrayList<>();
-        Throwable[] failures = new Throwable[n];
-        for (int d = 0; d < n; d++) {
-            try {
-                outputs.add(futures.get(d).get());
-            } catch (ExecutionException e) {
-                failures[d] = e.getCause();
-                outputs.add(null);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                for (Future<?> f : futures) {
-                    f.cancel(true);
+            int device = d;
+            tasks[d] = () -> {
+                try {
+                    results[device] = runDevice(ctx, myArgs);
+                } catch (Throwable t) {
+                    failures[device] = t;
+                } finally {
+                    // The decrement publishes this device's result to the caller (happens-before).
+                    if (running.decrementAndGet() == 0 && Thread.currentThread() != caller) {
+                        LockSupport.unpark(caller);
+                    }
                 }
-                throw new IllegalStateException("interrupted while waiting for the devices of shardMap", e);
-            }
+            };
         }
+        // The calling thread runs device 0 itself, which saves a hand-off each way.
+        threads[0] = caller;
+        for (int d = 1; d < n; d++) {
+            threads[d] = DeviceThreads.start(tasks[d]);
+        }
+        tasks[0].run();
+        try {
+            DeviceThreads.await(() -> running.get() == 0, DeviceThreads.NO_DEADLINE);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            for (int d = 1; d < n; d++) {
+                threads[d].interrupt();
+            }
+            throw new IllegalStateException("interrupted while waiting for the devices of shardMap", e);
+        }
+        List<List<NDArray>> outputs = Arrays.asList(results);
         raiseFailures(exchange, failures);
         List<ShardedArray> result;
         try (OpObservers.Scope ignored = OpObservers.install(SILENT)) {
             result = assemble(outputs);
         }
-        if (Tracing.isRecording()) {
+        if (tracing) {
             List<DeviceTrace> traces = Arrays.stream(contexts).map(DeviceContext::toTrace).toList();
             Tracing.report(new ShardMapTrace(name, mesh, inSpecs, outSpecs, traces));
         }
@@ -419,8 +438,13 @@ public final class ShardMap {
         } else {
             placed = ShardedArray.devicePut(sharded != null ? sharded.gather() : whole, new NamedSharding(mesh, spec));
         }
-        Set<String> varying = Set.copyOf(spec.mentionedAxes());
-        return placed.blocks().stream().map(b -> b.withVaryingAxes(varying)).toList();
+        Set<String> varying = inMentioned.get(i);
+        List<ShardedArray.Shard> shards = placed.addressableShards();
+        List<NDArray> out = new ArrayList<>(shards.size());
+        for (ShardedArray.Shard sh : shards) {
+            out.add(sh.data().withVaryingAxes(varying));
+        }
+        return out;
     }
 
     private List<ShardedArray> assemble(List<List<NDArray>> outputs) {
@@ -466,7 +490,7 @@ public final class ShardMap {
                         + " must be of length no greater than the number of axes in the corresponding output value."
                         + scalarHint);
             }
-            if (checkVma) {
+            if (checkVma && !outMentioned.get(j).containsAll(varying)) {
                 checkReplication(spec, varying);
             }
             int[] global = local.clone();
@@ -476,7 +500,7 @@ public final class ShardMap {
                     global[dim] = local[dim] * mesh.axisSize(axes);
                 }
             }
-            result.add(ShardedArray.fromDeviceBlocks(new NamedSharding(mesh, spec), global, blocks));
+            result.add(ShardedArray.fromDeviceBlocks(outShardings[j], global, blocks));
         }
         return result;
     }

@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * A global array split over the devices of a mesh: the analogue of {@code jax.Array} with a
@@ -105,10 +106,14 @@ public final class ShardedArray {
         }
         int[] shardShape = sharding.shardShape(globalShape);
         DType dtype = blocks.get(0).dtype();
-        List<Shard> shards = new ArrayList<>();
+        List<Shard> shards = new ArrayList<>(devices.size());
         int[] replicaIds = sharding.replicaIds(globalShape);
+        List<NamedSharding.Index> indices = sharding.indices(globalShape);
         for (int i = 0; i < devices.size(); i++) {
-            NDArray b = Objects.requireNonNull(blocks.get(i), "block of device " + devices.get(i).id());
+            NDArray b = blocks.get(i);
+            if (b == null) {
+                throw new NullPointerException("block of device " + devices.get(i).id());
+            }
             if (!Arrays.equals(b.shape(), shardShape)) {
                 throw new IllegalArgumentException("block of device " + devices.get(i).id() + " has shape "
                         + Arrays.toString(b.shape()) + " but " + sharding + " needs shard shape "
@@ -118,8 +123,7 @@ public final class ShardedArray {
                 throw new IllegalArgumentException("blocks have different dtypes: " + dtype.jaxName() + " on device "
                         + devices.get(0).id() + ", " + b.dtype().jaxName() + " on device " + devices.get(i).id());
             }
-            Device d = devices.get(i);
-            shards.add(new Shard(d, sharding.index(d, globalShape), replicaIds[i], b.withVaryingAxes(java.util.Set.of())));
+            shards.add(new Shard(devices.get(i), indices.get(i), replicaIds[i], b.withVaryingAxes(Set.of())));
         }
         return new ShardedArray(globalShape.clone(), dtype, sharding, shards);
     }
