@@ -199,4 +199,31 @@ class NDArrayElementwiseTest {
         assertArrayEquals(new float[]{0f, 0.841192f, -0.158808f, 2.9963627f}, g, 1e-6f);
         assertEquals(DType.FLOAT32, NDArray.of(1, 2).gelu().dtype());
     }
+
+    @Test
+    void addNIsChainedAddInOnePass() {
+        // float32 rounding after every add: 1e8 + 1 - 1e8 loses the 1, exactly as chained adds do.
+        NDArray a = NDArray.of(1e8f, 1f, 0.1f);
+        NDArray b = NDArray.of(1f, 1e-8f, 0.2f);
+        NDArray c = NDArray.of(-1e8f, -1f, 0.3f);
+        NDArray chained = a.add(b).add(c);
+        NDArray once = NDArray.addN(List.of(a, b, c));
+        assertArrayEquals(chained.toFloatArray(), once.toFloatArray());
+        assertEquals(0f, once.floatAt(0));
+        NDArray ints = NDArray.addN(List.of(NDArray.of(Integer.MAX_VALUE, 2), NDArray.of(1, 3)));
+        assertI32(ints, shape(2), Integer.MIN_VALUE, 5); // wraps like add
+        assertEquals(DType.FLOAT32, NDArray.addN(List.of(NDArray.of(1, 2), NDArray.of(0.5f, 0.5f))).dtype());
+        NDArray single = NDArray.addN(List.of(f23));
+        assertArrayEquals(f23.toFloatArray(), single.toFloatArray());
+        assertEquals(Set.of("x", "y"),
+                NDArray.addN(List.of(f23.pvary("x"), f23.pvary("y"))).varyingAxes());
+    }
+
+    @Test
+    void addNNeedsOneShape() {
+        assertIae("addN needs operands of one shape, but the array at index 0 has shape (2,3) and the array at"
+                + " index 1 has shape (3,); chain add(...) to broadcast",
+                () -> NDArray.addN(List.of(f23, NDArray.arange(3, DType.FLOAT32))));
+        assertIae("need at least one array to addN", () -> NDArray.addN(List.of()));
+    }
 }

@@ -252,4 +252,67 @@ class ShardMapBehaviourTest {
         }
         assertEquals(expected, first.item());
     }
+
+    @Test
+    void manyCallersAtOnceShareTheDeviceThreads() throws Exception {
+        // The device threads are a shared pool and the calling thread runs device 0: four callers at once must
+        // neither mix their devices up nor wait for each other's.
+        Mesh mesh = Mesh.makeMesh(new int[]{8}, "i");
+        NDArray x = NDArray.arange(8, dev.shardlings.array.DType.FLOAT32);
+        var f = shardMap(b -> psum(b.mul(axisIndex("i").astype(dev.shardlings.array.DType.FLOAT32)), "i"), mesh,
+                P("i"), P()).checkVma(false);
+        java.util.concurrent.ExecutorService callers = java.util.concurrent.Executors.newFixedThreadPool(4);
+        try {
+            List<java.util.concurrent.Future<Float>> sums = new java.util.ArrayList<>();
+            for (int c = 0; c < 4; c++) {
+                sums.add(callers.submit(() -> {
+                    float last = 0;
+                    for (int r = 0; r < 200; r++) {
+                        last = f.apply(x).gather().item();
+                    }
+                    return last;
+                }));
+            }
+            for (var s : sums) {
+                assertEquals(140f, s.get(30, java.util.concurrent.TimeUnit.SECONDS)); // sum of i·i for i < 8
+            }
+        } finally {
+            callers.shutdownNow();
+        }
+    }
+
+    @Test
+    void anInterruptedCallerStopsWaitingAndInterruptsItsDevices() throws Exception {
+        java.util.concurrent.atomic.AtomicBoolean deviceInterrupted = new java.util.concurrent.atomic.AtomicBoolean();
+        java.util.concurrent.atomic.AtomicReference<Throwable> thrown = new java.util.concurrent.atomic.AtomicReference<>();
+        Thread caller = new Thread(() -> {
+            try {
+                shardMap(b -> {
+                    if (axisIndex("i").intAt() == 1) {
+                        try {
+                            Thread.sleep(20_000);
+                        } catch (InterruptedException e) {
+                            deviceInterrupted.set(true);
+                        }
+                    }
+                    return b;
+                }, I4, P("i"), P("i")).apply(SEED);
+            } catch (Throwable t) {
+                thrown.set(t);
+            }
+        });
+        caller.start();
+        Thread.sleep(300);
+        caller.interrupt();
+        caller.join(5_000);
+        assertTrue(!caller.isAlive(), "the caller still waits 5 s after its interrupt");
+        assertInstanceOf(IllegalStateException.class, thrown.get());
+        assertTrue(thrown.get().getMessage().contains("interrupted while waiting for the devices"),
+                thrown.get().getMessage());
+        long until = System.nanoTime() + 5_000_000_000L;
+        while (!deviceInterrupted.get() && System.nanoTime() < until) {
+            Thread.sleep(10);
+        }
+        assertTrue(deviceInterrupted.get(), "the sleeping device was not interrupted");
+    }
 }
