@@ -21,8 +21,9 @@ import java.util.concurrent.Callable;
 import java.util.stream.Stream;
 
 /**
- * The grade run of {@code mvn test -Pgrade}: every graded part runs in a child JVM ({@link PartRunner}), a chapter's
- * parts one after another in the same JVM, so that nothing a part does can stop the grade:
+ * The grade run of {@code mvn test -Pgrade}: the graded parts run in a child JVM ({@link PartRunner}), one after
+ * another in course order while that JVM stays clean (one JVM for the whole course, so start-up and JIT warm-up
+ * are paid once), so that nothing a part does can stop the grade:
  * <ul>
  *   <li>a part that runs longer than {@code --part-limit} seconds in all is stopped with its JVM and reported as
  *       a time-out;</li>
@@ -75,23 +76,20 @@ public final class IsolatedGrading implements Callable<Integer> {
         long t0 = System.nanoTime();
         Map<Part, List<String>> byPart = discover();
         Map<String, Results.TestResult> done = new LinkedHashMap<>();
-        Map<String, List<Part>> chapters = new LinkedHashMap<>();
+        List<Part> queue = new ArrayList<>();
         for (Part p : Parts.all()) {
             if (byPart.containsKey(p)) {
-                chapters.computeIfAbsent(p.number().substring(0, p.number().indexOf('.')), c -> new ArrayList<>())
-                        .add(p);
+                queue.add(p);
             }
         }
         Path work = results.toAbsolutePath().getParent().resolve("isolated");
+        deleteRecursively(work); // logs of an earlier run's JVMs would read as this run's
         Files.createDirectories(work);
         int jvm = 0;
-        for (var chapter : chapters.entrySet()) {
-            List<Part> queue = new ArrayList<>(chapter.getValue());
-            while (!queue.isEmpty()) {
-                jvm++;
-                runChild(queue, byPart, work.resolve("jvm-" + jvm), done);
-                queue.removeIf(p -> done.containsKey(p.number()));
-            }
+        while (!queue.isEmpty()) {
+            jvm++;
+            runChild(queue, byPart, work.resolve("jvm-" + jvm), done);
+            queue.removeIf(p -> done.containsKey(p.number()));
         }
         List<Results.TestResult> tests = new ArrayList<>();
         double score = 0;
@@ -226,6 +224,17 @@ public final class IsolatedGrading implements Callable<Integer> {
                 + " System.exit or Runtime.halt. The other parts were graded in a new JVM.\n") + out
                 + Reports.pointers(p);
         return Results.TestResult.of(p, false, report, reason);
+    }
+
+    private static void deleteRecursively(Path dir) throws IOException {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> all = Files.walk(dir)) {
+            for (Path p : all.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.delete(p);
+            }
+        }
     }
 
     /** The last lines the JVM printed, for a report. */
