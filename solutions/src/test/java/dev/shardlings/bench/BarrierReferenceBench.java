@@ -1,0 +1,74 @@
+package dev.shardlings.bench;
+
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.BrokenBarrierException;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The reference for {@link ShardMapLatencyBench}: 8 platform threads meeting at a {@link CyclicBarrier} (7 helper
+ * threads that wait at it in a loop, and the benchmark thread). One operation is one barrier — the least a
+ * shardMap call with one collective could cost if built from the JDK's ready-made primitives, and a call needs
+ * three such meetings (start, the collective, the end).
+ */
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.MICROSECONDS)
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 1)
+@Fork(value = 1, jvmArgsAppend = {"--add-modules", "jdk.incubator.vector", "-Xms6g", "-Xmx6g",
+        "-XX:+AlwaysPreTouch"})
+@State(Scope.Benchmark)
+public class BarrierReferenceBench {
+
+    private static final int THREADS = 8;
+
+    private CyclicBarrier barrier;
+    private final List<Thread> helpers = new ArrayList<>();
+
+    @Setup
+    public void setup() {
+        barrier = new CyclicBarrier(THREADS);
+        for (int t = 1; t < THREADS; t++) {
+            Thread h = new Thread(() -> {
+                try {
+                    while (true) {
+                        barrier.await();
+                    }
+                } catch (InterruptedException | BrokenBarrierException e) {
+                    // torn down
+                }
+            }, "barrier-helper-" + t);
+            h.setDaemon(true);
+            h.start();
+            helpers.add(h);
+        }
+    }
+
+    @Benchmark
+    public int eightThreadBarrier() throws InterruptedException, BrokenBarrierException {
+        return barrier.await();
+    }
+
+    @TearDown
+    public void tearDown() throws InterruptedException {
+        for (Thread h : helpers) {
+            h.interrupt();
+        }
+        for (Thread h : helpers) {
+            h.join(1000);
+        }
+    }
+}

@@ -1,0 +1,226 @@
+package dev.shardlings.bench;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Turns one benchmark run (JMH's JSON results and the numpy reference's JSON) into {@code report.md}: every figure
+ * as a ratio against its reference from the same run, and each of the performance targets marked met or not.
+ *
+ * <p>Usage: {@code BenchReport <jmh.json> <numpy.json> <report.md>}. A missing numpy file (no python3 or numpy on
+ * the machine) leaves the matmul ratios out and says so.
+ */
+public final class BenchReport {
+
+    /** JAX 0.10.2 on 8 simulated CPU devices, same kind of machine (the course's issue tracker), in GFLOP/s. */
+    static final double JAX_ALL_GATHER_MATMUL_GFLOPS = 168;
+    static final double JAX_COLLECTIVE_MATMUL_GFLOPS = 146;
+    static final String BOOK_SIZE = "1024x2048x8192";
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private BenchReport() {
+    }
+
+    public static void main(String[] args) throws IOException {
+        if (args.length != 3) {
+            System.err.println("usage: BenchReport <jmh.json> <numpy.json> <report.md>");
+            System.exit(2);
+        }
+        JsonNode jmh = JSON.readTree(Path.of(args[0]).toFile());
+        Path numpyFile = Path.of(args[1]);
+        JsonNode numpy = Files.exists(numpyFile) ? JSON.readTree(numpyFile.toFile()) : null;
+        String report = render(jmh, numpy);
+        Files.writeString(Path.of(args[2]), report, StandardCharsets.UTF_8);
+        System.out.println(report);
+    }
+
+    /** The report text for one run. */
+    static String render(JsonNode jmh, JsonNode numpy) {
+        StringBuilder md = new StringBuilder("# Benchmark report\n\nReproduce with `mvn -B -Pbench verify -pl solutions"
+                + " -am -DskipTests` (docs/performance.md). Sections of benchmarks that did not run are left out.\n\n");
+        String jdk = jmh.size() > 0 ? jmh.get(0).path("jdkVersion").asText("?") + " (" + jmh.get(0)
+                .path("vmName").asText("?") + ")" : "?";
+        int feature = featureVersion(jdk);
+        md.append("- JDK: ").append(jdk).append('\n');
+        md.append("- CPU: ").append(cpuModel()).append(", ").append(Runtime.getRuntime().availableProcessors())
+                .append(" cores\n");
+        if (numpy != null && numpy.has("numpy")) {
+            md.append("- numpy ").append(numpy.path("numpy").asText()).append(", OpenBLAS kernel ")
+                    .append(numpy.path("openblas").path("corename").asText("?")).append(", ")
+                    .append(numpy.path("openblas").path("threads").asText("?")).append(" thread(s)\n");
+        } else {
+            md.append("- numpy: not measured (").append(numpy == null ? "no numpy.json"
+                    : numpy.path("error").asText("unknown")).append(")\n");
+        }
+        md.append('\n');
+        List<String> verdicts = new ArrayList<>();
+
+        // Local matmul against numpy.
+        Map<Integer, Double> numpyGflops = new TreeMap<>();
+        if (numpy != null) {
+            for (JsonNode m : numpy.path("matmul")) {
+                numpyGflops.put(m.path("n").asInt(), m.path("gflops").asDouble());
+            }
+        }
+        if (!results(jmh, "LocalMatmulBench.matmul").isEmpty()) {
+            md.append("## Local float32 matmul, one thread\n\n| n | ours GFLOP/s | numpy GFLOP/s | ours / numpy |\n"
+                    + "|---:|---:|---:|---:|\n");
+        }
+        for (JsonNode r : results(jmh, "LocalMatmulBench.matmul")) {
+            int n = r.path("params").path("n").asInt();
+            double gflops = 2.0 * n * n * n / seconds(r) / 1e9;
+            Double ref = numpyGflops.get(n);
+            md.append(row(Integer.toString(n), f1(gflops), ref == null ? "—" : f1(ref),
+                    ref == null ? "—" : f2(gflops / ref)));
+            if (ref != null && n >= 256) {
+                verdicts.add(verdict("matmul n=" + n + " ≥ 0.6× numpy", gflops / ref >= 0.6, f2(gflops / ref) + "×"));
+            }
+        }
+
+        // shardMap latency against a barrier of 8 platform threads.
+        double barrier = results(jmh, "BarrierReferenceBench.eightThreadBarrier").stream()
+                .mapToDouble(BenchReport::micros).findFirst().orElse(Double.NaN);
+        if (!results(jmh, "ShardMapLatencyBench.shardMapPsum").isEmpty()) {
+            md.append("\n## shardMap call with one psum (one-element blocks)\n\n"
+                    + "Reference, same run: one barrier of 8 platform threads (`CyclicBarrier`): ").append(f1(barrier))
+                    .append(" µs.\n\n| devices | µs per call | call / barrier |\n|---:|---:|---:|\n");
+        }
+        for (JsonNode r : results(jmh, "ShardMapLatencyBench.shardMapPsum")) {
+            int d = r.path("params").path("devices").asInt();
+            double us = micros(r);
+            md.append(row(Integer.toString(d), f1(us), f2(us / barrier)));
+            if (d == 8) {
+                double limit = feature >= 21 ? 15 : 60;
+                verdicts.add(verdict("psum call on 8 devices ≤ " + (int) limit + " µs (JDK " + feature + ")",
+                        us <= limit, f1(us) + " µs"));
+            }
+        }
+
+        // All-gather against System.arraycopy.
+        if (!results(jmh, "AllGatherBench.allGather").isEmpty()) {
+            md.append("\n## All-gather of 64 MB\n\nEvery device receives the whole array: devices × 64 MiB written"
+                    + " per call. Reference, same run: `System.arraycopy` of the same bytes on one thread.\n\n"
+                    + "| devices | ours GB/s | arraycopy GB/s | ours / arraycopy |\n|---:|---:|---:|---:|\n");
+        }
+        Map<Integer, Double> copyMs = new TreeMap<>();
+        for (JsonNode r : results(jmh, "AllGatherBench.arraycopyReference")) {
+            copyMs.put(r.path("params").path("devices").asInt(), seconds(r));
+        }
+        for (JsonNode r : results(jmh, "AllGatherBench.allGather")) {
+            int d = r.path("params").path("devices").asInt();
+            double bytes = (double) d * AllGatherBench.ELEMENTS * 4;
+            double ours = bytes / seconds(r) / 1e9;
+            Double refS = copyMs.get(d);
+            double ref = refS == null ? Double.NaN : bytes / refS / 1e9;
+            md.append(row(Integer.toString(d), f1(ours), f1(ref), f2(ours / ref)));
+            if (d == 8) {
+                verdicts.add(verdict("all-gather 64 MB on 8 devices ≥ 0.5× arraycopy", ours / ref >= 0.5,
+                        f2(ours / ref) + "×"));
+            }
+        }
+
+        // Sharded matmuls against the JAX CPU figures.
+        if (!results(jmh, "ShardedMatmulBench.allGatherThenMatmul").isEmpty()
+                || !results(jmh, "ShardedMatmulBench.collectiveMatmul").isEmpty()) {
+            md.append("\n## The book's matmul on a 2 × 4 mesh (float32, 8 devices sharing the cores)\n\n"
+                    + "JAX figures (JAX 0.10.2, 8 simulated CPU devices, measured outside this run): all-gather then"
+                    + " matmul " + f1(JAX_ALL_GATHER_MATMUL_GFLOPS) + " GFLOP/s, collective matmul "
+                    + f1(JAX_COLLECTIVE_MATMUL_GFLOPS) + " GFLOP/s, at B×D×F = " + BOOK_SIZE + ".\n\n"
+                    + "| B×D×F | program | ms per call | GFLOP/s | ours / JAX |\n|---|---|---:|---:|---:|\n");
+        }
+        for (String bench : List.of("allGatherThenMatmul", "collectiveMatmul")) {
+            for (JsonNode r : results(jmh, "ShardedMatmulBench." + bench)) {
+                String size = r.path("params").path("size").asText();
+                String[] bdf = size.split("x");
+                double flops = 2.0 * Double.parseDouble(bdf[0]) * Double.parseDouble(bdf[1])
+                        * Double.parseDouble(bdf[2]);
+                double gflops = flops / seconds(r) / 1e9;
+                double jax = bench.equals("allGatherThenMatmul") ? JAX_ALL_GATHER_MATMUL_GFLOPS
+                        : JAX_COLLECTIVE_MATMUL_GFLOPS;
+                boolean book = size.equals(BOOK_SIZE);
+                md.append(row(size, bench, f1(seconds(r) * 1e3), f1(gflops), book ? f2(gflops / jax) : "—"));
+                if (book) {
+                    verdicts.add(verdict(bench + " ≥ 0.6× JAX", gflops / jax >= 0.6, f2(gflops / jax) + "×"));
+                }
+            }
+        }
+
+        md.append("\n## Targets\n\n| target | met | measured |\n|---|---|---:|\n");
+        verdicts.forEach(md::append);
+        return md.toString();
+    }
+
+    private static List<JsonNode> results(JsonNode jmh, String suffix) {
+        List<JsonNode> out = new ArrayList<>();
+        for (JsonNode r : jmh) {
+            if (r.path("benchmark").asText().endsWith(suffix)) {
+                out.add(r);
+            }
+        }
+        return out;
+    }
+
+    /** A JMH average time per operation, in seconds. */
+    static double seconds(JsonNode r) {
+        JsonNode m = r.path("primaryMetric");
+        double score = m.path("score").asDouble();
+        String unit = m.path("scoreUnit").asText();
+        return switch (unit) {
+            case "s/op" -> score;
+            case "ms/op" -> score / 1e3;
+            case "us/op" -> score / 1e6;
+            case "ns/op" -> score / 1e9;
+            default -> throw new IllegalArgumentException("unexpected JMH unit " + unit + " in " + r.path("benchmark"));
+        };
+    }
+
+    private static double micros(JsonNode r) {
+        return seconds(r) * 1e6;
+    }
+
+    /** 17 from "17.0.15", 25 from "25"; 0 if unreadable. */
+    static int featureVersion(String jdk) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("^(\\d+)").matcher(jdk);
+        return m.find() ? Integer.parseInt(m.group(1)) : 0;
+    }
+
+    private static String cpuModel() {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/cpuinfo"))) {
+                if (line.startsWith("model name")) {
+                    return line.substring(line.indexOf(':') + 1).strip();
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // not Linux: the architecture is all we know
+        }
+        return System.getProperty("os.arch");
+    }
+
+    private static String row(String... cells) {
+        return "| " + String.join(" | ", cells) + " |\n";
+    }
+
+    private static String verdict(String target, boolean met, String measured) {
+        return row(target, met ? "yes" : "**no**", measured);
+    }
+
+    private static String f1(double v) {
+        return Double.isNaN(v) ? "—" : String.format(Locale.ROOT, "%.1f", v);
+    }
+
+    private static String f2(double v) {
+        return Double.isNaN(v) ? "—" : String.format(Locale.ROOT, "%.2f", v);
+    }
+}

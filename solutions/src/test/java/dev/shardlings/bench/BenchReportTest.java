@@ -1,0 +1,63 @@
+package dev.shardlings.bench;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The report's arithmetic: units, FLOP and byte counts, ratios and the targets' verdicts. */
+class BenchReportTest {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private static JsonNode result(String bench, String param, String value, double score, String unit) {
+        return JSON.createObjectNode().put("benchmark", "dev.shardlings.bench." + bench).put("jdkVersion", "17.0.15")
+                .put("vmName", "OpenJDK 64-Bit Server VM")
+                .<com.fasterxml.jackson.databind.node.ObjectNode>set("params",
+                        JSON.createObjectNode().put(param, value))
+                .set("primaryMetric", JSON.createObjectNode().put("score", score).put("scoreUnit", unit));
+    }
+
+    @Test
+    void ratiosAndVerdictsFollowFromTheScores() throws Exception {
+        var jmh = JSON.createArrayNode()
+                // 2·512³ FLOPs in 4000 µs = 67.1 GFLOP/s; numpy 100 → 0.67×, met
+                .add(result("LocalMatmulBench.matmul", "n", "512", 4000, "us/op"))
+                .add(result("BarrierReferenceBench.eightThreadBarrier", "x", "", 50, "us/op"))
+                .add(result("ShardMapLatencyBench.shardMapPsum", "devices", "8", 61, "us/op"))
+                // 8 × 64 MiB in 100 ms = 5.37 GB/s against 50 ms = 10.7 GB/s → 0.50×, met
+                .add(result("AllGatherBench.allGather", "devices", "8", 100, "ms/op"))
+                .add(result("AllGatherBench.arraycopyReference", "devices", "8", 50, "ms/op"))
+                // 2·1024·2048·8192 = 34.36 GFLOP in 0.4 s = 85.9 GFLOP/s; / 168 = 0.51×, not met
+                .add(result("ShardedMatmulBench.allGatherThenMatmul", "size", "1024x2048x8192", 400, "ms/op"));
+        JsonNode numpy = JSON.readTree("{\"numpy\": \"2.4.6\", \"openblas\": {\"corename\": \"Haswell\", \"threads\": 1},"
+                + " \"matmul\": [{\"n\": 512, \"gflops\": 100.0}]}");
+        String md = BenchReport.render(jmh, numpy);
+        assertTrue(md.contains("| 512 | 67.1 | 100.0 | 0.67 |"), md);
+        assertTrue(md.contains("| matmul n=512 ≥ 0.6× numpy | yes | 0.67× |"), md);
+        assertTrue(md.contains("| 8 | 61.0 | 1.22 |"), md);
+        assertTrue(md.contains("| psum call on 8 devices ≤ 60 µs (JDK 17) | **no** | 61.0 µs |"), md);
+        assertTrue(md.contains("| 8 | 5.4 | 10.7 | 0.50 |"), md);
+        assertTrue(md.contains("| all-gather 64 MB on 8 devices ≥ 0.5× arraycopy | yes | 0.50× |"), md);
+        assertTrue(md.contains("| 1024x2048x8192 | allGatherThenMatmul | 400.0 | 85.9 | 0.51 |"), md);
+        assertTrue(md.contains("| allGatherThenMatmul ≥ 0.6× JAX | **no** | 0.51× |"), md);
+    }
+
+    @Test
+    void withoutNumpyTheMatmulRatiosAreLeftOut() {
+        var jmh = JSON.createArrayNode().add(result("LocalMatmulBench.matmul", "n", "256", 500, "us/op"));
+        String md = BenchReport.render(jmh, null);
+        assertTrue(md.contains("numpy: not measured (no numpy.json)"), md);
+        assertTrue(md.contains("| 256 | 67.1 | — | — |"), md);
+    }
+
+    @Test
+    void jdkFeatureVersions() {
+        assertEquals(17, BenchReport.featureVersion("17.0.15"));
+        assertEquals(25, BenchReport.featureVersion("25"));
+        assertEquals(21, BenchReport.featureVersion("21.0.2+13-LTS"));
+        assertEquals(0, BenchReport.featureVersion("?"));
+    }
+}

@@ -1,0 +1,58 @@
+package dev.shardlings.bench;
+
+import dev.shardlings.array.DType;
+import dev.shardlings.array.NDArray;
+import dev.shardlings.sharding.Mesh;
+import dev.shardlings.spmd.Collectives;
+import dev.shardlings.spmd.ShardMap;
+import dev.shardlings.spmd.ShardedArray;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.Warmup;
+
+import java.util.concurrent.TimeUnit;
+
+import static dev.shardlings.sharding.PartitionSpec.P;
+
+/**
+ * The fixed cost of the SPMD runtime: one shardMap call whose function is a single psum of a one-element block,
+ * x f32[N_X] → psum_X → f32[] on a mesh of N devices (1 … 64). Everything a call does is in it: laying out the
+ * argument, handing the devices to their threads, the collective's rendezvous, and assembling the output.
+ * {@link BarrierReferenceBench} measures, in the same run, what one barrier of 8 plain platform threads costs.
+ */
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.MICROSECONDS)
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 1)
+@Fork(value = 1, jvmArgsAppend = {"--add-modules", "jdk.incubator.vector", "-Xms6g", "-Xmx6g",
+        "-XX:+AlwaysPreTouch"})
+@State(Scope.Benchmark)
+public class ShardMapLatencyBench {
+
+    /** Devices in the (one-axis) mesh. */
+    @Param({"1", "2", "4", "8", "16", "32", "64"})
+    public int devices;
+
+    private ShardMap.Unary psum;
+    private ShardedArray x;
+
+    @Setup
+    public void setup() {
+        Mesh mesh = Mesh.makeMesh(new int[]{devices}, "X");
+        x = ShardedArray.devicePut(NDArray.arange(devices, DType.FLOAT32), mesh, P("X"));
+        psum = ShardMap.shardMap(b -> Collectives.psum(b, "X"), mesh, P("X"), P());
+    }
+
+    @Benchmark
+    public ShardedArray shardMapPsum() {
+        return psum.apply(x);
+    }
+}
