@@ -281,7 +281,8 @@ final class Kernels {
     /**
      * C tile (MR rows × 2 vectors, row stride ldc) += packed A sliver · packed B micro-panel over kc steps, or
      * = when {@code accumulate} is false. Twelve accumulators in registers; per step two B loads, six
-     * broadcasts, twelve FMAs.
+     * broadcasts, twelve FMAs. The tile is spelled out as twelve locals on purpose: C2 keeps locals in vector
+     * registers, while an array of vectors would go through memory at every step.
      */
     private static void microKernel(float[] ap, int aOff, float[] bp, int bOff, int kc, float[] c, int cOff,
                                     int ldc, boolean accumulate) {

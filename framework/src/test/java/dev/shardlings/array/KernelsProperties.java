@@ -119,17 +119,7 @@ class KernelsProperties {
         int n = (int) p[0][2];
         float[] a = p[1];
         float[] b = p[2];
-        float[] ref = new float[m * n];
-        for (int i = 0; i < m; i++) {
-            for (int j = 0; j < n; j++) {
-                float c = 0;
-                for (int kk = 0; kk < k; kk++) {
-                    c = Math.fma(a[i * k + kk], b[kk * n + j], c);
-                }
-                ref[i * n + j] = c;
-            }
-        }
-        assertArrayEquals(ref, Kernels.matmul(a, b, m, k, n));
+        assertArrayEquals(orderedFma(a, b, m, k, n), Kernels.matmul(a, b, m, k, n));
     }
 
     /**
@@ -153,6 +143,20 @@ class KernelsProperties {
                 x[t] = rnd.nextInt(100) < specials ? pool[rnd.nextInt(pool.length)] : rnd.nextFloat() * 2 - 1;
             }
         }
+        float[] ref = orderedFma(a, b, m, k, n);
+        float[] blocked = Kernels.matmulBlocked(a, b, m, k, n);
+        for (int t = 0; t < ref.length; t++) {
+            final int at = t;
+            assertTrue(Float.floatToIntBits(ref[t]) == Float.floatToIntBits(blocked[t]),
+                    () -> "C[" + at / n + "," + at % n + "] of " + m + "x" + k + "x" + n + ": blocked " + blocked[at]
+                            + " vs ordered FMA " + ref[at]);
+        }
+        assertArrayEquals(Kernels.matmulPlain(a, b, m, k, n), blocked);
+        assertArrayEquals(ref, Kernels.matmul(a, b, m, k, n));
+    }
+
+    /** The definition both kernels must match: C[i,j] = fma chain over kk = 0..k-1 from +0.0, in float32. */
+    private static float[] orderedFma(float[] a, float[] b, int m, int k, int n) {
         float[] ref = new float[m * n];
         for (int i = 0; i < m; i++) {
             for (int j = 0; j < n; j++) {
@@ -163,14 +167,6 @@ class KernelsProperties {
                 ref[i * n + j] = c;
             }
         }
-        float[] blocked = Kernels.matmulBlocked(a, b, m, k, n);
-        for (int t = 0; t < ref.length; t++) {
-            final int at = t;
-            assertTrue(Float.floatToIntBits(ref[t]) == Float.floatToIntBits(blocked[t]),
-                    () -> "C[" + at / n + "," + at % n + "] of " + m + "x" + k + "x" + n + ": blocked " + blocked[at]
-                            + " vs ordered FMA " + ref[at]);
-        }
-        assertArrayEquals(Kernels.matmulPlain(a, b, m, k, n), blocked);
-        assertArrayEquals(ref, Kernels.matmul(a, b, m, k, n));
+        return ref;
     }
 }

@@ -7,16 +7,10 @@ import dev.shardlings.spmd.Collectives;
 import dev.shardlings.spmd.ShardMap;
 import dev.shardlings.spmd.ShardedArray;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.Warmup;
 
 import java.util.concurrent.TimeUnit;
 
@@ -27,14 +21,9 @@ import static dev.shardlings.sharding.PartitionSpec.P;
  * (N × 64 MB written per call, into new buffers, as on real devices). The reference, in the same run, copies the
  * same N × 64 MB with {@link System#arraycopy} on one thread into buffers allocated once.
  */
-@BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
-@Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 2)
-@Fork(value = 1, jvmArgsAppend = {"--add-modules", "jdk.incubator.vector", "-Xms6g", "-Xmx6g",
-        "-XX:+AlwaysPreTouch"})
-@State(Scope.Benchmark)
-public class AllGatherBench {
+public class AllGatherBench extends BenchDefaults {
 
     /** Floats in the gathered array: 64 MB. */
     static final int ELEMENTS = 16 * 1024 * 1024;
@@ -51,7 +40,7 @@ public class AllGatherBench {
     @Setup
     public void setup() {
         Mesh mesh = Mesh.makeMesh(new int[]{devices}, "X");
-        NDArray whole = NDArray.fromFloats(BenchSettings.randomFloats(ELEMENTS, 3), ELEMENTS);
+        NDArray whole = NDArray.fromFloats(randomFloats(ELEMENTS, 3), ELEMENTS);
         x = ShardedArray.devicePut(whole, mesh, P("X"));
         gather = ShardMap.shardMap(b -> Collectives.allGather(b, "X", 0, true), mesh, P("X"), P("X"));
         source = whole.toFloatArray();

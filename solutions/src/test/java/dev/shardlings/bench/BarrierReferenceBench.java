@@ -1,16 +1,9 @@
 package dev.shardlings.bench;
 
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
-import org.openjdk.jmh.annotations.Warmup;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -24,14 +17,8 @@ import java.util.concurrent.TimeUnit;
  * shardMap call with one collective could cost if built from the JDK's ready-made primitives, and a call needs
  * three such meetings (start, the collective, the end).
  */
-@BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 5, time = 1)
-@Fork(value = 1, jvmArgsAppend = {"--add-modules", "jdk.incubator.vector", "-Xms6g", "-Xmx6g",
-        "-XX:+AlwaysPreTouch"})
-@State(Scope.Benchmark)
-public class BarrierReferenceBench {
+public class BarrierReferenceBench extends BenchDefaults {
 
     private static final int THREADS = 8;
 

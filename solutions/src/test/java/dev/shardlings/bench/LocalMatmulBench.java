@@ -2,15 +2,9 @@ package dev.shardlings.bench;
 
 import dev.shardlings.array.NDArray;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 
 import java.util.concurrent.TimeUnit;
@@ -21,14 +15,9 @@ import java.util.concurrent.TimeUnit;
  * {@code solutions/src/bench/numpy_reference.py} in the same run. The warm-up lets C2 compile the micro-kernel
  * with the vector intrinsics; before that, the Vector API runs as plain Java, hundreds of times slower.
  */
-@BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 @Warmup(iterations = 4, time = 1)
-@Measurement(iterations = 5, time = 1)
-@Fork(value = 1, jvmArgsAppend = {"--add-modules", "jdk.incubator.vector", "-Xms6g", "-Xmx6g",
-        "-XX:+AlwaysPreTouch"})
-@State(Scope.Benchmark)
-public class LocalMatmulBench {
+public class LocalMatmulBench extends BenchDefaults {
 
     /** Matrix side. */
     @Param({"128", "256", "512", "1024"})
@@ -39,8 +28,8 @@ public class LocalMatmulBench {
 
     @Setup
     public void setup() {
-        a = NDArray.fromFloats(BenchSettings.randomFloats(n * n, 1), n, n);
-        b = NDArray.fromFloats(BenchSettings.randomFloats(n * n, 2), n, n);
+        a = NDArray.fromFloats(randomFloats(n * n, 1), n, n);
+        b = NDArray.fromFloats(randomFloats(n * n, 2), n, n);
     }
 
     @Benchmark

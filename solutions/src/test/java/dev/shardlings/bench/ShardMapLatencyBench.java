@@ -7,16 +7,9 @@ import dev.shardlings.spmd.Collectives;
 import dev.shardlings.spmd.ShardMap;
 import dev.shardlings.spmd.ShardedArray;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.Warmup;
 
 import java.util.concurrent.TimeUnit;
 
@@ -28,14 +21,8 @@ import static dev.shardlings.sharding.PartitionSpec.P;
  * argument, handing the devices to their threads, the collective's rendezvous, and assembling the output.
  * {@link BarrierReferenceBench} measures, in the same run, what one barrier of 8 plain platform threads costs.
  */
-@BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 5, time = 1)
-@Fork(value = 1, jvmArgsAppend = {"--add-modules", "jdk.incubator.vector", "-Xms6g", "-Xmx6g",
-        "-XX:+AlwaysPreTouch"})
-@State(Scope.Benchmark)
-public class ShardMapLatencyBench {
+public class ShardMapLatencyBench extends BenchDefaults {
 
     /** Devices in the (one-axis) mesh. */
     @Param({"1", "2", "4", "8", "16", "32", "64"})

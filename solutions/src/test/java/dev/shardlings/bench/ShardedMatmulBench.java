@@ -5,15 +5,10 @@ import dev.shardlings.course.Problem3;
 import dev.shardlings.sharding.Mesh;
 import dev.shardlings.spmd.ShardedArray;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 
 import java.util.concurrent.TimeUnit;
@@ -30,14 +25,10 @@ import static dev.shardlings.sharding.PartitionSpec.P;
  * Both are the reference solutions of Problem 3 (3.0). The JAX figures they are compared with (168 and 146
  * GFLOP/s on 8 simulated CPU devices, JAX 0.10.2 on the same kind of machine) were measured outside this run.
  */
-@BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
 @Warmup(iterations = 3, time = 2)
 @Measurement(iterations = 5, time = 2)
-@Fork(value = 1, jvmArgsAppend = {"--add-modules", "jdk.incubator.vector", "-Xms6g", "-Xmx6g",
-        "-XX:+AlwaysPreTouch"})
-@State(Scope.Benchmark)
-public class ShardedMatmulBench {
+public class ShardedMatmulBench extends BenchDefaults {
 
     /** B x D x F. */
     @Param({"256x512x2048", "1024x2048x8192"})
@@ -53,8 +44,8 @@ public class ShardedMatmulBench {
         int d = Integer.parseInt(bdf[1]);
         int f = Integer.parseInt(bdf[2]);
         Mesh mesh = Mesh.makeMesh(new int[]{2, 4}, "X", "Y");
-        a = ShardedArray.devicePut(NDArray.fromFloats(BenchSettings.randomFloats(b * d, 4), b, d), mesh, P("X", "Y"));
-        w = ShardedArray.devicePut(NDArray.fromFloats(BenchSettings.randomFloats(d * f, 5), d, f), mesh, P(null, "Y"));
+        a = ShardedArray.devicePut(NDArray.fromFloats(randomFloats(b * d, 4), b, d), mesh, P("X", "Y"));
+        w = ShardedArray.devicePut(NDArray.fromFloats(randomFloats(d * f, 5), d, f), mesh, P(null, "Y"));
     }
 
     @Benchmark
