@@ -134,7 +134,9 @@ final class DeviceContext implements OpObserver {
 
     @Override
     public void matmul(int m, int k, int n, DType dtype) {
-        pendingMatmul = new int[] {m, k, n}; // the op(...) call that follows records it
+        if (tracing) {
+            pendingMatmul = new int[] {m, k, n}; // the op(...) call that follows records it
+        }
     }
 
     @Override
@@ -143,7 +145,6 @@ final class DeviceContext implements OpObserver {
             return collectiveId;
         }
         if (!tracing) {
-            pendingMatmul = null;
             return 0; // "made untraced"
         }
         long id = IDS.incrementAndGet();

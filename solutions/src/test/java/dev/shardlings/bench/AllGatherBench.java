@@ -1,6 +1,5 @@
 package dev.shardlings.bench;
 
-import dev.shardlings.array.DType;
 import dev.shardlings.array.NDArray;
 import dev.shardlings.sharding.Mesh;
 import dev.shardlings.spmd.Collectives;
