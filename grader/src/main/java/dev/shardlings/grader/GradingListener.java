@@ -38,7 +38,7 @@ public final class GradingListener implements TestExecutionListener {
     }
 
     /**
-     * A listener that only collects, when {@code writesResults} is false: {@link PartRunner} asks it for each part's
+     * A listener that only collects, when {@code writesResults} is false: {@link IsolatedGrading} asks it for each part's
      * result with {@link #resultOf(Part)} instead.
      */
     public GradingListener(boolean writesResults) {

@@ -3,12 +3,15 @@ package dev.shardlings.grader;
 import dev.shardlings.ExerciseNotDone;
 import dev.shardlings.spmd.CollectiveMismatchException;
 import dev.shardlings.spmd.DeviceFailureException;
+import dev.shardlings.grader.sandbox.Wire;
 import dev.shardlings.trace.Trace;
 import dev.shardlings.trace.Tracing;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
@@ -27,6 +30,10 @@ public final class Guard {
             Long.getLong("grade.timeLimitSeconds", 10));
 
     private static final AtomicInteger COUNT = new AtomicInteger();
+    /** How long the judge waits beyond a call's limit before it gives up on its own thread. */
+    private static final long BACKSTOP_MILLIS = 15_000;
+    /** The most characters of a student's exception message a report quotes. */
+    static final int MESSAGE_CAP = 2000;
 
     private Guard() {
     }
@@ -48,13 +55,20 @@ public final class Guard {
 
     /** {@link #run(Part, String, Supplier)} with an explicit time limit. */
     public static <T> Outcome<T> run(Part part, String caseText, Supplier<T> call, Duration limit) {
-        FutureTask<Tracing.Traced<T>> task = new FutureTask<>(() -> Tracing.record(call));
+        FutureTask<Tracing.Traced<T>> task = new FutureTask<>(() -> {
+            CourseMethod.limitCalls(limit);
+            Tracing.Traced<T> local = Tracing.record(call);
+            // A course method ran in the sandbox: what it did was recorded there.
+            Trace remote = CourseMethod.takeTrace();
+            return remote == null ? local : new Tracing.Traced<>(local.value(), merge(local.trace(), remote));
+        });
         Thread t = new Thread(task, "grader-part-" + part.number() + "-" + COUNT.incrementAndGet());
         t.setDaemon(true); // a student's endless loop must not keep the JVM alive
         t.start();
         Tracing.Traced<T> traced;
         try {
-            traced = task.get(limit.toMillis(), TimeUnit.MILLISECONDS);
+            // The sandbox keeps the limit itself; this one only guards against a judge that hangs.
+            traced = task.get(limit.toMillis() + BACKSTOP_MILLIS, TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
             t.interrupt();
             throw new GradingFailure(GradingFailure.Kind.TIMEOUT,
@@ -76,7 +90,22 @@ public final class Guard {
         return new Outcome<>(traced.value(), traced.trace());
     }
 
+    /** Both traces as one: the judge's own (arguments it laid out) and the sandbox's (the student's call). */
+    private static Trace merge(Trace local, Trace remote) {
+        List<dev.shardlings.trace.ShardMapTrace> maps = new ArrayList<>(local.shardMaps());
+        maps.addAll(remote.shardMaps());
+        List<dev.shardlings.trace.TraceEvent> host = new ArrayList<>(local.hostEvents());
+        host.addAll(remote.hostEvents());
+        return new Trace(maps, host, Math.max(local.hostLargestAllocation(), remote.hostLargestAllocation()));
+    }
+
     private static GradingFailure failureFor(Part part, String caseText, Throwable t) {
+        if (t instanceof Sandbox.SandboxFailure f) {
+            return sandboxFailure(part, caseText, f);
+        }
+        if (t instanceof CourseMethod.StudentException s) {
+            return studentFailure(part, caseText, s);
+        }
         Throwable root = t;
         if (t instanceof DeviceFailureException d && d.getCause() != null) {
             root = d.getCause();
@@ -97,6 +126,98 @@ public final class Guard {
                         + Reports.pointers(part), t);
     }
 
+    /** A failure of the sandbox while this part ran: the JVM died, a limit passed, or the protocol broke. */
+    static GradingFailure sandboxFailure(Part part, String caseText, Sandbox.SandboxFailure f) {
+        String printed = printed(f.output());
+        return switch (f.kind()) {
+            case CALL_TIMEOUT -> new GradingFailure(GradingFailure.Kind.TIMEOUT,
+                    "ran longer than " + f.limit().toSeconds() + " s (endless loop or deadlock?)",
+                    Reports.header(part, "ran longer than the time limit of " + f.limit().toSeconds() + " s")
+                            + caseText + "\n\nLook for a loop that never ends, or devices waiting for each other.\n"
+                            + printed + Reports.pointers(part), null);
+            case PART_TIMEOUT -> new GradingFailure(GradingFailure.Kind.TIMEOUT,
+                    "ran longer than " + f.limit().toSeconds() + " s in all (endless loop or deadlock?)",
+                    Reports.header(part, "ran longer than the time limit of " + f.limit().toSeconds()
+                            + " s for a whole part") + caseText + "\n\nThe grading JVM was stopped while it ran."
+                            + " Look for a loop that never ends, devices waiting for each other, or work far larger"
+                            + " than the task needs.\n" + printed + Reports.pointers(part), null);
+            case OUT_OF_MEMORY -> new GradingFailure(GradingFailure.Kind.EXCEPTION,
+                    "ran out of memory (OutOfMemoryError): the grading JVM stopped",
+                    Reports.header(part, "ran out of memory") + caseText + "\n\nThe code needed more than the"
+                            + " grader's heap. Look for an array far larger than the task needs, or one allocated in"
+                            + " a loop and kept.\n" + printed + Reports.pointers(part), null);
+            case EXITED -> new GradingFailure(GradingFailure.Kind.EXCEPTION,
+                    "the grading JVM " + f.getMessage() + " during this part (System.exit or Runtime.halt?)",
+                    Reports.header(part, "stopped the grading JVM") + caseText + "\n\nWhile this part ran, the JVM"
+                            + " that runs your code " + f.getMessage() + ". Code under grading must return its result;"
+                            + " it must never call System.exit or Runtime.halt. The other parts were graded in a new"
+                            + " JVM.\n" + printed + Reports.pointers(part), null);
+            case LEFT_THREADS -> {
+                List<String> left = List.of(f.getMessage().split(", "));
+                yield new GradingFailure(GradingFailure.Kind.EXCEPTION, "left " + left.size() + " thread(s) running: "
+                        + clip(f.getMessage(), 100), Reports.header(part, "left threads running") + caseText
+                        + "\n\nThese threads were started by the part's code and were still running when it"
+                        + " returned: " + clip(f.getMessage(), 500) + ". Code that starts a thread must also stop it"
+                        + " (join it, or shut its executor down) before it returns.\n" + printed
+                        + Reports.pointers(part), null);
+            }
+            case PROTOCOL -> new GradingFailure(GradingFailure.Kind.EXCEPTION,
+                    "broke the grader's protocol: " + clip(f.getMessage(), 100),
+                    Reports.header(part, "interfered with the grader") + caseText + "\n\nThe JVM that runs your"
+                            + " code sent the grader something that was not the answer to its question ("
+                            + clip(f.getMessage(), 300) + "). Your code must not write to the process's standard"
+                            + " output stream directly (System.out is fine) or talk to the grader in any other way.\n"
+                            + printed + Reports.pointers(part), null);
+        };
+    }
+
+    /** An exception of student code in the sandbox, or the threads a call left running. */
+    private static GradingFailure studentFailure(Part part, String caseText, CourseMethod.StudentException s) {
+        Wire.Thrown t = s.thrown();
+        switch (t.kind()) {
+            case NOT_DONE:
+                return new GradingFailure(GradingFailure.Kind.NOT_DONE,
+                        "not implemented yet: start at " + part.startAt().replaceFirst("^[^ ]*/", ""),
+                        Reports.header(part, "is not implemented yet") + "Start at " + part.startAt() + " and read "
+                                + part.docs() + ".\n", null);
+            case NO_SUCH_METHOD:
+                return new GradingFailure(GradingFailure.Kind.EXCEPTION, "method not found: keep the stub's signature",
+                        Reports.header(part, "could not be called") + "The grader calls " + part.startAt()
+                                + " with the stub's exact signature, and found no such public static method ("
+                                + clip(t.message(), 300) + "). Keep the class, name and parameter types of the stub.\n"
+                                + Reports.pointers(part), null);
+            default:
+                break;
+        }
+        String rootSimple = t.rootClass().substring(t.rootClass().lastIndexOf('.') + 1);
+        String what = t.kind() == Wire.ThrownKind.DEVICE_FAILURE || t.kind() == Wire.ThrownKind.COLLECTIVE_MISMATCH
+                ? t.message() : t.className() + (t.message().isEmpty() || "null".equals(t.message()) ? ""
+                : ": " + t.message());
+        String reason = t.kind() == Wire.ThrownKind.COLLECTIVE_MISMATCH ? "devices' collectives did not match"
+                : "threw " + rootSimple + firstLine(t.rootMessage());
+        return new GradingFailure(GradingFailure.Kind.EXCEPTION, reason,
+                Reports.header(part, "threw an exception") + caseText + "\n\n" + clip(what, MESSAGE_CAP) + "\n\n"
+                        + shortTrace(t.stack()) + Reports.pointers(part), null);
+    }
+
+    /** What student code printed, for a report: the kept head and tail, or nothing. */
+    private static String printed(String output) {
+        if (output == null || output.isBlank()) {
+            return "";
+        }
+        List<String> lines = output.strip().lines().toList();
+        List<String> last = lines.subList(Math.max(0, lines.size() - 15), lines.size());
+        return "Last lines the grading JVM printed:\n  " + clip(String.join("\n  ", last), MESSAGE_CAP) + "\n";
+    }
+
+    /** At most {@code max} characters of {@code s}: student text in a report is capped. */
+    static String clip(String s, int max) {
+        if (s == null) {
+            return "";
+        }
+        return s.length() <= max ? s : s.substring(0, max) + "… [" + (s.length() - max) + " characters cut]";
+    }
+
     private static String firstLine(String s) {
         if (s == null || s.isBlank()) {
             return "";
@@ -109,10 +230,14 @@ public final class Guard {
     private static String shortTrace(Throwable t) {
         StringWriter sw = new StringWriter();
         t.printStackTrace(new PrintWriter(sw));
+        return shortTrace(sw.toString());
+    }
+
+    private static String shortTrace(String printed) {
         StringBuilder sb = new StringBuilder("Where it happened:\n");
-        sw.toString().lines().skip(1).filter(l -> l.contains("dev.shardlings.course") || l.contains("dev.shardlings.array")
+        printed.lines().skip(1).filter(l -> l.contains("dev.shardlings.course") || l.contains("dev.shardlings.array")
                         || l.contains("dev.shardlings.spmd.Collectives"))
-                .limit(8).forEach(l -> sb.append(l).append('\n'));
+                .limit(8).forEach(l -> sb.append(clip(l, 300)).append('\n'));
         return sb.toString();
     }
 }

@@ -1,14 +1,18 @@
 package dev.shardlings.grader;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.platform.engine.discovery.DiscoverySelectors;
+import org.junit.platform.launcher.Launcher;
+import org.junit.platform.launcher.LauncherDiscoveryRequest;
+import org.junit.platform.launcher.core.LauncherConfig;
+import org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder;
+import org.junit.platform.launcher.core.LauncherFactory;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.lang.reflect.Modifier;
-import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,33 +25,36 @@ import java.util.concurrent.Callable;
 import java.util.stream.Stream;
 
 /**
- * The grade run of {@code mvn test -Pgrade}: the graded parts run in a child JVM ({@link PartRunner}), one after
- * another in course order while that JVM stays clean (one JVM for the whole course, so start-up and JIT warm-up
- * are paid once), so that nothing a part does can stop the grade:
- * <ul>
- *   <li>a part that runs longer than {@code --part-limit} seconds in all is stopped with its JVM and reported as
- *       a time-out;</li>
- *   <li>a part during which the JVM dies — System.exit, Runtime.halt, an OutOfMemoryError the JVM does not survive
- *       — is reported with the exit status and the end of the JVM's output;</li>
- *   <li>a part that leaves code running (an endless loop the Guard gave up on, threads it started) gets a fresh JVM
- *       for the parts after it, so they are not slowed down;</li>
- * </ul>
- * and in every case the remaining parts are graded in a new JVM and results.json is written.
+ * The judge of {@code mvn test -Pgrade} (and of {@link SubmissionGrading}): it runs the graded parts' checks in
+ * this JVM, one part after another in course order, and every call of a course method in a {@link Sandbox} JVM
+ * that holds the course classes. This JVM never loads a course class, so student code cannot reach the checks,
+ * the oracles, the verdicts or results.json; the sandbox has none of them on its class path. What a student's
+ * code can do, and what stops it, is in docs/grading-integrity.md.
+ *
+ * <p>Nothing a part does can stop the grade: a call past its time limit, a part past {@code --part-limit}
+ * seconds in all, a sandbox that exits, halts, runs out of memory or breaks the protocol fails that part only;
+ * after every part the sandbox's process tree is killed (a part that left a process alive fails), and the next
+ * part gets a fresh sandbox when this one is unclean. results.json is always written.
  *
  * <p>Grades do not depend on this isolation: each part's checks are the same as in a plain JUnit run, with fixed
  * seeds, so results.json is the same run after run apart from {@code execution_time}.
  */
 @Command(name = "grade", mixinStandardHelpOptions = true,
-        description = "Grades the parts in isolated JVMs and writes results.json.")
+        description = "Grades the parts, running student code in a sandbox JVM, and writes results.json.")
 public final class IsolatedGrading implements Callable<Integer> {
 
     @Option(names = "--test-classes", required = true, description = "the grader's compiled test classes")
     Path testClasses;
 
+    @Option(names = "--course-classes", required = true, description = "the compiled course classes under grade"
+            + " (a class folder holding dev/shardlings/course)")
+    Path courseClasses;
+
     @Option(names = "--results", required = true, description = "where to write results.json")
     Path results;
 
-    @Option(names = "--target", defaultValue = "exercises", description = "what is graded: exercises or solutions")
+    @Option(names = "--target", defaultValue = "exercises", description = "what is graded, for the report:"
+            + " exercises, solutions or submission")
     String target;
 
     @Option(names = "--only", defaultValue = "", description = "a glob of test class names, e.g. 'Part12a*'")
@@ -61,35 +68,66 @@ public final class IsolatedGrading implements Callable<Integer> {
     @Option(names = "--part-limit", defaultValue = "120", description = "seconds one part may take in all")
     int partLimitSeconds;
 
-    @Option(names = "--heap", defaultValue = "2g", description = "maximum heap of a grading JVM")
+    @Option(names = "--heap", defaultValue = "2g", description = "maximum heap of the sandbox JVM")
     String heap;
 
-    private static final ObjectMapper JSON = new ObjectMapper();
+    @Option(names = "--no-sandbox-user", description = "never run the sandbox as the unprivileged user "
+            + Sandbox.SANDBOX_USER + ", even as root")
+    boolean noSandboxUser;
+
+    /** Parts that could not be graded before the run (e.g. their file did not compile), with their reason. */
+    private Map<String, Results.TestResult> pregraded = Map.of();
+    /** Extra lines for results.json's top-level output. */
+    private String note = "";
 
     /** Runs the command line; exits with 0 when results.json was written, whatever the score. */
     public static void main(String[] args) {
         System.exit(new CommandLine(new IsolatedGrading()).execute(args));
     }
 
+    /** Results for some parts decided before the run (they are not run), and a note for the report. */
+    IsolatedGrading withPregraded(Map<String, Results.TestResult> parts, String note) {
+        this.pregraded = Map.copyOf(parts);
+        this.note = note;
+        return this;
+    }
+
     @Override
     public Integer call() throws IOException {
         long t0 = System.nanoTime();
+        quietLogging();
+        ModelledTime.preload(); // limits are read before any student code runs
         Map<Part, List<String>> byPart = discover();
-        Map<String, Results.TestResult> done = new LinkedHashMap<>();
-        List<Part> queue = new ArrayList<>();
-        for (Part p : Parts.all()) {
-            if (byPart.containsKey(p)) {
-                queue.add(p);
-            }
+        Map<String, Results.TestResult> done = new LinkedHashMap<>(pregraded);
+        Map<String, Object> extra = new LinkedHashMap<>();
+        extra.put("target", target);
+        if (byPart.isEmpty()) {
+            String why = only.isBlank() || only.startsWith("${") ? "no graded test class was found in " + testClasses
+                    : "no graded part matches -Dtest='" + only + "'";
+            System.err.println("Nothing was graded: " + why + ". results.json was not changed.");
+            return 1;
         }
-        Path work = results.toAbsolutePath().getParent().resolve("isolated");
-        deleteRecursively(work); // logs of an earlier run's JVMs would read as this run's
-        Files.createDirectories(work);
-        int jvm = 0;
-        while (!queue.isEmpty()) {
-            jvm++;
-            runChild(queue, byPart, work.resolve("jvm-" + jvm), done);
-            queue.removeIf(p -> done.containsKey(p.number()));
+        Sandbox before = null;
+        try (Sandbox sandbox = new Sandbox(new Sandbox.Config(courseClasses, heap,
+                Duration.ofSeconds(partLimitSeconds), !noSandboxUser))) {
+            before = Sandbox.install(sandbox);
+            extra.put("barriers", new java.util.TreeMap<>(sandbox.barriers()));
+            for (Part p : Parts.all()) {
+                if (!byPart.containsKey(p) || done.containsKey(p.number())) {
+                    continue;
+                }
+                sandbox.beginPart();
+                long tp = System.nanoTime();
+                Results.TestResult r = run(p, byPart.get(p));
+                if (Boolean.getBoolean("grade.timing")) {
+                    System.err.printf("part %s: %.2f s, %s%n", p.number(), (System.nanoTime() - tp) / 1e9,
+                            sandbox.stats());
+                }
+                Sandbox.PartEnd end = sandbox.endPart();
+                done.put(p.number(), settle(p, r, end));
+            }
+        } finally {
+            Sandbox.install(before);
         }
         List<Results.TestResult> tests = new ArrayList<>();
         double score = 0;
@@ -100,11 +138,55 @@ public final class IsolatedGrading implements Callable<Integer> {
             score += r.score();
         }
         double seconds = Math.round((System.nanoTime() - t0) / 1e7) / 100.0;
-        Map<String, Object> extra = new LinkedHashMap<>();
-        extra.put("target", target);
         new Results(score, seconds, "Graded " + target + ": " + (score == Math.rint(score) ? Long.toString((long) score)
-                : Double.toString(score)) + " points.", extra, tests).write(results);
+                : Double.toString(score)) + " points." + note, extra, tests).write(results);
         return 0;
+    }
+
+    /** The test classes' logging settings (jqwik's start-up notice would print once per part otherwise). */
+    private void quietLogging() {
+        Path conf = testClasses.resolve("logging.properties");
+        if (System.getProperty("java.util.logging.config.file") == null && Files.isRegularFile(conf)) {
+            try (java.io.InputStream in = Files.newInputStream(conf)) {
+                java.util.logging.LogManager.getLogManager().readConfiguration(in);
+            } catch (IOException e) {
+                System.err.println("Could not read " + conf + ": " + e);
+            }
+        }
+    }
+
+    /** One part's checks, in this JVM; the course methods they call run in the sandbox. */
+    private static Results.TestResult run(Part part, List<String> classes) {
+        GradingListener listener = new GradingListener(false);
+        Launcher launcher = LauncherFactory.create(LauncherConfig.builder()
+                .enableTestExecutionListenerAutoRegistration(false).build());
+        LauncherDiscoveryRequest request = LauncherDiscoveryRequestBuilder.request()
+                .selectors(classes.stream().map(DiscoverySelectors::selectClass).toList()).build();
+        launcher.execute(request, listener);
+        return listener.resultOf(part);
+    }
+
+    /**
+     * The part's result given how it ended: a part that left processes running fails; a failed part's report
+     * shows what it printed (capped).
+     */
+    static Results.TestResult settle(Part p, Results.TestResult r, Sandbox.PartEnd end) {
+        if (!end.killedProcesses().isEmpty()) {
+            List<String> k = end.killedProcesses();
+            return Results.TestResult.of(p, false, Reports.header(p, "left processes running") + "These processes"
+                    + " were started by the part's code and were still running when the part ended: "
+                    + Guard.clip(k.toString(), 500) + ". They were killed. Code under grading must not start"
+                    + " processes that outlive it.\n" + Reports.pointers(p), "left " + k.size()
+                    + " process(es) running: " + Guard.clip(String.join(", ", k), 100));
+        }
+        if (r.passed() || end.outputBytes() == 0) {
+            return r;
+        }
+        String printed = "\nWhat your code printed (" + end.outputBytes() + " bytes"
+                + (end.outputBytes() > 2L * Sandbox.OUTPUT_KEEP ? "; the start and the end are kept" : "") + "):\n"
+                + end.output();
+        return new Results.TestResult(r.name(), r.number(), r.score(), r.maxScore(), r.status(), r.output() + printed,
+                r.extraData());
     }
 
     /** The graded test classes, by part, in the packages and matching --only. */
@@ -143,111 +225,4 @@ public final class IsolatedGrading implements Callable<Integer> {
         return byPart;
     }
 
-    /** One child JVM for the parts in {@code queue}, as far as it gets; what it finished goes into {@code done}. */
-    private void runChild(List<Part> queue, Map<Part, List<String>> byPart, Path dir,
-                          Map<String, Results.TestResult> done) throws IOException {
-        Files.createDirectories(dir);
-        Path progress = dir.resolve("progress.txt");
-        Path log = dir.resolve("output.log");
-        Files.deleteIfExists(progress);
-        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--add-modules", "jdk.incubator.vector", "-Xmx" + heap, "-XX:+ExitOnOutOfMemoryError",
-                "-Dfile.encoding=UTF-8", "-Dstdout.encoding=UTF-8", "-Dgrade.target=" + target,
-                "-Dgrade.results=" + results.toAbsolutePath(), "-cp", System.getProperty("java.class.path"),
-                PartRunner.class.getName(), progress.toString()));
-        for (Part p : queue) {
-            cmd.add(p.number() + "=" + String.join(",", byPart.get(p)));
-        }
-        Process child = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-        String running = null;
-        long startedAt = 0;
-        int seen = 0;
-        while (true) {
-            boolean exited;
-            try {
-                exited = child.waitFor(50, java.util.concurrent.TimeUnit.MILLISECONDS);
-            } catch (InterruptedException e) {
-                child.destroyForcibly();
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("grading interrupted", e);
-            }
-            List<String> lines = Files.exists(progress) ? Files.readAllLines(progress, StandardCharsets.UTF_8)
-                    : List.of();
-            for (; seen < lines.size(); seen++) {
-                String line = lines.get(seen);
-                if (line.startsWith("START ")) {
-                    running = line.substring(6).strip();
-                    startedAt = System.nanoTime();
-                } else if (line.startsWith("DONE ")) {
-                    String rest = line.substring(5);
-                    String number = rest.substring(0, rest.indexOf(' '));
-                    done.put(number, JSON.readValue(rest.substring(rest.indexOf(' ') + 1), Results.TestResult.class));
-                    running = null;
-                }
-            }
-            if (exited) {
-                if (running != null) {
-                    Part p = Parts.byNumber(running).orElseThrow();
-                    done.put(p.number(), died(p, child.exitValue(), log));
-                }
-                return;
-            }
-            if (running != null && System.nanoTime() - startedAt > partLimitSeconds * 1_000_000_000L) {
-                child.descendants().forEach(ProcessHandle::destroyForcibly);
-                child.destroyForcibly();
-                try {
-                    child.waitFor();
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-                Part p = Parts.byNumber(running).orElseThrow();
-                done.put(p.number(), Results.TestResult.of(p, false, Reports.header(p, "ran longer than the"
-                        + " time limit of " + partLimitSeconds + " s for a whole part") + "The grading JVM was"
-                        + " stopped while it ran. Look for a loop that never ends, devices waiting for each other,"
-                        + " or work far larger than the task needs.\n" + tail(log) + Reports.pointers(p),
-                        "ran longer than " + partLimitSeconds + " s in all (endless loop or deadlock?)"));
-                return;
-            }
-        }
-    }
-
-    private static Results.TestResult died(Part p, int status, Path log) {
-        String out = tail(log);
-        boolean oom = out.contains("OutOfMemoryError");
-        String reason = oom ? "ran out of memory (OutOfMemoryError): the grading JVM stopped"
-                : "the grading JVM exited with status " + status + " during this part (System.exit or"
-                + " Runtime.halt?)";
-        String report = Reports.header(p, oom ? "ran out of memory" : "stopped the grading JVM")
-                + (oom ? "The code needed more than the grader's heap. Look for an array far larger than the task"
-                + " needs, or one allocated in a loop and kept.\n" : "While this part ran, the JVM ended with exit"
-                + " status " + status + ". Code under grading must return its result; it must never call"
-                + " System.exit or Runtime.halt. The other parts were graded in a new JVM.\n") + out
-                + Reports.pointers(p);
-        return Results.TestResult.of(p, false, report, reason);
-    }
-
-    private static void deleteRecursively(Path dir) throws IOException {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (Stream<Path> all = Files.walk(dir)) {
-            for (Path p : all.sorted(java.util.Comparator.reverseOrder()).toList()) {
-                Files.delete(p);
-            }
-        }
-    }
-
-    /** The last lines the JVM printed, for a report. */
-    private static String tail(Path log) {
-        try {
-            if (!Files.exists(log)) {
-                return "";
-            }
-            List<String> lines = Files.readAllLines(log, StandardCharsets.UTF_8);
-            List<String> last = lines.subList(Math.max(0, lines.size() - 15), lines.size());
-            return last.isEmpty() ? "" : "Last lines the grading JVM printed:\n  " + String.join("\n  ", last) + "\n";
-        } catch (IOException | UncheckedIOException e) {
-            return "";
-        }
-    }
 }

@@ -89,7 +89,7 @@ public final class ModelledTime {
         // The measured run is the largest of the course (gigaFLOPs on a busy 2-core machine): allow more than the
         // per-call default, still well inside the grade's per-part limit.
         Guard.Outcome<Object> outcome = Guard.run(part, text, program, MEASURED_RUN_LIMIT);
-        Timeline t = CostModel.schedule(outcome.trace(), HardwareModel.builtIn(setting.hardware()), setting.dtype());
+        Timeline t = CostModel.schedule(outcome.trace(), MODELS.computeIfAbsent(setting.hardware(), HardwareModel::builtIn), setting.dtype());
         double us = t.micros();
         Double ref = reference(part);
         if (ref == null) {
@@ -169,12 +169,32 @@ public final class ModelledTime {
 
     /** The stored reference time of a part, in µs, or null. */
     public static Double reference(Part part) {
+        return REFERENCES.get(part.number());
+    }
+
+    /**
+     * The reference times and hardware models, read once, when this class is first used: {@link IsolatedGrading}
+     * does that before the sandbox runs any student code, so nothing the sandbox writes can change a limit.
+     */
+    private static final java.util.Map<String, Double> REFERENCES = loadReferences();
+    private static final java.util.Map<String, HardwareModel> MODELS = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** Reads the reference times and built-in hardware models now (see {@link #REFERENCES}). */
+    public static void preload() {
+        for (String name : HardwareModel.BUILT_IN) {
+            MODELS.computeIfAbsent(name, HardwareModel::builtIn);
+        }
+    }
+
+    private static java.util.Map<String, Double> loadReferences() {
         try (InputStream in = ModelledTime.class.getResourceAsStream(RESOURCE)) {
             if (in == null) {
-                return null;
+                return java.util.Map.of();
             }
-            var node = JSON.readTree(in).get(part.number());
-            return node == null ? null : node.get("modelled_us").asDouble();
+            java.util.Map<String, Double> out = new java.util.LinkedHashMap<>();
+            JSON.readTree(in).fields().forEachRemaining(e -> out.put(e.getKey(), e.getValue().get("modelled_us")
+                    .asDouble()));
+            return java.util.Map.copyOf(out);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -4,47 +4,61 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
+import javax.tools.Diagnostic;
+import javax.tools.DiagnosticCollector;
+import javax.tools.JavaCompiler;
+import javax.tools.JavaFileObject;
+import javax.tools.StandardJavaFileManager;
+import javax.tools.ToolProvider;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.SimpleFileVisitor;
 import java.nio.file.StandardCopyOption;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.Callable;
-import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
- * Grades a student's submission without trusting anything in it but the exercises: the course (framework,
- * grader, docs, poms) is copied from the instructor's pristine copy, and only the Java files of the exercises'
- * package {@code exercises/src/main/java/dev/shardlings/course/} are taken from the submission. Edits a submission
- * makes to the grader, the framework, the tests or the build have no effect. Then {@code mvn test -Pgrade} runs in
- * the copy and its results.json is written where asked; when the exercises do not compile, a results.json that
- * says so (with the compiler's messages) is written instead, so a grade always comes out.
+ * Grades a student's submission trusting nothing in it but the five course files: {@code Chapter0.java} and
+ * {@code Problem1.java} … {@code Problem4.java} of {@code exercises/src/main/java/dev/shardlings/course/}. Any
+ * other file is refused (and named in the report); a course file that is missing, declares another package or does
+ * not compile is replaced by the course's stub, so its parts get a clear reason and the other parts are still
+ * graded. The files are compiled here with javac (no annotation processing, nothing of the submission on the class
+ * path), into a fresh folder that is deleted afterwards, and graded by {@link IsolatedGrading}: this JVM is the
+ * judge, and never loads what was compiled.
  *
  * <pre>
  * mvn -q -pl grader exec:java@grade-submission -Dsubmission=/path/to/student/repo -Dresults=/path/to/results.json
  * </pre>
  */
 @Command(name = "grade-submission", mixinStandardHelpOptions = true,
-        description = "Grades only the exercises of a submission, in a pristine copy of the course.")
+        description = "Grades only the five course files of a submission, with student code in a sandbox JVM.")
 public final class SubmissionGrading implements Callable<Integer> {
 
     /** Where the exercises live, relative to the course root. */
     static final Path EXERCISES = Path.of("exercises", "src", "main", "java", "dev", "shardlings", "course");
 
-    private static final Set<String> SKIPPED = Set.of("target", ".git", ".idea", ".vscode");
+    /** The course files, the only ones taken from a submission. */
+    static final List<String> COURSE_FILES = List.of("Chapter0.java", "Problem1.java", "Problem2.java",
+            "Problem3.java", "Problem4.java");
+
+    /** The first package declaration of a source file, after comments. */
+    private static final Pattern PACKAGE = Pattern.compile("^\\s*package\\s+([\\w.\\s]+?)\\s*;", Pattern.MULTILINE);
 
     @Option(names = "--course", defaultValue = ".", description = "the pristine course (default: this checkout)")
     Path course;
+
+    @Option(names = "--test-classes", required = true, description = "the grader's compiled test classes")
+    Path testClasses;
 
     @Option(names = "--submission", required = true, description = "the student's copy of the course, or just"
             + " the folder that holds their Problem*.java and Chapter0.java")
@@ -53,114 +67,226 @@ public final class SubmissionGrading implements Callable<Integer> {
     @Option(names = "--results", required = true, description = "where to write results.json")
     Path results;
 
-    @Option(names = "--work", description = "where to build the graded copy (default: a new temporary folder)")
+    @Option(names = "--work", description = "where to build the graded copy (default: a new temporary folder;"
+            + " deleted afterwards either way)")
     Path work;
 
-    @Option(names = "--maven", defaultValue = "mvn", description = "the Maven command")
-    String maven;
+    @Option(names = "--only", defaultValue = "", description = "a glob of test class names, e.g. 'Part0*'")
+    String only;
 
-    @Option(names = "--offline", description = "run Maven offline (-o)")
-    boolean offline;
+    @Option(names = "--part-limit", defaultValue = "120", description = "seconds one part may take in all")
+    int partLimitSeconds;
 
-    @Option(names = "--timeout-minutes", defaultValue = "60", description = "longest the grade may take")
-    long timeoutMinutes;
+    @Option(names = "--heap", defaultValue = "2g", description = "maximum heap of the sandbox JVM")
+    String heap;
+
+    @Option(names = "--no-sandbox-user", description = "never run the sandbox as the unprivileged user "
+            + Sandbox.SANDBOX_USER + ", even as root")
+    boolean noSandboxUser;
 
     public static void main(String[] args) {
         System.exit(new CommandLine(new SubmissionGrading()).execute(args));
     }
 
+    /** What was taken from a submission, and what was not. */
+    public record Intake(List<String> taken, Map<String, String> refused, Map<String, String> replaced) {
+    }
+
     @Override
     public Integer call() throws Exception {
         Path root = work != null ? work : Files.createTempDirectory("shardlings-grade-");
-        List<String> taken = prepare(course.toAbsolutePath().normalize(), submission.toAbsolutePath().normalize(),
-                root);
-        System.out.println("Graded copy: " + root);
-        System.out.println("Taken from the submission: " + (taken.isEmpty() ? "(nothing)" : String.join(", ", taken)));
-        List<String> cmd = new ArrayList<>(List.of(maven, "-B", "test", "-Pgrade"));
-        if (offline) {
-            cmd.add(1, "-o");
+        try {
+            Path sources = root.resolve("src");
+            Intake intake = prepare(course.toAbsolutePath().normalize(), submission.toAbsolutePath().normalize(),
+                    sources);
+            Path classes = root.resolve("classes");
+            Map<String, String> broken = compile(sources, classes,
+                    course.toAbsolutePath().normalize().resolve(EXERCISES));
+            Map<String, String> replaced = new TreeMap<>(intake.replaced());
+            replaced.putAll(broken);
+            System.out.println("Taken from the submission: " + (intake.taken().isEmpty() ? "(nothing)"
+                    : String.join(", ", intake.taken())));
+            intake.refused().forEach((f, why) -> System.out.println("Refused: " + f + " — " + why));
+            replaced.forEach((f, why) -> System.out.println("Graded as the stub: " + f + " — " + why));
+            Map<String, Results.TestResult> pregraded = new LinkedHashMap<>();
+            for (Map.Entry<String, String> e : broken.entrySet()) {
+                String cls = e.getKey().replace(".java", "");
+                for (Part p : Parts.all()) {
+                    if (p.startAt().contains(cls + ".java")) {
+                        pregraded.put(p.number(), Results.TestResult.of(p, false, Reports.header(p, "was not graded")
+                                + e.getKey() + " did not compile:\n" + e.getValue() + "\nThe other files were graded.\n"
+                                + Reports.pointers(p), e.getKey() + " did not compile"));
+                    }
+                }
+            }
+            StringBuilder note = new StringBuilder();
+            if (!intake.refused().isEmpty()) {
+                note.append("\nRefused (only the five course files are graded): ")
+                        .append(String.join(", ", intake.refused().keySet())).append('.');
+            }
+            if (!replaced.isEmpty()) {
+                note.append("\nGraded as the stub: ").append(String.join(", ", replaced.keySet())).append('.');
+            }
+            IsolatedGrading judge = new IsolatedGrading().withPregraded(pregraded, note.toString());
+            List<String> args = new ArrayList<>(List.of("--test-classes=" + testClasses, "--course-classes=" + classes,
+                    "--results=" + results.toAbsolutePath(), "--target=submission", "--part-limit=" + partLimitSeconds,
+                    "--heap=" + heap));
+            if (noSandboxUser) {
+                args.add("--no-sandbox-user");
+            }
+            if (!only.isBlank()) {
+                args.add("--only=" + only);
+            }
+            int status = new CommandLine(judge).execute(args.toArray(String[]::new));
+            if (status != 0) {
+                return status;
+            }
+            System.out.print(ScoreTable.format(Results.read(results), "graded: submission " + submission));
+            return 0;
+        } finally {
+            Sandbox.deleteRecursively(root); // nothing of the submission is left behind
         }
-        Path log = root.resolve("grade.log");
-        Process p = new ProcessBuilder(cmd).directory(root.toFile()).redirectErrorStream(true)
-                .redirectOutput(log.toFile()).start();
-        boolean finished = p.waitFor(timeoutMinutes, TimeUnit.MINUTES);
-        if (!finished) {
-            p.descendants().forEach(ProcessHandle::destroyForcibly);
-            p.destroyForcibly();
-        }
-        Path produced = root.resolve("grader/target/grade/results.json");
-        Files.createDirectories(results.toAbsolutePath().getParent());
-        if (finished && Files.exists(produced)) {
-            Files.copy(produced, results, StandardCopyOption.REPLACE_EXISTING);
-        } else {
-            String output = Files.exists(log) ? Files.readString(log, StandardCharsets.UTF_8) : "";
-            notGraded(finished ? "the exercises did not compile" : "the grade took longer than " + timeoutMinutes
-                    + " minutes", output).write(results);
-        }
-        System.out.print(ScoreTable.format(Results.read(results), "graded: submission " + submission));
-        return 0;
     }
 
     /**
-     * Builds the graded copy in {@code root}: the course without build output and version control, with the
-     * exercises' package replaced by the submission's Java files (regular files only, no links, nothing else).
+     * Puts the sources to compile in {@code dir}: the submission's course files where they are regular files that
+     * declare package {@code dev.shardlings.course}, the course's stubs for the others.
      *
-     * @return the names of the files taken from the submission
+     * @param course     the pristine course (its stubs are in {@link #EXERCISES})
+     * @param submission the student's repository, or the folder holding their course files
+     * @return what was taken, refused (with why) and replaced by a stub (with why)
      * @throws IOException if a copy fails
      */
-    public static List<String> prepare(Path course, Path submission, Path root) throws IOException {
-        copyTree(course, root);
-        Path target = root.resolve(EXERCISES);
+    public static Intake prepare(Path course, Path submission, Path dir) throws IOException {
         Path source = Files.isDirectory(submission.resolve(EXERCISES)) ? submission.resolve(EXERCISES) : submission;
-        try (Stream<Path> old = Files.list(target)) {
-            for (Path f : old.filter(f -> f.toString().endsWith(".java")).toList()) {
-                Files.delete(f);
-            }
-        }
+        Path out = dir.resolve("dev/shardlings/course");
+        Files.createDirectories(out);
         List<String> taken = new ArrayList<>();
-        try (Stream<Path> files = Files.list(source)) {
-            for (Path f : files.sorted().toList()) {
-                String name = f.getFileName().toString();
-                if (name.endsWith(".java") && Files.isRegularFile(f, LinkOption.NOFOLLOW_LINKS)) {
-                    Files.copy(f, target.resolve(name), StandardCopyOption.REPLACE_EXISTING);
-                    taken.add(name);
+        Map<String, String> refused = new TreeMap<>();
+        Map<String, String> replaced = new TreeMap<>();
+        if (Files.isDirectory(source)) {
+            try (Stream<Path> files = Files.list(source)) {
+                for (Path f : files.sorted().toList()) {
+                    String name = f.getFileName().toString();
+                    if (!name.endsWith(".java") || COURSE_FILES.contains(name)) {
+                        continue;
+                    }
+                    refused.put(name, "not one of the course files " + String.join(", ", COURSE_FILES));
                 }
             }
         }
-        return taken;
-    }
-
-    private static void copyTree(Path from, Path to) throws IOException {
-        Files.walkFileTree(from, new SimpleFileVisitor<>() {
-            @Override
-            public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs) throws IOException {
-                if (!dir.equals(from) && SKIPPED.contains(dir.getFileName().toString())) {
-                    return FileVisitResult.SKIP_SUBTREE;
+        for (String name : COURSE_FILES) {
+            Path f = source.resolve(name);
+            String why = null;
+            if (!Files.exists(f, LinkOption.NOFOLLOW_LINKS)) {
+                why = "not in the submission";
+            } else if (!Files.isRegularFile(f, LinkOption.NOFOLLOW_LINKS)) {
+                why = "not a regular file (links are not followed)";
+            } else if (Files.size(f) > 1 << 20) {
+                why = "larger than 1 MB";
+            } else {
+                String pkg = packageOf(Files.readString(f, StandardCharsets.UTF_8));
+                if (!"dev.shardlings.course".equals(pkg)) {
+                    why = "declares package " + (pkg == null ? "(none)" : pkg) + ", not dev.shardlings.course";
                 }
-                Files.createDirectories(to.resolve(from.relativize(dir).toString()));
-                return FileVisitResult.CONTINUE;
             }
-
-            @Override
-            public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
-                if (attrs.isRegularFile()) {
-                    Files.copy(file, to.resolve(from.relativize(file).toString()), StandardCopyOption.REPLACE_EXISTING);
-                }
-                return FileVisitResult.CONTINUE;
+            if (why == null) {
+                Files.copy(f, out.resolve(name), StandardCopyOption.REPLACE_EXISTING);
+                taken.add(name);
+            } else {
+                Files.copy(course.resolve(EXERCISES).resolve(name), out.resolve(name),
+                        StandardCopyOption.REPLACE_EXISTING);
+                replaced.put(name, why);
             }
-        });
-    }
-
-    /** A grade of zero for every part, saying why nothing was graded, with the build's last output. */
-    static Results notGraded(String why, String buildOutput) {
-        List<String> lines = buildOutput.lines().filter(l -> l.contains("ERROR") || l.contains("error:")).toList();
-        String shown = String.join("\n", lines.subList(0, Math.min(40, lines.size())));
-        List<Results.TestResult> tests = new ArrayList<>();
-        for (Part p : Parts.all()) {
-            tests.add(Results.TestResult.of(p, false, "Nothing was graded: " + why + ".\n" + shown, why));
         }
-        Map<String, Object> extra = new LinkedHashMap<>();
-        extra.put("target", "submission");
-        return new Results(0, 0, "Not graded: " + why + ".\n" + shown, extra, tests);
+        return new Intake(List.copyOf(taken), refused, replaced);
+    }
+
+    /** The package a source file declares, comments removed; null when it declares none. */
+    public static String packageOf(String source) {
+        String code = source.replaceAll("(?s)/\\*.*?\\*/", " ").replaceAll("//[^\\n]*", " ");
+        Matcher m = PACKAGE.matcher(code);
+        return m.find() ? m.group(1).replaceAll("\\s+", "") : null;
+    }
+
+    /**
+     * Compiles the course files in {@code sources} into {@code classes} against the framework; a file that does
+     * not compile is replaced by its stub from {@code stubs} and the rest compiled again.
+     *
+     * @return the files replaced, with the compiler's first messages (file names only, no folders)
+     * @throws IOException           if a file cannot be read or written
+     * @throws IllegalStateException if even the stubs do not compile, or no compiler is available (a JRE)
+     */
+    public static Map<String, String> compile(Path sources, Path classes, Path stubs) throws IOException {
+        JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
+        if (javac == null) {
+            throw new IllegalStateException("no Java compiler: run the grader on a JDK, not a JRE");
+        }
+        Path pkg = sources.resolve("dev/shardlings/course");
+        Map<String, String> broken = new TreeMap<>();
+        for (int attempt = 0; attempt <= COURSE_FILES.size(); attempt++) {
+            Sandbox.deleteRecursively(classes);
+            Files.createDirectories(classes);
+            DiagnosticCollector<JavaFileObject> diags = new DiagnosticCollector<>();
+            boolean ok;
+            try (StandardJavaFileManager fm = javac.getStandardFileManager(diags, Locale.ROOT, StandardCharsets.UTF_8)) {
+                List<Path> files = COURSE_FILES.stream().map(pkg::resolve).toList();
+                List<String> options = List.of("--release", "17", "--add-modules", "jdk.incubator.vector",
+                        "-proc:none", "-implicit:none", "-nowarn", "-encoding", "UTF-8", "-d", classes.toString(),
+                        "-classpath", frameworkClassPath(), "-sourcepath", "");
+                ok = javac.getTask(null, fm, diags, options, null, fm.getJavaFileObjectsFromPaths(files)).call();
+            }
+            if (ok) {
+                requireOnlyCourseClasses(classes);
+                return broken;
+            }
+            Map<String, StringBuilder> errors = new LinkedHashMap<>();
+            for (Diagnostic<? extends JavaFileObject> d : diags.getDiagnostics()) {
+                if (d.getKind() != Diagnostic.Kind.ERROR || d.getSource() == null) {
+                    continue;
+                }
+                String file = Path.of(d.getSource().toUri()).getFileName().toString();
+                StringBuilder sb = errors.computeIfAbsent(file, x -> new StringBuilder());
+                if (sb.toString().lines().count() < 20) {
+                    sb.append("  ").append(file).append(':').append(d.getLineNumber()).append(": ")
+                            .append(Guard.clip(d.getMessage(Locale.ROOT), 300).replace("\n", "\n    ")).append('\n');
+                }
+            }
+            if (errors.isEmpty() || errors.keySet().stream().anyMatch(broken::containsKey)) {
+                throw new IllegalStateException("the course's own stubs do not compile:\n" + errors);
+            }
+            for (Map.Entry<String, StringBuilder> e : errors.entrySet()) {
+                broken.put(e.getKey(), e.getValue().toString());
+                Files.copy(stubs.resolve(e.getKey()), pkg.resolve(e.getKey()), StandardCopyOption.REPLACE_EXISTING);
+            }
+        }
+        throw new IllegalStateException("compiling the course files did not settle");
+    }
+
+    /** The judge's own copy of the framework and its libraries: what course code compiles against. */
+    private static String frameworkClassPath() {
+        List<String> entries = new ArrayList<>();
+        for (Class<?> c : new Class<?>[]{dev.shardlings.array.NDArray.class,
+                com.fasterxml.jackson.databind.ObjectMapper.class, com.fasterxml.jackson.core.JsonFactory.class,
+                com.fasterxml.jackson.annotation.JsonProperty.class, org.apache.commons.text.StringEscapeUtils.class,
+                org.apache.commons.lang3.StringUtils.class}) {
+            try {
+                entries.add(Path.of(c.getProtectionDomain().getCodeSource().getLocation().toURI()).toString());
+            } catch (java.net.URISyntaxException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+        return String.join(java.io.File.pathSeparator, entries);
+    }
+
+    /** A course file can only declare classes of its own package; this holds whatever javac was given. */
+    private static void requireOnlyCourseClasses(Path classes) throws IOException {
+        try (Stream<Path> all = Files.walk(classes)) {
+            for (Path f : all.filter(Files::isRegularFile).toList()) {
+                if (!classes.relativize(f).toString().replace('\\', '/').startsWith("dev/shardlings/course/")) {
+                    throw new IllegalStateException("a class outside dev.shardlings.course was compiled: " + f);
+                }
+            }
+        }
     }
 }

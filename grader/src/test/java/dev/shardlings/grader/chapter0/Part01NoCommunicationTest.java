@@ -1,6 +1,6 @@
 package dev.shardlings.grader.chapter0;
 
-import dev.shardlings.course.Chapter0;
+import dev.shardlings.grader.CourseMethod;
 import dev.shardlings.grader.GradedPart;
 import dev.shardlings.grader.Generators;
 import dev.shardlings.grader.MeshSpec;
@@ -15,7 +15,7 @@ import net.jqwik.api.Provide;
 class Part01NoCommunicationTest {
 
     static void check(Chapter0Case c) {
-        Chapter0Checks.noCommunication(Chapter0::matmulNoCommunication, c);
+        Chapter0Checks.noCommunication(CourseMethod.MATMUL_NO_COMMUNICATION.as(Chapter0Checks.Matmul.class), c);
     }
 
     @Property(tries = 60, seed = "1001")

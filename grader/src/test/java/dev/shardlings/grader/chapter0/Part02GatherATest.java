@@ -1,6 +1,6 @@
 package dev.shardlings.grader.chapter0;
 
-import dev.shardlings.course.Chapter0;
+import dev.shardlings.grader.CourseMethod;
 import dev.shardlings.grader.GradedPart;
 import dev.shardlings.grader.Generators;
 import dev.shardlings.grader.MeshSpec;
@@ -15,7 +15,7 @@ import net.jqwik.api.Provide;
 class Part02GatherATest {
 
     static void check(Chapter0Case c) {
-        Chapter0Checks.gatherA(Chapter0::matmulGatherA, c);
+        Chapter0Checks.gatherA(CourseMethod.MATMUL_GATHER_A.as(Chapter0Checks.Matmul.class), c);
     }
 
     @Property(tries = 60, seed = "1002")

@@ -1,6 +1,6 @@
 package dev.shardlings.grader.chapter0;
 
-import dev.shardlings.course.Chapter0;
+import dev.shardlings.grader.CourseMethod;
 import dev.shardlings.grader.GradedPart;
 import dev.shardlings.grader.Generators;
 import dev.shardlings.grader.MeshSpec;
@@ -15,7 +15,7 @@ import net.jqwik.api.Provide;
 class Part04ReduceScatterAllGatherTest {
 
     static void check(Chapter0Case c) {
-        Chapter0Checks.reduceScatterAllGather(Chapter0::matmulReduceScatterAllGather, c);
+        Chapter0Checks.reduceScatterAllGather(CourseMethod.MATMUL_REDUCE_SCATTER_ALL_GATHER.as(Chapter0Checks.Matmul.class), c);
     }
 
     @Property(tries = 60, seed = "1004")

@@ -1,6 +1,6 @@
 package dev.shardlings.grader.chapter0;
 
-import dev.shardlings.course.Chapter0;
+import dev.shardlings.grader.CourseMethod;
 import dev.shardlings.grader.GradedPart;
 import dev.shardlings.grader.Generators;
 import dev.shardlings.grader.MeshSpec;
@@ -15,7 +15,7 @@ import net.jqwik.api.Provide;
 class Part05SameAxisTest {
 
     static void check(Chapter0Case c) {
-        Chapter0Checks.sameAxis(Chapter0::matmulSameAxisGatherB, Chapter0::matmulSameAxisGatherA, c);
+        Chapter0Checks.sameAxis(CourseMethod.MATMUL_SAME_AXIS_GATHER_B.as(Chapter0Checks.Matmul.class), CourseMethod.MATMUL_SAME_AXIS_GATHER_A.as(Chapter0Checks.Matmul.class), c);
     }
 
     @Property(tries = 60, seed = "1005")

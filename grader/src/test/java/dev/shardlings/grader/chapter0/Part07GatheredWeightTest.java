@@ -1,6 +1,6 @@
 package dev.shardlings.grader.chapter0;
 
-import dev.shardlings.course.Chapter0;
+import dev.shardlings.grader.CourseMethod;
 import dev.shardlings.grader.GradedPart;
 import dev.shardlings.grader.Generators;
 import dev.shardlings.grader.MeshSpec;
@@ -15,7 +15,7 @@ import net.jqwik.api.Provide;
 class Part07GatheredWeightTest {
 
     static void check(Chapter0Case c) {
-        Chapter0Checks.gatheredWeight(Chapter0::matmulWithGatheredWeight, c);
+        Chapter0Checks.gatheredWeight(CourseMethod.MATMUL_WITH_GATHERED_WEIGHT.as(Chapter0Checks.Matmul.class), c);
     }
 
     @Property(tries = 60, seed = "1007")

@@ -1,6 +1,6 @@
 package dev.shardlings.grader.chapter0;
 
-import dev.shardlings.course.Chapter0;
+import dev.shardlings.grader.CourseMethod;
 import dev.shardlings.grader.GradedPart;
 import dev.shardlings.grader.Generators;
 import dev.shardlings.grader.MeshSpec;
@@ -15,7 +15,7 @@ import net.jqwik.api.Provide;
 class Part10FoldKeyTest {
 
     static void check(Chapter0Case c) {
-        Chapter0Checks.foldKey(Chapter0::foldKeyOverAxis, c);
+        Chapter0Checks.foldKey(CourseMethod.FOLD_KEY_OVER_AXIS.as(Chapter0Checks.FoldKey.class), c);
     }
 
     @Property(tries = 60, seed = "1010")

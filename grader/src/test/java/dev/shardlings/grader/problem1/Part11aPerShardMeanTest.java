@@ -1,6 +1,6 @@
 package dev.shardlings.grader.problem1;
 
-import dev.shardlings.course.Problem1;
+import dev.shardlings.grader.CourseMethod;
 import dev.shardlings.grader.GradedPart;
 
 /** Part 1.1a, graded against the implementation chosen by -Dgrade.target (exercises or solutions). */
@@ -8,6 +8,6 @@ import dev.shardlings.grader.GradedPart;
 class Part11aPerShardMeanTest extends Problem1PartTest {
     @Override
     void check(Problem1Case c) {
-        Problem1Checks.perShardMean(Problem1::perShardMean, c);
+        Problem1Checks.perShardMean(CourseMethod.PER_SHARD_MEAN.as(Problem1Checks.PerShardMean.class), c);
     }
 }

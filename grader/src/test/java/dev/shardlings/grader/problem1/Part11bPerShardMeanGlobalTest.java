@@ -1,6 +1,6 @@
 package dev.shardlings.grader.problem1;
 
-import dev.shardlings.course.Problem1;
+import dev.shardlings.grader.CourseMethod;
 import dev.shardlings.grader.GradedPart;
 
 /** Part 1.1b, graded against the implementation chosen by -Dgrade.target (exercises or solutions). */
@@ -8,6 +8,6 @@ import dev.shardlings.grader.GradedPart;
 class Part11bPerShardMeanGlobalTest extends Problem1PartTest {
     @Override
     void check(Problem1Case c) {
-        Problem1Checks.perShardMeanGlobal(Problem1::perShardMeanGlobal, c);
+        Problem1Checks.perShardMeanGlobal(CourseMethod.PER_SHARD_MEAN_GLOBAL.as(Problem1Checks.PerShardMeanGlobal.class), c);
     }
 }

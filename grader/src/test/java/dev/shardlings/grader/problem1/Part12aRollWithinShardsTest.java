@@ -1,6 +1,6 @@
 package dev.shardlings.grader.problem1;
 
-import dev.shardlings.course.Problem1;
+import dev.shardlings.grader.CourseMethod;
 import dev.shardlings.grader.GradedPart;
 
 /** Part 1.2a, graded against the implementation chosen by -Dgrade.target (exercises or solutions). */
@@ -8,6 +8,6 @@ import dev.shardlings.grader.GradedPart;
 class Part12aRollWithinShardsTest extends Problem1PartTest {
     @Override
     void check(Problem1Case c) {
-        Problem1Checks.rollWithinShards(Problem1::rollWithinShards, c);
+        Problem1Checks.rollWithinShards(CourseMethod.ROLL_WITHIN_SHARDS.as(Problem1Checks.RollWithinShards.class), c);
     }
 }

@@ -1,6 +1,6 @@
 package dev.shardlings.grader.problem1;
 
-import dev.shardlings.course.Problem1;
+import dev.shardlings.grader.CourseMethod;
 import dev.shardlings.grader.GradedPart;
 
 /** Part 1.2b, graded against the implementation chosen by -Dgrade.target (exercises or solutions). */
@@ -8,6 +8,6 @@ import dev.shardlings.grader.GradedPart;
 class Part12bRollWithinShardsGlobalTest extends Problem1PartTest {
     @Override
     void check(Problem1Case c) {
-        Problem1Checks.rollWithinShardsGlobal(Problem1::rollWithinShardsGlobal, c);
+        Problem1Checks.rollWithinShardsGlobal(CourseMethod.ROLL_WITHIN_SHARDS_GLOBAL.as(Problem1Checks.RollWithinShardsGlobal.class), c);
     }
 }

@@ -1,6 +1,6 @@
 package dev.shardlings.grader.problem2;
 
-import dev.shardlings.course.Problem2;
+import dev.shardlings.grader.CourseMethod;
 import dev.shardlings.grader.GradedPart;
 
 /** Part 2.1, graded against the implementation chosen by -Dgrade.target (exercises or solutions). */
@@ -8,6 +8,6 @@ import dev.shardlings.grader.GradedPart;
 class Part21MoeLocalTest extends MoePartTest {
     @Override
     void check(MoeCase c) {
-        Problem2Checks.moeLocal(Problem2::moeLocal, c);
+        Problem2Checks.moeLocal(CourseMethod.MOE_LOCAL.as(Problem2Checks.Local.class), c);
     }
 }

@@ -1,6 +1,6 @@
 package dev.shardlings.grader.problem2;
 
-import dev.shardlings.course.Problem2;
+import dev.shardlings.grader.CourseMethod;
 import dev.shardlings.grader.GradedPart;
 
 /** Part 2.3a, graded against the implementation chosen by -Dgrade.target (exercises or solutions). */
@@ -8,6 +8,6 @@ import dev.shardlings.grader.GradedPart;
 class Part23aMoeAllGatherTest extends MoePartTest {
     @Override
     void check(MoeCase c) {
-        Problem2Checks.moeAllGather(Problem2::moeAllGather, c);
+        Problem2Checks.moeAllGather(CourseMethod.MOE_ALL_GATHER.as(Problem2Checks.Sharded.class), c);
     }
 }

@@ -1,6 +1,6 @@
 package dev.shardlings.grader.problem2;
 
-import dev.shardlings.course.Problem2;
+import dev.shardlings.grader.CourseMethod;
 import dev.shardlings.grader.GradedPart;
 
 /** Part 2.3b, graded against the implementation chosen by -Dgrade.target (exercises or solutions). */
@@ -8,6 +8,6 @@ import dev.shardlings.grader.GradedPart;
 class Part23bMoeAllToAllTest extends MoePartTest {
     @Override
     void check(MoeCase c) {
-        Problem2Checks.moeAllToAll(Problem2::moeAllToAll, c);
+        Problem2Checks.moeAllToAll(CourseMethod.MOE_ALL_TO_ALL.as(Problem2Checks.Ragged.class), c);
     }
 }

@@ -1,6 +1,6 @@
 package dev.shardlings.grader.problem2;
 
-import dev.shardlings.course.Problem2;
+import dev.shardlings.grader.CourseMethod;
 import dev.shardlings.grader.GradedPart;
 
 /** Part 2.4, graded against the implementation chosen by -Dgrade.target (exercises or solutions). */
@@ -8,7 +8,7 @@ import dev.shardlings.grader.GradedPart;
 class Part24MoeTopKTest extends MoePartTest {
     @Override
     void check(MoeCase c) {
-        Problem2Checks.topK(Problem2::moeTopKLocal, Problem2::moeTopKAllToAll, c);
+        Problem2Checks.topK(CourseMethod.MOE_TOP_K_LOCAL.as(Problem2Checks.Local.class), CourseMethod.MOE_TOP_K_ALL_TO_ALL.as(Problem2Checks.Ragged.class), c);
     }
 
     @Override

@@ -1,6 +1,6 @@
 package dev.shardlings.grader.problem3;
 
-import dev.shardlings.course.Problem3;
+import dev.shardlings.grader.CourseMethod;
 import dev.shardlings.grader.GradedPart;
 
 /** Part 3.0, graded against the implementation chosen by -Dgrade.target (exercises or solutions). */
@@ -8,6 +8,6 @@ import dev.shardlings.grader.GradedPart;
 class Part30AllGatherMatmulTest extends MatmulPartTest {
     @Override
     protected void check(MatmulCase c) {
-        Problem3Checks.allGatherMatmul(Problem3::allGatherMatmul, Problem3::allGatherMatmulNaive, c);
+        Problem3Checks.allGatherMatmul(CourseMethod.P3_ALL_GATHER_MATMUL.binary(), CourseMethod.P3_ALL_GATHER_MATMUL_NAIVE.binary(), c);
     }
 }

@@ -1,6 +1,6 @@
 package dev.shardlings.grader.problem3;
 
-import dev.shardlings.course.Problem3;
+import dev.shardlings.grader.CourseMethod;
 import dev.shardlings.grader.GradedPart;
 import dev.shardlings.grader.GradingListener;
 import dev.shardlings.grader.ModelledTime;
@@ -16,7 +16,7 @@ import org.junit.jupiter.api.TestReporter;
 class Part30PerformanceTest {
     @Test
     void modelledTimeWithinTheLimit(TestReporter reporter) {
-        ModelledTime.Result r = Problem3Checks.allGatherMatmulTime(Problem3::allGatherMatmul, Problem3::allGatherMatmulNaive);
+        ModelledTime.Result r = Problem3Checks.allGatherMatmulTime(CourseMethod.P3_ALL_GATHER_MATMUL.binary(), CourseMethod.P3_ALL_GATHER_MATMUL_NAIVE.binary());
         reporter.publishEntry(GradingListener.NOTE, r.note());
         ModelledTime.requireFresh(Parts.P3_0P, Problem3Checks.SETTING, r);
     }

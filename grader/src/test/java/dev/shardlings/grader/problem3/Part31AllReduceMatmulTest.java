@@ -1,6 +1,6 @@
 package dev.shardlings.grader.problem3;
 
-import dev.shardlings.course.Problem3;
+import dev.shardlings.grader.CourseMethod;
 import dev.shardlings.grader.GradedPart;
 
 /** Part 3.1, graded against the implementation chosen by -Dgrade.target (exercises or solutions). */
@@ -8,6 +8,6 @@ import dev.shardlings.grader.GradedPart;
 class Part31AllReduceMatmulTest extends MatmulPartTest {
     @Override
     protected void check(MatmulCase c) {
-        Problem3Checks.allReduceMatmul(Problem3::allReduceMatmul, c);
+        Problem3Checks.allReduceMatmul(CourseMethod.P3_ALL_REDUCE_MATMUL.as(Problem3Checks.Tiled.class), c);
     }
 }

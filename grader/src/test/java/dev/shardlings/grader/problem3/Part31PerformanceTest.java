@@ -1,6 +1,6 @@
 package dev.shardlings.grader.problem3;
 
-import dev.shardlings.course.Problem3;
+import dev.shardlings.grader.CourseMethod;
 import dev.shardlings.grader.GradedPart;
 import dev.shardlings.grader.GradingListener;
 import dev.shardlings.grader.ModelledTime;
@@ -16,7 +16,7 @@ import org.junit.jupiter.api.TestReporter;
 class Part31PerformanceTest {
     @Test
     void modelledTimeWithinTheLimit(TestReporter reporter) {
-        ModelledTime.Result r = Problem3Checks.allReduceMatmulTime(Problem3::allReduceMatmul);
+        ModelledTime.Result r = Problem3Checks.allReduceMatmulTime(CourseMethod.P3_ALL_REDUCE_MATMUL.as(Problem3Checks.Tiled.class));
         reporter.publishEntry(GradingListener.NOTE, r.note());
         ModelledTime.requireFresh(Parts.P3_1P, Problem3Checks.SETTING, r);
     }

@@ -1,6 +1,6 @@
 package dev.shardlings.grader.problem3;
 
-import dev.shardlings.course.Problem3;
+import dev.shardlings.grader.CourseMethod;
 import dev.shardlings.grader.GradedPart;
 import dev.shardlings.grader.GradingListener;
 import dev.shardlings.grader.ModelledTime;
@@ -16,7 +16,7 @@ import org.junit.jupiter.api.TestReporter;
 class Part32PerformanceTest {
     @Test
     void modelledTimeWithinTheLimit(TestReporter reporter) {
-        ModelledTime.Result r = Problem3Checks.reduceScatterMatmulTime(Problem3::reduceScatterMatmul);
+        ModelledTime.Result r = Problem3Checks.reduceScatterMatmulTime(CourseMethod.P3_REDUCE_SCATTER_MATMUL.binary());
         reporter.publishEntry(GradingListener.NOTE, r.note());
         ModelledTime.requireFresh(Parts.P3_2P, Problem3Checks.SETTING, r);
     }

@@ -1,6 +1,6 @@
 package dev.shardlings.grader.problem3;
 
-import dev.shardlings.course.Problem3;
+import dev.shardlings.grader.CourseMethod;
 import dev.shardlings.grader.GradedPart;
 
 /** Part 3.2, graded against the implementation chosen by -Dgrade.target (exercises or solutions). */
@@ -8,6 +8,6 @@ import dev.shardlings.grader.GradedPart;
 class Part32ReduceScatterMatmulTest extends MatmulPartTest {
     @Override
     protected void check(MatmulCase c) {
-        Problem3Checks.reduceScatterMatmul(Problem3::reduceScatterMatmul, c);
+        Problem3Checks.reduceScatterMatmul(CourseMethod.P3_REDUCE_SCATTER_MATMUL.binary(), c);
     }
 }

@@ -1,6 +1,6 @@
 package dev.shardlings.grader.problem3;
 
-import dev.shardlings.course.Problem3;
+import dev.shardlings.grader.CourseMethod;
 import dev.shardlings.grader.GradedPart;
 import dev.shardlings.grader.GradingListener;
 import dev.shardlings.grader.ModelledTime;
@@ -16,7 +16,7 @@ import org.junit.jupiter.api.TestReporter;
 class Part33PerformanceTest {
     @Test
     void modelledTimeWithinTheLimit(TestReporter reporter) {
-        ModelledTime.Result r = Problem3Checks.transformerBlockTime(Problem3::transformerBlock, Problem3::transformerBlockNaive);
+        ModelledTime.Result r = Problem3Checks.transformerBlockTime(CourseMethod.TRANSFORMER_BLOCK.as(Problem3Checks.Block.class), CourseMethod.TRANSFORMER_BLOCK_NAIVE.as(Problem3Checks.Block.class));
         reporter.publishEntry(GradingListener.NOTE, r.note());
         ModelledTime.requireFresh(Parts.P3_3P, Problem3Checks.SETTING, r);
     }

@@ -1,6 +1,6 @@
 package dev.shardlings.grader.problem3;
 
-import dev.shardlings.course.Problem3;
+import dev.shardlings.grader.CourseMethod;
 import dev.shardlings.grader.GradedPart;
 
 /** Part 3.3, graded against the implementation chosen by -Dgrade.target (exercises or solutions). */
@@ -8,6 +8,6 @@ import dev.shardlings.grader.GradedPart;
 class Part33TransformerBlockTest extends MatmulPartTest {
     @Override
     protected void check(MatmulCase c) {
-        Problem3Checks.transformerBlock(Problem3::transformerBlock, Problem3::transformerBlockNaive, c);
+        Problem3Checks.transformerBlock(CourseMethod.TRANSFORMER_BLOCK.as(Problem3Checks.Block.class), CourseMethod.TRANSFORMER_BLOCK_NAIVE.as(Problem3Checks.Block.class), c);
     }
 }

@@ -1,6 +1,6 @@
 package dev.shardlings.grader.problem4;
 
-import dev.shardlings.course.Problem4;
+import dev.shardlings.grader.CourseMethod;
 import dev.shardlings.grader.GradedPart;
 import dev.shardlings.grader.problem3.MatmulCase;
 import dev.shardlings.grader.problem3.MatmulPartTest;
@@ -10,6 +10,6 @@ import dev.shardlings.grader.problem3.MatmulPartTest;
 class Part40BidirectionalAllGatherMatmulTest extends MatmulPartTest {
     @Override
     protected void check(MatmulCase c) {
-        Problem4Checks.allGatherMatmul(Problem4::allGatherMatmul, c);
+        Problem4Checks.allGatherMatmul(CourseMethod.P4_ALL_GATHER_MATMUL.binary(), c);
     }
 }

@@ -1,6 +1,6 @@
 package dev.shardlings.grader.problem4;
 
-import dev.shardlings.course.Problem4;
+import dev.shardlings.grader.CourseMethod;
 import dev.shardlings.grader.GradedPart;
 import dev.shardlings.grader.GradingListener;
 import dev.shardlings.grader.ModelledTime;
@@ -16,7 +16,7 @@ import org.junit.jupiter.api.TestReporter;
 class Part41PerformanceTest {
     @Test
     void modelledTimeWithinTheLimit(TestReporter reporter) {
-        ModelledTime.Result r = Problem4Checks.allReduceMatmulTime(Problem4::allReduceMatmul);
+        ModelledTime.Result r = Problem4Checks.allReduceMatmulTime(CourseMethod.P4_ALL_REDUCE_MATMUL.binary());
         reporter.publishEntry(GradingListener.NOTE, r.note());
         ModelledTime.requireFresh(Parts.P4_1P, Problem4Checks.SETTING, r);
     }

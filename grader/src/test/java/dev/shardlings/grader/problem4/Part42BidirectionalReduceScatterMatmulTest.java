@@ -1,6 +1,6 @@
 package dev.shardlings.grader.problem4;
 
-import dev.shardlings.course.Problem4;
+import dev.shardlings.grader.CourseMethod;
 import dev.shardlings.grader.GradedPart;
 import dev.shardlings.grader.problem3.MatmulCase;
 import dev.shardlings.grader.problem3.MatmulPartTest;
@@ -10,6 +10,6 @@ import dev.shardlings.grader.problem3.MatmulPartTest;
 class Part42BidirectionalReduceScatterMatmulTest extends MatmulPartTest {
     @Override
     protected void check(MatmulCase c) {
-        Problem4Checks.reduceScatterMatmul(Problem4::reduceScatterMatmul, c);
+        Problem4Checks.reduceScatterMatmul(CourseMethod.P4_REDUCE_SCATTER_MATMUL.binary(), c);
     }
 }

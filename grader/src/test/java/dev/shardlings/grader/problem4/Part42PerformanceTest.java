@@ -1,6 +1,6 @@
 package dev.shardlings.grader.problem4;
 
-import dev.shardlings.course.Problem4;
+import dev.shardlings.grader.CourseMethod;
 import dev.shardlings.grader.GradedPart;
 import dev.shardlings.grader.GradingListener;
 import dev.shardlings.grader.ModelledTime;
@@ -16,7 +16,7 @@ import org.junit.jupiter.api.TestReporter;
 class Part42PerformanceTest {
     @Test
     void modelledTimeWithinTheLimit(TestReporter reporter) {
-        ModelledTime.Result r = Problem4Checks.reduceScatterMatmulTime(Problem4::reduceScatterMatmul);
+        ModelledTime.Result r = Problem4Checks.reduceScatterMatmulTime(CourseMethod.P4_REDUCE_SCATTER_MATMUL.binary());
         reporter.publishEntry(GradingListener.NOTE, r.note());
         ModelledTime.requireFresh(Parts.P4_2P, Problem4Checks.SETTING, r);
     }

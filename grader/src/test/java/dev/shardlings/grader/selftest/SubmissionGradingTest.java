@@ -1,78 +1,81 @@
 package dev.shardlings.grader.selftest;
 
-import dev.shardlings.grader.Results;
 import dev.shardlings.grader.SubmissionGrading;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** A submission's edits outside the exercises have no effect; a submission that does not build still gets a grade. */
+/**
+ * What grade-submission takes from a submission: exactly the five course files, each a regular file declaring
+ * package dev.shardlings.course; everything else is refused by name, and a course file that is missing, is not
+ * taken or does not compile is graded as the stub, so one mistake costs only its own file's parts.
+ */
 class SubmissionGradingTest {
 
-    private static final Path COURSE_PKG = Path.of("exercises/src/main/java/dev/shardlings/course");
+    private static final Path COURSE = Path.of("..").toAbsolutePath().normalize();
+    private static final Path STUBS = COURSE.resolve("exercises/src/main/java/dev/shardlings/course");
 
-    private static void write(Path root, String rel, String text) throws Exception {
-        Path f = root.resolve(rel);
-        Files.createDirectories(f.getParent());
-        Files.writeString(f, text);
-    }
-
-    private static Path course(Path dir) throws Exception {
-        Path c = dir.resolve("course");
-        write(c, "pom.xml", "pristine pom");
-        write(c, "grader/src/main/java/Checks.java", "pristine grader");
-        write(c, "framework/src/main/java/NDArray.java", "pristine framework");
-        write(c, COURSE_PKG + "/Problem1.java", "stub");
-        write(c, COURSE_PKG + "/Problem3.java", "stub");
-        write(c, "grader/target/old.txt", "build output");
-        return c;
+    private static String course(String cls, String body) {
+        return "package dev.shardlings.course;\n/* package elsewhere; */\npublic final class " + cls + " { " + body
+                + " }\n";
     }
 
     @Test
-    void onlyTheExercisesPackageIsTakenFromTheSubmission(@TempDir Path dir) throws Exception {
-        Path course = course(dir);
-        Path sub = dir.resolve("submission");
-        write(sub, "pom.xml", "hacked pom");
-        write(sub, "grader/src/main/java/Checks.java", "hacked grader: every part passes");
-        write(sub, "framework/src/main/java/NDArray.java", "hacked framework");
-        write(sub, COURSE_PKG + "/Problem1.java", "student's Problem1");
-        write(sub, COURSE_PKG + "/Helpers.java", "student's helper class");
-        write(sub, COURSE_PKG + "/notes.txt", "not Java");
-        Files.createSymbolicLink(sub.resolve(COURSE_PKG + "/Link.java"), course.resolve("grader/src/main/java/Checks.java"));
-        Path copy = dir.resolve("graded");
-        assertEquals(java.util.List.of("Helpers.java", "Problem1.java"), SubmissionGrading.prepare(course, sub, copy));
-        assertEquals("pristine pom", Files.readString(copy.resolve("pom.xml")));
-        assertEquals("pristine grader", Files.readString(copy.resolve("grader/src/main/java/Checks.java")));
-        assertEquals("pristine framework", Files.readString(copy.resolve("framework/src/main/java/NDArray.java")));
-        assertEquals("student's Problem1", Files.readString(copy.resolve(COURSE_PKG + "/Problem1.java")));
-        assertFalse(Files.exists(copy.resolve(COURSE_PKG + "/Problem3.java")), "the stub the student deleted is gone");
-        assertFalse(Files.exists(copy.resolve(COURSE_PKG + "/Link.java")), "links are not followed");
-        assertFalse(Files.exists(copy.resolve(COURSE_PKG + "/notes.txt")));
-        assertFalse(Files.exists(copy.resolve("grader/target")), "no build output is copied");
+    void onlyTheFiveCourseFilesAreTaken(@TempDir Path dir) throws Exception {
+        Path sub = dir.resolve("submission/exercises/src/main/java/dev/shardlings/course");
+        Files.createDirectories(sub);
+        Files.writeString(sub.resolve("Problem1.java"), "// the student's\n" + course("Problem1", ""));
+        Files.writeString(sub.resolve("Chapter0.java"), "package picocli;\npublic final class Chapter0 { }\n");
+        Files.writeString(sub.resolve("Helpers.java"), course("Helpers", ""));
+        Files.writeString(sub.resolve("notes.txt"), "not Java");
+        Files.createSymbolicLink(sub.resolve("Problem3.java"), STUBS.resolve("Problem3.java"));
+        Path out = dir.resolve("src");
+        SubmissionGrading.Intake in = SubmissionGrading.prepare(COURSE, dir.resolve("submission"), out);
+        assertEquals(List.of("Problem1.java"), in.taken());
+        assertEquals(List.of("Helpers.java"), List.copyOf(in.refused().keySet()));
+        assertEquals("declares package picocli, not dev.shardlings.course", in.replaced().get("Chapter0.java"));
+        assertEquals("not a regular file (links are not followed)", in.replaced().get("Problem3.java"));
+        assertEquals("not in the submission", in.replaced().get("Problem2.java"));
+        Path pkg = out.resolve("dev/shardlings/course");
+        assertTrue(Files.readString(pkg.resolve("Problem1.java")).startsWith("// the student's"));
+        assertEquals(Files.readString(STUBS.resolve("Chapter0.java")), Files.readString(pkg.resolve("Chapter0.java")));
+        try (var files = Files.list(pkg)) {
+            assertEquals(5, files.count(), "the five course files and nothing else");
+        }
     }
 
     @Test
-    void aSubmissionThatDoesNotCompileStillGetsAGrade(@TempDir Path dir) throws Exception {
-        Path course = course(dir);
-        Path sub = dir.resolve("submission");
-        write(sub, "Problem1.java", "class Problem1 { oops }");
-        Path maven = dir.resolve("fake-mvn.sh");
-        Files.writeString(maven, "#!/bin/sh\necho '[ERROR] Problem1.java:[1,17] error: <identifier> expected'\nexit 1\n");
-        assertTrue(maven.toFile().setExecutable(true));
-        Path results = dir.resolve("out/results.json");
-        int status = new CommandLine(new SubmissionGrading()).execute("--course=" + course, "--submission=" + sub,
-                "--results=" + results, "--work=" + dir.resolve("graded"), "--maven=" + maven);
-        assertEquals(0, status);
-        Results r = Results.read(results);
-        assertEquals(0.0, r.score());
-        assertTrue(r.tests().stream().allMatch(t -> t.reason().equals("the exercises did not compile")));
-        assertTrue(r.output().contains("<identifier> expected"), r.output());
+    void aFileThatDoesNotCompileIsGradedAsTheStubAndTheOthersAreKept(@TempDir Path dir) throws Exception {
+        Path sub = dir.resolve("sub");
+        Files.createDirectories(sub);
+        Files.writeString(sub.resolve("Problem1.java"), "package dev.shardlings.course;\nclass Problem1 { oops }\n");
+        Files.copy(STUBS.resolve("Problem2.java"), sub.resolve("Problem2.java"));
+        Path src = dir.resolve("src");
+        SubmissionGrading.prepare(COURSE, sub, src);
+        Path classes = dir.resolve("classes");
+        Map<String, String> broken = SubmissionGrading.compile(src, classes, STUBS);
+        assertEquals(List.of("Problem1.java"), List.copyOf(broken.keySet()));
+        String msg = broken.get("Problem1.java");
+        assertTrue(msg.contains("Problem1.java:2"), msg);
+        assertFalse(msg.contains(dir.toString()), "no temporary folders in the message: " + msg);
+        for (String c : List.of("Chapter0", "Problem1", "Problem2", "Problem3", "Problem4")) {
+            assertTrue(Files.exists(classes.resolve("dev/shardlings/course/" + c + ".class")), c);
+        }
+    }
+
+    @Test
+    void thePackageDeclarationIsReadPastComments() {
+        assertEquals("dev.shardlings.course", SubmissionGrading.packageOf(
+                "/* package evil; */\n// package evil;\npackage dev . shardlings.course ;\n"));
+        assertEquals("evil", SubmissionGrading.packageOf("package evil; /* package dev.shardlings.course; */"));
+        assertEquals(null, SubmissionGrading.packageOf("class NoPackage {}"));
     }
 }

@@ -1,0 +1,787 @@
+package dev.shardlings.grader;
+
+import dev.shardlings.grader.sandbox.SandboxMain;
+import dev.shardlings.grader.sandbox.Wire;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.URISyntaxException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.FileVisitResult;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.nio.file.attribute.UserPrincipal;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * The judge's handle on the sandbox: a child JVM ({@link SandboxMain}) that holds the course classes under grade
+ * and runs them, and nothing from which a grade or an answer can be made. The judge — the process that owns this
+ * object, runs the checks and writes results.json — never loads a course class.
+ *
+ * <p>What the sandbox gets: a private copy of its class path (the framework and its libraries, the sandbox package,
+ * then the course classes last, so they shadow nothing), an empty working directory, an environment with nothing
+ * but {@code PATH}, {@code HOME} and {@code LANG}, a heap limit, and — when the judge runs as root and the user
+ * {@value #SANDBOX_USER} exists — another, unprivileged user ({@code setpriv}, no new privileges). What it does not
+ * get: the grader's classes, the solutions, the results' path, the reference times.
+ *
+ * <p>Failures of the sandbox are failures of the part that was running: a call past its time limit or past the
+ * part's budget, a JVM that exits, halts or runs out of memory, a reply that breaks the protocol or answers no
+ * request. The sandbox is then killed, and every later call of the same part fails the same way at once (so a
+ * part that kills its JVM costs one JVM start, not one per shrinking step); the next part starts a fresh sandbox.
+ * After every part the sandbox's whole process tree is killed ({@link #endPart()}).
+ *
+ * <p>Thread safety: calls are serialised; one part runs at a time.
+ */
+public final class Sandbox implements AutoCloseable {
+
+    /** The unprivileged user the sandbox runs as when the judge is root (created by grader/gradescope/setup.sh). */
+    public static final String SANDBOX_USER = "shardlings-sandbox";
+    /** The environment variable that marks every process the sandbox starts (unless it clears its environment). */
+    static final String MARKER = "SHARDLINGS_SANDBOX_RUN";
+    /** Bytes of student output kept per part: this many from the start and this many from the end. */
+    static final int OUTPUT_KEEP = 8 * 1024;
+
+    /** How a sandbox failed; every kind fails the part that was running. */
+    public enum FailureKind {
+        /** One call ran past its time limit. */
+        CALL_TIMEOUT,
+        /** The part as a whole ran past its budget. */
+        PART_TIMEOUT,
+        /** The JVM exited (System.exit, Runtime.halt, a crash). */
+        EXITED,
+        /** The JVM ran out of memory. */
+        OUT_OF_MEMORY,
+        /** The sandbox wrote something that is not a reply to the request it was sent. */
+        PROTOCOL,
+        /** A call returned but left threads running (their names are the message). */
+        LEFT_THREADS
+    }
+
+    /** The sandbox failed while running a part; {@link Guard} turns it into a report. */
+    public static final class SandboxFailure extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+        private final FailureKind kind;
+        private final String output;
+        private final Duration limit;
+
+        SandboxFailure(FailureKind kind, String message, String output, Duration limit) {
+            super(message);
+            this.kind = kind;
+            this.output = output;
+            this.limit = limit;
+        }
+
+        /** What happened. */
+        public FailureKind kind() {
+            return kind;
+        }
+
+        /** The end of what the student's code printed before it happened. */
+        public String output() {
+            return output;
+        }
+
+        /** The time limit that was passed (for the timeouts). */
+        public Duration limit() {
+            return limit;
+        }
+    }
+
+    /** What the end of a part found: processes still alive (now killed) and what the part printed (capped). */
+    public record PartEnd(List<String> killedProcesses, String output, long outputBytes) {
+    }
+
+    /**
+     * How to run the sandbox.
+     *
+     * @param courseClasses the compiled course classes under grade (a class folder holding dev/shardlings/course)
+     * @param heap          the sandbox's maximum heap, e.g. {@code "2g"}
+     * @param partBudget    how long one part may take in all
+     * @param useSandboxUser run as {@value #SANDBOX_USER} when the judge is root and the user exists (false:
+     *                       never, e.g. to test the barriers that hold without it)
+     */
+    public record Config(Path courseClasses, String heap, Duration partBudget, boolean useSandboxUser) {
+    }
+
+    private static final SecureRandom RANDOM = new SecureRandom();
+    private static volatile Sandbox shared;
+
+    private final Config config;
+    private final List<String> command;
+    private final Path dir;
+    private final String marker = Long.toHexString(RANDOM.nextLong());
+    private final List<String> classPath;
+    private final Path home;
+    private final Optional<String> user;
+    private final boolean setsid;
+    private final Map<String, Boolean> barriers = new LinkedHashMap<>();
+
+    private Process process;
+    private OutputStream requests;
+    private LinkedBlockingQueue<Object> replies;
+    private volatile CappedOutput output = new CappedOutput(OUTPUT_KEEP); // read by the output thread, unlocked
+    private SandboxFailure poison;
+    private boolean restart;
+    private long partDeadline = Long.MAX_VALUE;
+    private final Set<ProcessHandle> seen = new LinkedHashSet<>();
+
+    /**
+     * Prepares a sandbox (its private class path); the JVM starts at the first call.
+     *
+     * @throws IOException              if the copy fails
+     * @throws IllegalArgumentException if {@code courseClasses} holds no course class
+     */
+    public Sandbox(Config config) throws IOException {
+        this(config, null);
+    }
+
+    /**
+     * A sandbox whose other end of the pipe is {@code command} instead of the sandbox JVM: for the grader's own
+     * tests of the channel (a process that writes whatever bytes the test wants).
+     */
+    public static Sandbox withCommand(Config config, List<String> command) throws IOException {
+        return new Sandbox(config, List.copyOf(command));
+    }
+
+    /** True when this JVM runs as root and the sandbox user and {@code setpriv} are there (see {@link Config}). */
+    public static boolean sandboxUserAvailable() {
+        return isRoot() && userExists(SANDBOX_USER) && onPath("setpriv");
+    }
+
+    private Sandbox(Config config, List<String> command) throws IOException {
+        this.config = config;
+        this.command = command;
+        if (!Files.isDirectory(config.courseClasses().resolve("dev/shardlings/course"))) {
+            throw new IllegalArgumentException("no compiled course classes in " + config.courseClasses()
+                    + " (expected dev/shardlings/course/*.class): compile the exercises first (mvn compile)");
+        }
+        this.user = config.useSandboxUser() && sandboxUserAvailable() ? Optional.of(SANDBOX_USER)
+                : Optional.empty();
+        this.setsid = onPath("setsid");
+        // A fresh folder of the system's temp folder, so that the sandbox's user can reach it without any folder
+        // above it (a home folder, the course) being opened up.
+        this.dir = Files.createTempDirectory("shardlings-sandbox-");
+        Path cp = dir.resolve("classpath");
+        this.classPath = copyClassPath(cp, config.courseClasses());
+        this.home = dir.resolve("home");
+        Files.createDirectories(home);
+        if (user.isPresent()) {
+            // Readable, not writable, by the sandbox's user; its home (and temp files) its own.
+            openForReading(dir);
+            UserPrincipal u = dir.getFileSystem().getUserPrincipalLookupService().lookupPrincipalByName(user.get());
+            Files.setOwner(home, u);
+        }
+        barriers.put("judge_never_loads_course_classes", true);
+        barriers.put("oracles_and_solutions_off_the_sandbox_class_path", true);
+        barriers.put("course_classes_last_on_the_class_path", true);
+        barriers.put("replies_checked_against_requests", true);
+        barriers.put("process_tree_killed_after_every_part", true);
+        barriers.put("new_session_per_sandbox", setsid);
+        barriers.put("unprivileged_sandbox_user", user.isPresent());
+    }
+
+    /** The sandbox the graded tests use: from system properties, or the one {@link #install} set. */
+    public static synchronized Sandbox shared() {
+        if (shared == null) {
+            String classes = System.getProperty("grade.classes");
+            if (classes == null || classes.isBlank()) {
+                throw new IllegalStateException("grade.classes is not set: the graded course classes are run in a"
+                        + " sandbox JVM, and the judge needs their folder (e.g. exercises/target/classes)");
+            }
+            try {
+                Sandbox s = new Sandbox(new Config(Path.of(classes), System.getProperty("grade.heap", "2g"),
+                        Duration.ofSeconds(Long.getLong("grade.partLimitSeconds", 120)), true));
+                Runtime.getRuntime().addShutdownHook(new Thread(s::close, "sandbox-cleanup"));
+                shared = s;
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+        return shared;
+    }
+
+    /**
+     * Makes {@code s} the sandbox of {@link #shared()} (a grade run's own), or with null lets the next call make
+     * one from the system properties.
+     *
+     * @return the sandbox it replaces (to put back), or null
+     */
+    public static synchronized Sandbox install(Sandbox s) {
+        Sandbox before = shared;
+        shared = s;
+        return before;
+    }
+
+    /** Which barriers are active in this run, for results.json's {@code extra_data}. */
+    public Map<String, Boolean> barriers() {
+        return Map.copyOf(barriers);
+    }
+
+    /** Starts a part: its budget starts now, its output is collected apart, an earlier part's failure is gone. */
+    public synchronized void beginPart() {
+        partDeadline = System.nanoTime() + config.partBudget().toNanos();
+        output = new CappedOutput(OUTPUT_KEEP);
+        poison = null;
+    }
+
+    /**
+     * Ends a part: kills every process the sandbox started (the sandbox JVM itself too when the part left it
+     * unclean), and returns what was killed and what the part printed.
+     */
+    public synchronized PartEnd endPart() {
+        List<String> killed = new ArrayList<>();
+        if (process != null) {
+            Set<ProcessHandle> alive = new LinkedHashSet<>(treeOf(process.toHandle()));
+            alive.addAll(marked());
+            for (ProcessHandle h : alive) {
+                if (h.isAlive() && !h.equals(process.toHandle())) {
+                    killed.add(describe(h));
+                }
+            }
+            killTree(process.toHandle(), false);
+            if (restart || poison != null || !killed.isEmpty() || !process.isAlive()) {
+                stop();
+            }
+        }
+        poison = null;
+        partDeadline = Long.MAX_VALUE;
+        CappedOutput out = output;
+        output = new CappedOutput(OUTPUT_KEEP);
+        return new PartEnd(List.copyOf(killed), out.text(), out.total());
+    }
+
+    /**
+     * Sends one request and waits for its reply.
+     *
+     * @param limit the call's own time limit (the part's remaining budget may be shorter)
+     * @throws SandboxFailure when the sandbox fails in any way (see the class comment)
+     */
+    public synchronized Wire.Reply call(Wire.Request request, Duration limit) {
+        long t0 = System.nanoTime();
+        try {
+            return call0(request, limit);
+        } finally {
+            callNanos += System.nanoTime() - t0;
+            calls++;
+        }
+    }
+
+    private long callNanos;
+    private int calls;
+    private int starts;
+
+    /** Calls, sandbox JVM starts and time spent in calls so far (for {@code -Dgrade.timing=true}). */
+    public synchronized String stats() {
+        return calls + " calls, " + starts + " sandbox starts, " + callNanos / 1_000_000 + " ms in calls";
+    }
+
+    private Wire.Reply call0(Wire.Request request, Duration limit) {
+        if (poison != null) {
+            throw poison;
+        }
+        long now = System.nanoTime();
+        if (now >= partDeadline) {
+            throw poison(new SandboxFailure(FailureKind.PART_TIMEOUT, "ran longer than "
+                    + config.partBudget().toSeconds() + " s in all", output.text(), config.partBudget()));
+        }
+        try {
+            if (process == null || restart || !process.isAlive()) {
+                stop();
+                start();
+            }
+            if (!replies.isEmpty()) {
+                throw kill(FailureKind.PROTOCOL, "the sandbox wrote a message nobody asked for");
+            }
+            Wire.writeFrame(requests, Wire.encode(request));
+        } catch (IOException e) {
+            // The request could not be delivered: the JVM is gone (see why below) or the pipe broke.
+            return awaitDeath();
+        }
+        long wait = Math.min(limit.toNanos(), partDeadline - now);
+        Object got;
+        try {
+            got = replies.poll(wait, TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw kill(FailureKind.CALL_TIMEOUT, "interrupted");
+        }
+        if (got == null) {
+            boolean budget = partDeadline - now <= limit.toNanos();
+            Duration d = budget ? config.partBudget() : limit;
+            throw kill(budget ? FailureKind.PART_TIMEOUT : FailureKind.CALL_TIMEOUT, "ran longer than "
+                    + d.toSeconds() + " s" + (budget ? " in all" : ""), d);
+        }
+        if (got == END) {
+            return awaitDeath();
+        }
+        if (got instanceof Wire.ProtocolException p) {
+            try {
+                if (process.waitFor(2, TimeUnit.SECONDS)) {
+                    return awaitDeath(); // it died (and wrote its last words where replies go)
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            throw kill(FailureKind.PROTOCOL, p.getMessage());
+        }
+        Wire.Reply reply;
+        try {
+            reply = Wire.decodeReply((byte[]) got);
+        } catch (Wire.ProtocolException p) {
+            throw kill(FailureKind.PROTOCOL, p.getMessage());
+        }
+        if (reply.id() != request.id()) {
+            throw kill(FailureKind.PROTOCOL, "a reply to a request that was never sent");
+        }
+        restart |= reply.stillRunning() || !reply.leftThreads().isEmpty();
+        if (!reply.leftThreads().isEmpty()) {
+            throw poison(new SandboxFailure(FailureKind.LEFT_THREADS, String.join(", ", reply.leftThreads()),
+                    output.text(), null));
+        }
+        return reply;
+    }
+
+    private Wire.Reply awaitDeath() {
+        try {
+            if (!process.waitFor(5, TimeUnit.SECONDS)) {
+                throw kill(FailureKind.PROTOCOL, "the sandbox closed its output but did not exit");
+            }
+            for (Thread t : readers) {
+                t.join(2000);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        int status = process.exitValue();
+        String out = output.text();
+        boolean oom = out.contains("OutOfMemoryError") || status == 3 && out.contains("Java heap space");
+        killTree(process.toHandle(), true);
+        throw poison(new SandboxFailure(oom ? FailureKind.OUT_OF_MEMORY : FailureKind.EXITED,
+                oom ? "ran out of memory" : "exited with status " + status, out, null));
+    }
+
+    private SandboxFailure kill(FailureKind kind, String message) {
+        return kill(kind, message, null);
+    }
+
+    private SandboxFailure kill(FailureKind kind, String message, Duration limit) {
+        stop();
+        return poison(new SandboxFailure(kind, message, output.text(), limit));
+    }
+
+    private SandboxFailure poison(SandboxFailure f) {
+        poison = f;
+        return f;
+    }
+
+    private static final Object END = new Object();
+    private List<Thread> readers = List.of();
+
+    private void start() throws IOException {
+        List<String> cmd = new ArrayList<>();
+        if (setsid) {
+            cmd.add("setsid"); // a session of its own: every process it starts can be found and killed
+        }
+        user.ifPresent(u -> cmd.addAll(List.of("setpriv", "--reuid=" + u, "--regid=" + u, "--clear-groups",
+                "--no-new-privs", "--")));
+        cmd.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "--add-modules", "jdk.incubator.vector", "-Xmx" + config.heap(), "-Xss4m",
+                "-XX:+ExitOnOutOfMemoryError", "-XX:ErrorFile=" + home.resolve("hs_err.log"),
+                "-XX:+DisableAttachMechanism", "-Djava.io.tmpdir=" + home, "-Duser.home=" + home,
+                "-Dfile.encoding=UTF-8", "-Dstdout.encoding=UTF-8", "-Dstderr.encoding=UTF-8",
+                "-cp", String.join(java.io.File.pathSeparator, classPath), SandboxMain.class.getName()));
+        ProcessBuilder pb = new ProcessBuilder(command != null ? command : cmd).directory(home.toFile());
+        Map<String, String> env = pb.environment();
+        String path = env.getOrDefault("PATH", "/usr/bin:/bin");
+        env.clear(); // no JAVA_TOOL_OPTIONS, no MAVEN_OPTS, no tokens of the CI or the grading service
+        env.put("PATH", path);
+        env.put("HOME", home.toString());
+        env.put("LANG", "C.UTF-8");
+        env.put(MARKER, marker);
+        process = pb.start();
+        starts++;
+        seen.add(process.toHandle());
+        requests = process.getOutputStream();
+        replies = new LinkedBlockingQueue<>();
+        restart = false;
+        Process p = process;
+        LinkedBlockingQueue<Object> q = replies;
+        Thread stdout = new Thread(() -> {
+            try (InputStream in = p.getInputStream()) {
+                while (true) {
+                    byte[] frame;
+                    try {
+                        frame = Wire.readFrame(in);
+                    } catch (Wire.ProtocolException e) {
+                        // What broke the protocol is output too (the JVM itself prints "Terminating due to
+                        // java.lang.OutOfMemoryError" there): keep it, and the rest, for the report.
+                        byte[] read = e.read();
+                        output.write(read, read.length);
+                        q.add(e);
+                        drain(in);
+                        return;
+                    }
+                    if (frame == null) {
+                        break;
+                    }
+                    q.add(frame);
+                }
+            } catch (IOException e) {
+                // the pipe closed under us: the same as an end
+            }
+            q.add(END);
+        }, "sandbox-replies");
+        Thread stderr = new Thread(() -> {
+            byte[] buf = new byte[8192];
+            try (InputStream in = p.getErrorStream()) {
+                for (int n; (n = in.read(buf)) > 0; ) {
+                    output.write(buf, n); // the part now running: the reader outlives parts
+                }
+            } catch (IOException e) {
+                // the pipe closed: nothing more to read
+            }
+        }, "sandbox-output");
+        stdout.setDaemon(true);
+        stderr.setDaemon(true);
+        stdout.start();
+        stderr.start();
+        readers = List.of(stdout, stderr);
+    }
+
+    /** Reads what is left of a stream into the part's output (capped there). */
+    private void drain(InputStream in) {
+        byte[] buf = new byte[8192];
+        try {
+            for (int n; (n = in.read(buf)) > 0; ) {
+                output.write(buf, n);
+            }
+        } catch (IOException e) {
+            // closed: nothing more
+        }
+    }
+
+    private void stop() {
+        if (process == null) {
+            return;
+        }
+        try {
+            requests.close();
+        } catch (IOException e) {
+            // already closed
+        }
+        killTree(process.toHandle(), true);
+        process = null;
+    }
+
+    /** Kills the sandbox JVM (when {@code self}) and every process it started, found three ways (see below). */
+    private void killTree(ProcessHandle root, boolean self) {
+        for (int round = 0; round < 20; round++) {
+            Set<ProcessHandle> victims = new LinkedHashSet<>(treeOf(root));
+            victims.addAll(marked());
+            if (!self) {
+                victims.remove(root);
+            }
+            victims.removeIf(h -> !h.isAlive() || h.pid() == ProcessHandle.current().pid());
+            if (victims.isEmpty()) {
+                return;
+            }
+            victims.forEach(ProcessHandle::destroyForcibly);
+            for (ProcessHandle h : victims) {
+                try {
+                    h.onExit().get(2, TimeUnit.SECONDS);
+                } catch (Exception e) {
+                    // killed or not, the next round looks again
+                }
+            }
+        }
+    }
+
+    /** {@code root} and its descendants, as far as the OS still links them to it. */
+    private static Set<ProcessHandle> treeOf(ProcessHandle root) {
+        Set<ProcessHandle> all = new LinkedHashSet<>();
+        all.add(root);
+        root.descendants().forEach(all::add);
+        return all;
+    }
+
+    /**
+     * Processes that left the tree (a double fork re-parents a process to init) but still belong to this sandbox:
+     * on Linux, those whose environment carries this sandbox's marker, those in a session the sandbox JVM led, and,
+     * when the sandbox has a user of its own, every process of that user.
+     */
+    private List<ProcessHandle> marked() {
+        List<ProcessHandle> out = new ArrayList<>();
+        Path proc = Path.of("/proc");
+        if (!Files.isDirectory(proc)) {
+            return out;
+        }
+        Set<Long> sessions = new LinkedHashSet<>();
+        for (ProcessHandle h : seen) {
+            sessions.add(h.pid()); // with setsid the sandbox JVM leads its own session: its pid is the session id
+        }
+        String needle = MARKER + "=" + marker;
+        Optional<Integer> uid = user.flatMap(Sandbox::uidOf);
+        try (Stream<Path> entries = Files.list(proc)) {
+            for (Path p : entries.toList()) {
+                String name = p.getFileName().toString();
+                if (!name.chars().allMatch(Character::isDigit)) {
+                    continue;
+                }
+                long pid = Long.parseLong(name);
+                if (pid == ProcessHandle.current().pid()) {
+                    continue;
+                }
+                boolean ours = false;
+                try {
+                    String stat = Files.readString(p.resolve("stat"));
+                    String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                    ours = setsid && sessions.contains(Long.parseLong(f[3]));
+                    if (!ours && uid.isPresent()) {
+                        ours = Files.getAttribute(p, "unix:uid").equals(uid.get());
+                    }
+                    if (!ours) {
+                        byte[] env = Files.readAllBytes(p.resolve("environ"));
+                        ours = new String(env, StandardCharsets.ISO_8859_1).contains(needle);
+                    }
+                } catch (IOException | RuntimeException e) {
+                    // gone, or not ours to read
+                }
+                if (ours) {
+                    ProcessHandle.of(pid).ifPresent(out::add);
+                }
+            }
+        } catch (IOException e) {
+            // no /proc listing: the tree walk is all there is
+        }
+        return out;
+    }
+
+    private static String describe(ProcessHandle h) {
+        return "pid " + h.pid() + h.info().command().map(c -> " (" + Path.of(c).getFileName() + ")").orElse("");
+    }
+
+    @Override
+    public synchronized void close() {
+        stop();
+        killTreeOfMarked();
+        try {
+            deleteRecursively(dir);
+        } catch (IOException e) {
+            System.err.println("Could not remove the sandbox folder " + dir + ": " + e);
+        }
+    }
+
+    private void killTreeOfMarked() {
+        for (int round = 0; round < 5; round++) {
+            List<ProcessHandle> m = marked();
+            if (m.isEmpty()) {
+                return;
+            }
+            m.forEach(ProcessHandle::destroyForcibly);
+            m.forEach(h -> {
+                try {
+                    h.onExit().get(2, TimeUnit.SECONDS);
+                } catch (Exception e) {
+                    // looked at again next round
+                }
+            });
+        }
+    }
+
+    // ------------------------------------------------------------------------------------- the class path
+
+    /**
+     * Copies what the sandbox may load into {@code dir}: the framework and the libraries it uses, this grader's
+     * sandbox package (and nothing else of the grader), then the course classes (only dev/shardlings/course).
+     *
+     * @return the class path entries, course classes last
+     */
+    private static List<String> copyClassPath(Path dir, Path courseClasses) throws IOException {
+        Files.createDirectories(dir);
+        List<String> entries = new ArrayList<>();
+        Class<?>[] markers = {dev.shardlings.array.NDArray.class, com.fasterxml.jackson.databind.ObjectMapper.class,
+                com.fasterxml.jackson.core.JsonFactory.class, com.fasterxml.jackson.annotation.JsonProperty.class,
+                org.apache.commons.text.StringEscapeUtils.class, org.apache.commons.lang3.StringUtils.class};
+        int i = 0;
+        for (Class<?> c : markers) {
+            Path from = locationOf(c);
+            Path to = dir.resolve("lib" + (i++) + (Files.isDirectory(from) ? "" : ".jar"));
+            if (Files.isDirectory(from)) {
+                copyTree(from, to, f -> true);
+            } else {
+                Files.copy(from, to, StandardCopyOption.REPLACE_EXISTING);
+            }
+            entries.add(to.toString());
+        }
+        Path grader = locationOf(SandboxMain.class);
+        Path sandbox = dir.resolve("sandbox");
+        String pkg = SandboxMain.class.getPackageName().replace('.', '/');
+        if (Files.isDirectory(grader)) {
+            copyTree(grader.resolve(pkg), sandbox.resolve(pkg), f -> f.toString().endsWith(".class"));
+        } else {
+            try (java.nio.file.FileSystem jar = java.nio.file.FileSystems.newFileSystem(grader)) {
+                copyTree(jar.getPath(pkg), sandbox.resolve(pkg), f -> f.toString().endsWith(".class"));
+            }
+        }
+        entries.add(sandbox.toString());
+        Path course = dir.resolve("course");
+        copyTree(courseClasses.resolve("dev/shardlings/course"), course.resolve("dev/shardlings/course"),
+                f -> f.toString().endsWith(".class"));
+        entries.add(course.toString());
+        return entries;
+    }
+
+    private static Path locationOf(Class<?> c) {
+        try {
+            return Path.of(c.getProtectionDomain().getCodeSource().getLocation().toURI());
+        } catch (URISyntaxException e) {
+            throw new IllegalStateException("cannot locate " + c, e);
+        }
+    }
+
+    private static void copyTree(Path from, Path to, java.util.function.Predicate<Path> keep) throws IOException {
+        Files.walkFileTree(from, new SimpleFileVisitor<>() {
+            @Override
+            public FileVisitResult preVisitDirectory(Path d, BasicFileAttributes a) throws IOException {
+                Files.createDirectories(to.resolve(from.relativize(d).toString()));
+                return FileVisitResult.CONTINUE;
+            }
+
+            @Override
+            public FileVisitResult visitFile(Path f, BasicFileAttributes a) throws IOException {
+                if (a.isRegularFile() && keep.test(f)) {
+                    Files.copy(f, to.resolve(from.relativize(f).toString()), StandardCopyOption.REPLACE_EXISTING);
+                }
+                return FileVisitResult.CONTINUE;
+            }
+        });
+    }
+
+    private static void openForReading(Path dir) throws IOException {
+        try (Stream<Path> all = Files.walk(dir)) {
+            for (Path p : all.toList()) {
+                Files.setPosixFilePermissions(p, PosixFilePermissions.fromString(Files.isDirectory(p) ? "rwxr-xr-x"
+                        : "rw-r--r--"));
+            }
+        }
+    }
+
+    static void deleteRecursively(Path dir) throws IOException {
+        if (dir == null || !Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> all = Files.walk(dir)) {
+            for (Path p : all.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------- the OS
+
+    private static boolean isRoot() {
+        try {
+            Object uid = Files.getAttribute(Path.of("/proc/self"), "unix:uid");
+            return Integer.valueOf(0).equals(uid);
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
+    }
+
+    private static boolean userExists(String name) {
+        return uidOf(name).isPresent();
+    }
+
+    private static Optional<Integer> uidOf(String name) {
+        try {
+            for (String line : Files.readAllLines(Path.of("/etc/passwd"))) {
+                String[] f = line.split(":");
+                if (f.length > 2 && f[0].equals(name)) {
+                    return Optional.of(Integer.parseInt(f[2]));
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // no passwd file: no such user
+        }
+        return Optional.empty();
+    }
+
+    private static boolean onPath(String tool) {
+        String path = System.getenv("PATH");
+        if (path == null) {
+            return false;
+        }
+        for (String d : path.split(java.io.File.pathSeparator)) {
+            if (Files.isExecutable(Path.of(d, tool))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Output kept with a cap: the first and the last {@code keep} bytes, and how many were dropped between.
+     */
+    static final class CappedOutput {
+        private final int keep;
+        private final java.io.ByteArrayOutputStream head = new java.io.ByteArrayOutputStream();
+        private final byte[] tail;
+        private long total;
+
+        CappedOutput(int keep) {
+            this.keep = keep;
+            this.tail = new byte[keep];
+        }
+
+        synchronized void write(byte[] b, int n) {
+            for (int i = 0; i < n; i++) {
+                if (total < keep) {
+                    head.write(b[i]);
+                } else {
+                    tail[(int) ((total - keep) % keep)] = b[i];
+                }
+                total++;
+            }
+        }
+
+        synchronized long total() {
+            return total;
+        }
+
+        /** The kept text, with a line saying how much was dropped. */
+        synchronized String text() {
+            String h = head.toString(StandardCharsets.UTF_8);
+            if (total <= keep) {
+                return h;
+            }
+            long after = total - keep;
+            int n = (int) Math.min(after, keep);
+            byte[] t = new byte[n];
+            long start = after - n;
+            for (int i = 0; i < n; i++) {
+                t[i] = tail[(int) ((start + i) % keep)];
+            }
+            long dropped = after - n;
+            return h + (dropped > 0 ? "\n[… " + dropped + " bytes of output dropped …]\n" : "")
+                    + new String(t, StandardCharsets.UTF_8);
+        }
+    }
+}

@@ -1,0 +1,241 @@
+package dev.shardlings.grader.sandbox;
+
+import dev.shardlings.ExerciseNotDone;
+import dev.shardlings.array.NDArray;
+import dev.shardlings.grader.sandbox.Wire.Reply;
+import dev.shardlings.grader.sandbox.Wire.Request;
+import dev.shardlings.grader.sandbox.Wire.Thrown;
+import dev.shardlings.grader.sandbox.Wire.ThrownKind;
+import dev.shardlings.sharding.Mesh;
+import dev.shardlings.spmd.CollectiveMismatchException;
+import dev.shardlings.spmd.DeviceFailureException;
+import dev.shardlings.spmd.ShardedArray;
+import dev.shardlings.trace.Trace;
+import dev.shardlings.trace.Tracing;
+
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.FileDescriptor;
+import java.io.FileInputStream;
+import java.io.FileOutputStream;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.ForkJoinWorkerThread;
+
+/**
+ * The sandbox JVM's main: it runs student code and nothing else. Its class path holds the framework, this package
+ * and the course classes (last); no oracle, no check, no solution, no grade. It reads {@link Request}s from its
+ * standard input, calls the named course method on the decoded arguments under {@link Tracing#record}, and writes
+ * one {@link Reply} per request to its standard output. Student prints ({@code System.out} and
+ * {@code System.err}) go to standard error, which the judge reads with a cap.
+ *
+ * <p>Nothing here decides a grade: the judge compares what comes back with its own oracles. A student who
+ * replaces this loop (with code that writes to the pipe itself) can only answer the judge's questions, as their
+ * methods could; see docs/grading-integrity.md.
+ *
+ * <p>Usage: {@code SandboxMain} (no arguments); it ends when its standard input closes.
+ */
+public final class SandboxMain {
+
+    /** The course's package; the only classes a request may name. */
+    static final String COURSE = "dev.shardlings.course.";
+    /** The course classes a request may name. */
+    static final Set<String> CLASSES = Set.of("Chapter0", "Problem1", "Problem2", "Problem3", "Problem4");
+
+    private static final Map<String, Class<?>> TYPES = Map.of("ShardedArray", ShardedArray.class,
+            "NDArray", NDArray.class, "Mesh", Mesh.class, "int", int.class, "float", float.class);
+
+    private SandboxMain() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        // Keep the protocol's streams for ourselves before any student class is loaded; prints go to stderr.
+        // Buffered: a frame is then one read and one write, not a system call (and a wake-up of the judge) a byte.
+        InputStream requests = new BufferedInputStream(new FileInputStream(FileDescriptor.in), 1 << 16);
+        OutputStream replies = new BufferedOutputStream(new FileOutputStream(FileDescriptor.out), 1 << 16);
+        PrintStream prints = new PrintStream(new FileOutputStream(FileDescriptor.err), true, StandardCharsets.UTF_8);
+        System.setOut(prints);
+        System.setErr(prints);
+        System.setIn(InputStream.nullInputStream());
+        Class<?> deviceThread = Class.forName("dev.shardlings.spmd.DeviceThreads$Worker");
+        while (true) {
+            byte[] frame = Wire.readFrame(requests);
+            if (frame == null) {
+                break;
+            }
+            Request r = Wire.decodeRequest(frame);
+            Set<Thread> before = liveThreads();
+            Reply reply = call(r);
+            List<String> left = new ArrayList<>();
+            // A call that returned normally has no device still running its code (shardMap joins every device), so
+            // only new threads need a look at their stacks; after an exception every thread gets one.
+            boolean running = reply.thrown() == null && !anyNew(before, deviceThread) ? false
+                    : leftovers(before, deviceThread, left);
+            reply = new Reply(reply.id(), reply.value(), reply.thrown(), reply.trace(), left, running);
+            byte[] out;
+            try {
+                out = Wire.encode(reply);
+            } catch (java.io.IOException | RuntimeException e) {
+                out = Wire.encode(new Reply(r.id(), null, new Thrown(ThrownKind.OTHER, e.getClass().getName(),
+                        "the result could not be sent to the grader: " + e.getMessage(), e.getClass().getName(),
+                        String.valueOf(e.getMessage()), ""), new Trace(List.of(), List.of(), 0), left, running));
+            }
+            prints.flush();
+            Wire.writeFrame(replies, out);
+        }
+        prints.flush();
+        Runtime.getRuntime().halt(0); // device threads and anything a student left must not keep the JVM alive
+    }
+
+    private static Reply call(Request r) {
+        Method m;
+        try {
+            m = lookUp(r);
+        } catch (ReflectiveOperationException | IllegalArgumentException | LinkageError e) {
+            return thrown(r.id(), new Thrown(ThrownKind.NO_SUCH_METHOD, e.getClass().getName(),
+                    String.valueOf(e.getMessage()), e.getClass().getName(), String.valueOf(e.getMessage()), ""));
+        }
+        try {
+            Tracing.Traced<Object> traced = Tracing.record(() -> {
+                try {
+                    return m.invoke(null, r.args().toArray());
+                } catch (InvocationTargetException e) {
+                    throw new Rethrown(e.getCause());
+                } catch (IllegalAccessException e) {
+                    throw new Rethrown(e);
+                }
+            });
+            return new Reply(r.id(), traced.value(), null, traced.trace(), List.of(), false);
+        } catch (Rethrown e) {
+            return thrown(r.id(), describe(e.getCause()));
+        } catch (RuntimeException | Error e) {
+            return thrown(r.id(), describe(e));
+        }
+    }
+
+    private static Method lookUp(Request r) throws ReflectiveOperationException {
+        if (!CLASSES.contains(r.className())) {
+            throw new IllegalArgumentException("not a course class: " + r.className());
+        }
+        Class<?>[] params = new Class<?>[r.paramTypes().size()];
+        for (int i = 0; i < params.length; i++) {
+            params[i] = TYPES.get(r.paramTypes().get(i));
+            if (params[i] == null) {
+                throw new IllegalArgumentException("not a parameter type of the course: " + r.paramTypes().get(i));
+            }
+        }
+        Class<?> c = Class.forName(COURSE + r.className(), true, SandboxMain.class.getClassLoader());
+        Method m = c.getMethod(r.method(), params);
+        if (!Modifier.isStatic(m.getModifiers())) {
+            throw new NoSuchMethodException(c.getSimpleName() + "." + r.method() + " must be static");
+        }
+        return m;
+    }
+
+    /** Carries a student's exception out of the traced lambda. */
+    private static final class Rethrown extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        Rethrown(Throwable cause) {
+            super(cause);
+        }
+    }
+
+    private static Reply thrown(long id, Thrown t) {
+        return new Reply(id, null, t, new Trace(List.of(), List.of(), 0), List.of(), false);
+    }
+
+    private static Thrown describe(Throwable t) {
+        Throwable root = t;
+        if (t instanceof DeviceFailureException d && d.getCause() != null) {
+            root = d.getCause();
+        }
+        ThrownKind kind = root instanceof ExerciseNotDone ? ThrownKind.NOT_DONE
+                : t instanceof DeviceFailureException ? ThrownKind.DEVICE_FAILURE
+                : t instanceof CollectiveMismatchException ? ThrownKind.COLLECTIVE_MISMATCH : ThrownKind.OTHER;
+        StringWriter sw = new StringWriter();
+        root.printStackTrace(new PrintWriter(sw));
+        return new Thrown(kind, t.getClass().getName(), String.valueOf(t.getMessage()), root.getClass().getName(),
+                root.getMessage() == null ? "" : root.getMessage(), sw.toString());
+    }
+
+    /** Every live platform thread, without their stacks (cheap: no safepoint). */
+    private static Set<Thread> liveThreads() {
+        ThreadGroup root = Thread.currentThread().getThreadGroup();
+        while (root.getParent() != null) {
+            root = root.getParent();
+        }
+        Thread[] all = new Thread[root.activeCount() + 16];
+        int n;
+        while ((n = root.enumerate(all, true)) == all.length) {
+            all = new Thread[all.length * 2];
+        }
+        return Set.of(Arrays.copyOf(all, n));
+    }
+
+    /** True when a thread that is not the runtime's was started since {@code before}. */
+    private static boolean anyNew(Set<Thread> before, Class<?> deviceThread) {
+        for (Thread t : liveThreads()) {
+            if (!before.contains(t) && !isRuntime(t, deviceThread)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * The framework's device threads, JDK-internal threads and idle common-pool workers. By class, which student
+     * code cannot forge: its classes come last on the class path, and java.base's packages cannot be defined from
+     * it. Names prove nothing (any thread can take any name).
+     */
+    private static boolean isRuntime(Thread t, Class<?> deviceThread) {
+        return t.getClass() == deviceThread || t.getClass().getName().equals("jdk.internal.misc.InnocuousThread")
+                || (t instanceof ForkJoinWorkerThread w && w.getPool() == ForkJoinPool.commonPool());
+    }
+
+    /**
+     * Threads that the call left behind, by identity: new since {@code before}, alive, and neither a device thread
+     * of the framework's runtime (its own class) nor an idle worker of the common fork-join pool.
+     *
+     * @return true when some thread is still running course code
+     */
+    private static boolean leftovers(Set<Thread> before, Class<?> deviceThread, List<String> left) {
+        long deadline = System.nanoTime() + 300_000_000L; // threads that are finishing get a moment
+        while (true) {
+            left.clear();
+            boolean running = false;
+            for (Map.Entry<Thread, StackTraceElement[]> e : Thread.getAllStackTraces().entrySet()) {
+                Thread t = e.getKey();
+                if (t == Thread.currentThread() || !t.isAlive()) {
+                    continue;
+                }
+                boolean course = Arrays.stream(e.getValue()).anyMatch(f -> f.getClassName().startsWith(COURSE));
+                if (!before.contains(t) && !isRuntime(t, deviceThread)) {
+                    left.add(t.getName());
+                }
+                running |= course;
+            }
+            if ((!running && left.isEmpty()) || System.nanoTime() > deadline) {
+                return running || !left.isEmpty();
+            }
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                return true;
+            }
+        }
+    }
+}
