@@ -73,6 +73,8 @@ public enum CourseMethod {
     private static final ThreadLocal<Trace> LAST_TRACE = new ThreadLocal<>();
     /** The time limit {@link Guard} set for calls on this thread. */
     private static final ThreadLocal<Duration> LIMIT = new ThreadLocal<>();
+    /** Threads waiting for the sandbox now. */
+    private static final java.util.Set<Thread> IN_CALL = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     private final String className;
     private final String method;
@@ -164,7 +166,13 @@ public enum CourseMethod {
         }
         Wire.Request request = new Wire.Request(IDS.nextLong(), className, method, types, new ArrayList<>(args));
         Duration limit = LIMIT.get() == null ? Guard.DEFAULT_LIMIT : LIMIT.get();
-        Wire.Reply reply = Sandbox.shared().call(request, limit);
+        Wire.Reply reply;
+        IN_CALL.add(Thread.currentThread());
+        try {
+            reply = Sandbox.shared().call(request, limit);
+        } finally {
+            IN_CALL.remove(Thread.currentThread());
+        }
         if (reply.thrown() != null) {
             throw new StudentException(this, reply.thrown());
         }
@@ -175,6 +183,11 @@ public enum CourseMethod {
         }
         LAST_TRACE.set(reply.trace());
         return reply.value();
+    }
+
+    /** True while {@code t} waits for the sandbox. */
+    static boolean inSandboxCall(Thread t) {
+        return IN_CALL.contains(t);
     }
 
     /** Sets the time limit of calls on this thread ({@link Guard}). */

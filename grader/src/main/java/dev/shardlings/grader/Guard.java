@@ -67,8 +67,15 @@ public final class Guard {
         t.start();
         Tracing.Traced<T> traced;
         try {
-            // The sandbox keeps the limit itself; this one only guards against a judge that hangs.
-            traced = task.get(limit.toMillis() + BACKSTOP_MILLIS, TimeUnit.MILLISECONDS);
+            try {
+                traced = task.get(limit.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (TimeoutException e) {
+                if (!CourseMethod.inSandboxCall(t)) {
+                    throw e;
+                }
+                // The sandbox keeps the limit itself and reports what happened; this only guards the judge.
+                traced = task.get(BACKSTOP_MILLIS, TimeUnit.MILLISECONDS);
+            }
         } catch (TimeoutException e) {
             t.interrupt();
             throw new GradingFailure(GradingFailure.Kind.TIMEOUT,

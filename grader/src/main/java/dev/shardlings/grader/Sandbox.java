@@ -230,6 +230,11 @@ public final class Sandbox implements AutoCloseable {
         return before;
     }
 
+    /** The sandbox's class path, course classes last (private copies, deleted by {@link #close()}). */
+    public List<String> classPath() {
+        return classPath;
+    }
+
     /** Which barriers are active in this run, for results.json's {@code extra_data}. */
     public Map<String, Boolean> barriers() {
         return Map.copyOf(barriers);

@@ -40,7 +40,7 @@ class ReproducibilityTest {
                 .toURI());
         Path results = dir.resolve("results.json");
         int status = new CommandLine(new IsolatedGrading()).execute("--test-classes=" + testClasses,
-                "--results=" + results, "--only=Part{08RingShift,23bMoeAllToAll,31Performance}Test",
+                "--course-classes=" + System.getProperty("grade.classes"), "--results=" + results, "--only=Part{08RingShift,23bMoeAllToAll,31Performance}Test",
                 "--target=" + System.getProperty("grade.target"));
         assertEquals(0, status);
         ObjectNode root = (ObjectNode) JSON.readTree(Files.readString(results));

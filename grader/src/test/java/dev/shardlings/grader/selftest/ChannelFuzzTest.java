@@ -1,0 +1,159 @@
+package dev.shardlings.grader.selftest;
+
+import dev.shardlings.grader.Sandbox;
+import dev.shardlings.grader.sandbox.Wire;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import net.jqwik.api.lifecycle.AfterContainer;
+import net.jqwik.api.lifecycle.BeforeContainer;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Random;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * The judge's end of the channel against a sandbox that answers anything: random bytes, well-formed replies with
+ * the wrong id, replies twice, frames cut short or too long, silence, death. Whatever comes, a call returns the
+ * reply to its own request or fails with a {@link Sandbox.SandboxFailure} within its limit; the judge never
+ * crashes, never hangs and never takes an answer it did not ask for. Decoding random bytes never throws anything
+ * but {@link Wire.ProtocolException}.
+ */
+class ChannelFuzzTest {
+
+    private static final Duration LIMIT = Duration.ofMillis(500);
+    private static Sandbox sandbox;
+    private static Path course;
+
+    @BeforeContainer
+    static void start() throws IOException {
+        course = Files.createTempDirectory("fake-course-");
+        Files.createDirectories(course.resolve("dev/shardlings/course"));
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        sandbox = Sandbox.withCommand(new Sandbox.Config(course, "64m", Duration.ofSeconds(30), false),
+                List.of(java, "-Xshare:auto", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
+                        FakeSandbox.class.getName()));
+    }
+
+    @AfterContainer
+    static void stop() throws IOException {
+        sandbox.close();
+        Files.walk(course).sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    }
+
+    @Property(tries = 30, seed = "1601")
+    void aCallGetsItsOwnReplyOrFailsCleanly(@ForAll("scripts") String script, @ForAll("seeds") int seed) {
+        sandbox.beginPart();
+        try {
+            Wire.Request r = request(script, seed);
+            long t0 = System.nanoTime();
+            try {
+                Wire.Reply reply = sandbox.call(r, LIMIT);
+                assertEquals(r.id(), reply.id(), "only the reply to this request is taken");
+                assertEquals(42, reply.value());
+                assertTrue(script.equals("valid") || script.equals("duplicate"), script + " was accepted");
+                if (script.equals("duplicate")) {
+                    sleep(300); // the second copy arrives, unasked
+                    Sandbox.SandboxFailure f = assertThrows(Sandbox.SandboxFailure.class,
+                            () -> sandbox.call(request("valid", seed), LIMIT));
+                    assertEquals(Sandbox.FailureKind.PROTOCOL, f.kind(), f.getMessage());
+                }
+            } catch (Sandbox.SandboxFailure f) {
+                assertTrue(!script.equals("valid"), "a valid reply failed: " + f.getMessage());
+                assertTrue(f.kind() == Sandbox.FailureKind.PROTOCOL || f.kind() == Sandbox.FailureKind.EXITED
+                        || f.kind() == Sandbox.FailureKind.CALL_TIMEOUT, script + ": " + f.kind());
+                if (script.equals("silent")) {
+                    assertEquals(Sandbox.FailureKind.CALL_TIMEOUT, f.kind());
+                }
+            } catch (RuntimeException e) {
+                fail(script + " made the judge throw " + e, e);
+            }
+            double seconds = (System.nanoTime() - t0) / 1e9;
+            assertTrue(seconds < LIMIT.toSeconds() + 6.0, script + " took " + seconds + " s");
+        } finally {
+            sandbox.endPart();
+        }
+    }
+
+    @Property(tries = 500, seed = "1602")
+    void decodingRandomBytesOnlyEverFailsWithAProtocolException(@ForAll("bytes") byte[] bytes) {
+        for (int shift = 0; shift < 2; shift++) {
+            byte[] b = bytes.clone();
+            if (shift == 1 && b.length > 9) {
+                b[8] = 0; // a reply that returned (not threw), so the value decoder runs on the rest
+            }
+            try {
+                Wire.decodeReply(b);
+            } catch (Wire.ProtocolException e) {
+                // expected for almost all inputs
+            }
+            try {
+                Wire.decodeRequest(b);
+            } catch (Wire.ProtocolException e) {
+                // expected
+            }
+        }
+    }
+
+    @Property(tries = 200, seed = "1603")
+    void framesOfRandomBytesNeverHangOrAllocateWithoutBound(@ForAll("bytes") byte[] bytes) {
+        try {
+            Wire.readFrame(new java.io.ByteArrayInputStream(bytes));
+        } catch (Wire.ProtocolException e) {
+            // expected
+        } catch (IOException e) {
+            fail("only ProtocolException: " + e);
+        }
+    }
+
+    @Provide
+    Arbitrary<String> scripts() {
+        return Arbitraries.of("valid", "wrong-id", "duplicate", "random-bytes", "random-body", "cut-short",
+                "oversized", "silent", "exit");
+    }
+
+    @Provide
+    Arbitrary<Integer> seeds() {
+        return Arbitraries.integers().between(0, 1_000_000);
+    }
+
+    @Provide
+    Arbitrary<byte[]> bytes() {
+        // Random bytes, and random bytes after a plausible start (a long id, a small tag, small counts).
+        Arbitrary<byte[]> raw = Arbitraries.bytes().array(byte[].class).ofMaxSize(300);
+        Arbitrary<byte[]> plausible = Arbitraries.integers().between(0, 1_000_000).map(seed -> {
+            Random r = new Random(seed);
+            ByteBuffer b = ByteBuffer.allocate(64 + r.nextInt(200));
+            b.putLong(r.nextLong()).put((byte) r.nextInt(2)).put((byte) r.nextInt(8));
+            while (b.remaining() >= 4) {
+                b.putInt(r.nextInt(4) == 0 ? r.nextInt() : r.nextInt(5));
+            }
+            return b.array();
+        });
+        return Arbitraries.oneOf(raw, plausible);
+    }
+
+    private static Wire.Request request(String script, int seed) {
+        return new Wire.Request(new Random(seed).nextLong() ^ System.nanoTime(), "Fake", "script", List.of(),
+                List.of(script, seed));
+    }
+
+    private static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

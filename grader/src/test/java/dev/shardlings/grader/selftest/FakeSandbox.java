@@ -1,0 +1,71 @@
+package dev.shardlings.grader.selftest;
+
+import dev.shardlings.grader.sandbox.Wire;
+import dev.shardlings.trace.Trace;
+
+import java.io.BufferedInputStream;
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
+import java.io.OutputStream;
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.Random;
+
+/**
+ * A stand-in for the sandbox JVM in {@link ChannelFuzzTest}: it answers each request as the request's first
+ * argument says — correctly, or with the wrong id, twice, with random bytes, a cut-short or oversized frame, a
+ * frame of the right id and a random body, nothing at all, or by exiting. Test code, trusted; it plays the
+ * student who controls the sandbox process.
+ */
+public final class FakeSandbox {
+
+    private FakeSandbox() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        BufferedInputStream in = new BufferedInputStream(System.in);
+        OutputStream out = new FileOutputStream(FileDescriptor.out);
+        while (true) {
+            byte[] frame = Wire.readFrame(in);
+            if (frame == null) {
+                return;
+            }
+            Wire.Request r = Wire.decodeRequest(frame);
+            String script = (String) r.args().get(0);
+            Random random = new Random((Integer) r.args().get(1));
+            byte[] noise = new byte[random.nextInt(200)];
+            random.nextBytes(noise);
+            switch (script) {
+                case "valid" -> Wire.writeFrame(out, reply(r.id()));
+                case "wrong-id" -> Wire.writeFrame(out, reply(r.id() ^ (1L + random.nextInt(1000))));
+                case "duplicate" -> {
+                    Wire.writeFrame(out, reply(r.id()));
+                    Wire.writeFrame(out, reply(r.id()));
+                }
+                case "random-bytes" -> out.write(noise);
+                case "random-body" -> {
+                    byte[] body = ByteBuffer.allocate(8 + noise.length).putLong(r.id()).put(noise).array();
+                    Wire.writeFrame(out, body);
+                }
+                case "cut-short" -> {
+                    out.write(ByteBuffer.allocate(8).putInt(Wire.MAGIC).putInt(1000).array());
+                    out.write(noise);
+                    out.flush();
+                    Runtime.getRuntime().halt(0);
+                }
+                case "oversized" -> out.write(ByteBuffer.allocate(8).putInt(Wire.MAGIC).putInt(Integer.MAX_VALUE)
+                        .array());
+                case "silent" -> {
+                }
+                case "exit" -> Runtime.getRuntime().halt(7);
+                default -> throw new IllegalArgumentException(script);
+            }
+            out.flush();
+        }
+    }
+
+    /** A well-formed reply: the integer 42, an empty trace. */
+    static byte[] reply(long id) throws java.io.IOException {
+        return Wire.encode(new Wire.Reply(id, 42, null, new Trace(List.of(), List.of(), 0), List.of(), false));
+    }
+}

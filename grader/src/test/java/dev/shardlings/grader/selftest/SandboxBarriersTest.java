@@ -1,0 +1,74 @@
+package dev.shardlings.grader.selftest;
+
+import dev.shardlings.grader.Sandbox;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The barriers that are a matter of class paths: what the judge can load, and what the sandbox can. */
+class SandboxBarriersTest {
+
+    @Test
+    void theJudgeCannotLoadACourseClass() {
+        for (String c : List.of("Chapter0", "Problem1", "Problem2", "Problem3", "Problem4")) {
+            assertThrows(ClassNotFoundException.class, () -> Class.forName("dev.shardlings.course." + c),
+                    "the judge's class path must not hold " + c);
+        }
+    }
+
+    @Test
+    void theSandboxGetsNoGraderClassButItsOwnPackageAndCourseClassesComeLast(@TempDir Path dir) throws Exception {
+        Path course = dir.resolve("classes");
+        Path pkg = course.resolve("dev/shardlings/course");
+        Files.createDirectories(pkg);
+        Files.write(pkg.resolve("Problem1.class"), new byte[]{1});
+        Files.write(pkg.resolve("Problem1$Inner.class"), new byte[]{2});
+        // A library class and a grader class in the course folder: neither may reach the sandbox.
+        Path shadow = course.resolve("com/fasterxml/jackson/databind/ObjectMapper.class");
+        Files.createDirectories(shadow.getParent());
+        Files.write(shadow, new byte[]{3});
+        Path grader = course.resolve("dev/shardlings/grader/Checks.class");
+        Files.createDirectories(grader.getParent());
+        Files.write(grader, new byte[]{4});
+        try (Sandbox s = new Sandbox(new Sandbox.Config(course, "64m", Duration.ofSeconds(5), false))) {
+            List<String> cp = s.classPath();
+            Path last = Path.of(cp.get(cp.size() - 1));
+            try (Stream<Path> files = Files.walk(last)) {
+                assertEquals(List.of("dev/shardlings/course/Problem1$Inner.class", "dev/shardlings/course/Problem1.class"),
+                        files.filter(Files::isRegularFile).map(f -> last.relativize(f).toString().replace('\\', '/'))
+                                .sorted().toList(), "only the course package is copied, and it comes last");
+            }
+            for (String entry : cp.subList(0, cp.size() - 1)) {
+                Path e = Path.of(entry);
+                if (!Files.isDirectory(e)) {
+                    continue; // a library jar
+                }
+                try (Stream<Path> files = Files.walk(e)) {
+                    List<String> grading = files.map(f -> e.relativize(f).toString().replace('\\', '/'))
+                            .filter(f -> f.startsWith("dev/shardlings/grader/") && f.endsWith(".class"))
+                            .filter(f -> !f.startsWith("dev/shardlings/grader/sandbox/")).toList();
+                    assertEquals(List.of(), grading, "no grader class but the sandbox package in " + e);
+                    assertFalse(Files.exists(e.resolve("dev/shardlings/course")), "course classes only last");
+                }
+            }
+            assertTrue(s.barriers().get("judge_never_loads_course_classes"));
+        }
+    }
+
+    @Test
+    void aFolderWithoutCourseClassesIsRefusedWithAClearMessage(@TempDir Path dir) {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> new Sandbox(new Sandbox.Config(dir, "64m", Duration.ofSeconds(5), false)));
+        assertTrue(e.getMessage().contains("compile the exercises first"), e.getMessage());
+    }
+}
