@@ -398,6 +398,8 @@ public final class Sandbox implements AutoCloseable {
     }
 
     private static final Object END = new Object();
+    private static final byte[] JVM_NOTICE = ("WARNING: Using incubator modules: jdk.incubator.vector"
+            + System.lineSeparator()).getBytes(StandardCharsets.UTF_8);
     private List<Thread> readers = List.of();
 
     private void start() throws IOException {
@@ -457,6 +459,11 @@ public final class Sandbox implements AutoCloseable {
         Thread stderr = new Thread(() -> {
             byte[] buf = new byte[8192];
             try (InputStream in = p.getErrorStream()) {
+                // The launcher's own notice about the Vector API is not the student's output.
+                byte[] first = in.readNBytes(JVM_NOTICE.length);
+                if (!java.util.Arrays.equals(first, JVM_NOTICE)) {
+                    output.write(first, first.length);
+                }
                 for (int n; (n = in.read(buf)) > 0; ) {
                     output.write(buf, n); // the part now running: the reader outlives parts
                 }
