@@ -183,9 +183,11 @@ public final class Sandbox implements AutoCloseable {
         this.classPath = copyClassPath(cp, config.courseClasses());
         this.home = dir.resolve("home");
         Files.createDirectories(home);
+        // The class path copies are read-only (for the sandbox's own user too, as far as the file system lets a
+        // user be kept from their own files); the home folder is the sandbox's, for its temporary files.
+        readOnly(dir.resolve("classpath"));
         if (user.isPresent()) {
-            // Readable, not writable, by the sandbox's user; its home (and temp files) its own.
-            openForReading(dir);
+            Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
             UserPrincipal u = dir.getFileSystem().getUserPrincipalLookupService().lookupPrincipalByName(user.get());
             Files.setOwner(home, u);
         }
@@ -412,7 +414,7 @@ public final class Sandbox implements AutoCloseable {
         cmd.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "--add-modules", "jdk.incubator.vector", "-Xmx" + config.heap(), "-Xss4m",
                 "-XX:+ExitOnOutOfMemoryError", "-XX:ErrorFile=" + home.resolve("hs_err.log"),
-                "-XX:+DisableAttachMechanism", "-Djava.io.tmpdir=" + home, "-Duser.home=" + home,
+                "-XX:+DisableAttachMechanism", "-XX:-UsePerfData", "-Djava.io.tmpdir=" + home, "-Duser.home=" + home,
                 "-Dfile.encoding=UTF-8", "-Dstdout.encoding=UTF-8", "-Dstderr.encoding=UTF-8",
                 "-cp", String.join(java.io.File.pathSeparator, classPath), SandboxMain.class.getName()));
         ProcessBuilder pb = new ProcessBuilder(command != null ? command : cmd).directory(home.toFile());
@@ -687,24 +689,61 @@ public final class Sandbox implements AutoCloseable {
         });
     }
 
-    private static void openForReading(Path dir) throws IOException {
-        try (Stream<Path> all = Files.walk(dir)) {
-            for (Path p : all.toList()) {
-                Files.setPosixFilePermissions(p, PosixFilePermissions.fromString(Files.isDirectory(p) ? "rwxr-xr-x"
-                        : "rw-r--r--"));
-            }
-        }
-    }
-
-    static void deleteRecursively(Path dir) throws IOException {
-        if (dir == null || !Files.exists(dir)) {
+    /** Folders r-x, files r-- for everyone: readable by the sandbox's user, writable by no one but root. */
+    private static void readOnly(Path dir) throws IOException {
+        if (!POSIX) {
             return;
         }
         try (Stream<Path> all = Files.walk(dir)) {
             for (Path p : all.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(p);
+                Files.setPosixFilePermissions(p, PosixFilePermissions.fromString(Files.isDirectory(p) ? "r-xr-xr-x"
+                        : "r--r--r--"));
             }
         }
+    }
+
+    private static final boolean POSIX = java.nio.file.FileSystems.getDefault().supportedFileAttributeViews()
+            .contains("posix");
+
+    /**
+     * Deletes {@code dir} and everything in it, whatever permissions the sandbox left on its files (folders are
+     * opened for their owner first).
+     */
+    static void deleteRecursively(Path dir) throws IOException {
+        if (dir == null || !Files.exists(dir, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            return;
+        }
+        Files.walkFileTree(dir, new SimpleFileVisitor<>() {
+            @Override
+            public FileVisitResult visitFile(Path f, BasicFileAttributes a) throws IOException {
+                Files.deleteIfExists(f);
+                return FileVisitResult.CONTINUE;
+            }
+
+            @Override
+            public FileVisitResult visitFileFailed(Path f, IOException e) throws IOException {
+                if (POSIX && Files.isDirectory(f, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+                    Files.setPosixFilePermissions(f, PosixFilePermissions.fromString("rwx------"));
+                    deleteRecursively(f);
+                    return FileVisitResult.CONTINUE;
+                }
+                throw e;
+            }
+
+            @Override
+            public FileVisitResult preVisitDirectory(Path d, BasicFileAttributes a) throws IOException {
+                if (POSIX) {
+                    Files.setPosixFilePermissions(d, PosixFilePermissions.fromString("rwx------"));
+                }
+                return FileVisitResult.CONTINUE;
+            }
+
+            @Override
+            public FileVisitResult postVisitDirectory(Path d, IOException e) throws IOException {
+                Files.deleteIfExists(d);
+                return FileVisitResult.CONTINUE;
+            }
+        });
     }
 
     // ------------------------------------------------------------------------------------------- the OS
