@@ -161,7 +161,9 @@ public final class IsolatedGrading implements Callable<Integer> {
         Launcher launcher = LauncherFactory.create(LauncherConfig.builder()
                 .enableTestExecutionListenerAutoRegistration(false).build());
         LauncherDiscoveryRequest request = LauncherDiscoveryRequestBuilder.request()
-                .selectors(classes.stream().map(DiscoverySelectors::selectClass).toList()).build();
+                .selectors(classes.stream().map(DiscoverySelectors::selectClass).toList())
+                // jqwik's own failure reports go to the listener, not the console: results.json has the report.
+                .configurationParameter("jqwik.reporting.usejunitplatform", "true").build();
         launcher.execute(request, listener);
         return listener.resultOf(part);
     }
