@@ -50,11 +50,24 @@ public final class Tracing {
         }
     }
 
+    private static final StackWalker WALKER = StackWalker.getInstance(StackWalker.Option.RETAIN_CLASS_REFERENCE);
+
     /**
      * Called by the SPMD runtime when a shardMap call on this thread has finished: every recording open on this
      * thread receives it. Does nothing when nothing is recording.
+     *
+     * @throws IllegalCallerException when called from anywhere but the framework's {@code ShardMap}: a trace
+     *                                records what the runtime did, so user code cannot add to it
      */
     public static void report(ShardMapTrace trace) {
+        Class<?> caller = WALKER.getCallerClass();
+        // By name and loader, as the trace package does not depend on spmd: a class of that name from another
+        // loader (or shadowed on a class path) is not the runtime.
+        if (!caller.getName().equals("dev.shardlings.spmd.ShardMap")
+                || caller.getClassLoader() != Tracing.class.getClassLoader()) {
+            throw new IllegalCallerException("only the SPMD runtime (ShardMap) reports to a trace; " + caller.getName()
+                    + " cannot");
+        }
         for (Recorder r = CURRENT.get(); r != null; r = r.parent) {
             r.shardMaps.add(trace);
         }

@@ -349,14 +349,19 @@ public final class Sandbox implements AutoCloseable {
             }
             throw kill(FailureKind.PROTOCOL, p.getMessage());
         }
+        byte[] payload = (byte[]) got;
+        // The id first: nothing of a reply to another request is decoded.
+        if (payload.length < Long.BYTES || java.nio.ByteBuffer.wrap(payload).getLong() != request.id()) {
+            throw kill(FailureKind.PROTOCOL, "a reply to a request that was never sent");
+        }
         Wire.Reply reply;
         try {
-            reply = Wire.decodeReply((byte[]) got);
+            reply = Wire.decodeReply(payload);
         } catch (Wire.ProtocolException p) {
             throw kill(FailureKind.PROTOCOL, p.getMessage());
-        }
-        if (reply.id() != request.id()) {
-            throw kill(FailureKind.PROTOCOL, "a reply to a request that was never sent");
+        } catch (OutOfMemoryError e) {
+            // Decoding is bounded; this is the last line, so that a reply can never take the judge down.
+            throw kill(FailureKind.PROTOCOL, "a reply too large to read");
         }
         restart |= reply.stillRunning() || !reply.leftThreads().isEmpty();
         if (!reply.leftThreads().isEmpty()) {
@@ -414,7 +419,10 @@ public final class Sandbox implements AutoCloseable {
         cmd.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "--add-modules", "jdk.incubator.vector", "-Xmx" + config.heap(), "-Xss4m",
                 "-XX:+ExitOnOutOfMemoryError", "-XX:ErrorFile=" + home.resolve("hs_err.log"),
-                "-XX:+DisableAttachMechanism", "-XX:-UsePerfData", "-Djava.io.tmpdir=" + home, "-Duser.home=" + home,
+                "-XX:+DisableAttachMechanism", "-XX:-UsePerfData", "-XX:-UseDynamicNumberOfCompilerThreads",
+                // No common-pool workers: parallel streams run on the calling thread, async tasks on new threads
+                // (which SandboxMain counts), so no work hides from the trace in a pool.
+                "-Djava.util.concurrent.ForkJoinPool.common.parallelism=0", "-Djava.io.tmpdir=" + home, "-Duser.home=" + home,
                 "-Dfile.encoding=UTF-8", "-Dstdout.encoding=UTF-8", "-Dstderr.encoding=UTF-8",
                 "-cp", String.join(java.io.File.pathSeparator, classPath), SandboxMain.class.getName()));
         ProcessBuilder pb = new ProcessBuilder(command != null ? command : cmd).directory(home.toFile());
@@ -507,6 +515,9 @@ public final class Sandbox implements AutoCloseable {
 
     /** Kills the sandbox JVM (when {@code self}) and every process it started, found three ways (see below). */
     private void killTree(ProcessHandle root, boolean self) {
+        if (self && user.isPresent()) {
+            killAllOfTheSandboxUser();
+        }
         for (int round = 0; round < 20; round++) {
             Set<ProcessHandle> victims = new LinkedHashSet<>(treeOf(root));
             victims.addAll(marked());
@@ -525,6 +536,23 @@ public final class Sandbox implements AutoCloseable {
                     // killed or not, the next round looks again
                 }
             }
+        }
+    }
+
+    /**
+     * As the sandbox's user, signals every process of that user at once ({@code kill -KILL -1}): no process of it can
+     * outrun the kill by starting another in between, as it could a pid-by-pid walk.
+     */
+    private void killAllOfTheSandboxUser() {
+        try {
+            Process k = new ProcessBuilder("setpriv", "--reuid=" + user.get(), "--regid=" + user.get(),
+                    "--clear-groups", "--", "kill", "-KILL", "-1").redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            k.waitFor(5, TimeUnit.SECONDS);
+        } catch (IOException e) {
+            // the walk below still runs
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 

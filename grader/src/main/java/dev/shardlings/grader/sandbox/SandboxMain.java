@@ -32,8 +32,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ForkJoinPool;
-import java.util.concurrent.ForkJoinWorkerThread;
 
 /**
  * The sandbox JVM's main: it runs student code and nothing else. Its class path holds the framework, this package
@@ -78,12 +76,20 @@ public final class SandboxMain {
             }
             Request r = Wire.decodeRequest(frame);
             Set<Thread> before = liveThreads();
+            long started = THREADS.getTotalStartedThreadCount();
             Reply reply = call(r);
+            int own = ownThreadsStarted(before, started, deviceThread);
+            if (own > 0 && reply.thrown() == null) {
+                // Work on a thread of its own is invisible to the trace the structural rules read.
+                reply = thrown(r.id(), new Thrown(ThrownKind.OWN_THREADS, "", "started " + own + " thread(s) of"
+                        + " its own", "", "", ""));
+            }
             List<String> left = new ArrayList<>();
             // A call that returned normally has no device still running its code (shardMap joins every device), so
             // only new threads need a look at their stacks; after an exception every thread gets one.
             boolean running = reply.thrown() == null && !anyNew(before, deviceThread) ? false
                     : leftovers(before, deviceThread, left);
+            running |= own > 0; // a fresh JVM next time: no thread of this call may serve a later one
             reply = new Reply(reply.id(), reply.value(), reply.thrown(), reply.trace(), left, running);
             byte[] out;
             try {
@@ -172,6 +178,28 @@ public final class SandboxMain {
                 root.getMessage() == null ? "" : root.getMessage(), sw.toString());
     }
 
+    private static final java.lang.management.ThreadMXBean THREADS =
+            java.lang.management.ManagementFactory.getThreadMXBean();
+
+    /**
+     * How many threads the call started besides the runtime's: every platform thread started since
+     * {@code startedBefore} (the JVM's own count), less the new device threads and JDK-internal threads alive now.
+     * A thread that was started and joined counts too: its work escaped the trace.
+     */
+    private static int ownThreadsStarted(Set<Thread> before, long startedBefore, Class<?> deviceThread) {
+        long started = THREADS.getTotalStartedThreadCount() - startedBefore;
+        if (started == 0) {
+            return 0;
+        }
+        long runtime = 0;
+        for (Thread t : liveThreads()) {
+            if (!before.contains(t) && isRuntime(t, deviceThread)) {
+                runtime++;
+            }
+        }
+        return (int) Math.max(0, started - runtime);
+    }
+
     /** Every live platform thread, without their stacks (cheap: no safepoint). */
     private static Set<Thread> liveThreads() {
         ThreadGroup root = Thread.currentThread().getThreadGroup();
@@ -197,18 +225,17 @@ public final class SandboxMain {
     }
 
     /**
-     * The framework's device threads, JDK-internal threads and idle common-pool workers. By class, which student
+     * The framework's device threads and JDK-internal threads (the process reaper, the cleaner). By class, which student
      * code cannot forge: its classes come last on the class path, and java.base's packages cannot be defined from
      * it. Names prove nothing (any thread can take any name).
      */
     private static boolean isRuntime(Thread t, Class<?> deviceThread) {
-        return t.getClass() == deviceThread || t.getClass().getName().equals("jdk.internal.misc.InnocuousThread")
-                || (t instanceof ForkJoinWorkerThread w && w.getPool() == ForkJoinPool.commonPool());
+        return t.getClass() == deviceThread || t.getClass().getName().equals("jdk.internal.misc.InnocuousThread");
     }
 
     /**
-     * Threads that the call left behind, by identity: new since {@code before}, alive, and neither a device thread
-     * of the framework's runtime (its own class) nor an idle worker of the common fork-join pool.
+     * Threads that the call left behind, by identity: new since {@code before}, alive, and not a thread of the
+     * framework's runtime or of the JDK ({@link #isRuntime}).
      *
      * @return true when some thread is still running course code
      */

@@ -44,8 +44,8 @@ public final class Wire {
 
     /** The first four bytes of every frame ("SHLD"). */
     public static final int MAGIC = 0x53484C44;
-    /** The largest frame either side accepts, in bytes (the course's largest program moves ~100 MB). */
-    public static final int MAX_FRAME = 512 << 20;
+    /** The largest frame either side accepts, in bytes (the course's largest message is ~40 MB). */
+    public static final int MAX_FRAME = 128 << 20;
     /** The longest string accepted, in UTF-8 bytes. */
     public static final int MAX_STRING = 1 << 20;
     /** The longest list accepted. */
@@ -54,6 +54,34 @@ public final class Wire {
     public static final int MAX_DEPTH = 8;
     /** The highest rank accepted. */
     public static final int MAX_RANK = 16;
+
+    /**
+     * What decoding one message may build, in units: a mesh device costs {@value #DEVICE_COST}, a trace event or
+     * a list element 4. Bytes on the wire bound arrays and strings; this bounds the objects a few bytes can ask
+     * for (a mesh of 4096 devices is 16 KB on the wire and a few hundred KB decoded).
+     */
+    public static final long MAX_UNITS = 1L << 21;
+    private static final int DEVICE_COST = 16;
+
+    /** A message's input with its decoding budget and the meshes already decoded (the same bytes, one mesh). */
+    private static final class In extends DataInputStream {
+        long left = MAX_UNITS;
+        final java.util.Map<String, Mesh> meshes = new java.util.HashMap<>();
+
+        In(byte[] payload) {
+            super(new ByteArrayInputStream(payload));
+        }
+    }
+
+    private static void charge(DataInputStream in, long units) throws ProtocolException {
+        if (in instanceof In b) {
+            b.left -= units;
+            if (b.left < 0) {
+                throw new ProtocolException("a message that would build more than " + MAX_UNITS
+                        + " units of objects (meshes, events, list elements)");
+            }
+        }
+    }
 
     private static final byte NULL = 0, INT = 1, NDARRAY = 2, MESH = 3, SHARDED = 4, LIST = 5, STRING = 6,
             FLOAT = 7;
@@ -122,8 +150,11 @@ public final class Wire {
             if (length < 0 || length > MAX_FRAME) {
                 throw new ProtocolException("message length " + length + " outside [0, " + MAX_FRAME + "]");
             }
-            byte[] payload = new byte[length];
-            d.readFully(payload);
+            // Read as it comes, not allocated up front: a length with no bytes behind it costs nothing.
+            byte[] payload = in.readNBytes(length);
+            if (payload.length < length) {
+                throw new ProtocolException("the stream ended inside a message");
+            }
             return payload;
         } catch (EOFException e) {
             throw new ProtocolException("the stream ended inside a message");
@@ -155,7 +186,9 @@ public final class Wire {
         /** Any other exception or error. */
         OTHER,
         /** The course class or method was not found with the expected signature. */
-        NO_SUCH_METHOD
+        NO_SUCH_METHOD,
+        /** The call started threads of its own (the message says how many): work the trace cannot see. */
+        OWN_THREADS
     }
 
     /**
@@ -207,7 +240,7 @@ public final class Wire {
 
     /** Decodes a request. @throws ProtocolException if it does not hold */
     public static Request decodeRequest(byte[] payload) throws ProtocolException {
-        DataInputStream in = new DataInputStream(new ByteArrayInputStream(payload));
+        DataInputStream in = new In(payload);
         try {
             long id = in.readLong();
             String cls = readString(in);
@@ -264,7 +297,7 @@ public final class Wire {
      * @throws ProtocolException if it does not hold, in any way
      */
     public static Reply decodeReply(byte[] payload) throws ProtocolException {
-        DataInputStream in = new DataInputStream(new ByteArrayInputStream(payload));
+        DataInputStream in = new In(payload);
         try {
             long id = in.readLong();
             boolean threw = in.readBoolean();
@@ -401,6 +434,7 @@ public final class Wire {
             }
             case LIST: {
                 int n = readCount(in, MAX_LIST);
+                charge(in, 4L * n);
                 List<Object> l = new ArrayList<>(Math.min(n, 1024));
                 for (int i = 0; i < n; i++) {
                     l.add(readValue(in, depth + 1));
@@ -506,6 +540,21 @@ public final class Wire {
             ids[i] = in.readInt();
             identity &= ids[i] == i;
         }
+        String key = platform + java.util.Arrays.toString(names) + java.util.Arrays.toString(sizes)
+                + java.util.Arrays.toString(ids);
+        if (in instanceof In b && b.meshes.containsKey(key)) {
+            return b.meshes.get(key);
+        }
+        charge(in, (long) DEVICE_COST * n);
+        Mesh mesh = buildMesh(platform, names, sizes, ids, identity, n, total);
+        if (in instanceof In b) {
+            b.meshes.put(key, mesh);
+        }
+        return mesh;
+    }
+
+    private static Mesh buildMesh(String platform, String[] names, int[] sizes, int[] ids, boolean identity, int n,
+                                  long total) throws ProtocolException {
         try {
             if ("cpu".equals(platform)) {
                 return Mesh.ofDeviceIds(ids, sizes, names);
@@ -569,6 +618,7 @@ public final class Wire {
 
     static Trace readTrace(DataInputStream in) throws IOException {
         int n = readCount(in, MAX_LIST);
+        charge(in, 4L * n);
         List<ShardMapTrace> maps = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             String name = readString(in);
@@ -635,6 +685,7 @@ public final class Wire {
 
     private static List<TraceEvent> readEvents(DataInputStream in) throws IOException {
         int n = readCount(in, MAX_LIST);
+        charge(in, 4L * n);
         List<TraceEvent> events = new ArrayList<>(Math.min(n, 1024));
         for (int i = 0; i < n; i++) {
             byte tag = in.readByte();

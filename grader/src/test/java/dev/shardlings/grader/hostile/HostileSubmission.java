@@ -73,16 +73,36 @@ public final class HostileSubmission {
                         + " System.out.flush(); }"
                         + " if (System.nanoTime() > 0) { throw new IllegalStateException(\"wrong on purpose\"); }"),
         /** 0.10: a file's text (a secret, or just a large file) as the message of an exception. */
-        LEAK_FILE("0.10", "foldKeyOverAxis", null);
+        LEAK_FILE("0.10", "foldKeyOverAxis", null),
+        /**
+         * 1.2a: the right answer computed on a thread of its own (joined, so nothing is left running), where the
+         * trace cannot see how it was computed.
+         */
+        LAUNDERED_WORK("1.2a", "rollWithinShards",
+                "{ final ShardedArray[] out = new ShardedArray[1]; final ShardedArray in = a; final int s = shift;"
+                        + " Thread t = new Thread(() -> out[0] = shardMap(block -> block.roll(s, 0).sub(block), in.mesh(),"
+                        + " P(\"X\", \"Y\"), P(\"X\", \"Y\")).apply(in)); t.start();"
+                        + " try { t.join(); } catch (InterruptedException e) { throw new IllegalStateException(e); }"
+                        + " if (out[0] != null) { return out[0]; } }", "Problem1"),
+        /** 1.2b: an entry added to the trace by hand, through the runtime's reporting method. */
+        FORGED_TRACE("1.2b", "rollWithinShardsGlobal",
+                "dev.shardlings.trace.Tracing.report(new dev.shardlings.trace.ShardMapTrace(\"forged\", mesh,"
+                        + " java.util.List.of(), java.util.List.of(), java.util.List.of()));", "Problem1");
 
         private final String part;
         private final String method;
         private final String code;
+        private final String file;
 
         Attack(String part, String method, String code) {
+            this(part, method, code, "Chapter0");
+        }
+
+        Attack(String part, String method, String code, String file) {
             this.part = part;
             this.method = method;
             this.code = code;
+            this.file = file;
         }
 
         /** The part the attack sits in. */
@@ -129,8 +149,8 @@ public final class HostileSubmission {
         for (String file : List.of("Chapter0.java", "Problem1.java", "Problem2.java", "Problem3.java",
                 "Problem4.java")) {
             String src = Files.readString(solutions.resolve(file));
-            if (file.equals("Chapter0.java")) {
-                for (Map.Entry<Attack, String> e : code.entrySet()) {
+            for (Map.Entry<Attack, String> e : code.entrySet()) {
+                if (file.equals(e.getKey().file + ".java")) {
                     src = inject(src, e.getKey().method, e.getValue());
                 }
             }

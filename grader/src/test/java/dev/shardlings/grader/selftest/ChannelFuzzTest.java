@@ -86,6 +86,19 @@ class ChannelFuzzTest {
         }
     }
 
+    @net.jqwik.api.Example
+    void aReplyThatWouldBuildTooMuchIsRefusedBeforeItIsBuilt() {
+        sandbox.beginPart();
+        try {
+            Sandbox.SandboxFailure f = assertThrows(Sandbox.SandboxFailure.class,
+                    () -> sandbox.call(request("amplified", 1), Duration.ofSeconds(20)));
+            assertEquals(Sandbox.FailureKind.PROTOCOL, f.kind());
+            assertTrue(f.getMessage().contains("units of objects"), f.getMessage());
+        } finally {
+            sandbox.endPart();
+        }
+    }
+
     @Property(tries = 500, seed = "1602")
     void decodingRandomBytesOnlyEverFailsWithAProtocolException(@ForAll("bytes") byte[] bytes) {
         for (int shift = 0; shift < 2; shift++) {
@@ -120,7 +133,7 @@ class ChannelFuzzTest {
     @Provide
     Arbitrary<String> scripts() {
         return Arbitraries.of("valid", "wrong-id", "duplicate", "random-bytes", "random-body", "cut-short",
-                "oversized", "silent", "exit");
+                "oversized", "amplified", "silent", "exit");
     }
 
     @Provide

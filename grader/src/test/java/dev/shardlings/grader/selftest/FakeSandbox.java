@@ -55,6 +55,37 @@ public final class FakeSandbox {
                 }
                 case "oversized" -> out.write(ByteBuffer.allocate(8).putInt(Wire.MAGIC).putInt(Integer.MAX_VALUE)
                         .array());
+                case "amplified" -> {
+                    // A small message that asks for a lot: many shardMaps, each on a mesh of 4096 devices.
+                    java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+                    java.io.DataOutputStream d = new java.io.DataOutputStream(bytes);
+                    d.writeLong(r.id());
+                    d.writeBoolean(false);
+                    d.writeByte(0); // value: null
+                    int maps = 2000;
+                    d.writeInt(maps);
+                    for (int m = 0; m < maps; m++) {
+                        writeString(d, "f");
+                        writeString(d, "cpu");
+                        d.writeInt(12);
+                        for (int a = 0; a < 12; a++) {
+                            writeString(d, "a" + a + "_" + m); // a different mesh each time: no reuse
+                            d.writeInt(2);
+                        }
+                        d.writeInt(4096);
+                        for (int i = 0; i < 4096; i++) {
+                            d.writeInt(i);
+                        }
+                        d.writeInt(0);
+                        d.writeInt(0);
+                        d.writeInt(0);
+                    }
+                    d.writeInt(0);
+                    d.writeLong(0);
+                    d.writeInt(0);
+                    d.writeBoolean(false);
+                    Wire.writeFrame(out, bytes.toByteArray());
+                }
                 case "silent" -> {
                 }
                 case "exit" -> Runtime.getRuntime().halt(7);
@@ -62,6 +93,12 @@ public final class FakeSandbox {
             }
             out.flush();
         }
+    }
+
+    private static void writeString(java.io.DataOutputStream d, String s) throws java.io.IOException {
+        byte[] b = s.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        d.writeInt(b.length);
+        d.write(b);
     }
 
     /** A well-formed reply: the integer 42, an empty trace. */

@@ -42,7 +42,7 @@ class GradingIntegrityTest {
 
     private static final Path COURSE = Path.of("..").toAbsolutePath().normalize();
     private static final Path SOLUTIONS = COURSE.resolve("solutions/src/main/java/dev/shardlings/course");
-    private static final String ONLY = "{Part0*,Part10*,Part11a*}";
+    private static final String ONLY = "{Part0*,Part10*,Part11a*,Part12a*,Part12b*}";
 
     @BeforeAll
     static void sandboxUserWhenRoot() throws Exception {
@@ -116,6 +116,9 @@ class GradingIntegrityTest {
         assertReason(t, Attack.STEAL_ANSWERS, "nothing to steal");
         assertReason(t, Attack.FLOOD, "wrong on purpose");
         assertReason(t, Attack.LEAK_FILE, "threw");
+        assertReason(t, Attack.LAUNDERED_WORK, "started 1 thread(s) of its own: graded work must run where it is"
+                + " traced");
+        assertReason(t, Attack.FORGED_TRACE, "threw IllegalCallerException");
         assertTrue(t.get(HostileSubmission.CLEAN_PART).passed(), "a part after every attack keeps full marks: "
                 + t.get(HostileSubmission.CLEAN_PART).output());
         assertEquals(2.0, r.score(), "only the clean part scores");
