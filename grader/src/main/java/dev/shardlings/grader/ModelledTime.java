@@ -74,6 +74,18 @@ public final class ModelledTime {
      *                        program fails, or the modelled time is above the limit ({@code PERFORMANCE})
      */
     public static Result check(Part part, Part base, Runnable baseCheck, Setting setting, Supplier<Object> program) {
+        return check(part, base, baseCheck, setting, program, (text, outcome) -> {
+        });
+    }
+
+    /**
+     * {@link #check(Part, Part, Runnable, Setting, Supplier)} that also requires the measured run itself to be
+     * right: {@code verify} sees the case text and the run's value and trace before its time is modelled, and
+     * throws a {@link GradingFailure} when the answer or the work is wrong (a program that returned early, or did
+     * its work where the model cannot see it, must not be timed).
+     */
+    public static Result check(Part part, Part base, Runnable baseCheck, Setting setting, Supplier<Object> program,
+                               java.util.function.BiConsumer<String, Guard.Outcome<Object>> verify) {
         try {
             baseCheck.run();
         } catch (GradingFailure f) {
@@ -89,6 +101,7 @@ public final class ModelledTime {
         // The measured run is the largest of the course (gigaFLOPs on a busy 2-core machine): allow more than the
         // per-call default, still well inside the grade's per-part limit.
         Guard.Outcome<Object> outcome = Guard.run(part, text, program, MEASURED_RUN_LIMIT);
+        verify.accept(text, outcome);
         Timeline t = CostModel.schedule(outcome.trace(), MODELS.computeIfAbsent(setting.hardware(), HardwareModel::builtIn), setting.dtype());
         double us = t.micros();
         Double ref = reference(part);

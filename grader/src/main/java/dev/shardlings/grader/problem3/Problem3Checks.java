@@ -331,34 +331,39 @@ public final class Problem3Checks {
         return MeshSpec.of("X", 2, "Y", 4).mesh();
     }
 
-    /** Zeros laid out on the performance mesh: the modelled time depends on shapes only. */
-    public static ShardedArray zeros(int rows, int cols, PartitionSpec spec) {
-        return ShardedArray.devicePut(NDArray.zeros(DType.FLOAT32, rows, cols), perfMesh(), spec);
-    }
+    private static final int[] BD = {PERF_B, PERF_D};
+    private static final int[] DF = {PERF_D, PERF_F};
+    private static final int[] BF = {PERF_B, PERF_F};
+    private static final int[] FD = {PERF_F, PERF_D};
+    private static final long MATMUL_FLOPS = 2L * PERF_B * PERF_D * PERF_F;
 
     /** 3.0p: the collective version's modelled time. */
     public static ModelledTime.Result allGatherMatmulTime(BinaryOperator<ShardedArray> collective,
                                              BinaryOperator<ShardedArray> naive) {
-        return ModelledTime.check(Parts.P3_0P, Parts.P3_0, () -> allGatherMatmul(collective, naive, BASE_CASE),
-                SETTING, () -> collective.apply(zeros(PERF_B, PERF_D, XY), zeros(PERF_D, PERF_F, COLS_Y)));
+        return new MeasuredRun(Parts.P3_0P, MeasuredRun.operands(Parts.P3_0P, "A", BD, XY, "W", DF, COLS_Y), XY, BF,
+                MeasuredRun.MATMUL, MATMUL_FLOPS).time(Parts.P3_0, () -> allGatherMatmul(collective, naive,
+                BASE_CASE), SETTING, l -> collective.apply(l.get(0), l.get(1)));
     }
 
     /** 3.1p. */
     public static ModelledTime.Result allReduceMatmulTime(Tiled impl) {
-        return ModelledTime.check(Parts.P3_1P, Parts.P3_1, () -> allReduceMatmul(impl, BASE_CASE), SETTING,
-                () -> impl.apply(zeros(PERF_B, PERF_D, XY), zeros(PERF_D, PERF_F, ROWS_Y), PERF_TILES));
+        return new MeasuredRun(Parts.P3_1P, MeasuredRun.operands(Parts.P3_1P, "A", BD, XY, "W", DF, ROWS_Y), ROWS_X,
+                BF, MeasuredRun.MATMUL, MATMUL_FLOPS).time(Parts.P3_1, () -> allReduceMatmul(impl, BASE_CASE),
+                SETTING, l -> impl.apply(l.get(0), l.get(1), PERF_TILES));
     }
 
     /** 3.2p. */
     public static ModelledTime.Result reduceScatterMatmulTime(BinaryOperator<ShardedArray> impl) {
-        return ModelledTime.check(Parts.P3_2P, Parts.P3_2, () -> reduceScatterMatmul(impl, BASE_CASE), SETTING,
-                () -> impl.apply(zeros(PERF_B, PERF_F, XY), zeros(PERF_F, PERF_D, ROWS_Y)));
+        return new MeasuredRun(Parts.P3_2P, MeasuredRun.operands(Parts.P3_2P, "Tmp", BF, XY, "W2", FD, ROWS_Y), XY,
+                BD, MeasuredRun.MATMUL, MATMUL_FLOPS).time(Parts.P3_2, () -> reduceScatterMatmul(impl, BASE_CASE),
+                SETTING, l -> impl.apply(l.get(0), l.get(1)));
     }
 
     /** 3.3p: the collective block's modelled time. */
     public static ModelledTime.Result transformerBlockTime(Block collective, Block naive) {
-        return ModelledTime.check(Parts.P3_3P, Parts.P3_3, () -> transformerBlock(collective, naive, BASE_CASE),
-                SETTING, () -> collective.apply(zeros(PERF_B, PERF_D, XY), zeros(PERF_D, PERF_F, COLS_Y),
-                        zeros(PERF_F, PERF_D, ROWS_Y)));
+        return new MeasuredRun(Parts.P3_3P, MeasuredRun.operands(Parts.P3_3P, "In", BD, XY, "Win", DF, COLS_Y,
+                "Wout", FD, ROWS_Y), XY, BD, MeasuredRun.BLOCK, 2 * MATMUL_FLOPS).time(Parts.P3_3,
+                () -> transformerBlock(collective, naive, BASE_CASE), SETTING,
+                l -> collective.apply(l.get(0), l.get(1), l.get(2)));
     }
 }

@@ -8,6 +8,7 @@ import dev.shardlings.grader.Part;
 import dev.shardlings.grader.Parts;
 import dev.shardlings.grader.TraceRules;
 import dev.shardlings.grader.problem3.MatmulCase;
+import dev.shardlings.grader.problem3.MeasuredRun;
 import dev.shardlings.grader.problem3.Problem3Checks;
 import dev.shardlings.grader.problem3.Problem3Checks.Operand;
 import dev.shardlings.grader.problem3.Problem3Checks.Run;
@@ -164,25 +165,31 @@ public final class Problem4Checks {
             "mesh (X=2, Y=4); B, D, F = " + Problem3Checks.PERF_B + ", " + Problem3Checks.PERF_D + ", "
                     + Problem3Checks.PERF_F);
 
+    private static final int[] BD = {Problem3Checks.PERF_B, Problem3Checks.PERF_D};
+    private static final int[] DF = {Problem3Checks.PERF_D, Problem3Checks.PERF_F};
+    private static final int[] BF = {Problem3Checks.PERF_B, Problem3Checks.PERF_F};
+    private static final int[] FD = {Problem3Checks.PERF_F, Problem3Checks.PERF_D};
+    private static final long MATMUL_FLOPS = 2L * Problem3Checks.PERF_B * Problem3Checks.PERF_D
+            * Problem3Checks.PERF_F;
+
     /** 4.0p. */
     public static ModelledTime.Result allGatherMatmulTime(BinaryOperator<ShardedArray> impl) {
-        return ModelledTime.check(Parts.P4_0P, Parts.P4_0, () -> allGatherMatmul(impl, Problem3Checks.BASE_CASE),
-                SETTING, () -> impl.apply(Problem3Checks.zeros(Problem3Checks.PERF_B, Problem3Checks.PERF_D, XY),
-                        Problem3Checks.zeros(Problem3Checks.PERF_D, Problem3Checks.PERF_F, P(null, "Y"))));
+        return new MeasuredRun(Parts.P4_0P, MeasuredRun.operands(Parts.P4_0P, "A", BD, XY, "W", DF, P(null, "Y")),
+                XY, BF, MeasuredRun.MATMUL, MATMUL_FLOPS).time(Parts.P4_0, () -> allGatherMatmul(impl,
+                Problem3Checks.BASE_CASE), SETTING, l -> impl.apply(l.get(0), l.get(1)));
     }
 
     /** 4.1p. */
     public static ModelledTime.Result allReduceMatmulTime(BinaryOperator<ShardedArray> impl) {
-        return ModelledTime.check(Parts.P4_1P, Parts.P4_1, () -> allReduceMatmul(impl, Problem3Checks.BASE_CASE),
-                SETTING, () -> impl.apply(Problem3Checks.zeros(Problem3Checks.PERF_B, Problem3Checks.PERF_D, XY),
-                        Problem3Checks.zeros(Problem3Checks.PERF_D, Problem3Checks.PERF_F, P("Y", null))));
+        return new MeasuredRun(Parts.P4_1P, MeasuredRun.operands(Parts.P4_1P, "A", BD, XY, "W", DF, P("Y", null)),
+                P("X", null), BF, MeasuredRun.MATMUL, MATMUL_FLOPS).time(Parts.P4_1, () -> allReduceMatmul(impl,
+                Problem3Checks.BASE_CASE), SETTING, l -> impl.apply(l.get(0), l.get(1)));
     }
 
     /** 4.2p. */
     public static ModelledTime.Result reduceScatterMatmulTime(BinaryOperator<ShardedArray> impl) {
-        return ModelledTime.check(Parts.P4_2P, Parts.P4_2, () -> reduceScatterMatmul(impl,
-                        Problem3Checks.BASE_CASE), SETTING,
-                () -> impl.apply(Problem3Checks.zeros(Problem3Checks.PERF_B, Problem3Checks.PERF_F, XY),
-                        Problem3Checks.zeros(Problem3Checks.PERF_F, Problem3Checks.PERF_D, P("Y", null))));
+        return new MeasuredRun(Parts.P4_2P, MeasuredRun.operands(Parts.P4_2P, "Tmp", BF, XY, "W2", FD,
+                P("Y", null)), XY, BD, MeasuredRun.MATMUL, MATMUL_FLOPS).time(Parts.P4_2, () -> reduceScatterMatmul(
+                impl, Problem3Checks.BASE_CASE), SETTING, l -> impl.apply(l.get(0), l.get(1)));
     }
 }

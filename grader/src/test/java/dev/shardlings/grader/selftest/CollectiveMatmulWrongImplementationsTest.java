@@ -384,4 +384,42 @@ class CollectiveMatmulWrongImplementationsTest {
                 () -> Problem3Checks.allGatherMatmulTime(NAIVE_3_0, NAIVE_3_0));
         assertTrue(f.reason().startsWith("needs part 3.0 first: "), f.reason());
     }
+
+    /** Passes on small cases and returns at once at the sizes the time is measured at. */
+    private static BinaryOperator<ShardedArray> earlyAtTheBooksSizes(java.util.function.BinaryOperator<ShardedArray>
+                                                                          early) {
+        return (a, w) -> a.shape()[0] == Problem3Checks.PERF_B ? early.apply(a, w) : DOWN_THE_RING_3_0.apply(a, w);
+    }
+
+    @Test
+    void returningAnInputAtTheMeasuredSizesIsNotTimed() {
+        GradingFailure f = rejected(Kind.WRONG_SHAPE, "is wrong at the sizes its time is measured at",
+                () -> Problem3Checks.allGatherMatmulTime(earlyAtTheBooksSizes((a, w) -> a), NAIVE_3_0));
+        assertTrue(f.reason().startsWith("measured run: returned (256, 1024)"), f.reason());
+    }
+
+    @Test
+    void zerosOfTheRightShapeAtTheMeasuredSizesAreWrongValues() {
+        // The measured run used to get all-zero inputs, for which zeros are the right answer.
+        GradingFailure f = rejected(Kind.WRONG_VALUES, "where the answer is", () -> Problem3Checks.allGatherMatmulTime(
+                earlyAtTheBooksSizes((a, w) -> ShardedArray.devicePut(NDArray.zeros(dev.shardlings.array.DType.FLOAT32,
+                        a.shape()[0], w.shape()[1]), a.mesh(), P("X", "Y"))), NAIVE_3_0));
+        assertTrue(f.reason().startsWith("measured run: wrong values"), f.reason());
+    }
+
+    @Test
+    void theRightAnswerComputedOnTheHostAtTheMeasuredSizesIsNotTimed() {
+        // Right values, but no device did the work: the model would time nothing.
+        GradingFailure f = rejected(Kind.STRUCTURE, "ran no shardMap",
+                () -> Problem3Checks.allGatherMatmulTime(earlyAtTheBooksSizes((a, w) -> ShardedArray.devicePut(
+                        a.gather().matmul(w.gather()), a.mesh(), P("X", "Y"))), NAIVE_3_0));
+        assertEquals("measured run: no shardMap at the book's sizes", f.reason());
+        // With a shardMap that does nothing in front, the devices' FLOPs give it away.
+        GradingFailure g = rejected(Kind.STRUCTURE, "The work must be done by the devices",
+                () -> Problem3Checks.allGatherMatmulTime(earlyAtTheBooksSizes((a, w) -> {
+                    shardMap(x -> x, a.mesh(), P("X", "Y"), P("X", "Y")).apply(a);
+                    return ShardedArray.devicePut(a.gather().matmul(w.gather()), a.mesh(), P("X", "Y"));
+                }), NAIVE_3_0));
+        assertTrue(g.reason().contains("matmul FLOPs"), g.reason());
+    }
 }
