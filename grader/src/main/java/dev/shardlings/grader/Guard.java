@@ -168,6 +168,12 @@ public final class Guard {
                         + " (join it, or shut its executor down) before it returns.\n" + printed
                         + Reports.pointers(part), null);
             }
+            case OWN_THREADS -> new GradingFailure(GradingFailure.Kind.EXCEPTION, f.getMessage()
+                    + ": graded work must run where it is traced", Reports.header(part, "started threads of its own")
+                    + caseText + "\n\nThe code " + f.getMessage() + " (threads, executors or"
+                    + " CompletableFuture.supplyAsync). The grader reads what your code did from the trace of the"
+                    + " calling thread and of shardMap's devices; work on other threads is invisible to it. Compute"
+                    + " on the calling thread and inside shardMap only.\n" + printed + Reports.pointers(part), null);
             case PROTOCOL -> new GradingFailure(GradingFailure.Kind.EXCEPTION,
                     "broke the grader's protocol: " + clip(f.getMessage(), 100),
                     Reports.header(part, "interfered with the grader") + caseText + "\n\nThe JVM that runs your"
@@ -193,13 +199,6 @@ public final class Guard {
                                 + " with the stub's exact signature, and found no such public static method ("
                                 + clip(t.message(), 300) + "). Keep the class, name and parameter types of the stub.\n"
                                 + Reports.pointers(part), null);
-            case OWN_THREADS:
-                return new GradingFailure(GradingFailure.Kind.EXCEPTION, t.message() + ": graded work must run"
-                        + " where it is traced", Reports.header(part, "started threads of its own") + caseText
-                        + "\n\nThe code " + t.message() + " (threads, executors, parallel streams or"
-                        + " CompletableFuture.supplyAsync). The grader reads what your code did from the trace of"
-                        + " the calling thread and of shardMap's devices; work on other threads is invisible to it."
-                        + " Compute on the calling thread and inside shardMap only.\n" + Reports.pointers(part), null);
             default:
                 break;
         }

@@ -57,23 +57,13 @@ public final class IsolatedGrading implements Callable<Integer> {
             + " exercises, solutions or submission")
     String target;
 
-    @Option(names = "--only", defaultValue = "", description = "a glob of test class names, e.g. 'Part12a*'")
-    String only;
+    @picocli.CommandLine.Mixin
+    SandboxOptions options = new SandboxOptions();
 
     @Option(names = "--packages", split = ",", description = "packages of graded test classes (default: the"
             + " course's chapters)")
     List<String> packages = List.of("dev.shardlings.grader.chapter0", "dev.shardlings.grader.problem1",
             "dev.shardlings.grader.problem2", "dev.shardlings.grader.problem3", "dev.shardlings.grader.problem4");
-
-    @Option(names = "--part-limit", defaultValue = "120", description = "seconds one part may take in all")
-    int partLimitSeconds;
-
-    @Option(names = "--heap", defaultValue = "2g", description = "maximum heap of the sandbox JVM")
-    String heap;
-
-    @Option(names = "--no-sandbox-user", description = "never run the sandbox as the unprivileged user "
-            + Sandbox.SANDBOX_USER + ", even as root")
-    boolean noSandboxUser;
 
     /** Parts that could not be graded before the run (e.g. their file did not compile), with their reason. */
     private Map<String, Results.TestResult> pregraded = Map.of();
@@ -102,14 +92,15 @@ public final class IsolatedGrading implements Callable<Integer> {
         Map<String, Object> extra = new LinkedHashMap<>();
         extra.put("target", target);
         if (byPart.isEmpty()) {
+            String only = options.only;
             String why = only.isBlank() || only.startsWith("${") ? "no graded test class was found in " + testClasses
                     : "no graded part matches -Dtest='" + only + "'";
             System.err.println("Nothing was graded: " + why + ". results.json was not changed.");
             return 1;
         }
         Sandbox before = null;
-        try (Sandbox sandbox = new Sandbox(new Sandbox.Config(courseClasses, heap,
-                Duration.ofSeconds(partLimitSeconds), !noSandboxUser))) {
+        try (Sandbox sandbox = new Sandbox(new Sandbox.Config(courseClasses, options.heap,
+                Duration.ofSeconds(options.partLimitSeconds), !options.noSandboxUser))) {
             before = Sandbox.install(sandbox);
             extra.put("barriers", new java.util.TreeMap<>(sandbox.barriers()));
             for (Part p : Parts.all()) {
@@ -194,6 +185,7 @@ public final class IsolatedGrading implements Callable<Integer> {
     /** The graded test classes, by part, in the packages and matching --only. */
     Map<Part, List<String>> discover() throws IOException {
         Map<Part, List<String>> byPart = new LinkedHashMap<>();
+        String only = options.only;
         PathMatcher glob = only.isBlank() || only.startsWith("${") ? null
                 : FileSystems.getDefault().getPathMatcher("glob:" + only);
         ClassLoader cl = Thread.currentThread().getContextClassLoader();

@@ -72,7 +72,9 @@ public final class Sandbox implements AutoCloseable {
         /** The sandbox wrote something that is not a reply to the request it was sent. */
         PROTOCOL,
         /** A call returned but left threads running (their names are the message). */
-        LEFT_THREADS
+        LEFT_THREADS,
+        /** A call started threads of its own, whose work the trace cannot see (the message says how many). */
+        OWN_THREADS
     }
 
     /** The sandbox failed while running a part; {@link Guard} turns it into a report. */
@@ -364,6 +366,10 @@ public final class Sandbox implements AutoCloseable {
             throw kill(FailureKind.PROTOCOL, "a reply too large to read");
         }
         restart |= reply.stillRunning() || !reply.leftThreads().isEmpty();
+        if (reply.thrown() != null && reply.thrown().kind() == Wire.ThrownKind.OWN_THREADS) {
+            // Like a death: the rest of the part fails at once, instead of a fresh JVM per shrinking step.
+            throw poison(new SandboxFailure(FailureKind.OWN_THREADS, reply.thrown().message(), output.text(), null));
+        }
         if (!reply.leftThreads().isEmpty()) {
             throw poison(new SandboxFailure(FailureKind.LEFT_THREADS, String.join(", ", reply.leftThreads()),
                     output.text(), null));
@@ -659,12 +665,8 @@ public final class Sandbox implements AutoCloseable {
     private static List<String> copyClassPath(Path dir, Path courseClasses) throws IOException {
         Files.createDirectories(dir);
         List<String> entries = new ArrayList<>();
-        Class<?>[] markers = {dev.shardlings.array.NDArray.class, com.fasterxml.jackson.databind.ObjectMapper.class,
-                com.fasterxml.jackson.core.JsonFactory.class, com.fasterxml.jackson.annotation.JsonProperty.class,
-                org.apache.commons.text.StringEscapeUtils.class, org.apache.commons.lang3.StringUtils.class};
         int i = 0;
-        for (Class<?> c : markers) {
-            Path from = locationOf(c);
+        for (Path from : frameworkClassPath()) {
             Path to = dir.resolve("lib" + (i++) + (Files.isDirectory(from) ? "" : ".jar"));
             if (Files.isDirectory(from)) {
                 copyTree(from, to, f -> true);
@@ -689,6 +691,18 @@ public final class Sandbox implements AutoCloseable {
                 f -> f.toString().endsWith(".class"));
         entries.add(course.toString());
         return entries;
+    }
+
+    /**
+     * The framework and the libraries it uses, where this JVM loads them from: what course code compiles against
+     * and what the sandbox may load besides the course.
+     */
+    static List<Path> frameworkClassPath() {
+        return java.util.stream.Stream.of(dev.shardlings.array.NDArray.class,
+                        com.fasterxml.jackson.databind.ObjectMapper.class, com.fasterxml.jackson.core.JsonFactory.class,
+                        com.fasterxml.jackson.annotation.JsonProperty.class,
+                        org.apache.commons.text.StringEscapeUtils.class, org.apache.commons.lang3.StringUtils.class)
+                .map(Sandbox::locationOf).toList();
     }
 
     private static Path locationOf(Class<?> c) {

@@ -71,18 +71,8 @@ public final class SubmissionGrading implements Callable<Integer> {
             + " deleted afterwards either way)")
     Path work;
 
-    @Option(names = "--only", defaultValue = "", description = "a glob of test class names, e.g. 'Part0*'")
-    String only;
-
-    @Option(names = "--part-limit", defaultValue = "120", description = "seconds one part may take in all")
-    int partLimitSeconds;
-
-    @Option(names = "--heap", defaultValue = "2g", description = "maximum heap of the sandbox JVM")
-    String heap;
-
-    @Option(names = "--no-sandbox-user", description = "never run the sandbox as the unprivileged user "
-            + Sandbox.SANDBOX_USER + ", even as root")
-    boolean noSandboxUser;
+    @picocli.CommandLine.Mixin
+    SandboxOptions options = new SandboxOptions();
 
     public static void main(String[] args) {
         System.exit(new CommandLine(new SubmissionGrading()).execute(args));
@@ -129,14 +119,8 @@ public final class SubmissionGrading implements Callable<Integer> {
             }
             IsolatedGrading judge = new IsolatedGrading().withPregraded(pregraded, note.toString());
             List<String> args = new ArrayList<>(List.of("--test-classes=" + testClasses, "--course-classes=" + classes,
-                    "--results=" + results.toAbsolutePath(), "--target=submission", "--part-limit=" + partLimitSeconds,
-                    "--heap=" + heap));
-            if (noSandboxUser) {
-                args.add("--no-sandbox-user");
-            }
-            if (!only.isBlank()) {
-                args.add("--only=" + only);
-            }
+                    "--results=" + results.toAbsolutePath(), "--target=submission"));
+            args.addAll(options.asArguments());
             int status = new CommandLine(judge).execute(args.toArray(String[]::new));
             if (status != 0) {
                 return status;
@@ -233,7 +217,8 @@ public final class SubmissionGrading implements Callable<Integer> {
                 List<Path> files = COURSE_FILES.stream().map(pkg::resolve).toList();
                 List<String> options = List.of("--release", "17", "--add-modules", "jdk.incubator.vector",
                         "-proc:none", "-implicit:none", "-nowarn", "-encoding", "UTF-8", "-d", classes.toString(),
-                        "-classpath", frameworkClassPath(), "-sourcepath", "");
+                        "-classpath", String.join(java.io.File.pathSeparator, Sandbox.frameworkClassPath().stream()
+                                .map(Path::toString).toList()), "-sourcepath", "");
                 ok = javac.getTask(null, fm, diags, options, null, fm.getJavaFileObjectsFromPaths(files)).call();
             }
             if (ok) {
@@ -261,22 +246,6 @@ public final class SubmissionGrading implements Callable<Integer> {
             }
         }
         throw new IllegalStateException("compiling the course files did not settle");
-    }
-
-    /** The judge's own copy of the framework and its libraries: what course code compiles against. */
-    private static String frameworkClassPath() {
-        List<String> entries = new ArrayList<>();
-        for (Class<?> c : new Class<?>[]{dev.shardlings.array.NDArray.class,
-                com.fasterxml.jackson.databind.ObjectMapper.class, com.fasterxml.jackson.core.JsonFactory.class,
-                com.fasterxml.jackson.annotation.JsonProperty.class, org.apache.commons.text.StringEscapeUtils.class,
-                org.apache.commons.lang3.StringUtils.class}) {
-            try {
-                entries.add(Path.of(c.getProtectionDomain().getCodeSource().getLocation().toURI()).toString());
-            } catch (java.net.URISyntaxException e) {
-                throw new IllegalStateException(e);
-            }
-        }
-        return String.join(java.io.File.pathSeparator, entries);
     }
 
     /** A course file can only declare classes of its own package; this holds whatever javac was given. */

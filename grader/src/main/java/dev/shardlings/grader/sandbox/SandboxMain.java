@@ -79,17 +79,18 @@ public final class SandboxMain {
             long started = THREADS.getTotalStartedThreadCount();
             Reply reply = call(r);
             int own = ownThreadsStarted(before, started, deviceThread);
-            if (own > 0 && reply.thrown() == null) {
-                // Work on a thread of its own is invisible to the trace the structural rules read.
-                reply = thrown(r.id(), new Thrown(ThrownKind.OWN_THREADS, "", "started " + own + " thread(s) of"
-                        + " its own", "", "", ""));
-            }
             List<String> left = new ArrayList<>();
             // A call that returned normally has no device still running its code (shardMap joins every device), so
             // only new threads need a look at their stacks; after an exception every thread gets one.
             boolean running = reply.thrown() == null && !anyNew(before, deviceThread) ? false
                     : leftovers(before, deviceThread, left);
             running |= own > 0; // a fresh JVM next time: no thread of this call may serve a later one
+            if (own > 0 && left.isEmpty() && reply.thrown() == null) {
+                // Started and finished: its work is invisible to the trace the structural rules read. (A thread
+                // still alive is reported as left running, which says more.)
+                reply = thrown(r.id(), new Thrown(ThrownKind.OWN_THREADS, "", "started " + own + " thread(s) of"
+                        + " its own", "", "", ""));
+            }
             reply = new Reply(reply.id(), reply.value(), reply.thrown(), reply.trace(), left, running);
             byte[] out;
             try {

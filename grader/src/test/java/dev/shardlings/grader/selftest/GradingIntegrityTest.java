@@ -67,7 +67,7 @@ class GradingIntegrityTest {
                 + "/shardlings/course")), "the hostile submission compiles");
         long t0 = System.nanoTime();
         int status = new CommandLine(new IsolatedGrading()).execute("--test-classes=" + testClasses(),
-                "--course-classes=" + classes, "--results=" + results, "--only=" + ONLY, "--part-limit=5",
+                "--course-classes=" + classes, "--results=" + results, "--only=" + ONLY, "--part-limit=8",
                 "--heap=256m", "--target=exercises");
         assertEquals(0, status);
         double seconds = (System.nanoTime() - t0) / 1e9;
@@ -89,7 +89,7 @@ class GradingIntegrityTest {
         long t0 = System.nanoTime();
         int status = new CommandLine(new SubmissionGrading()).execute("--course=" + COURSE,
                 "--test-classes=" + testClasses(), "--submission=" + dir.resolve("submission"), "--results=" + results,
-                "--work=" + work, "--only=" + ONLY, "--part-limit=5", "--heap=256m", "--no-sandbox-user");
+                "--work=" + work, "--only=" + ONLY, "--part-limit=8", "--heap=256m", "--no-sandbox-user");
         assertEquals(0, status);
         assertTrue((System.nanoTime() - t0) / 1e9 < 150, "the run ends within a bound");
         assertFalse(Files.exists(work), "the graded copy is deleted");
