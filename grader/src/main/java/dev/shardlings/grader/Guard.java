@@ -118,10 +118,7 @@ public final class Guard {
             root = d.getCause();
         }
         if (root instanceof ExerciseNotDone) {
-            return new GradingFailure(GradingFailure.Kind.NOT_DONE,
-                    "not implemented yet: start at " + part.startAt().replaceFirst("^[^ ]*/", ""),
-                    Reports.header(part, "is not implemented yet") + "Start at " + part.startAt() + " and read "
-                            + part.docs() + ".\n", null);
+            return notDone(part);
         }
         String what = t instanceof DeviceFailureException || t instanceof CollectiveMismatchException
                 ? t.getMessage() : t.getClass().getName() + (t.getMessage() == null ? "" : ": " + t.getMessage());
@@ -184,15 +181,20 @@ public final class Guard {
         };
     }
 
-    /** An exception of student code in the sandbox, or the threads a call left running. */
+    /** The stub still throws ExerciseNotDone: where to start, and what to read. */
+    private static GradingFailure notDone(Part part) {
+        return new GradingFailure(GradingFailure.Kind.NOT_DONE,
+                "not implemented yet: start at " + part.startAt().replaceFirst("^[^ ]*/", ""),
+                Reports.header(part, "is not implemented yet") + "Start at " + part.startAt() + " and read "
+                        + part.docs() + ".\n", null);
+    }
+
+    /** An exception of student code in the sandbox. */
     private static GradingFailure studentFailure(Part part, String caseText, CourseMethod.StudentException s) {
         Wire.Thrown t = s.thrown();
         switch (t.kind()) {
             case NOT_DONE:
-                return new GradingFailure(GradingFailure.Kind.NOT_DONE,
-                        "not implemented yet: start at " + part.startAt().replaceFirst("^[^ ]*/", ""),
-                        Reports.header(part, "is not implemented yet") + "Start at " + part.startAt() + " and read "
-                                + part.docs() + ".\n", null);
+                return notDone(part);
             case NO_SUCH_METHOD:
                 return new GradingFailure(GradingFailure.Kind.EXCEPTION, "method not found: keep the stub's signature",
                         Reports.header(part, "could not be called") + "The grader calls " + part.startAt()
