@@ -22,6 +22,13 @@ import java.util.Set;
  * <p>Immutable. Shards are listed in {@code mesh.devices()} order (JAX's {@code addressable_shards} order).
  * Every device keeps its own block: when a {@code shardMap} output promised replication it did not have
  * (possible only with {@code checkVma(false)}), {@link #gather()} reads replica 0 of every slice, as JAX does.
+ *
+ * <p>Reading the blocks ({@link #gather()}, {@link #blocks()}, {@link #addressableShards()}, {@link #shardOn},
+ * {@link #perDeviceText()}) is a host operation. Inside the function passed to {@code shardMap} a device holds only
+ * its own blocks, so these methods throw there: a program that read a captured global array inside the body would
+ * move data between devices that no collective, and so no trace, accounts for. (JAX would copy a captured array
+ * into every device as a constant; the course refuses instead, so the communication stays visible.) Pass the
+ * array as an argument of the shardMap with an in spec instead; {@code P()} gives every device the whole array.
  */
 public final class ShardedArray {
 
@@ -170,13 +177,41 @@ public final class ShardedArray {
         return sharding.spec();
     }
 
-    /** One shard per device, in {@code mesh.devices()} order (JAX's {@code addressable_shards}). */
+    /**
+     * Refuses a read of the global array on a device thread (see the class comment).
+     *
+     * @throws IllegalStateException inside a shardMap function
+     */
+    private void hostOnly(String method) {
+        DeviceContext ctx = DeviceContext.current();
+        if (ctx != null) {
+            throw new IllegalStateException("ShardedArray." + method + " was called inside the function passed to"
+                    + " shardMap, on device " + ctx.device.id() + " at mesh coordinates "
+                    + Exchange.coordsText(ctx.mesh, ctx.device) + ". Inside shardMap each device holds only its own"
+                    + " blocks; reading a global array captured from outside would move data that no collective"
+                    + " accounts for. Pass " + this + " to shardMap as an argument with an in spec (P() gives every"
+                    + " device the whole array), or read it on the host before or after the shardMap call.");
+        }
+    }
+
+    /**
+     * One shard per device, in {@code mesh.devices()} order (JAX's {@code addressable_shards}).
+     *
+     * @throws IllegalStateException inside a shardMap function (a host operation)
+     */
     public List<Shard> addressableShards() {
+        hostOnly("addressableShards()");
         return shards;
     }
 
-    /** The shard held by {@code device}. @throws IllegalArgumentException if the device is not in the mesh */
+    /**
+     * The shard held by {@code device}.
+     *
+     * @throws IllegalArgumentException if the device is not in the mesh
+     * @throws IllegalStateException    inside a shardMap function (a host operation)
+     */
     public Shard shardOn(Device device) {
+        hostOnly("shardOn(device)");
         for (Shard s : shards) {
             if (s.device().equals(device)) {
                 return s;
@@ -185,16 +220,24 @@ public final class ShardedArray {
         throw new IllegalArgumentException(device + " is not a device of " + sharding.mesh());
     }
 
-    /** The block of every device, in mesh order. */
+    /**
+     * The block of every device, in mesh order.
+     *
+     * @throws IllegalStateException inside a shardMap function (a host operation)
+     */
     public List<NDArray> blocks() {
+        hostOnly("blocks()");
         return shards.stream().map(Shard::data).toList();
     }
 
     /**
      * Assembles the whole array on the host from replica 0 of every slice (JAX's {@code np.asarray(x)}).
      * Allocates one array of the global shape.
+     *
+     * @throws IllegalStateException inside a shardMap function (a host operation)
      */
     public NDArray gather() {
+        hostOnly("gather()");
         List<Shard> primaries = shards.stream().filter(s -> s.replicaId() == 0).toList();
         return assemble(primaries, 0);
     }
@@ -227,8 +270,11 @@ public final class ShardedArray {
      * [3 1 4 1]
      * </pre>
      * Blocks are separated by a blank line. Useful to see what each device holds.
+     *
+     * @throws IllegalStateException inside a shardMap function (a host operation)
      */
     public String perDeviceText() {
+        hostOnly("perDeviceText()");
         Mesh mesh = sharding.mesh();
         StringBuilder names = new StringBuilder("(");
         for (String a : mesh.axisNames()) {

@@ -80,6 +80,27 @@ class ShardMapBehaviourTest {
     }
 
     @Test
+    void aCapturedGlobalArrayCannotBeReadOnADevice() {
+        ShardedArray global = ShardedArray.devicePut(SEED, I4, P("i"));
+        DeviceFailureException e = assertThrows(DeviceFailureException.class, () -> shardMap(
+                b -> global.gather().slice(0, 0, 4), I4, P("i"), P("i")).apply(SEED));
+        IllegalStateException cause = assertInstanceOf(IllegalStateException.class, e.getCause());
+        assertTrue(cause.getMessage().startsWith("ShardedArray.gather() was called inside the function passed to"
+                + " shardMap, on device 0 at mesh coordinates (i=0)."), cause.getMessage());
+        assertTrue(cause.getMessage().contains("as an argument with an in spec"), cause.getMessage());
+        for (java.util.function.Consumer<ShardedArray> read : List.<java.util.function.Consumer<ShardedArray>>of(
+                ShardedArray::blocks, ShardedArray::addressableShards, ShardedArray::perDeviceText,
+                g -> g.shardOn(g.mesh().devices().get(1)))) {
+            assertThrows(DeviceFailureException.class, () -> shardMap(b -> {
+                read.accept(global);
+                return b;
+            }, I4, P("i"), P("i")).apply(SEED));
+        }
+        // On the host, before and after, reading is fine.
+        assertEquals(16, global.gather().size());
+    }
+
+    @Test
     void closedOverValuesAreInvariantAndTile() {
         NDArray three = NDArray.full(3.0f, 1, 1);
         NDArray out = shardMap(b -> three, XY, P("x", "y"), P("x", "y")).apply(NDArray.arange(8).reshape(4, 2))
