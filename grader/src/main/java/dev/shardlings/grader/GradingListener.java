@@ -61,7 +61,7 @@ public final class GradingListener implements TestExecutionListener {
     public void testPlanExecutionStarted(TestPlan testPlan) {
         startNanos = System.nanoTime();
         plan = testPlan;
-        for (Part p : Parts.all()) {
+        for (Part p : Part.all()) {
             parts.putIfAbsent(p.number(), new PartState());
         }
         if (!writesResults) {
@@ -73,7 +73,7 @@ public final class GradingListener implements TestExecutionListener {
         } catch (IOException e) {
             System.err.println("Could not remove the old grade " + resultsPath() + ": " + e);
         }
-        for (Part p : Parts.all()) {
+        for (Part p : Part.all()) {
             parts.put(p.number(), new PartState());
         }
     }
@@ -177,7 +177,7 @@ public final class GradingListener implements TestExecutionListener {
             if (gp == null) {
                 return Optional.empty();
             }
-            return Optional.ofNullable(parts.get(gp.value()));
+            return Optional.ofNullable(parts.get(gp.value().number()));
         } catch (ClassNotFoundException e) {
             return Optional.empty();
         }
@@ -191,7 +191,7 @@ public final class GradingListener implements TestExecutionListener {
         String target = System.getProperty("grade.target", "exercises");
         List<Results.TestResult> tests = new ArrayList<>();
         double score = 0;
-        for (Part p : Parts.all()) {
+        for (Part p : Part.all()) {
             Results.TestResult r = resultOf(p);
             score += r.score();
             tests.add(r);

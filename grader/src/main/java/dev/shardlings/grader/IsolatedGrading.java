@@ -103,7 +103,7 @@ public final class IsolatedGrading implements Callable<Integer> {
                 Duration.ofSeconds(options.partLimitSeconds), !options.noSandboxUser))) {
             before = Sandbox.install(sandbox);
             extra.put("barriers", new java.util.TreeMap<>(sandbox.barriers()));
-            for (Part p : Parts.all()) {
+            for (Part p : Part.all()) {
                 if (!byPart.containsKey(p) || done.containsKey(p.number())) {
                     continue;
                 }
@@ -122,7 +122,7 @@ public final class IsolatedGrading implements Callable<Integer> {
         }
         List<Results.TestResult> tests = new ArrayList<>();
         double score = 0;
-        for (Part p : Parts.all()) {
+        for (Part p : Part.all()) {
             Results.TestResult r = done.getOrDefault(p.number(),
                     Results.TestResult.of(p, false, "No test of this part ran.", "not run"));
             tests.add(r);
@@ -210,8 +210,7 @@ public final class IsolatedGrading implements Callable<Integer> {
                 }
                 GradedPart gp = c.getAnnotation(GradedPart.class);
                 if (gp != null && !Modifier.isAbstract(c.getModifiers())) {
-                    Part p = Parts.byNumber(gp.value()).orElseThrow(() -> new IllegalStateException(name
-                            + " is marked @GradedPart(\"" + gp.value() + "\") but Parts has no such part"));
+                    Part p = gp.value();
                     byPart.computeIfAbsent(p, x -> new ArrayList<>()).add(name);
                 }
             }

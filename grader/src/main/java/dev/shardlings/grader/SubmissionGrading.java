@@ -101,7 +101,7 @@ public final class SubmissionGrading implements Callable<Integer> {
             Map<String, Results.TestResult> pregraded = new LinkedHashMap<>();
             for (Map.Entry<String, String> e : broken.entrySet()) {
                 String cls = e.getKey().replace(".java", "");
-                for (Part p : Parts.all()) {
+                for (Part p : Part.all()) {
                     if (p.startAt().contains(cls + ".java")) {
                         pregraded.put(p.number(), Results.TestResult.of(p, false, Reports.header(p, "was not graded")
                                 + e.getKey() + " did not compile:\n" + e.getValue() + "\nThe other files were graded.\n"

@@ -7,7 +7,6 @@ import dev.shardlings.grader.Generators;
 import dev.shardlings.grader.Guard;
 import dev.shardlings.grader.MeshSpec;
 import dev.shardlings.grader.Part;
-import dev.shardlings.grader.Parts;
 import dev.shardlings.grader.Reports;
 import dev.shardlings.random.PRNG;
 import dev.shardlings.sharding.Mesh;
@@ -84,10 +83,10 @@ public final class Chapter0Checks {
     /** 0.1: C = A·B laid out P('X', 'Y'); no collectives. */
     public static void noCommunication(Matmul impl, Chapter0Case c) {
         MeshSpec m = c.mesh();
-        var r = runMatmul(Parts.P0_1, impl, c, m.size("X") * c.a(), c.b(), m.size("Y") * c.c(), P("X", null),
+        var r = runMatmul(Part.P0_1, impl, c, m.size("X") * c.a(), c.b(), m.size("Y") * c.c(), P("X", null),
                 P(null, "Y"), P("X", "Y"));
-        Checks.usesShardMap(Parts.P0_1, r.text(), r.trace());
-        Checks.noCollectives(Parts.P0_1, r.text(), r.trace());
+        Checks.usesShardMap(Part.P0_1, r.text(), r.trace());
+        Checks.noCollectives(Part.P0_1, r.text(), r.trace());
     }
 
     /** 0.2: C = A·B replicated; exactly one all-gather per device, over X, of A's block [I, J/X]. */
@@ -96,8 +95,8 @@ public final class Chapter0Checks {
         int i = c.a();
         int j = x * c.b();
         int k = c.c();
-        var r = runMatmul(Parts.P0_2, impl, c, i, j, k, P(null, "X"), P(), P());
-        Checks.collectivesPerDevice(Parts.P0_2, r.text(), r.trace(), "exactly one all-gather over X, of A's block of"
+        var r = runMatmul(Part.P0_2, impl, c, i, j, k, P(null, "X"), P(), P());
+        Checks.collectivesPerDevice(Part.P0_2, r.text(), r.trace(), "exactly one all-gather over X, of A's block of"
                 + " shape " + Reports.tuple(i, j / x), cs -> Checks.exactly(cs, List.of(Collective.ALL_GATHER), Set.of("X"))
                 && cs.get(0).inputShape().equals(List.of(i, j / x)));
     }
@@ -108,11 +107,11 @@ public final class Chapter0Checks {
         int i = c.a();
         int j = x * c.b();
         int k = c.c();
-        var r = runMatmul(Parts.P0_3, impl, c, i, j, k, P(null, "X"), P("X", null), P());
-        Checks.collectivesPerDevice(Parts.P0_3, r.text(), r.trace(), "exactly one psum over X, of the partial product"
+        var r = runMatmul(Part.P0_3, impl, c, i, j, k, P(null, "X"), P("X", null), P());
+        Checks.collectivesPerDevice(Part.P0_3, r.text(), r.trace(), "exactly one psum over X, of the partial product"
                 + " of shape " + Reports.tuple(i, k), cs -> Checks.exactly(cs, List.of(Collective.PSUM), Set.of("X"))
                 && cs.get(0).inputShape().equals(List.of(i, k)));
-        localFlops(Parts.P0_3, r, 2L * i * (j / x) * k);
+        localFlops(Part.P0_3, r, 2L * i * (j / x) * k);
     }
 
     /** 0.4: as 0.3, from exactly one psumScatter then one allGather over X per device; no psum. */
@@ -121,11 +120,11 @@ public final class Chapter0Checks {
         int i = x * c.a(); // I must divide by X for the reduce-scatter along I
         int j = x * c.b();
         int k = c.c();
-        var r = runMatmul(Parts.P0_4, impl, c, i, j, k, P(null, "X"), P("X", null), P());
-        Checks.collectivesPerDevice(Parts.P0_4, r.text(), r.trace(), "one psumScatter over X, then one allGather over"
+        var r = runMatmul(Part.P0_4, impl, c, i, j, k, P(null, "X"), P("X", null), P());
+        Checks.collectivesPerDevice(Part.P0_4, r.text(), r.trace(), "one psumScatter over X, then one allGather over"
                 + " X, and no psum", cs -> Checks.exactly(cs, List.of(Collective.PSUM_SCATTER, Collective.ALL_GATHER),
                 Set.of("X")));
-        localFlops(Parts.P0_4, r, 2L * i * (j / x) * k);
+        localFlops(Part.P0_4, r, 2L * i * (j / x) * k);
     }
 
     /** 0.5: both halves; each exactly one all-gather over X, of B's block (→ C[I_X, K]) or A's (→ C[I, K_X]). */
@@ -134,12 +133,12 @@ public final class Chapter0Checks {
         int i = x * c.a();
         int j = c.b();
         int k = x * c.c();
-        var rb = runMatmul(Parts.P0_5, gatherB, c, i, j, k, P("X", null), P(null, "X"), P("X", null));
-        Checks.collectivesPerDevice(Parts.P0_5, rb.text(), rb.trace(), "for C[I_X, K]: exactly one all-gather over X,"
+        var rb = runMatmul(Part.P0_5, gatherB, c, i, j, k, P("X", null), P(null, "X"), P("X", null));
+        Checks.collectivesPerDevice(Part.P0_5, rb.text(), rb.trace(), "for C[I_X, K]: exactly one all-gather over X,"
                 + " of B's block of shape " + Reports.tuple(j, k / x), cs -> Checks.exactly(cs,
                 List.of(Collective.ALL_GATHER), Set.of("X")) && cs.get(0).inputShape().equals(List.of(j, k / x)));
-        var ra = runMatmul(Parts.P0_5, gatherA, c, i, j, k, P("X", null), P(null, "X"), P(null, "X"));
-        Checks.collectivesPerDevice(Parts.P0_5, ra.text(), ra.trace(), "for C[I, K_X]: exactly one all-gather over X,"
+        var ra = runMatmul(Part.P0_5, gatherA, c, i, j, k, P("X", null), P(null, "X"), P(null, "X"));
+        Checks.collectivesPerDevice(Part.P0_5, ra.text(), ra.trace(), "for C[I, K_X]: exactly one all-gather over X,"
                 + " of A's block of shape " + Reports.tuple(i / x, j), cs -> Checks.exactly(cs,
                 List.of(Collective.ALL_GATHER), Set.of("X")) && cs.get(0).inputShape().equals(List.of(i / x, j)));
     }
@@ -165,10 +164,10 @@ public final class Chapter0Checks {
         NDArray x = Generators.smallFloats(c.seed(), rows, feats);
         ShardedArray xs = ShardedArray.devicePut(x, mesh, P("i", "j"));
         String text = c.describe(dims("x", rows, feats) + " laid out P('i', 'j')");
-        var outcome = Guard.run(Parts.P0_6, text, () -> impl.apply(xs));
-        Checks.shardedResult(Parts.P0_6, text, Reports.inputs("x", x), Chapter0Oracles.normalizeRows(x, 1e-5),
+        var outcome = Guard.run(Part.P0_6, text, () -> impl.apply(xs));
+        Checks.shardedResult(Part.P0_6, text, Reports.inputs("x", x), Chapter0Oracles.normalizeRows(x, 1e-5),
                 outcome.value(), P("i", "j"), new Tolerance(1e-4, 1e-4), visual(xs));
-        Checks.collectivesPerDevice(Parts.P0_6, text, outcome.trace(), "only pmean or psum over j (at least one), no"
+        Checks.collectivesPerDevice(Part.P0_6, text, outcome.trace(), "only pmean or psum over j (at least one), no"
                 + " all-gather", cs -> !cs.isEmpty() && cs.stream().allMatch(e -> (e.kind() == Collective.PMEAN
                 || e.kind() == Collective.PSUM) && e.axes().equals(List.of("j"))));
     }
@@ -186,10 +185,10 @@ public final class Chapter0Checks {
         ShardedArray xs = ShardedArray.devicePut(x, mesh, P("i", null));
         ShardedArray ws = ShardedArray.devicePut(w, mesh, P("i", null));
         String text = c.describe(dims("x", rows, d) + " and " + dims("w", d, f) + " both laid out P('i', None)");
-        var outcome = Guard.run(Parts.P0_7, text, () -> impl.apply(xs, ws));
-        Checks.shardedResult(Parts.P0_7, text, Reports.inputs("x", x, "w", w), Chapter0Oracles.matmul(x, w),
+        var outcome = Guard.run(Part.P0_7, text, () -> impl.apply(xs, ws));
+        Checks.shardedResult(Part.P0_7, text, Reports.inputs("x", x, "w", w), Chapter0Oracles.matmul(x, w),
                 outcome.value(), P("i", null), tol(d), "x:\n" + visual(xs) + "w:\n" + visual(ws));
-        Checks.collectivesPerDevice(Parts.P0_7, text, outcome.trace(), "exactly one all-gather over i, of w's block of"
+        Checks.collectivesPerDevice(Part.P0_7, text, outcome.trace(), "exactly one all-gather over i, of w's block of"
                 + " shape " + Reports.tuple(d / n, f), cs -> Checks.exactly(cs, List.of(Collective.ALL_GATHER),
                 Set.of("i")) && cs.get(0).inputShape().equals(List.of(d / n, f)));
     }
@@ -205,10 +204,10 @@ public final class Chapter0Checks {
         ShardedArray xs = ShardedArray.devicePut(x, mesh, P("i", null));
         int k = c.param();
         String text = c.describe(dims("x", rows, cols) + " laid out P('i', None); k = " + k);
-        var outcome = Guard.run(Parts.P0_8, text, () -> impl.apply(xs, k));
-        Checks.shardedResult(Parts.P0_8, text, Reports.inputs("x", x), Chapter0Oracles.rollBlocks(x, n, k),
+        var outcome = Guard.run(Part.P0_8, text, () -> impl.apply(xs, k));
+        Checks.shardedResult(Part.P0_8, text, Reports.inputs("x", x), Chapter0Oracles.rollBlocks(x, n, k),
                 outcome.value(), P("i", null), Tolerance.EXACT, visual(xs));
-        Checks.collectivesPerDevice(Parts.P0_8, text, outcome.trace(), "at most one ppermute over i, and no other"
+        Checks.collectivesPerDevice(Part.P0_8, text, outcome.trace(), "at most one ppermute over i, and no other"
                 + " collective", cs -> cs.isEmpty() || Checks.exactly(cs, List.of(Collective.PPERMUTE), Set.of("i")));
     }
 
@@ -221,10 +220,10 @@ public final class Chapter0Checks {
         NDArray x = Generators.smallFloats(c.seed(), n * per);
         ShardedArray xs = ShardedArray.devicePut(x, mesh, P(tuple("x", "y")));
         String text = c.describe(dims("x", n * per) + " laid out P(('x', 'y'),), " + per + " elements per device");
-        var outcome = Guard.run(Parts.P0_9, text, () -> impl.apply(xs));
-        Checks.shardedResult(Parts.P0_9, text, Reports.inputs("x", x), Chapter0Oracles.sliceAndAverage(x, n),
+        var outcome = Guard.run(Part.P0_9, text, () -> impl.apply(xs));
+        Checks.shardedResult(Part.P0_9, text, Reports.inputs("x", x), Chapter0Oracles.sliceAndAverage(x, n),
                 outcome.value(), P(), new Tolerance(1e-6, 1e-6), visual(xs));
-        Checks.collectivesPerDevice(Parts.P0_9, text, outcome.trace(), "exactly one pmean (or psum) over both x and y,"
+        Checks.collectivesPerDevice(Part.P0_9, text, outcome.trace(), "exactly one pmean (or psum) over both x and y,"
                 + " of the 4 sliced elements", cs -> cs.size() == 1 && (cs.get(0).kind() == Collective.PMEAN
                 || cs.get(0).kind() == Collective.PSUM) && Set.copyOf(cs.get(0).axes()).equals(Set.of("x", "y"))
                 && cs.get(0).inputShape().equals(List.of(4)));
@@ -236,15 +235,15 @@ public final class Chapter0Checks {
         Mesh mesh = m.mesh();
         NDArray key = PRNG.key((int) c.seed()).toArray();
         String text = c.describe("key " + PRNG.Key.of(key) + " (int32 bit patterns " + key + ")");
-        var outcome = Guard.run(Parts.P0_10, text, () -> impl.apply(key, mesh));
+        var outcome = Guard.run(Part.P0_10, text, () -> impl.apply(key, mesh));
         int n = m.size("i");
         NDArray[] rows = new NDArray[n];
         for (int r = 0; r < n; r++) {
             rows[r] = PRNG.foldIn(PRNG.Key.of(key), r).toArray();
         }
-        Checks.shardedResult(Parts.P0_10, text, Reports.inputs("key", key), NDArray.stack(0, rows),
+        Checks.shardedResult(Part.P0_10, text, Reports.inputs("key", key), NDArray.stack(0, rows),
                 outcome.value(), P("i", null), Tolerance.EXACT, null);
-        Checks.noCollectives(Parts.P0_10, text, outcome.trace());
+        Checks.noCollectives(Part.P0_10, text, outcome.trace());
     }
 
     /** What a run leaves for the structural checks: the case text and the trace. */

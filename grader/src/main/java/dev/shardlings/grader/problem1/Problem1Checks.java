@@ -4,7 +4,7 @@ import dev.shardlings.array.NDArray;
 import dev.shardlings.grader.Checks;
 import dev.shardlings.grader.Checks.Tolerance;
 import dev.shardlings.grader.Guard;
-import dev.shardlings.grader.Parts;
+import dev.shardlings.grader.Part;
 import dev.shardlings.grader.Reports;
 import dev.shardlings.sharding.Mesh;
 import dev.shardlings.sharding.PartitionSpec;
@@ -58,12 +58,12 @@ public final class Problem1Checks {
         NDArray a = c.array();
         ShardedArray sharded = ShardedArray.devicePut(a, mesh, XY);
         String text = c.describe(false);
-        var outcome = Guard.run(Parts.P1_1A, text, () -> impl.apply(sharded));
+        var outcome = Guard.run(Part.P1_1A, text, () -> impl.apply(sharded));
         NDArray expected = Problem1Oracles.perShardMean(a, c.x(), c.y());
-        Checks.shardedResult(Parts.P1_1A, text, Reports.inputs("Input A", a), expected, outcome.value(), XY, Tolerance.float32(8), sharded.visualize());
-        Checks.usesShardMap(Parts.P1_1A, text, outcome.trace());
-        Checks.noCollectives(Parts.P1_1A, text, outcome.trace());
-        Checks.noHostGather(Parts.P1_1A, text, outcome.trace(), a.nbytes(), mesh.size());
+        Checks.shardedResult(Part.P1_1A, text, Reports.inputs("Input A", a), expected, outcome.value(), XY, Tolerance.float32(8), sharded.visualize());
+        Checks.usesShardMap(Part.P1_1A, text, outcome.trace());
+        Checks.noCollectives(Part.P1_1A, text, outcome.trace());
+        Checks.noHostGather(Part.P1_1A, text, outcome.trace(), a.nbytes(), mesh.size());
     }
 
     /** 1.1b: values equal the per-block means; no shardMap and so no collectives. */
@@ -71,10 +71,10 @@ public final class Problem1Checks {
         Mesh mesh = c.mesh();
         NDArray a = c.array();
         String text = c.describe(false);
-        var outcome = Guard.run(Parts.P1_1B, text, () -> impl.apply(a, mesh));
+        var outcome = Guard.run(Part.P1_1B, text, () -> impl.apply(a, mesh));
         NDArray expected = Problem1Oracles.perShardMean(a, c.x(), c.y());
-        Checks.wholeResult(Parts.P1_1B, text, Reports.inputs("Input A", a), expected, outcome.value(), Tolerance.float32(8));
-        Checks.noShardMap(Parts.P1_1B, text, outcome.trace());
+        Checks.wholeResult(Part.P1_1B, text, Reports.inputs("Input A", a), expected, outcome.value(), Tolerance.float32(8));
+        Checks.noShardMap(Part.P1_1B, text, outcome.trace());
     }
 
     /**
@@ -86,12 +86,12 @@ public final class Problem1Checks {
         NDArray a = c.array();
         ShardedArray sharded = ShardedArray.devicePut(a, mesh, XY);
         String text = c.describe(true);
-        var outcome = Guard.run(Parts.P1_2A, text, () -> impl.apply(sharded, c.shift()));
+        var outcome = Guard.run(Part.P1_2A, text, () -> impl.apply(sharded, c.shift()));
         NDArray expected = Problem1Oracles.rollWithinShards(a, c.x(), c.shift());
-        Checks.shardedResult(Parts.P1_2A, text, Reports.inputs("Input A", a), expected, outcome.value(), XY, Tolerance.EXACT, sharded.visualize());
-        Checks.usesShardMap(Parts.P1_2A, text, outcome.trace());
-        Checks.noCollectives(Parts.P1_2A, text, outcome.trace());
-        Checks.noHostGather(Parts.P1_2A, text, outcome.trace(), a.nbytes(), mesh.size());
+        Checks.shardedResult(Part.P1_2A, text, Reports.inputs("Input A", a), expected, outcome.value(), XY, Tolerance.EXACT, sharded.visualize());
+        Checks.usesShardMap(Part.P1_2A, text, outcome.trace());
+        Checks.noCollectives(Part.P1_2A, text, outcome.trace());
+        Checks.noHostGather(Part.P1_2A, text, outcome.trace(), a.nbytes(), mesh.size());
     }
 
     /** 1.2b: values equal roll-minus-self inside every group of S/X rows; no shardMap. */
@@ -99,9 +99,9 @@ public final class Problem1Checks {
         Mesh mesh = c.mesh();
         NDArray a = c.array();
         String text = c.describe(true);
-        var outcome = Guard.run(Parts.P1_2B, text, () -> impl.apply(a, mesh, c.shift()));
+        var outcome = Guard.run(Part.P1_2B, text, () -> impl.apply(a, mesh, c.shift()));
         NDArray expected = Problem1Oracles.rollWithinShards(a, c.x(), c.shift());
-        Checks.wholeResult(Parts.P1_2B, text, Reports.inputs("Input A", a), expected, outcome.value(), Tolerance.EXACT);
-        Checks.noShardMap(Parts.P1_2B, text, outcome.trace());
+        Checks.wholeResult(Part.P1_2B, text, Reports.inputs("Input A", a), expected, outcome.value(), Tolerance.EXACT);
+        Checks.noShardMap(Part.P1_2B, text, outcome.trace());
     }
 }

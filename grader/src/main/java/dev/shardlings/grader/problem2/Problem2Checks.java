@@ -7,7 +7,6 @@ import dev.shardlings.grader.Generators;
 import dev.shardlings.grader.GradingFailure;
 import dev.shardlings.grader.Guard;
 import dev.shardlings.grader.Part;
-import dev.shardlings.grader.Parts;
 import dev.shardlings.grader.Reports;
 import dev.shardlings.grader.TraceRules;
 import dev.shardlings.grader.TraceRules.Rule;
@@ -95,7 +94,7 @@ public final class Problem2Checks {
 
     /** 2.1: the local version, k = 1. */
     public static void moeLocal(Local impl, MoeCase c) {
-        local(Parts.P2_1, impl, c);
+        local(Part.P2_1, impl, c);
     }
 
     // ------------------------------------------------------------------------------------------------ sharded
@@ -128,7 +127,7 @@ public final class Problem2Checks {
 
     /** 2.3a: values; an all-gather of A over X. */
     public static void moeAllGather(Sharded impl, MoeCase c) {
-        Part part = Parts.P2_3A;
+        Part part = Part.P2_3A;
         Laid l = lay(c, false);
         var outcome = Guard.run(part, l.text(), () -> impl.apply(l.a(), l.w(), l.b()));
         Checks.shardedResult(part, l.text(), l.inputs(), l.expected(), outcome.value(), XY, tol(l.sizes()[2]),
@@ -143,7 +142,7 @@ public final class Problem2Checks {
 
     /** 2.3b: values; all-to-all over X, no all-gather over X, no padded compute, per-device memory budget. */
     public static void moeAllToAll(Ragged impl, MoeCase c) {
-        ragged(Parts.P2_3B, impl, c);
+        ragged(Part.P2_3B, impl, c);
     }
 
     private static void ragged(Part part, Ragged impl, MoeCase c) {
@@ -196,7 +195,7 @@ public final class Problem2Checks {
 
     /** 2.4: top-k, local and sharded (as 2.3b with the S·k pairs). */
     public static void topK(Local local, Ragged sharded, MoeCase c) {
-        local(Parts.P2_4, local, c);
-        ragged(Parts.P2_4, sharded, c);
+        local(Part.P2_4, local, c);
+        ragged(Part.P2_4, sharded, c);
     }
 }

@@ -2,6 +2,7 @@ package dev.shardlings.grader.chapter0;
 
 import dev.shardlings.grader.CourseMethod;
 import dev.shardlings.grader.GradedPart;
+import dev.shardlings.grader.Part;
 import dev.shardlings.grader.Generators;
 import dev.shardlings.grader.MeshSpec;
 import net.jqwik.api.Arbitrary;
@@ -11,7 +12,7 @@ import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 
 /** Part 0.7, graded against the implementation chosen by -Dgrade.target. */
-@GradedPart("0.7")
+@GradedPart(Part.P0_7)
 class Part07GatheredWeightTest {
 
     static void check(Chapter0Case c) {

@@ -2,9 +2,10 @@ package dev.shardlings.grader.problem1;
 
 import dev.shardlings.grader.CourseMethod;
 import dev.shardlings.grader.GradedPart;
+import dev.shardlings.grader.Part;
 
 /** Part 1.2a, graded against the implementation chosen by -Dgrade.target (exercises or solutions). */
-@GradedPart("1.2a")
+@GradedPart(Part.P1_2A)
 class Part12aRollWithinShardsTest extends Problem1PartTest {
     @Override
     void check(Problem1Case c) {

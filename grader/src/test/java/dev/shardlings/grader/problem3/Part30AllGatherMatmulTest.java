@@ -2,9 +2,10 @@ package dev.shardlings.grader.problem3;
 
 import dev.shardlings.grader.CourseMethod;
 import dev.shardlings.grader.GradedPart;
+import dev.shardlings.grader.Part;
 
 /** Part 3.0, graded against the implementation chosen by -Dgrade.target (exercises or solutions). */
-@GradedPart("3.0")
+@GradedPart(Part.P3_0)
 class Part30AllGatherMatmulTest extends MatmulPartTest {
     @Override
     protected void check(MatmulCase c) {

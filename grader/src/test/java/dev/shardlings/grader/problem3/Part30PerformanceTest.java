@@ -2,9 +2,9 @@ package dev.shardlings.grader.problem3;
 
 import dev.shardlings.grader.CourseMethod;
 import dev.shardlings.grader.GradedPart;
+import dev.shardlings.grader.Part;
 import dev.shardlings.grader.GradingListener;
 import dev.shardlings.grader.ModelledTime;
-import dev.shardlings.grader.Parts;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestReporter;
 
@@ -12,12 +12,12 @@ import org.junit.jupiter.api.TestReporter;
  * Part 3.0p: the modelled time of part 3.0 against the reference solution's (see docs/profiles.md); when the
  * graded target is solutions/, also that the stored reference time is still exact.
  */
-@GradedPart("3.0p")
+@GradedPart(Part.P3_0P)
 class Part30PerformanceTest {
     @Test
     void modelledTimeWithinTheLimit(TestReporter reporter) {
         ModelledTime.Result r = Problem3Checks.allGatherMatmulTime(CourseMethod.P3_ALL_GATHER_MATMUL.binary(), CourseMethod.P3_ALL_GATHER_MATMUL_NAIVE.binary());
         reporter.publishEntry(GradingListener.NOTE, r.note());
-        ModelledTime.requireFresh(Parts.P3_0P, Problem3Checks.SETTING, r);
+        ModelledTime.requireFresh(Part.P3_0P, Problem3Checks.SETTING, r);
     }
 }

@@ -2,9 +2,9 @@ package dev.shardlings.grader.problem4;
 
 import dev.shardlings.grader.CourseMethod;
 import dev.shardlings.grader.GradedPart;
+import dev.shardlings.grader.Part;
 import dev.shardlings.grader.GradingListener;
 import dev.shardlings.grader.ModelledTime;
-import dev.shardlings.grader.Parts;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestReporter;
 
@@ -12,12 +12,12 @@ import org.junit.jupiter.api.TestReporter;
  * Part 4.0p: the modelled time of part 4.0 against the reference solution's (see docs/profiles.md); when the
  * graded target is solutions/, also that the stored reference time is still exact.
  */
-@GradedPart("4.0p")
+@GradedPart(Part.P4_0P)
 class Part40PerformanceTest {
     @Test
     void modelledTimeWithinTheLimit(TestReporter reporter) {
         ModelledTime.Result r = Problem4Checks.allGatherMatmulTime(CourseMethod.P4_ALL_GATHER_MATMUL.binary());
         reporter.publishEntry(GradingListener.NOTE, r.note());
-        ModelledTime.requireFresh(Parts.P4_0P, Problem4Checks.SETTING, r);
+        ModelledTime.requireFresh(Part.P4_0P, Problem4Checks.SETTING, r);
     }
 }

@@ -2,7 +2,7 @@ package dev.shardlings.grader.selftest;
 
 import dev.shardlings.grader.Guard;
 import dev.shardlings.grader.GradingFailure;
-import dev.shardlings.grader.Parts;
+import dev.shardlings.grader.Part;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -17,7 +17,7 @@ class GuardTest {
     @Test
     void anEndlessLoopTimesOutWithAReason() {
         GradingFailure f = assertTimeoutPreemptively(Duration.ofSeconds(5), () -> assertThrows(GradingFailure.class,
-                () -> Guard.run(Parts.P1_1B, "Case: test", () -> {
+                () -> Guard.run(Part.P1_1B, "Case: test", () -> {
                     // Endless for the grader, but it stops when the Guard interrupts it after the time limit: a
                     // loop that ignored interrupts would keep one of the machine's cores busy for the rest of
                     // this test JVM and slow every later test.
@@ -31,7 +31,7 @@ class GuardTest {
 
     @Test
     void aValueComesBackWithItsTrace() {
-        Guard.Outcome<String> o = Guard.run(Parts.P1_1B, "Case: test", () -> "ok");
+        Guard.Outcome<String> o = Guard.run(Part.P1_1B, "Case: test", () -> "ok");
         assertEquals("ok", o.value());
         assertEquals(0, o.trace().shardMaps().size());
     }
@@ -41,7 +41,7 @@ class GuardTest {
         dev.shardlings.sharding.Mesh mesh = dev.shardlings.sharding.Mesh.makeMesh(new int[]{4}, "i");
         dev.shardlings.array.NDArray x = dev.shardlings.array.NDArray.arange(8);
         GradingFailure f = assertTimeoutPreemptively(Duration.ofSeconds(2), () -> assertThrows(GradingFailure.class,
-                () -> Guard.run(Parts.P0_8, "Case: test", () -> dev.shardlings.spmd.ShardMap.shardMap(b ->
+                () -> Guard.run(Part.P0_8, "Case: test", () -> dev.shardlings.spmd.ShardMap.shardMap(b ->
                         dev.shardlings.spmd.Collectives.axisIndex("i").intAt() == 2 ? b.add(1)
                                 : dev.shardlings.spmd.Collectives.psum(b, "i"), mesh,
                         dev.shardlings.sharding.PartitionSpec.P("i"), dev.shardlings.sharding.PartitionSpec.P("i"))
