@@ -57,6 +57,7 @@ public final class Checks {
     public static void shardedResult(Part part, String caseText, String inputs, NDArray expected,
                                      ShardedArray actual, PartitionSpec expectedSpec, Tolerance tol,
                                      String inputPicture) {
+        CheckLog.ran(Check.VALUES, Check.LAYOUT);
         int[] es = expected.shape();
         int[] as = actual.shape();
         if (!Arrays.equals(es, as)) {
@@ -136,6 +137,7 @@ public final class Checks {
     /** A whole (unsharded) result: shape, dtype and values. */
     public static void wholeResult(Part part, String caseText, String inputs, NDArray expected, NDArray actual,
                                    Tolerance tol) {
+        CheckLog.ran(Check.VALUES, Check.LAYOUT);
         int[] es = expected.shape();
         int[] as = actual.shape();
         if (!Arrays.equals(es, as)) {
@@ -171,6 +173,7 @@ public final class Checks {
 
     /** The trace shows no collective at all. */
     public static void noCollectives(Part part, String caseText, Trace trace) {
+        CheckLog.ran(Check.NO_COLLECTIVES);
         List<TraceEvent.CollectiveEvent> cs = trace.collectives();
         if (!cs.isEmpty()) {
             Map<String, Long> counts = cs.stream().collect(Collectors.groupingBy(
@@ -184,55 +187,9 @@ public final class Checks {
         }
     }
 
-    /**
-     * Every device's collectives, in program order, satisfy {@code rule}; otherwise the report states the rule
-     * and shows what the first offending device did.
-     *
-     * @param ruleText the rule in words, e.g. "exactly one all-gather, of A's block over X"
-     */
-    public static void collectivesPerDevice(Part part, String caseText, Trace trace, String ruleText,
-                                            java.util.function.Predicate<List<TraceEvent.CollectiveEvent>> rule) {
-        for (dev.shardlings.trace.ShardMapTrace sm : trace.shardMaps()) {
-            for (dev.shardlings.trace.DeviceTrace d : sm.devices()) {
-                List<TraceEvent.CollectiveEvent> cs = d.collectives();
-                if (!rule.test(cs)) {
-                    StringBuilder did = new StringBuilder();
-                    if (cs.isEmpty()) {
-                        did.append("  (no collectives)\n");
-                    }
-                    for (TraceEvent.CollectiveEvent c : cs) {
-                        did.append("  ").append(c.describe()).append('\n');
-                    }
-                    throw new GradingFailure(GradingFailure.Kind.STRUCTURE,
-                            "communication: expected " + ruleText,
-                            Reports.header(part, "computes the right values with the wrong communication") + caseText
-                                    + "\n\nRule: " + ruleText + ".\nDevice " + d.deviceId() + " " + d.coords()
-                                    + " did, in order:\n" + did + "\nHint: " + part.hint() + "\n"
-                                    + Reports.pointers(part), null);
-                }
-            }
-        }
-        if (trace.shardMaps().isEmpty()) {
-            usesShardMap(part, caseText, trace);
-        }
-    }
-
-    /** True when the collectives are exactly the given kinds over exactly the given axes (as a set), in order. */
-    public static boolean exactly(List<TraceEvent.CollectiveEvent> cs, List<dev.shardlings.trace.Collective> kinds,
-                                  java.util.Set<String> axes) {
-        if (cs.size() != kinds.size()) {
-            return false;
-        }
-        for (int i = 0; i < cs.size(); i++) {
-            if (cs.get(i).kind() != kinds.get(i) || !java.util.Set.copyOf(cs.get(i).axes()).equals(axes)) {
-                return false;
-            }
-        }
-        return true;
-    }
-
     /** The code ran at least one shardMap. */
     public static void usesShardMap(Part part, String caseText, Trace trace) {
+        CheckLog.ran(Check.USES_SHARD_MAP);
         if (trace.shardMaps().isEmpty()) {
             throw new GradingFailure(GradingFailure.Kind.STRUCTURE, "does not use shardMap",
                     Reports.header(part, "never calls shardMap") + caseText + "\n\nThis part is about writing the"
@@ -243,6 +200,7 @@ public final class Checks {
 
     /** The code ran no shardMap (global-view parts). */
     public static void noShardMap(Part part, String caseText, Trace trace) {
+        CheckLog.ran(Check.NO_SHARD_MAP);
         if (!trace.shardMaps().isEmpty()) {
             throw new GradingFailure(GradingFailure.Kind.STRUCTURE, "uses shardMap in a global-view part",
                     Reports.header(part, "calls shardMap") + caseText + "\n\nThis part asks for the global view:"
@@ -257,6 +215,7 @@ public final class Checks {
      * @param wholeBytes bytes of the whole input array
      */
     public static void noHostGather(Part part, String caseText, Trace trace, long wholeBytes, int devices) {
+        CheckLog.ran(Check.HOST_MEMORY);
         if (devices > 1 && trace.hostLargestAllocation() >= wholeBytes) {
             throw new GradingFailure(GradingFailure.Kind.STRUCTURE, "gathers the whole array on the host",
                     Reports.header(part, "materialises the whole array in one place") + caseText

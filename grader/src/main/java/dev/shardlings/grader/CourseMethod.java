@@ -71,6 +71,8 @@ public enum CourseMethod {
     private static final SecureRandom IDS = new SecureRandom();
     /** The trace of the last remote call on this thread, for {@link Guard} to pick up. */
     private static final ThreadLocal<Trace> LAST_TRACE = new ThreadLocal<>();
+    /** The course method called last on this thread, for {@link CheckLog}. */
+    private static final ThreadLocal<CourseMethod> LAST_CALLED = new ThreadLocal<>();
     /** The time limit {@link Guard} set for calls on this thread. */
     private static final ThreadLocal<Duration> LIMIT = new ThreadLocal<>();
     /** Threads waiting for the sandbox now. */
@@ -165,6 +167,7 @@ public enum CourseMethod {
         for (Class<?> c : params) {
             types.add(c.getSimpleName());
         }
+        LAST_CALLED.set(this);
         Wire.Request request = new Wire.Request(IDS.nextLong(), className, method, types, new ArrayList<>(args));
         Duration limit = LIMIT.get() == null ? Guard.DEFAULT_LIMIT : LIMIT.get();
         Wire.Reply reply;
@@ -184,6 +187,13 @@ public enum CourseMethod {
         }
         LAST_TRACE.set(reply.trace());
         return reply.value();
+    }
+
+    /** The course method called last on this thread (null if none), and forgets it. */
+    static CourseMethod takeLastCalled() {
+        CourseMethod m = LAST_CALLED.get();
+        LAST_CALLED.remove();
+        return m;
     }
 
     /** True while {@code t} waits for the sandbox. */

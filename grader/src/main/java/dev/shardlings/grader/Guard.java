@@ -55,9 +55,12 @@ public final class Guard {
 
     /** {@link #run(Part, String, Supplier)} with an explicit time limit. */
     public static <T> Outcome<T> run(Part part, String caseText, Supplier<T> call, Duration limit) {
+        CheckLog.part(part);
+        CourseMethod[] called = new CourseMethod[1];
         FutureTask<Tracing.Traced<T>> task = new FutureTask<>(() -> {
             CourseMethod.limitCalls(limit);
             Tracing.Traced<T> local = Tracing.record(call);
+            called[0] = CourseMethod.takeLastCalled();
             // A course method ran in the sandbox: what it did was recorded there.
             Trace remote = CourseMethod.takeTrace();
             return remote == null ? local : new Tracing.Traced<>(local.value(), merge(local.trace(), remote));
@@ -94,6 +97,8 @@ public final class Guard {
                     Reports.header(part, "returned null") + caseText + "\n\nReturn the result array.\n"
                             + Reports.pointers(part), null);
         }
+        // The task's end happens-before get() returned: called[0] is visible here.
+        CheckLog.method(called[0]);
         return new Outcome<>(traced.value(), traced.trace());
     }
 

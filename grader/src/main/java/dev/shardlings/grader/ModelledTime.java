@@ -102,6 +102,7 @@ public final class ModelledTime {
         // per-call default, still well inside the grade's per-part limit.
         Guard.Outcome<Object> outcome = Guard.run(part, text, program, MEASURED_RUN_LIMIT);
         verify.accept(text, outcome);
+        CheckLog.ran(Check.MODELLED_TIME);
         Timeline t = CostModel.schedule(outcome.trace(), MODELS.computeIfAbsent(setting.hardware(), HardwareModel::builtIn), setting.dtype());
         double us = t.micros();
         Double ref = reference(part);

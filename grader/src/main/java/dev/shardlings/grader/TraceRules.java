@@ -11,7 +11,9 @@ import dev.shardlings.trace.TraceEvent.MatmulEvent;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Set;
 import java.util.Map;
+import java.util.function.Function;
 import java.util.function.Predicate;
 
 /**
@@ -29,18 +31,37 @@ public final class TraceRules {
     private TraceRules() {
     }
 
-    /** A rule on one device's record. Rules chain with {@link #and}: the first broken one is reported. */
-    @FunctionalInterface
-    public interface Rule {
-        /** {@code null} when the device kept the rule, else what it did wrong, as one sentence without a period. */
-        String violation(DeviceTrace device);
+    /**
+     * A rule on one device's record, and the kinds of check it makes. Rules chain with {@link #and}: the first
+     * broken one is reported.
+     *
+     * @param checks    what the rule checks (recorded in {@link CheckLog} when it is applied)
+     * @param violation {@code null} when the device kept the rule, else what it did wrong, as one sentence without
+     *                  a period
+     */
+    public record Rule(Set<Check> checks, Function<DeviceTrace, String> violation) {
+        public Rule {
+            checks = Set.copyOf(checks);
+        }
+
+        /** A rule of one kind. */
+        public static Rule of(Check check, Function<DeviceTrace, String> violation) {
+            return new Rule(Set.of(check), violation);
+        }
+
+        /** {@code null} when the device kept the rule, else what it did wrong. */
+        public String violation(DeviceTrace device) {
+            return violation.apply(device);
+        }
 
         /** This rule, then {@code next} when this one is kept. */
-        default Rule and(Rule next) {
-            return d -> {
+        public Rule and(Rule next) {
+            Set<Check> both = new java.util.HashSet<>(checks);
+            both.addAll(next.checks);
+            return new Rule(both, d -> {
                 String v = violation(d);
                 return v != null ? v : next.violation(d);
-            };
+            });
         }
     }
 
@@ -93,6 +114,7 @@ public final class TraceRules {
      */
     public static void perDevice(Part part, String reason, String caseText, Trace trace, String ruleText, Rule rule) {
         Checks.usesShardMap(part, caseText, trace);
+        CheckLog.ran(rule.checks().toArray(Check[]::new));
         List<String> axes = trace.shardMaps().get(0).mesh().axisNames();
         for (DeviceTrace d : devices(trace)) {
             String v = rule.violation(d);
@@ -199,28 +221,28 @@ public final class TraceRules {
 
     /** Every collective is a ppermute over exactly {@code axis}. */
     public static Rule onlyPpermutesOver(String axis) {
-        return d -> {
+        return Rule.of(Check.COLLECTIVES, d -> {
             for (CollectiveEvent c : d.collectives()) {
                 if (c.kind() != Collective.PPERMUTE || !c.axes().equals(List.of(axis))) {
                     return "it calls " + c.describe() + "; this part allows only ppermute over " + axis;
                 }
             }
             return null;
-        };
+        });
     }
 
     /** Exactly {@code count} ppermutes. */
     public static Rule ppermuteCount(int count, String why) {
-        return d -> {
+        return Rule.of(Check.COLLECTIVES, d -> {
             long got = d.collectives().stream().filter(c -> c.kind() == Collective.PPERMUTE).count();
             return got == count ? null : "it calls ppermute " + got + " time(s), expected exactly " + count + " ("
                     + why + ")";
-        };
+        });
     }
 
     /** Every ppermute that moves data is a one-step shift round the ring, up or down. */
     public static Rule oneStepShifts() {
-        return d -> {
+        return Rule.of(Check.RING_STEPS, d -> {
             for (CollectiveEvent c : d.collectives()) {
                 if (c.kind() == Collective.PPERMUTE && !movesNothing(c) && direction(c) == null) {
                     return "its ppermute with " + c.params() + " is not a shift by one step round the ring;"
@@ -229,12 +251,12 @@ public final class TraceRules {
                 }
             }
             return null;
-        };
+        });
     }
 
     /** Every ppermute's operand has exactly this shape. */
     public static Rule ppermuteShape(List<Integer> shape, String what) {
-        return d -> {
+        return Rule.of(Check.OPERANDS, d -> {
             for (CollectiveEvent c : d.collectives()) {
                 if (c.kind() == Collective.PPERMUTE && !c.inputShape().equals(shape)) {
                     return "it passes a " + c.dtype() + c.inputShape() + " with ppermute, expected " + what
@@ -242,12 +264,12 @@ public final class TraceRules {
                 }
             }
             return null;
-        };
+        });
     }
 
     /** Every ppermute's operand has at most {@code elements} elements. */
     public static Rule ppermuteAtMost(long elements, String what) {
-        return d -> {
+        return Rule.of(Check.OPERANDS, d -> {
             for (CollectiveEvent c : d.collectives()) {
                 long size = c.inputShape().stream().mapToLong(Integer::longValue).reduce(1, (a, b) -> a * b);
                 if (c.kind() == Collective.PPERMUTE && size > elements) {
@@ -256,12 +278,12 @@ public final class TraceRules {
                 }
             }
             return null;
-        };
+        });
     }
 
     /** On a ring of at least 3 devices, some ppermute goes up and some goes down. */
     public static Rule bothDirections(int ringSize) {
-        return d -> {
+        return Rule.of(Check.RING_STEPS, d -> {
             if (ringSize < 3) {
                 return null; // up and down are the same shift on a ring of 2
             }
@@ -271,42 +293,42 @@ public final class TraceRules {
                         + " version sends in both directions";
             }
             return null;
-        };
+        });
     }
 
     /** Neither direction carries more than {@code bytes}. */
     public static Rule bytesPerDirectionAtMost(long bytes, String why) {
-        return d -> {
+        return Rule.of(Check.BYTES, d -> {
             long[] b = bytesByDirection(d);
             if (Math.max(b[0], b[1]) > bytes) {
                 return "it sends " + b[0] + " bytes up the ring and " + b[1] + " bytes down; each direction may"
                         + " carry at most " + bytes + " bytes (" + why + ")";
             }
             return null;
-        };
+        });
     }
 
     /** The device's matmul FLOPs are exactly {@code flops}. */
     public static Rule flops(long flops, String formula) {
-        return d -> d.flops() == flops ? null : "its matmuls do " + d.flops() + " FLOPs, expected exactly "
-                + flops + " = " + formula + " (no product computed twice, none left out)";
+        return Rule.of(Check.FLOPS, d -> d.flops() == flops ? null : "its matmuls do " + d.flops() + " FLOPs,"
+                + " expected exactly " + flops + " = " + formula + " (no product computed twice, none left out)");
     }
 
     /** Every matmul satisfies {@code ok}. */
     public static Rule everyMatmul(Predicate<MatmulEvent> ok, String what) {
-        return d -> {
+        return Rule.of(Check.MATMULS, d -> {
             for (MatmulEvent m : d.matmuls()) {
                 if (!ok.test(m)) {
                     return "it multiplies [" + m.m() + ", " + m.k() + "] · [" + m.k() + ", " + m.n() + "]; " + what;
                 }
             }
             return null;
-        };
+        });
     }
 
     /** Exactly these collectives, in this order, each over exactly {@code axis} with the given operand shape. */
     public static Rule exactly(String axis, List<Collective> kinds, List<List<Integer>> shapes, String what) {
-        return d -> {
+        return new Rule(Set.of(Check.COLLECTIVES, Check.OPERANDS), d -> {
             List<CollectiveEvent> cs = d.collectives();
             boolean ok = cs.size() == kinds.size();
             for (int i = 0; ok && i < cs.size(); i++) {
@@ -314,6 +336,110 @@ public final class TraceRules {
                         && cs.get(i).inputShape().equals(shapes.get(i));
             }
             return ok ? null : "its collectives are not " + what;
-        };
+        });
+    }
+
+    /** No collective at all. */
+    public static Rule noCollectives(String why) {
+        return Rule.of(Check.NO_COLLECTIVES, d -> d.collectives().isEmpty() ? null : "it calls "
+                + d.collectives().get(0).describe() + (d.collectives().size() > 1 ? " and " + (d.collectives().size()
+                - 1) + " more collective(s)" : "") + "; " + why);
+    }
+
+    /**
+     * The collectives are exactly {@code kinds}, in order, each over exactly the axes {@code axes} (as a set) with
+     * the operand shape given ({@code null}: any shape). Kinds in a slot may be alternatives (e.g. pmean or psum).
+     */
+    public static Rule collectives(Set<String> axes, List<Set<Collective>> kinds, List<List<Integer>> shapes,
+                                   String what) {
+        return new Rule(Set.of(Check.COLLECTIVES, Check.OPERANDS), d -> {
+            List<CollectiveEvent> cs = d.collectives();
+            if (cs.size() != kinds.size()) {
+                return "it calls " + cs.size() + " collective(s); expected " + what;
+            }
+            for (int i = 0; i < cs.size(); i++) {
+                CollectiveEvent c = cs.get(i);
+                if (!kinds.get(i).contains(c.kind()) || !Set.copyOf(c.axes()).equals(axes)) {
+                    return "its collective #" + (i + 1) + " is " + c.describe() + "; expected " + what;
+                }
+                if (shapes.get(i) != null && !c.inputShape().equals(shapes.get(i))) {
+                    return "its collective #" + (i + 1) + " carries a " + c.dtype() + c.inputShape()
+                            + "; expected an operand of shape " + shapes.get(i) + " (" + what + ")";
+                }
+            }
+            return null;
+        });
+    }
+
+    /** No single array on the device of {@code bytes} or more. */
+    public static Rule largestArrayBelow(long bytes, String what) {
+        return Rule.of(Check.DEVICE_MEMORY, d -> d.largestAllocation() < bytes ? null : "it allocates an array of "
+                + d.largestAllocation() + " bytes; " + what);
+    }
+
+    /** The device does at most {@code count} matmuls. */
+    public static Rule matmulsAtMost(int count, String why) {
+        return Rule.of(Check.MATMULS, d -> d.matmuls().size() <= count ? null : "it does " + d.matmuls().size()
+                + " matmuls; " + why);
+    }
+
+    /**
+     * Every collective of {@code kind} is computed from matmuls of its own: the sets of matmuls each one's operand
+     * depends on (through the dataflow of the device) are non-empty and pairwise disjoint. A program that computes
+     * every product first and reduces slices of their concatenation makes every reduction wait for every matmul,
+     * so none can overlap the next matmul.
+     */
+    public static Rule eachFromItsOwnMatmuls(Collective kind, String what) {
+        return Rule.of(Check.OVERLAP, d -> {
+            Map<Long, TraceEvent> byId = new java.util.HashMap<>();
+            for (TraceEvent e : d.events()) {
+                byId.put(e.id(), e);
+            }
+            Map<Long, Set<Long>> memo = new java.util.HashMap<>();
+            Set<Long> seen = new java.util.HashSet<>();
+            int i = 0;
+            for (CollectiveEvent c : d.collectives()) {
+                if (c.kind() != kind) {
+                    continue;
+                }
+                i++;
+                Set<Long> mms = matmulsBehind(c.input(), byId, memo);
+                if (mms.isEmpty()) {
+                    return "its " + kind.jaxName() + " #" + i + " reduces a value no matmul produced";
+                }
+                for (Long m : mms) {
+                    if (!seen.add(m)) {
+                        return "its " + kind.jaxName() + " #" + i + " reduces a value computed from a product an"
+                                + " earlier " + kind.jaxName() + " already depended on (" + mms.size() + " matmuls"
+                                + " behind it), so it cannot start before all of them are done; " + what;
+                    }
+                }
+            }
+            return null;
+        });
+    }
+
+    /** The ids of the matmuls the array {@code id} was computed from, on this device. */
+    private static Set<Long> matmulsBehind(long id, Map<Long, TraceEvent> byId, Map<Long, Set<Long>> memo) {
+        Set<Long> known = memo.get(id);
+        if (known != null) {
+            return known;
+        }
+        Set<Long> out = new java.util.HashSet<>();
+        java.util.ArrayDeque<Long> todo = new java.util.ArrayDeque<>(List.of(id));
+        Set<Long> visited = new java.util.HashSet<>();
+        while (!todo.isEmpty()) {
+            long next = todo.pop();
+            TraceEvent e = byId.get(next);
+            if (e == null || !visited.add(next)) {
+                continue;
+            }
+            if (e instanceof MatmulEvent) {
+                out.add(next);
+            }
+            todo.addAll(e.inputs());
+        }
+        memo.put(id, out);
+        return out;
     }
 }

@@ -8,12 +8,14 @@ import dev.shardlings.grader.Guard;
 import dev.shardlings.grader.MeshSpec;
 import dev.shardlings.grader.Part;
 import dev.shardlings.grader.Reports;
+import dev.shardlings.grader.Check;
+import dev.shardlings.grader.TraceRules;
+import dev.shardlings.grader.TraceRules.Rule;
 import dev.shardlings.random.PRNG;
 import dev.shardlings.sharding.Mesh;
 import dev.shardlings.sharding.PartitionSpec;
 import dev.shardlings.spmd.ShardedArray;
 import dev.shardlings.trace.Collective;
-import dev.shardlings.trace.DeviceTrace;
 import dev.shardlings.trace.Trace;
 
 import java.util.List;
@@ -80,13 +82,27 @@ public final class Chapter0Checks {
         return x.rank() <= 2 ? x.visualize() : "";
     }
 
-    /** 0.1: C = A·B laid out P('X', 'Y'); no collectives. */
+    /** The rule every device of the run must keep; the reason is the score table's line. */
+    private static void rule(Part part, Run r, String reason, String ruleText, Rule rule) {
+        TraceRules.perDevice(part, reason, r.text(), r.trace(), ruleText, rule);
+    }
+
+    private static Set<Collective> kind(Collective c) {
+        return Set.of(c);
+    }
+
+    /** 0.1: C = A·B laid out P('X', 'Y'); no collectives; each device multiplies its own blocks once. */
     public static void noCommunication(Matmul impl, Chapter0Case c) {
         MeshSpec m = c.mesh();
-        var r = runMatmul(Part.P0_1, impl, c, m.size("X") * c.a(), c.b(), m.size("Y") * c.c(), P("X", null),
-                P(null, "Y"), P("X", "Y"));
-        Checks.usesShardMap(Part.P0_1, r.text(), r.trace());
-        Checks.noCollectives(Part.P0_1, r.text(), r.trace());
+        int i = m.size("X") * c.a();
+        int j = c.b();
+        int k = m.size("Y") * c.c();
+        var r = runMatmul(Part.P0_1, impl, c, i, j, k, P("X", null), P(null, "Y"), P("X", "Y"));
+        long flops = 2L * (i / m.size("X")) * j * (k / m.size("Y"));
+        rule(Part.P0_1, r, "communicates or multiplies more than its own blocks", "no collectives; each device"
+                        + " multiplies its A block [I/X, J] by its B block [J, K/Y] once: " + flops + " FLOPs",
+                TraceRules.noCollectives("every device already holds all it needs")
+                        .and(TraceRules.flops(flops, "2·(I/X)·J·(K/Y)")));
     }
 
     /** 0.2: C = A·B replicated; exactly one all-gather per device, over X, of A's block [I, J/X]. */
@@ -96,9 +112,12 @@ public final class Chapter0Checks {
         int j = x * c.b();
         int k = c.c();
         var r = runMatmul(Part.P0_2, impl, c, i, j, k, P(null, "X"), P(), P());
-        Checks.collectivesPerDevice(Part.P0_2, r.text(), r.trace(), "exactly one all-gather over X, of A's block of"
-                + " shape " + Reports.tuple(i, j / x), cs -> Checks.exactly(cs, List.of(Collective.ALL_GATHER), Set.of("X"))
-                && cs.get(0).inputShape().equals(List.of(i, j / x)));
+        rule(Part.P0_2, r, "wrong communication for 'all-gather A'", "exactly one all-gather over X, of A's block"
+                        + " of shape " + Reports.tuple(i, j / x) + ", then one matmul of the whole A by B: "
+                        + 2L * i * j * k + " FLOPs",
+                TraceRules.collectives(Set.of("X"), List.of(kind(Collective.ALL_GATHER)), List.of(List.of(i, j / x)),
+                        "one all-gather over X of A's block")
+                        .and(TraceRules.flops(2L * i * j * k, "2·I·J·K")));
     }
 
     /** 0.3: C = A·B replicated; a local matmul of the blocks, then exactly one psum over X of C{U_X}. */
@@ -108,10 +127,12 @@ public final class Chapter0Checks {
         int j = x * c.b();
         int k = c.c();
         var r = runMatmul(Part.P0_3, impl, c, i, j, k, P(null, "X"), P("X", null), P());
-        Checks.collectivesPerDevice(Part.P0_3, r.text(), r.trace(), "exactly one psum over X, of the partial product"
-                + " of shape " + Reports.tuple(i, k), cs -> Checks.exactly(cs, List.of(Collective.PSUM), Set.of("X"))
-                && cs.get(0).inputShape().equals(List.of(i, k)));
-        localFlops(Part.P0_3, r, 2L * i * (j / x) * k);
+        rule(Part.P0_3, r, "wrong communication for 'local matmul, then psum'", "a local matmul of the blocks ("
+                        + 2L * i * (j / x) * k + " FLOPs), then exactly one psum over X, of the partial product of"
+                        + " shape " + Reports.tuple(i, k),
+                TraceRules.collectives(Set.of("X"), List.of(kind(Collective.PSUM)), List.of(List.of(i, k)),
+                        "one psum over X of the partial product")
+                        .and(TraceRules.flops(2L * i * (j / x) * k, "2·I·(J/X)·K")));
     }
 
     /** 0.4: as 0.3, from exactly one psumScatter then one allGather over X per device; no psum. */
@@ -121,10 +142,14 @@ public final class Chapter0Checks {
         int j = x * c.b();
         int k = c.c();
         var r = runMatmul(Part.P0_4, impl, c, i, j, k, P(null, "X"), P("X", null), P());
-        Checks.collectivesPerDevice(Part.P0_4, r.text(), r.trace(), "one psumScatter over X, then one allGather over"
-                + " X, and no psum", cs -> Checks.exactly(cs, List.of(Collective.PSUM_SCATTER, Collective.ALL_GATHER),
-                Set.of("X")));
-        localFlops(Part.P0_4, r, 2L * i * (j / x) * k);
+        rule(Part.P0_4, r, "wrong communication for 'reduce-scatter, then all-gather'", "a local matmul ("
+                        + 2L * i * (j / x) * k + " FLOPs), then one psumScatter over X of the partial product "
+                        + Reports.tuple(i, k) + ", then one allGather over X of the summed rows "
+                        + Reports.tuple(i / x, k) + ", and no psum",
+                TraceRules.collectives(Set.of("X"), List.of(kind(Collective.PSUM_SCATTER), kind(Collective.ALL_GATHER)),
+                        List.of(List.of(i, k), List.of(i / x, k)), "psumScatter of the partial product, then"
+                                + " allGather of the summed rows")
+                        .and(TraceRules.flops(2L * i * (j / x) * k, "2·I·(J/X)·K")));
     }
 
     /** 0.5: both halves; each exactly one all-gather over X, of B's block (→ C[I_X, K]) or A's (→ C[I, K_X]). */
@@ -134,28 +159,22 @@ public final class Chapter0Checks {
         int j = c.b();
         int k = x * c.c();
         var rb = runMatmul(Part.P0_5, gatherB, c, i, j, k, P("X", null), P(null, "X"), P("X", null));
-        Checks.collectivesPerDevice(Part.P0_5, rb.text(), rb.trace(), "for C[I_X, K]: exactly one all-gather over X,"
-                + " of B's block of shape " + Reports.tuple(j, k / x), cs -> Checks.exactly(cs,
-                List.of(Collective.ALL_GATHER), Set.of("X")) && cs.get(0).inputShape().equals(List.of(j, k / x)));
+        rule(Part.P0_5, rb, "wrong communication for C[I_X, K]", "for C[I_X, K]: exactly one all-gather over X, of"
+                        + " B's block of shape " + Reports.tuple(j, k / x) + ", then A's block times the whole B: "
+                        + 2L * (i / x) * j * k + " FLOPs",
+                TraceRules.collectives(Set.of("X"), List.of(kind(Collective.ALL_GATHER)), List.of(List.of(j, k / x)),
+                        "one all-gather over X of B's block")
+                        .and(TraceRules.flops(2L * (i / x) * j * k, "2·(I/X)·J·K")));
         var ra = runMatmul(Part.P0_5, gatherA, c, i, j, k, P("X", null), P(null, "X"), P(null, "X"));
-        Checks.collectivesPerDevice(Part.P0_5, ra.text(), ra.trace(), "for C[I, K_X]: exactly one all-gather over X,"
-                + " of A's block of shape " + Reports.tuple(i / x, j), cs -> Checks.exactly(cs,
-                List.of(Collective.ALL_GATHER), Set.of("X")) && cs.get(0).inputShape().equals(List.of(i / x, j)));
+        rule(Part.P0_5, ra, "wrong communication for C[I, K_X]", "for C[I, K_X]: exactly one all-gather over X, of"
+                        + " A's block of shape " + Reports.tuple(i / x, j) + ", then the whole A times B's block: "
+                        + 2L * i * j * (k / x) + " FLOPs",
+                TraceRules.collectives(Set.of("X"), List.of(kind(Collective.ALL_GATHER)), List.of(List.of(i / x, j)),
+                        "one all-gather over X of A's block")
+                        .and(TraceRules.flops(2L * i * j * (k / x), "2·I·J·(K/X)")));
     }
 
-    private static void localFlops(Part part, Run r, long flops) {
-        for (var sm : r.trace().shardMaps()) {
-            for (DeviceTrace d : sm.devices()) {
-                if (d.flops() != flops) {
-                    Checks.collectivesPerDevice(part, r.text(), r.trace(), "a local matmul of the blocks ("
-                            + flops + " FLOPs per device; device " + d.deviceId() + " did " + d.flops() + ")",
-                            cs -> false);
-                }
-            }
-        }
-    }
-
-    /** 0.6: rows normalised over all D features; only pmean/psum over j, at least one. */
+    /** 0.6: rows normalised over all D features; only pmean/psum over j of per-row statistics, at least one. */
     public static void normalize(Function<ShardedArray, ShardedArray> impl, Chapter0Case c) {
         MeshSpec m = c.mesh();
         int rows = m.size("i") * c.a();
@@ -167,9 +186,27 @@ public final class Chapter0Checks {
         var outcome = Guard.run(Part.P0_6, text, () -> impl.apply(xs));
         Checks.shardedResult(Part.P0_6, text, Reports.inputs("x", x), Chapter0Oracles.normalizeRows(x, 1e-5),
                 outcome.value(), P("i", "j"), new Tolerance(1e-4, 1e-4), visual(xs));
-        Checks.collectivesPerDevice(Part.P0_6, text, outcome.trace(), "only pmean or psum over j (at least one), no"
-                + " all-gather", cs -> !cs.isEmpty() && cs.stream().allMatch(e -> (e.kind() == Collective.PMEAN
-                || e.kind() == Collective.PSUM) && e.axes().equals(List.of("j"))));
+        int local = c.a();
+        rule(Part.P0_6, new Run(text, outcome.trace()), "wrong communication for the parallel normalisation",
+                "only pmean or psum over j (at least one), each of per-row statistics (at most " + local
+                        + " elements: one per row of the block), no all-gather",
+                new Rule(Set.of(Check.COLLECTIVES, Check.OPERANDS), d -> {
+                    if (d.collectives().isEmpty()) {
+                        return "it calls no collective; a row's statistics need the blocks of every device along j";
+                    }
+                    for (var e : d.collectives()) {
+                        if ((e.kind() != Collective.PMEAN && e.kind() != Collective.PSUM)
+                                || !e.axes().equals(List.of("j"))) {
+                            return "it calls " + e.describe() + "; only pmean or psum over j are needed";
+                        }
+                        long size = e.inputShape().stream().mapToLong(Integer::longValue).reduce(1, (p, q) -> p * q);
+                        if (size > local) {
+                            return "it reduces a " + e.dtype() + e.inputShape() + " (" + size + " elements); reduce"
+                                    + " the per-row statistics (" + local + " values), not the block";
+                        }
+                    }
+                    return null;
+                }));
     }
 
     /** 0.7: y = x·w laid out P('i', None); exactly one all-gather of w's block over i. */
@@ -188,12 +225,16 @@ public final class Chapter0Checks {
         var outcome = Guard.run(Part.P0_7, text, () -> impl.apply(xs, ws));
         Checks.shardedResult(Part.P0_7, text, Reports.inputs("x", x, "w", w), Chapter0Oracles.matmul(x, w),
                 outcome.value(), P("i", null), tol(d), "x:\n" + visual(xs) + "w:\n" + visual(ws));
-        Checks.collectivesPerDevice(Part.P0_7, text, outcome.trace(), "exactly one all-gather over i, of w's block of"
-                + " shape " + Reports.tuple(d / n, f), cs -> Checks.exactly(cs, List.of(Collective.ALL_GATHER),
-                Set.of("i")) && cs.get(0).inputShape().equals(List.of(d / n, f)));
+        long flops = 2L * (rows / n) * d * f;
+        rule(Part.P0_7, new Run(text, outcome.trace()), "wrong communication for the gathered weight",
+                "exactly one all-gather over i, of w's block of shape " + Reports.tuple(d / n, f) + ", then the x"
+                        + " block times the whole w: " + flops + " FLOPs",
+                TraceRules.collectives(Set.of("i"), List.of(kind(Collective.ALL_GATHER)), List.of(List.of(d / n, f)),
+                        "one all-gather over i of w's block")
+                        .and(TraceRules.flops(flops, "2·(rows/i)·D·F")));
     }
 
-    /** 0.8: blocks rolled by k along i; at most one ppermute over i and nothing else. */
+    /** 0.8: blocks rolled by k along i; at most one ppermute over i, of the block, and nothing else. */
     public static void ringShift(RingShift impl, Chapter0Case c) {
         MeshSpec m = c.mesh();
         int n = m.size("i");
@@ -207,8 +248,12 @@ public final class Chapter0Checks {
         var outcome = Guard.run(Part.P0_8, text, () -> impl.apply(xs, k));
         Checks.shardedResult(Part.P0_8, text, Reports.inputs("x", x), Chapter0Oracles.rollBlocks(x, n, k),
                 outcome.value(), P("i", null), Tolerance.EXACT, visual(xs));
-        Checks.collectivesPerDevice(Part.P0_8, text, outcome.trace(), "at most one ppermute over i, and no other"
-                + " collective", cs -> cs.isEmpty() || Checks.exactly(cs, List.of(Collective.PPERMUTE), Set.of("i")));
+        Rule one = TraceRules.collectives(Set.of("i"), List.of(kind(Collective.PPERMUTE)),
+                java.util.Collections.singletonList(List.of(c.a(), cols)), "at most one ppermute over i, of the"
+                        + " device's block");
+        rule(Part.P0_8, new Run(text, outcome.trace()), "wrong communication for the ring shift", "at most one"
+                        + " ppermute over i, of the block " + Reports.tuple(c.a(), cols) + ", and no other collective",
+                new Rule(one.checks(), d -> d.collectives().isEmpty() ? null : one.violation(d)));
     }
 
     /** 0.9: f32[4], the mean of every block's first 4 elements; one pmean/psum over {x, y} of 4 elements. */
@@ -223,13 +268,13 @@ public final class Chapter0Checks {
         var outcome = Guard.run(Part.P0_9, text, () -> impl.apply(xs));
         Checks.shardedResult(Part.P0_9, text, Reports.inputs("x", x), Chapter0Oracles.sliceAndAverage(x, n),
                 outcome.value(), P(), new Tolerance(1e-6, 1e-6), visual(xs));
-        Checks.collectivesPerDevice(Part.P0_9, text, outcome.trace(), "exactly one pmean (or psum) over both x and y,"
-                + " of the 4 sliced elements", cs -> cs.size() == 1 && (cs.get(0).kind() == Collective.PMEAN
-                || cs.get(0).kind() == Collective.PSUM) && Set.copyOf(cs.get(0).axes()).equals(Set.of("x", "y"))
-                && cs.get(0).inputShape().equals(List.of(4)));
+        rule(Part.P0_9, new Run(text, outcome.trace()), "wrong communication for slice-and-average", "exactly one"
+                        + " pmean (or psum) over both x and y, of the 4 sliced elements",
+                TraceRules.collectives(Set.of("x", "y"), List.of(Set.of(Collective.PMEAN, Collective.PSUM)),
+                        List.of(List.of(4)), "one pmean over x and y of the 4 sliced elements"));
     }
 
-    /** 0.10: row r = foldIn(key, r) for r in [0, I), laid out P('i', None); no collectives. */
+    /** 0.10: row r = foldIn(key, r) for r in [0, I), laid out P('i', None); a shardMap; no collectives. */
     public static void foldKey(FoldKey impl, Chapter0Case c) {
         MeshSpec m = c.mesh();
         Mesh mesh = m.mesh();
@@ -243,7 +288,9 @@ public final class Chapter0Checks {
         }
         Checks.shardedResult(Part.P0_10, text, Reports.inputs("key", key), NDArray.stack(0, rows),
                 outcome.value(), P("i", null), Tolerance.EXACT, null);
-        Checks.noCollectives(Part.P0_10, text, outcome.trace());
+        rule(Part.P0_10, new Run(text, outcome.trace()), "communicates, or computes the keys outside shardMap",
+                "a shardMap in which every device folds its own index into the key; no collectives",
+                TraceRules.noCollectives("every device knows its own index (axisIndex)"));
     }
 
     /** What a run leaves for the structural checks: the case text and the trace. */

@@ -6,6 +6,7 @@ import dev.shardlings.grader.Checks.Tolerance;
 import dev.shardlings.grader.Guard;
 import dev.shardlings.grader.Part;
 import dev.shardlings.grader.Reports;
+import dev.shardlings.grader.TraceRules;
 import dev.shardlings.sharding.Mesh;
 import dev.shardlings.sharding.PartitionSpec;
 import dev.shardlings.spmd.ShardedArray;
@@ -61,9 +62,23 @@ public final class Problem1Checks {
         var outcome = Guard.run(Part.P1_1A, text, () -> impl.apply(sharded));
         NDArray expected = Problem1Oracles.perShardMean(a, c.x(), c.y());
         Checks.shardedResult(Part.P1_1A, text, Reports.inputs("Input A", a), expected, outcome.value(), XY, Tolerance.float32(8), sharded.visualize());
-        Checks.usesShardMap(Part.P1_1A, text, outcome.trace());
-        Checks.noCollectives(Part.P1_1A, text, outcome.trace());
         Checks.noHostGather(Part.P1_1A, text, outcome.trace(), a.nbytes(), mesh.size());
+        ownBlockOnly(Part.P1_1A, text, outcome.trace(), a.nbytes(), mesh.size());
+    }
+
+    /**
+     * Every device works on its own block: no collectives, and no device allocates an array as large as the whole
+     * input (which only gathering could give it).
+     */
+    private static void ownBlockOnly(dev.shardlings.grader.Part part, String text, dev.shardlings.trace.Trace trace,
+                                     long wholeBytes, int devices) {
+        TraceRules.Rule rule = TraceRules.noCollectives("every device already holds the rows it needs");
+        if (devices > 1) {
+            rule = rule.and(TraceRules.largestArrayBelow(wholeBytes, "that is as large as the whole input ("
+                    + wholeBytes + " bytes): each device should work on its own block only"));
+        }
+        TraceRules.perDevice(part, "communicates, or works on more than its own block", text, trace, "each device"
+                + " works on its own block: no collectives, and no array as large as the whole input", rule);
     }
 
     /** 1.1b: values equal the per-block means; no shardMap and so no collectives. */
@@ -89,9 +104,8 @@ public final class Problem1Checks {
         var outcome = Guard.run(Part.P1_2A, text, () -> impl.apply(sharded, c.shift()));
         NDArray expected = Problem1Oracles.rollWithinShards(a, c.x(), c.shift());
         Checks.shardedResult(Part.P1_2A, text, Reports.inputs("Input A", a), expected, outcome.value(), XY, Tolerance.EXACT, sharded.visualize());
-        Checks.usesShardMap(Part.P1_2A, text, outcome.trace());
-        Checks.noCollectives(Part.P1_2A, text, outcome.trace());
         Checks.noHostGather(Part.P1_2A, text, outcome.trace(), a.nbytes(), mesh.size());
+        ownBlockOnly(Part.P1_2A, text, outcome.trace(), a.nbytes(), mesh.size());
     }
 
     /** 1.2b: values equal roll-minus-self inside every group of S/X rows; no shardMap. */

@@ -1,6 +1,8 @@
 package dev.shardlings.grader.problem2;
 
 import dev.shardlings.array.NDArray;
+import dev.shardlings.grader.Check;
+import dev.shardlings.grader.CheckLog;
 import dev.shardlings.grader.Checks;
 import dev.shardlings.grader.Checks.Tolerance;
 import dev.shardlings.grader.Generators;
@@ -15,6 +17,7 @@ import dev.shardlings.sharding.PartitionSpec;
 import dev.shardlings.spmd.ShardedArray;
 import dev.shardlings.trace.Collective;
 import dev.shardlings.trace.DeviceTrace;
+import dev.shardlings.trace.TraceEvent;
 import dev.shardlings.trace.TraceEvent.CollectiveEvent;
 
 import java.util.List;
@@ -62,6 +65,38 @@ public final class Problem2Checks {
 
     // ------------------------------------------------------------------------------------------------- local
 
+    /**
+     * Each (token, expert) pair is multiplied once, and each expert's tokens in one matmul: the host's matmuls do
+     * exactly 2·P·D·F FLOPs for the P pairs (no dense compute of every token by every expert) in at most one
+     * matmul per expert that has tokens (no matmul per token).
+     */
+    private static void oncePerExpert(Part part, String text, dev.shardlings.trace.Trace trace, NDArray b, int d,
+                                      int f) {
+        CheckLog.ran(Check.FLOPS, Check.MATMULS);
+        int[] routes = b.toIntArray();
+        long pairs = routes.length;
+        long experts = java.util.Arrays.stream(routes).distinct().count();
+        List<TraceEvent.MatmulEvent> mms = trace.hostEvents().stream()
+                .filter(TraceEvent.MatmulEvent.class::isInstance).map(TraceEvent.MatmulEvent.class::cast)
+                .filter(m -> m.flops() > 0).toList();
+        long flops = mms.stream().mapToLong(TraceEvent.MatmulEvent::flops).sum();
+        long want = 2L * pairs * d * f;
+        String why = null;
+        if (flops != want) {
+            why = "its matmuls do " + flops + " FLOPs; the " + pairs + " (token, expert) pairs need exactly 2·"
+                    + pairs + "·D·F = " + want + (flops > want ? " — multiplying tokens by experts they are not"
+                    + " routed to (a mask) costs E times as much" : "");
+        } else if (mms.size() > experts) {
+            why = "it does " + mms.size() + " matmuls for " + experts + " expert(s) that have tokens; multiply each"
+                    + " expert's group of tokens in one matmul, not one token at a time";
+        }
+        if (why != null) {
+            throw new GradingFailure(GradingFailure.Kind.STRUCTURE, "not one matmul per expert group", Reports.header(
+                    part, "computes the right values, but not by one matmul per expert") + text + "\n\n" + why
+                    + ".\nHint: " + part.hint() + "\n" + Reports.pointers(part), null);
+        }
+    }
+
     /** 2.1 and 2.4 (local): values; no shardMap; no array of S·D·F elements or more. */
     private static void local(Part part, Local impl, MoeCase c) {
         int[] sz = c.localSizes();
@@ -78,8 +113,10 @@ public final class Problem2Checks {
         Checks.wholeResult(part, text, Reports.inputs("A", a, "W", w, "B", b), Problem2Oracles.moe(a, w, b),
                 outcome.value(), tol(d));
         Checks.noShardMap(part, text, outcome.trace());
+        oncePerExpert(part, text, outcome.trace(), b, d, f);
         long limit = 4L * s * d * f;
         long largest = outcome.trace().hostLargestAllocation();
+        CheckLog.ran(Check.HOST_MEMORY);
         if (largest >= limit) {
             throw new GradingFailure(GradingFailure.Kind.STRUCTURE, "allocates " + largest / 4 + " elements at once,"
                     + " as many as S·D·F = " + limit / 4,
@@ -133,11 +170,49 @@ public final class Problem2Checks {
         Checks.shardedResult(part, l.text(), l.inputs(), l.expected(), outcome.value(), XY, tol(l.sizes()[2]),
                 l.pictures());
         int x = c.mesh().size("X");
-        TraceRules.perDevice(part, "communication: gather A over X", l.text(), outcome.trace(),
-                "at least one all_gather over X (this part is the gathering version)", dev -> x == 1
-                        || dev.collectives().stream().anyMatch(e -> e.kind() == Collective.ALL_GATHER
-                        && e.axes().contains("X")) ? null
-                        : "it never gathers over X; in this part every device collects all the tokens first");
+        int y = c.mesh().size("Y");
+        int e = l.sizes()[0];
+        int sx = l.sizes()[1] / x;
+        int d = l.sizes()[2];
+        int fy = l.sizes()[3] / y;
+        int[] routed = routedPerX(l.b().gather(), e, x);
+        int xAxis = c.mesh().names().indexOf("X");
+        Rule tokensGathered = new Rule(java.util.Set.of(Check.COLLECTIVES, Check.OPERANDS), dev -> {
+            for (CollectiveEvent ev : dev.collectives()) {
+                if (ev.inputShape().size() > 2) {
+                    return "it calls " + ev.describe() + "; that operand has the shape of an expert block"
+                            + " [E/X, D, F/Y]: this part moves the tokens to the experts, never the experts";
+                }
+                if (ev.kind() == Collective.ALL_GATHER && ev.axes().contains("X")
+                        && (ev.inputShape().isEmpty() || ev.inputShape().get(0) != sx)) {
+                    return "it calls " + ev.describe() + "; an all-gather over X here collects the S/X = " + sx
+                            + " tokens (rows of A, entries of B) of every device";
+                }
+            }
+            boolean gathers = dev.collectives().stream().anyMatch(ev -> ev.kind() == Collective.ALL_GATHER
+                    && ev.axes().contains("X"));
+            return x == 1 || gathers ? null : "it never gathers over X; in this part every device collects all the"
+                    + " tokens first";
+        });
+        Rule ownExperts = Rule.of(Check.FLOPS, dev -> {
+            long want = 2L * routed[dev.coords().get(xAxis)] * d * fy;
+            return dev.flops() == want ? null : "its matmuls do " + dev.flops() + " FLOPs; the "
+                    + routed[dev.coords().get(xAxis)] + " tokens routed to its experts need exactly 2·n·D·(F/Y) = "
+                    + want + " (multiply only the tokens routed to this device's experts, each once)";
+        });
+        TraceRules.perDevice(part, "does not gather the tokens, or computes more than its experts' tokens",
+                l.text(), outcome.trace(), "all-gathers over X carry tokens ([S/X, …] rows of A and B), never an"
+                        + " expert block; each device's matmuls do exactly 2·n·D·(F/Y) FLOPs for the n tokens"
+                        + " routed to its experts", tokensGathered.and(ownExperts));
+    }
+
+    /** How many routing entries of {@code routing} go to the experts of each index along X. */
+    private static int[] routedPerX(NDArray routing, int experts, int x) {
+        int[] routed = new int[x];
+        for (int v : routing.toIntArray()) {
+            routed[v / (experts / x)]++;
+        }
+        return routed;
     }
 
     /** 2.3b: values; all-to-all over X, no all-gather over X, no padded compute, per-device memory budget. */
@@ -159,13 +234,10 @@ public final class Problem2Checks {
         long slots = (long) x * c.capacity() + 1;
         long budget = Math.max(Math.max((rows + 1) * d, slots * d), Math.max((long) d * fy,
                 Math.max(slots * fy, (rows + 1) * fy)));
-        int[] routed = new int[x];                        // pairs routed to the experts of each X index
-        for (int v : l.b().gather().toIntArray()) {
-            routed[v / (e / x)]++;
-        }
+        int[] routed = routedPerX(l.b().gather(), e, x);   // pairs routed to the experts of each X index
         List<String> names = c.mesh().names();
         int xAxis = names.indexOf("X");
-        Rule comms = dev -> {
+        Rule comms = new Rule(java.util.Set.of(Check.COLLECTIVES, Check.OPERANDS), dev -> {
             for (CollectiveEvent ev : dev.collectives()) {
                 if (ev.kind() == Collective.ALL_GATHER && ev.axes().contains("X") && x > 1) {
                     return "it calls " + ev.describe() + "; this part moves each token only to its expert's device,"
@@ -175,17 +247,18 @@ public final class Problem2Checks {
             boolean a2a = dev.collectives().stream().anyMatch(ev -> ev.kind() == Collective.ALL_TO_ALL
                     && ev.axes().contains("X"));
             return x == 1 || a2a ? null : "it never calls all_to_all over X, which carries the tokens to their experts";
-        };
-        Rule flops = dev -> {
+        });
+        Rule flops = Rule.of(Check.FLOPS, dev -> {
             long want = 2L * routed[dev.coords().get(xAxis)] * d * fy;
             return dev.flops() == want ? null : "its matmuls do " + dev.flops() + " FLOPs; the " + routed[
                     dev.coords().get(xAxis)] + " (token, expert) pairs routed to its experts need exactly 2·n·D·(F/Y) = "
                     + want + " (padding rows must not be multiplied)";
-        };
-        Rule memory = (DeviceTrace dev) -> dev.largestAllocation() <= 4 * budget ? null : "its largest array has "
+        });
+        Rule memory = Rule.of(Check.DEVICE_MEMORY, (DeviceTrace dev) -> dev.largestAllocation() <= 4 * budget ? null
+                : "its largest array has "
                 + dev.largestAllocation() / 4 + " elements; the budget is " + budget + " (the largest of (S/X + 1)·D,"
                 + " (X·capacity + 1)·D, D·(F/Y), (X·capacity + 1)·(F/Y) and (S/X + 1)·(F/Y)), far below the "
-                + (long) e / x * l.sizes()[1] * d + " of a masked [E/X, S, D] buffer";
+                + (long) e / x * l.sizes()[1] * d + " of a masked [E/X, S, D] buffer");
         TraceRules.perDevice(part, "ragged all-to-all: no gather over X, no padded compute, bounded memory",
                 l.text(), outcome.trace(), "tokens travel with all_to_all over X (no all_gather over X); each device's"
                         + " matmuls do exactly 2·n·D·(F/Y) FLOPs for the n (token, expert) pairs routed to its"

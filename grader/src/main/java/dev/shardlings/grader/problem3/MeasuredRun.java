@@ -4,6 +4,8 @@ import dev.shardlings.array.NDArray;
 import dev.shardlings.grader.Checks;
 import dev.shardlings.grader.Generators;
 import dev.shardlings.grader.GradingFailure;
+import dev.shardlings.grader.Check;
+import dev.shardlings.grader.CheckLog;
 import dev.shardlings.grader.Guard;
 import dev.shardlings.grader.ModelledTime;
 import dev.shardlings.grader.Part;
@@ -118,6 +120,7 @@ public record MeasuredRun(Part part, List<Problem3Checks.Operand> inputs, Partit
 
     /** The checks of the run, for {@link ModelledTime#check}. */
     public void verify(String text, Guard.Outcome<Object> outcome) {
+        CheckLog.ran(Check.VALUES, Check.LAYOUT, Check.USES_SHARD_MAP, Check.FLOPS, Check.HOST_MEMORY);
         if (!(outcome.value() instanceof ShardedArray out)) {
             throw fail(GradingFailure.Kind.WRONG_SHAPE, "returned no sharded array", "returned a "
                     + outcome.value().getClass().getSimpleName() + " instead of a ShardedArray.", text);

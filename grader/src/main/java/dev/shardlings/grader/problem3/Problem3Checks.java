@@ -3,6 +3,7 @@ package dev.shardlings.grader.problem3;
 import dev.shardlings.array.DType;
 import dev.shardlings.array.NDArray;
 import dev.shardlings.cost.ModelDtype;
+import dev.shardlings.grader.Check;
 import dev.shardlings.grader.Checks;
 import dev.shardlings.grader.Checks.Tolerance;
 import dev.shardlings.grader.Generators;
@@ -186,7 +187,7 @@ public final class Problem3Checks {
         long flops = 2L * bx * dy * f;
         Run r = run(part, c, "; tiles = " + t, ops, ROWS_X, expected, exactSums(d),
                 l -> impl.apply(l.get(0), l.get(1), t));
-        Rule onePsumPerTile = dev -> {
+        Rule onePsumPerTile = new Rule(java.util.Set.of(Check.COLLECTIVES, Check.OPERANDS), dev -> {
             List<CollectiveEvent> cs = dev.collectives();
             for (CollectiveEvent e : cs) {
                 if (e.kind() != Collective.PSUM || !e.axes().equals(List.of("Y"))) {
@@ -200,14 +201,17 @@ public final class Problem3Checks {
             }
             return cs.size() == t ? null : "it calls psum " + cs.size() + " time(s), expected one per tile ("
                     + t + ")";
-        };
+        });
         TraceRules.perDevice(part, "communication: one psum over Y per output tile", r.text(), r.trace(), "one psum over Y per tile of F (" + t + " tiles), each of one tile [B/X, F/tiles] = ["
-                        + bx + ", " + ft + "]; every matmul computes at most one tile (≤ " + ft + " columns), so"
-                        + " the next tile's matmul can overlap this tile's reduction; " + flops + " FLOPs",
+                        + bx + ", " + ft + "], computed from that tile's own products; every matmul computes at most one tile (≤ "
+                        + ft + " columns), so the next tile's matmul can overlap this tile's reduction; " + flops
+                        + " FLOPs",
                 onePsumPerTile
                         .and(TraceRules.everyMatmul(m -> m.n() <= ft, "compute one output tile at a time (at most"
                                 + " F/tiles = " + ft + " columns), so that its psum can run while the next tile is"
                                 + " multiplied"))
+                        .and(TraceRules.eachFromItsOwnMatmuls(Collective.PSUM, "psum each tile's product as"
+                                + " soon as it is computed, not slices of all products put together"))
                         .and(TraceRules.flops(flops, "2·(B/X)·(D/Y)·F = 2·" + bx + "·" + dy + "·" + f)));
     }
 
