@@ -125,7 +125,9 @@ public final class TraceRules {
                         .append(coords(axes, d)).append(": ").append(v).append(".\n\nWhat device ")
                         .append(d.deviceId()).append(" did, in order:\n").append(describe(d, trace));
                 sb.append("\nHint: ").append(part.hint()).append('\n').append(Reports.pointers(part));
-                throw new GradingFailure(GradingFailure.Kind.STRUCTURE, reason, sb.toString(), null);
+                // The table's line says what was wrong, not the rule's name: the device's first violation, cut short.
+                throw new GradingFailure(GradingFailure.Kind.STRUCTURE, reason + ": " + Guard.clip(v, 200),
+                        sb.toString(), null);
             }
         }
     }

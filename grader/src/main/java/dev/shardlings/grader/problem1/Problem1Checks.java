@@ -62,8 +62,8 @@ public final class Problem1Checks {
         var outcome = Guard.run(Part.P1_1A, text, () -> impl.apply(sharded));
         NDArray expected = Problem1Oracles.perShardMean(a, c.x(), c.y());
         Checks.shardedResult(Part.P1_1A, text, Reports.inputs("Input A", a), expected, outcome.value(), XY, Tolerance.float32(8), sharded.visualize());
-        Checks.noHostGather(Part.P1_1A, text, outcome.trace(), a.nbytes(), mesh.size());
         ownBlockOnly(Part.P1_1A, text, outcome.trace(), a.nbytes(), mesh.size());
+        Checks.noHostGather(Part.P1_1A, text, outcome.trace(), a.nbytes(), mesh.size());
     }
 
     /**
@@ -104,8 +104,8 @@ public final class Problem1Checks {
         var outcome = Guard.run(Part.P1_2A, text, () -> impl.apply(sharded, c.shift()));
         NDArray expected = Problem1Oracles.rollWithinShards(a, c.x(), c.shift());
         Checks.shardedResult(Part.P1_2A, text, Reports.inputs("Input A", a), expected, outcome.value(), XY, Tolerance.EXACT, sharded.visualize());
-        Checks.noHostGather(Part.P1_2A, text, outcome.trace(), a.nbytes(), mesh.size());
         ownBlockOnly(Part.P1_2A, text, outcome.trace(), a.nbytes(), mesh.size());
+        Checks.noHostGather(Part.P1_2A, text, outcome.trace(), a.nbytes(), mesh.size());
     }
 
     /** 1.2b: values equal roll-minus-self inside every group of S/X rows; no shardMap. */

@@ -113,7 +113,6 @@ public final class Problem2Checks {
         Checks.wholeResult(part, text, Reports.inputs("A", a, "W", w, "B", b), Problem2Oracles.moe(a, w, b),
                 outcome.value(), tol(d));
         Checks.noShardMap(part, text, outcome.trace());
-        oncePerExpert(part, text, outcome.trace(), b, d, f);
         long limit = 4L * s * d * f;
         long largest = outcome.trace().hostLargestAllocation();
         CheckLog.ran(Check.HOST_MEMORY);
@@ -127,6 +126,7 @@ public final class Problem2Checks {
                             + " tokens by expert instead and multiply each group once.\nHint: " + part.hint() + "\n"
                             + Reports.pointers(part), null);
         }
+        oncePerExpert(part, text, outcome.trace(), b, d, f);
     }
 
     /** 2.1: the local version, k = 1. */

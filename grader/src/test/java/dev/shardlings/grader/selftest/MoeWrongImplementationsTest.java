@@ -54,15 +54,17 @@ class MoeWrongImplementationsTest {
     }
 
     @Test
-    void tokenByTokenIsAcceptedLocally() {
-        Problem2Checks.moeLocal((a, w, b) -> perToken(a, b.toIntArray(), w), BOOK);
+    void tokenByTokenIsRejectedLocally() {
+        // The task says to multiply each expert's group once; a matmul per token passes values only.
+        rejected(Kind.STRUCTURE, "not one token at a time", () -> Problem2Checks.moeLocal(
+                (a, w, b) -> perToken(a, b.toIntArray(), w), BOOK));
     }
 
     @Test
-    void theBooksMaskedBufferIsAcceptedLocally() {
+    void theBooksMaskedBufferIsRejectedLocally() {
         // Tokens sorted into an [E, S, D] buffer, zero rows where a token is not an expert's; every expert then
-        // multiplies all S rows (wasted compute, but allowed) and the products [E, S, F] are summed.
-        Problem2Checks.moeLocal((a, w, b) -> {
+        // multiplies all S rows (E× the FLOPs the task allows) and the products [E, S, F] are summed.
+        rejected(Kind.STRUCTURE, "costs E times as much", () -> Problem2Checks.moeLocal((a, w, b) -> {
             int s = a.shape(0);
             int e = w.shape(0);
             int[] route = b.toIntArray();
@@ -81,7 +83,7 @@ class MoeWrongImplementationsTest {
                 products.add(buffer.take(0, x).matmul(w.take(0, x)));
             }
             return NDArray.stack(0, products).sum(0);                                       // via [E, S, F]
-        }, BOOK);
+        }, BOOK));
     }
 
     @Test
