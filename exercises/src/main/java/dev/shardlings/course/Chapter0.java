@@ -25,6 +25,9 @@ public final class Chapter0 {
      * <p>Inputs: {@code a} f32[I, J] laid out {@code P("X", null)}, {@code b} f32[J, K] laid out
      * {@code P(null, "Y")}. Output: C = A·B, f32[I, K] laid out {@code P("X", "Y")}. The contracting dimension J is
      * whole on every device.
+     *
+     * <p>Graded: values and layout; a shardMap program; no collectives; 2·(I/X)·J·(K/Y) matmul FLOPs per device
+     * (each device multiplies its own two blocks once).
      * Docs: docs/chapter-0.md#part-01-no-sharded-contracting-dimension
      */
     public static ShardedArray matmulNoCommunication(ShardedArray a, ShardedArray b) {
@@ -37,6 +40,9 @@ public final class Chapter0 {
      *
      * <p>Inputs: {@code a} f32[I, J] laid out {@code P(null, "X")}, {@code b} f32[J, K] laid out {@code P()}.
      * Output: C f32[I, K] laid out {@code P()} (every device holds all of C).
+     *
+     * <p>Graded: values and layout; exactly one all-gather per device, over X, of A's block [I, J/X]; 2·I·J·K matmul
+     * FLOPs per device.
      * Docs: docs/chapter-0.md#part-02-one-operand-sharded-on-the-contracting-dimension
      */
     public static ShardedArray matmulGatherA(ShardedArray a, ShardedArray b) {
@@ -49,6 +55,9 @@ public final class Chapter0 {
      *
      * <p>Inputs: {@code a} laid out {@code P(null, "X")}, {@code b} laid out {@code P("X", null)}. Output: C
      * f32[I, K] laid out {@code P()}.
+     *
+     * <p>Graded: values and layout; exactly one psum per device, over X, of the partial product [I, K]; 2·I·(J/X)·K
+     * matmul FLOPs per device.
      * Docs: docs/chapter-0.md#part-03-both-operands-sharded-on-the-contracting-dimension
      */
     public static ShardedArray matmulPsum(ShardedArray a, ShardedArray b) {
@@ -62,6 +71,9 @@ public final class Chapter0 {
      *
      * <p>Same inputs and output as 0.3. ReduceScatter_X takes C[I, K]{U_X} to C[I_X, K]; AllGather_X takes that to
      * C[I, K].
+     *
+     * <p>Graded: values and layout; one psumScatter over X of the partial product [I, K], then one allGather over X
+     * of the summed rows [I/X, K], and no psum; 2·I·(J/X)·K matmul FLOPs per device.
      * Docs: docs/chapter-0.md#part-04-all-reduce-as-reduce-scatter-then-all-gather
      */
     public static ShardedArray matmulReduceScatterAllGather(ShardedArray a, ShardedArray b) {
@@ -75,6 +87,9 @@ public final class Chapter0 {
      * <p>Inputs: {@code a} laid out {@code P("X", null)}, {@code b} laid out {@code P(null, "X")}. Output: C
      * f32[I, K] laid out {@code P("X", null)}. C[I_X, K_X] is not a legal sharding (X would split two dimensions),
      * so one operand must be gathered: here B.
+     *
+     * <p>Graded: values and layout; exactly one all-gather per device, over X, of B's block [J, K/X]; 2·(I/X)·J·K
+     * matmul FLOPs per device.
      * Docs: docs/chapter-0.md#part-05-both-non-contracting-dimensions-on-the-same-axis
      */
     public static ShardedArray matmulSameAxisGatherB(ShardedArray a, ShardedArray b) {
@@ -87,6 +102,9 @@ public final class Chapter0 {
      *
      * <p>Same inputs as the first half. Output: C f32[I, K] laid out {@code P(null, "X")}. Part 0.5 passes when
      * both halves do.
+     *
+     * <p>Graded: values and layout; exactly one all-gather per device, over X, of A's block [I/X, J]; 2·I·J·(K/X)
+     * matmul FLOPs per device.
      * Docs: docs/chapter-0.md#part-05-both-non-contracting-dimensions-on-the-same-axis
      */
     public static ShardedArray matmulSameAxisGatherA(ShardedArray a, ShardedArray b) {
@@ -100,6 +118,9 @@ public final class Chapter0 {
      * <p>Input: x f32[B, D] laid out {@code P("i", "j")}: the D features of a row are spread over the devices along
      * j. Output: f32[B, D] laid out {@code P("i", "j")}, every row normalised over its D features:
      * (x − mean) / sqrt(var + 1e-5), with the mean and the (population) variance over all D features of the row.
+     *
+     * <p>Graded: values and layout; only pmean or psum over j (at least one), each of per-row statistics (at most
+     * one value per row of the block), and no all-gather.
      * Docs: docs/chapter-0.md#part-06-parallel-normalisation
      */
     public static ShardedArray parallelNormalize(ShardedArray x) {
@@ -113,6 +134,9 @@ public final class Chapter0 {
      *
      * <p>Inputs: x f32[B, D] laid out {@code P("i", null)}, w f32[D, F] laid out {@code P("i", null)}. Output: y
      * f32[B, F] laid out {@code P("i", null)}.
+     *
+     * <p>Graded: values and layout; exactly one all-gather per device, over i, of w's block [D/i, F]; 2·(rows/i)·D·F
+     * matmul FLOPs per device.
      * Docs: docs/chapter-0.md#part-07-matmul-with-a-gathered-weight
      */
     public static ShardedArray matmulWithGatheredWeight(ShardedArray x, ShardedArray w) {
@@ -126,6 +150,8 @@ public final class Chapter0 {
      * <p>Input: x f32[N, M] laid out {@code P("i", null)} and a shift k of any sign and size. Output: f32[N, M]
      * laid out {@code P("i", null)} where the device at position p along i holds the block that the device at
      * (p − k) mod n held: every block moves k steps up the ring (k &lt; 0: down).
+     *
+     * <p>Graded: values and layout; at most one ppermute per device, over i, of the block, and no other collective.
      * Docs: docs/chapter-0.md#part-08-ring-shift
      */
     public static ShardedArray ringShift(ShardedArray x, int k) {
@@ -138,6 +164,9 @@ public final class Chapter0 {
      *
      * <p>Input: x f32[N] laid out {@code P(tuple("x", "y"))} (every block has at least 4 elements). Output: f32[4]
      * laid out {@code P()}: the mean over all devices of the first 4 elements of each device's block.
+     *
+     * <p>Graded: values and layout; exactly one pmean (or psum) per device, over both x and y, of the 4 sliced
+     * elements.
      * Docs: docs/chapter-0.md#part-09-slice-and-average
      */
     public static ShardedArray sliceAndAverage(ShardedArray x) {
@@ -151,6 +180,8 @@ public final class Chapter0 {
      * <p>Input: a raw PRNG key int32[2] (the same on every device) and a mesh with axes "i" and "j". Output:
      * int32[I, 2] laid out {@code P("i", null)}: row r is {@code PRNG.foldIn(key, r)}, the key of the devices at
      * i = r. Devices along i get different keys; devices along j the same one.
+     *
+     * <p>Graded: values and layout (the keys bit for bit); a shardMap program; no collectives.
      * Docs: docs/chapter-0.md#part-010-per-device-randomness
      */
     public static ShardedArray foldKeyOverAxis(NDArray key, Mesh mesh) {

@@ -26,8 +26,9 @@ public final class Problem1 {
      * {@code a.mesh()}). Output: f32[X, Y] laid out {@code P("X", "Y")}, where out[i, j] is the mean of the block
      * on device (i, j). Each device must work on its own block only.
      *
-     * <p>Graded: values against the mean of each block of the whole array (float tolerance); at least one
-     * shardMap call; no collectives; the whole array is never gathered on the host.
+     * <p>Graded: values against the mean of each block of the whole array (float tolerance), and layout; at least
+     * one shardMap call; no collectives; no device holds an array as large as the whole input; the whole array is
+     * never gathered on the host.
      * Docs: docs/problem-1.md#part-11a-per-shard-mean-with-shardmap
      */
     public static ShardedArray perShardMean(ShardedArray a) {
@@ -57,8 +58,9 @@ public final class Problem1 {
      * Output: f32[S_X, D_Y] laid out {@code P("X", "Y")}: on every device, roll(block, shift, axis 0) − block. Rows
      * wrap around inside the device's block, never across a shard boundary.
      *
-     * <p>Graded: values against the definition applied to each block of the whole array; at least one shardMap
-     * call; no collectives; the whole array is never gathered on the host.
+     * <p>Graded: values against the definition applied to each block of the whole array, and layout; at least one
+     * shardMap call; no collectives; no device holds an array as large as the whole input; the whole array is never
+     * gathered on the host.
      * Docs: docs/problem-1.md#part-12a-roll-within-shards-with-shardmap
      */
     public static ShardedArray rollWithinShards(ShardedArray a, int shift) {

@@ -26,8 +26,9 @@ public final class Problem2 {
      * <p>Do not build an [S, D, F] array (W.take(B, 0) would: every token's own copy of its expert). Group the
      * tokens by expert and multiply each group by its expert once.
      *
-     * <p>Graded: values (routings: uniform, all tokens to one expert, experts that get no token); no shardMap;
-     * no array of S·D·F elements or more is allocated.
+     * <p>Graded: values (routings: uniform, all tokens to one expert, experts that get no token); no shardMap; no
+     * array of S·D·F elements or more is allocated; each expert's tokens in one matmul: exactly 2·S·D·F matmul
+     * FLOPs, at most one matmul per expert that has tokens.
      * Docs: docs/problem-2.md#part-21-the-local-version
      */
     public static NDArray moeLocal(NDArray a, NDArray w, NDArray b) {
@@ -42,7 +43,10 @@ public final class Problem2 {
      * <p>Gather what each device lacks (all tokens, all of D), let each device compute the tokens routed to its own
      * E/X experts for its F/Y columns (zeros for the others), and combine the devices' rows over X.
      *
-     * <p>Graded: values; an all-gather of A over X. Docs: docs/problem-2.md#part-23a-gather-then-compute
+     * <p>Graded: values and layout; all-gathers over X carry the tokens (rows of A, entries of B) and no collective
+     * carries an expert block; each device's matmuls do exactly 2·n·D·(F/Y) FLOPs, n = the tokens routed to its
+     * experts.
+     * Docs: docs/problem-2.md#part-23a-gather-then-compute
      */
     public static ShardedArray moeAllGather(ShardedArray a, ShardedArray w, ShardedArray b) {
         // TODO(2.3a): allGather A (over Y, then X) and B, compute your experts' tokens, psumScatter over X.
@@ -69,9 +73,10 @@ public final class Problem2 {
 
     /**
      * Part 2.4, local — top-k routing: B int32[S, k]; Out[i] is the mean over j of A[i] · W[B[i, j]] (an expert may
-     * appear twice in one token's row; it then counts twice).
+     * appear twice in one token's row; it then counts twice). Part 2.4 passes when both methods do.
      *
-     * <p>Graded: values; no shardMap; no array of S·D·F elements or more. Part 2.4 passes when both methods do.
+     * <p>Graded: values; no shardMap; no array of S·D·F elements or more; each expert's (token, expert) pairs in one
+     * matmul: exactly 2·S·k·D·F matmul FLOPs, at most one matmul per expert that has pairs.
      * Docs: docs/problem-2.md#part-24-top-k-routing
      */
     public static NDArray moeTopKLocal(NDArray a, NDArray w, NDArray b) {

@@ -39,7 +39,8 @@ public final class Problem3 {
      * Part 3.0, baseline — the same product by gathering A first: AllGather_Y A[B_X, D_Y] → A[B_X, D], then a local
      * matmul. Part 3.0 passes when both methods do.
      *
-     * <p>Graded: values; exactly one all-gather per device, over Y, of the A block.
+     * <p>Graded: values; exactly one all-gather per device, over Y, of the A block; 2·(B/X)·D·(F/Y) matmul FLOPs per
+     * device.
      * Docs: docs/problem-3.md#part-30-the-all-gather-collective-matmul
      */
     public static ShardedArray allGatherMatmulNaive(ShardedArray a, ShardedArray w) {
@@ -56,7 +57,9 @@ public final class Problem3 {
      * the reduction of one tile overlaps the matmul of the next.
      *
      * <p>Graded: values; one psum over Y per tile (at least two), each of one output tile [B/X, F/tiles], so the
-     * psums together reduce exactly one [B/X, F] array — no more; every matmul computes at most one tile.
+     * psums together reduce exactly one [B/X, F] array — no more; every matmul computes at most one tile; each psum
+     * reduces products of its own tile only, so no reduction waits for every matmul; 2·(B/X)·(D/Y)·F matmul FLOPs
+     * per device.
      * Docs: docs/problem-3.md#part-31-the-all-reduce-collective-matmul
      */
     public static ShardedArray allReduceMatmul(ShardedArray a, ShardedArray w, int tiles) {
@@ -73,8 +76,8 @@ public final class Problem3 {
      * its partial product for that chunk and hands it on, so it arrives complete at the device that owns the chunk.
      *
      * <p>Graded: values; only ppermutes over Y, exactly n − 1 per device, each of one accumulator block [B/X, D/Y]
-     * and one step round the ring (no psum or psumScatter); every matmul computes the partial product of at most
-     * one D chunk [B/X, D/Y].
+     * and one step round the ring (no psum or psumScatter); every matmul computes the partial product of at most one
+     * D chunk [B/X, D/Y]; 2·(B/X)·(F/Y)·D matmul FLOPs per device.
      * Docs: docs/problem-3.md#part-32-the-reduce-scatter-collective-matmul
      */
     public static ShardedArray reduceScatterMatmul(ShardedArray tmp, ShardedArray w2) {
@@ -90,8 +93,8 @@ public final class Problem3 {
      * {@code P(null, "Y")}, {@code wout} f32[F, D] laid out {@code P("Y", null)}. Output: f32[B, D] laid out
      * {@code P("X", "Y")}. Use {@code NDArray.gelu()} (jax.nn.gelu's tanh form).
      *
-     * <p>Graded: values; the collectives of 3.0 then those of 3.2: 2(n − 1) one-step ppermutes over Y of
-     * [B/X, D/Y] blocks, nothing else; every matmul is one chunk of 3.0 or of 3.2.
+     * <p>Graded: values; the collectives of 3.0 then those of 3.2: 2(n − 1) one-step ppermutes over Y of [B/X, D/Y]
+     * blocks, nothing else; every matmul is one chunk of 3.0 or of 3.2; 4·(B/X)·D·(F/Y) matmul FLOPs per device.
      * Docs: docs/problem-3.md#part-33-a-transformer-block
      */
     public static ShardedArray transformerBlock(ShardedArray in, ShardedArray win, ShardedArray wout) {
@@ -103,7 +106,8 @@ public final class Problem3 {
      * Part 3.3, baseline — the same block the simple way: all-gather In over Y, matmul, gelu, matmul, and a
      * reduce-scatter (psumScatter) over Y. Part 3.3 passes when both methods do.
      *
-     * <p>Graded: values; exactly one all-gather then one psumScatter over Y per device.
+     * <p>Graded: values; exactly one all-gather then one psumScatter over Y per device, of the In block and of the
+     * [B/X, D] partial product; 4·(B/X)·D·(F/Y) matmul FLOPs per device.
      * Docs: docs/problem-3.md#part-33-a-transformer-block
      */
     public static ShardedArray transformerBlockNaive(ShardedArray in, ShardedArray win, ShardedArray wout) {

@@ -24,6 +24,10 @@ public final class Problem4 {
     /**
      * Part 4.0 — bidirectional 3.0: A[B_X, D_Y] ·_D W[D, F_Y] → Out[B_X, F_Y], layouts as in 3.0. D/Y is even: split
      * each A chunk into two halves along D and send them opposite ways round the ring.
+     *
+     * <p>Graded: values (on every device, replicas included); only ppermutes over Y, each one step round the ring,
+     * both ways when Y has at least 3 devices; no message larger than one A block [B/X, D/Y]; each direction at most
+     * ⌈(n − 1)/2⌉ blocks; every matmul contracts at most D/Y; 2·(B/X)·D·(F/Y) matmul FLOPs per device.
      * Docs: docs/problem-4.md#part-40-bidirectional-all-gather-collective-matmul
      */
     public static ShardedArray allGatherMatmul(ShardedArray a, ShardedArray w) {
@@ -36,6 +40,10 @@ public final class Problem4 {
      * built from ppermutes instead of psum: reduce-scatter then all-gather around the ring, half of the partial
      * product (along F, which is a multiple of 2·Y) going up and half going down. The result is equal on every
      * device along Y, but ppermute leaves it marked as varying: declare the out spec with {@code checkVma(false)}.
+     *
+     * <p>Graded: values (on every device, replicas included); only ppermutes over Y (no psum), each one step round
+     * the ring, both ways when Y has at least 3 devices; each direction at most (n − 1)/n · V bytes, V = the bytes
+     * of the [B/X, F] partial product (on a ring of 2, 2(n − 1)/n · V); 2·(B/X)·(D/Y)·F matmul FLOPs per device.
      * Docs: docs/problem-4.md#part-41-bidirectional-all-reduce-collective-matmul
      */
     public static ShardedArray allReduceMatmul(ShardedArray a, ShardedArray w) {
@@ -46,6 +54,11 @@ public final class Problem4 {
     /**
      * Part 4.2 — bidirectional 3.2: Tmp[B_X, F_Y] ·_F W2[F_Y, D] → Out[B_X, D_Y], layouts as in 3.2. D/Y is even:
      * split each accumulator into its left and right halves and pass them opposite ways round the ring.
+     *
+     * <p>Graded: values (on every device, replicas included); only ppermutes over Y, each one step round the ring,
+     * both ways when Y has at least 3 devices; no message larger than one accumulator block [B/X, D/Y]; each
+     * direction at most ⌈(n − 1)/2⌉ blocks; every matmul computes at most D/Y columns; 2·(B/X)·(F/Y)·D matmul FLOPs
+     * per device.
      * Docs: docs/problem-4.md#part-42-bidirectional-reduce-scatter-collective-matmul
      */
     public static ShardedArray reduceScatterMatmul(ShardedArray tmp, ShardedArray w2) {

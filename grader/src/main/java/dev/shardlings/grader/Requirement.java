@@ -1,6 +1,5 @@
 package dev.shardlings.grader;
 
-import java.util.List;
 import java.util.Set;
 
 /**
@@ -21,16 +20,5 @@ public record Requirement(CourseMethod method, String clause, Set<Check> checks)
     /** {@code new Requirement(method, clause, Set.of(checks))}. */
     public static Requirement of(CourseMethod method, String clause, Check... checks) {
         return new Requirement(method, clause, Set.of(checks));
-    }
-
-    /** Requirements of one method: {@code clauses} alternate clause text and a {@link Check} or {@code Check[]}. */
-    static List<Requirement> list(CourseMethod method, Object... clauses) {
-        List<Requirement> out = new java.util.ArrayList<>();
-        for (int i = 0; i < clauses.length; i += 2) {
-            Object c = clauses[i + 1];
-            Check[] checks = c instanceof Check one ? new Check[]{one} : (Check[]) c;
-            out.add(of(method, (String) clauses[i], checks));
-        }
-        return out;
     }
 }

@@ -1,0 +1,88 @@
+package dev.shardlings.grader.selftest;
+
+import dev.shardlings.grader.CourseMethod;
+import dev.shardlings.grader.GradedPart;
+import dev.shardlings.grader.Part;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+/** Reads the course's stub sources and the grader's graded test classes, for the self-tests that keep them in step. */
+final class CourseSources {
+
+    static final Path EXERCISES = Path.of("..", "exercises", "src", "main", "java", "dev", "shardlings", "course");
+
+    private CourseSources() {
+    }
+
+    /** The Javadoc of the public static method {@code m} in the stubs, with the comment markers removed. */
+    static String javadoc(CourseMethod m) throws IOException {
+        String src = Files.readString(EXERCISES.resolve(m.className() + ".java"));
+        Matcher doc = Pattern.compile("/\\*\\*((?:(?!\\*/).)*)\\*/\\s*public static \\S+ " + m.methodName() + "\\(",
+                Pattern.DOTALL).matcher(src);
+        if (!doc.find()) {
+            throw new AssertionError("no Javadoc for " + m.signature() + " in " + EXERCISES);
+        }
+        return doc.group(1).replaceAll("\\s*\\n\\s*\\*\\s?", " ").strip();
+    }
+
+    /** The body of method {@code m} in the stubs (up to the next closing brace at method level). */
+    static String body(CourseMethod m) throws IOException {
+        String src = Files.readString(EXERCISES.resolve(m.className() + ".java"));
+        Matcher head = Pattern.compile("public static \\S+ " + m.methodName() + "\\([^)]*\\) \\{").matcher(src);
+        if (!head.find()) {
+            throw new AssertionError("no method " + m.signature() + " in " + EXERCISES);
+        }
+        int end = src.indexOf("\n    }\n", head.end());
+        return src.substring(head.end(), end);
+    }
+
+    /** The clauses of the "Graded:" paragraph of {@code m}'s Javadoc, split at "; ", without the final period. */
+    static List<String> gradedClauses(CourseMethod m) throws IOException {
+        String doc = javadoc(m);
+        Matcher g = Pattern.compile("<p>Graded:(.*?)(?:Docs:|$)", Pattern.DOTALL).matcher(doc);
+        if (!g.find()) {
+            return List.of();
+        }
+        String text = g.group(1).strip();
+        if (text.endsWith(".")) {
+            text = text.substring(0, text.length() - 1);
+        }
+        List<String> out = new ArrayList<>();
+        for (String c : text.split("; ")) {
+            out.add(c.strip());
+        }
+        return out;
+    }
+
+    /** The graded test classes of the grader's test-classes directory, by the part they name. */
+    static Map<Part, List<Class<?>>> gradedClasses() throws IOException {
+        Path root = Path.of("target", "test-classes");
+        Map<Part, List<Class<?>>> out = new LinkedHashMap<>();
+        try (Stream<Path> files = Files.walk(root)) {
+            for (Path f : files.filter(p -> p.toString().endsWith(".class") && !p.toString().contains("$"))
+                    .sorted().toList()) {
+                String name = root.relativize(f).toString().replace(f.getFileSystem().getSeparator(), ".")
+                        .replaceAll("\\.class$", "");
+                try {
+                    Class<?> c = Class.forName(name, false, CourseSources.class.getClassLoader());
+                    GradedPart gp = c.getAnnotation(GradedPart.class);
+                    if (gp != null) {
+                        out.computeIfAbsent(gp.value(), k -> new ArrayList<>()).add(c);
+                    }
+                } catch (ClassNotFoundException | LinkageError e) {
+                    throw new AssertionError("cannot load " + name, e);
+                }
+            }
+        }
+        return out;
+    }
+}
