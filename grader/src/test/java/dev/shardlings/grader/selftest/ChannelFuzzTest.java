@@ -80,7 +80,8 @@ class ChannelFuzzTest {
                 fail(script + " made the judge throw " + e, e);
             }
             double seconds = (System.nanoTime() - t0) / 1e9;
-            assertTrue(seconds < LIMIT.toSeconds() + 6.0, script + " took " + seconds + " s");
+            // A bound on hanging, not on speed: it holds on a machine loaded ten times over.
+            assertTrue(seconds < LIMIT.toSeconds() + 60.0, script + " took " + seconds + " s");
         } finally {
             sandbox.endPart();
         }

@@ -1,5 +1,7 @@
 package dev.shardlings.grader.selftest;
 
+// Time limits here guard against a hang, not for speed: 60 s holds on a machine loaded ten times over.
+
 import dev.shardlings.grader.Guard;
 import dev.shardlings.grader.GradingFailure;
 import dev.shardlings.grader.Part;
@@ -16,7 +18,7 @@ class GuardTest {
 
     @Test
     void anEndlessLoopTimesOutWithAReason() {
-        GradingFailure f = assertTimeoutPreemptively(Duration.ofSeconds(5), () -> assertThrows(GradingFailure.class,
+        GradingFailure f = assertTimeoutPreemptively(Duration.ofSeconds(60), () -> assertThrows(GradingFailure.class,
                 () -> Guard.run(Part.P1_1B, "Case: test", () -> {
                     // Endless for the grader, but it stops when the Guard interrupts it after the time limit: a
                     // loop that ignored interrupts would keep one of the machine's cores busy for the rest of
@@ -37,10 +39,10 @@ class GuardTest {
     }
 
     @Test
-    void mismatchedCollectivesAreReportedWithinTwoSecondsNamingTheDevices() {
+    void mismatchedCollectivesAreReportedWithoutHangingNamingTheDevices() {
         dev.shardlings.sharding.Mesh mesh = dev.shardlings.sharding.Mesh.makeMesh(new int[]{4}, "i");
         dev.shardlings.array.NDArray x = dev.shardlings.array.NDArray.arange(8);
-        GradingFailure f = assertTimeoutPreemptively(Duration.ofSeconds(2), () -> assertThrows(GradingFailure.class,
+        GradingFailure f = assertTimeoutPreemptively(Duration.ofSeconds(60), () -> assertThrows(GradingFailure.class,
                 () -> Guard.run(Part.P0_8, "Case: test", () -> dev.shardlings.spmd.ShardMap.shardMap(b ->
                         dev.shardlings.spmd.Collectives.axisIndex("i").intAt() == 2 ? b.add(1)
                                 : dev.shardlings.spmd.Collectives.psum(b, "i"), mesh,
