@@ -189,17 +189,11 @@ public final class GradingListener implements TestExecutionListener {
             return;
         }
         String target = System.getProperty("grade.target", "exercises");
-        List<Results.TestResult> tests = new ArrayList<>();
-        double score = 0;
+        Map<String, Results.TestResult> byPart = new LinkedHashMap<>();
         for (Part p : Part.all()) {
-            Results.TestResult r = resultOf(p);
-            score += r.score();
-            tests.add(r);
+            byPart.put(p.number(), resultOf(p));
         }
-        double seconds = Math.round((System.nanoTime() - startNanos) / 1e7) / 100.0;
-        Map<String, Object> extra = new LinkedHashMap<>();
-        extra.put("target", target);
-        Results results = new Results(score, seconds, "Graded " + target + ": " + fmt(score) + " points.", extra, tests);
+        Results results = Results.of(target, byPart, (System.nanoTime() - startNanos) / 1e9, "", Map.of());
         Path where = resultsPath();
         try {
             results.write(where);
@@ -223,9 +217,5 @@ public final class GradingListener implements TestExecutionListener {
 
     private static Path resultsPath() {
         return Path.of(System.getProperty("grade.results", "target/grade/results.json"));
-    }
-
-    private static String fmt(double p) {
-        return p == Math.rint(p) ? Long.toString((long) p) : Double.toString(p);
     }
 }

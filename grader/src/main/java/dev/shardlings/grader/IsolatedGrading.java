@@ -90,7 +90,6 @@ public final class IsolatedGrading implements Callable<Integer> {
         Map<Part, List<String>> byPart = discover();
         Map<String, Results.TestResult> done = new LinkedHashMap<>(pregraded);
         Map<String, Object> extra = new LinkedHashMap<>();
-        extra.put("target", target);
         if (byPart.isEmpty()) {
             String only = options.only;
             String why = only.isBlank() || only.startsWith("${") ? "no graded test class was found in " + testClasses
@@ -120,17 +119,7 @@ public final class IsolatedGrading implements Callable<Integer> {
         } finally {
             Sandbox.install(before);
         }
-        List<Results.TestResult> tests = new ArrayList<>();
-        double score = 0;
-        for (Part p : Part.all()) {
-            Results.TestResult r = done.getOrDefault(p.number(),
-                    Results.TestResult.of(p, false, "No test of this part ran.", "not run"));
-            tests.add(r);
-            score += r.score();
-        }
-        double seconds = Math.round((System.nanoTime() - t0) / 1e7) / 100.0;
-        new Results(score, seconds, "Graded " + target + ": " + (score == Math.rint(score) ? Long.toString((long) score)
-                : Double.toString(score)) + " points." + note, extra, tests).write(results);
+        Results.of(target, done, (System.nanoTime() - t0) / 1e9, note, extra).write(results);
         return 0;
     }
 

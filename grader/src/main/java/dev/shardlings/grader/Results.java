@@ -51,6 +51,35 @@ public record Results(double score,
         }
     }
 
+    /**
+     * The grade of a run: one result per part in course order (a part with no result reads "not run"), the score
+     * their sum, and the summary line {@code Graded <target>: <score> points.<note>}. The one place a grade is
+     * assembled, so every command writes the same document.
+     *
+     * @param target  what was graded (exercises, solutions, submission)
+     * @param byPart  results by part number
+     * @param seconds wall time of the run
+     * @param note    appended to the summary line ("" for none)
+     * @param extra   extra_data ({@code target} is added)
+     */
+    public static Results of(String target, java.util.Map<String, TestResult> byPart, double seconds, String note,
+                             java.util.Map<String, Object> extra) {
+        List<TestResult> tests = new java.util.ArrayList<>();
+        double score = 0;
+        for (Part p : Part.all()) {
+            TestResult r = byPart.getOrDefault(p.number(), TestResult.of(p, false, "No test of this part ran.",
+                    "not run"));
+            tests.add(r);
+            score += r.score();
+        }
+        java.util.Map<String, Object> data = new java.util.LinkedHashMap<>();
+        data.put("target", target);
+        data.putAll(extra);
+        String points = score == Math.rint(score) ? Long.toString((long) score) : Double.toString(score);
+        return new Results(score, Math.round(seconds * 100) / 100.0, "Graded " + target + ": " + points + " points."
+                + note, data, tests);
+    }
+
     private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
     /**
