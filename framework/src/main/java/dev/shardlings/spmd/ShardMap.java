@@ -505,8 +505,14 @@ public final class ShardMap {
         return result;
     }
 
+    /**
+     * JAX's {@code _inout_vma_error}. With two or more axes left out of the spec, the three sets are, each in mesh
+     * order: the axes the spec mentions; the left-out axes the value varies over; and the axes the value may vary
+     * over once JAX has made it vary over the spec's own axes (its varying axes plus the mentioned ones).
+     */
     private void checkReplication(PartitionSpec spec, Set<String> varying) {
-        List<String> unmentioned = mesh.axisNames().stream().filter(a -> !spec.mentionedAxes().contains(a)).toList();
+        Set<String> mentioned = spec.mentionedAxes();
+        List<String> unmentioned = mesh.axisNames().stream().filter(a -> !mentioned.contains(a)).toList();
         List<String> bad = unmentioned.stream().filter(varying::contains).toList();
         if (bad.isEmpty()) {
             return;
@@ -516,11 +522,12 @@ public final class ShardMap {
             middle = "out_specs is " + spec + " which implies that the corresponding output value is replicated across"
                     + " mesh axis '" + unmentioned.get(0) + "', but could not infer replication over any axes";
         } else {
-            List<String> mentioned = mesh.axisNames().stream().filter(a -> spec.mentionedAxes().contains(a)).toList();
-            List<String> maybe = mesh.axisNames().stream().filter(varying::contains).toList();
+            List<String> need = mesh.axisNames().stream().filter(mentioned::contains).toList();
+            List<String> got = mesh.axisNames().stream().filter(a -> mentioned.contains(a) || varying.contains(a))
+                    .toList();
             middle = "out_specs is " + spec + " which implies that the corresponding output value is only varying"
-                    + " across mesh axes " + braces(mentioned) + " and not " + braces(unmentioned) + ", but it was"
-                    + " inferred to be possibly varying over " + braces(maybe);
+                    + " across mesh axes " + braces(need) + " and not " + braces(bad) + ", but it was"
+                    + " inferred to be possibly varying over " + braces(got);
         }
         throw new IllegalArgumentException("shard_map applied to the function '" + name + "' was given out_specs which"
                 + " require replication which can't be statically inferred given the mesh:\n\nThe mesh given has"
