@@ -267,7 +267,7 @@ public final class ShardMap {
         Thread caller = Thread.currentThread();
         Runnable[] tasks = new Runnable[n];
         for (int d = 0; d < n; d++) {
-            DeviceContext ctx = new DeviceContext(mesh, d, exchange, groups, tracing);
+            DeviceContext ctx = new DeviceContext(mesh, d, exchange, groups, tracing, checkVma);
             contexts[d] = ctx;
             List<NDArray> myArgs = List.copyOf(perDevice.get(d));
             int device = d;
