@@ -422,8 +422,8 @@ public final class Collectives {
         if (states.size() > 1) {
             throw new IllegalArgumentException(jaxFunction + " can only accept axis_name which corresponds to one of"
                     + " varying, unreduced, reduced or invarying state of the input. Got input type: "
-                    + ShardMap.typeString(x.dtype(), x.shape()) + vmaSuffix(ctx, vma) + ", axes: "
-                    + ShardMap.tupleRepr(axes) + " and input state: {'" + String.join("', '", states) + "'}");
+                    + ShardMapErrors.typeString(x.dtype(), x.shape()) + vmaSuffix(ctx, vma) + ", axes: "
+                    + ShardMapErrors.tupleRepr(axes) + " and input state: {'" + String.join("', '", states) + "'}");
         }
     }
 
