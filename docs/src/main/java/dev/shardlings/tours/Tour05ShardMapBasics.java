@@ -45,7 +45,7 @@ public final class Tour05ShardMapBasics {
             shapes.put("w", shape(blocks.get(1)));
             shapes.put("b", shape(blocks.get(2)));
             return List.of(blocks.get(0).matmul(blocks.get(1)).add(blocks.get(2)));
-        }, mesh, List.of(P("i", null), P(null, "j"), P("j")), List.of(P("i", "j"))).call(x, w, b).get(0);
+        }, mesh, List.of(P("i", null), P(null, "j"), P("j")), List.of(P("i", "j"))).callOnWhole(x, w, b).get(0);
         System.out.println("Block shapes inside shardMap: x " + shapes.get("x") + ", w " + shapes.get("w") + ", b "
                 + shapes.get("b"));
         System.out.println("Global output shape " + shape(y.shape()) + ", laid out:");

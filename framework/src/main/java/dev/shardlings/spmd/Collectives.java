@@ -39,7 +39,10 @@ import java.util.function.Function;
  *       all-to-all (n−1)/n·b, ppermute b to and from another device.</li>
  *   <li>Varying axes (for shardMap's check_vma): psum, pmean, pmax, pmin and {@link #allGatherInvariant} remove
  *       the axes from the operand's {@link NDArray#varyingAxes()}; allGather, psumScatter, allToAll and ppermute
- *       add them; axisIndex varies over exactly its axes.</li>
+ *       add them; axisIndex varies over exactly its axes. With check_vma on, psum, pmean and psumScatter over
+ *       a tuple need an operand that varies over all of its axes or over none of them (JAX's rule: a sum over a mix
+ *       would count the copies along the invarying axes without the program saying so); the others accept a
+ *       mix.</li>
  * </ul>
  */
 public final class Collectives {
@@ -53,6 +56,10 @@ public final class Collectives {
      * All-reduce with a sum ({@code jax.lax.psum}): every device of a group gets Σ_ℓ x_ℓ. Shape and dtype are
      * unchanged (int32 stays int32 and wraps on overflow). A value that does not vary over the axes is summed n
      * times, as in JAX.
+     *
+     * @throws IllegalArgumentException with JAX's text ("jax.lax.psum can only accept axis_name which corresponds to
+     *                                  one of varying, unreduced, reduced or invarying state of the input. …") when
+     *                                  check_vma is on and x varies over some of the axes but not all of them
      */
     public static NDArray psum(NDArray x, String... axes) {
         return allReduce(Collective.PSUM, x, axes, SUM);
@@ -66,11 +73,13 @@ public final class Collectives {
     /**
      * All-reduce with a mean ({@code jax.lax.pmean}): psum, then true division by n. The result is float32 for
      * int32 input, as in JAX.
+     *
+     * @throws IllegalArgumentException as {@link #psum(NDArray, String...)} (JAX's text names jax.lax.psum) when
+     *                                  check_vma is on and x varies over some of the axes but not all of them
      */
     public static NDArray pmean(NDArray x, String... axes) {
-        DeviceContext ctx = DeviceContext.require("pmean");
-        AxisGroups g = ctx.groups(List.of(axesOrEmpty(axes)), "pmean");
         NDArray sum = allReduce(Collective.PMEAN, x, axes, SUM);
+        AxisGroups g = DeviceContext.require("pmean").groups(List.of(axesOrEmpty(axes)), "pmean");
         return sum.div(g.groupSize).withVaryingAxes(sum.varyingAxes());
     }
 
@@ -79,7 +88,10 @@ public final class Collectives {
         return pmean(x, toArray(axes));
     }
 
-    /** All-reduce with an elementwise maximum ({@code jax.lax.pmax}); shape and dtype unchanged. */
+    /**
+     * All-reduce with an elementwise maximum ({@code jax.lax.pmax}); shape and dtype unchanged. Unlike psum, x may
+     * vary over some of the axes and not others, as in JAX.
+     */
     public static NDArray pmax(NDArray x, String... axes) {
         return allReduce(Collective.PMAX, x, axes, xs -> chain(xs, NDArray::maximum));
     }
@@ -89,7 +101,10 @@ public final class Collectives {
         return pmax(x, toArray(axes));
     }
 
-    /** All-reduce with an elementwise minimum ({@code jax.lax.pmin}); shape and dtype unchanged. */
+    /**
+     * All-reduce with an elementwise minimum ({@code jax.lax.pmin}); shape and dtype unchanged. Like pmax, it accepts
+     * a mix of varying and invarying axes.
+     */
     public static NDArray pmin(NDArray x, String... axes) {
         return allReduce(Collective.PMIN, x, axes, xs -> chain(xs, NDArray::minimum));
     }
@@ -114,6 +129,9 @@ public final class Collectives {
         Objects.requireNonNull(x, kind.jaxName() + " operand");
         DeviceContext ctx = DeviceContext.require(kind.jaxName());
         List<String> axisList = List.of(axesOrEmpty(axes));
+        if (kind == Collective.PSUM || kind == Collective.PMEAN) {
+            requireOneState(ctx, x, axisList, "jax.lax.psum"); // pmean is psum, then a division, in JAX too
+        }
         AxisGroups g = ctx.groups(axisList, kind.jaxName());
         NDArray[] xs = exchange(ctx, g, kind, x, "");
         // A group of one: the result is still a buffer of its own, as on a real device.
@@ -194,7 +212,10 @@ public final class Collectives {
      * Untiled: x.shape[dim] must equal n and device ℓ gets S[ℓ] along dim (that dimension removed).
      *
      * @throws IllegalArgumentException with JAX's text when x.shape[dim] is not n (untiled) or not divisible by n
-     *                                  (tiled), or dim is out of range
+     *                                  (tiled), or dim is out of range; and, first, when check_vma is on and x
+     *                                  varies over some of the axes but not all of them ("jax.lax.psum_scatter can
+     *                                  only accept axis_name which corresponds to one of varying, unreduced, reduced
+     *                                  or invarying state of the input. …")
      */
     public static NDArray psumScatter(NDArray x, String axis, int dim, boolean tiled) {
         return psumScatter(x, List.of(axis), dim, tiled);
@@ -204,6 +225,7 @@ public final class Collectives {
     public static NDArray psumScatter(NDArray x, List<String> axes, int dim, boolean tiled) {
         Objects.requireNonNull(x, "psum_scatter operand");
         DeviceContext ctx = DeviceContext.require("psum_scatter");
+        requireOneState(ctx, x, axes, "jax.lax.psum_scatter");
         AxisGroups g = ctx.groups(List.copyOf(axes), "psum_scatter");
         int d = normalise(dim, x.rank(), "psum_scatter");
         int n = g.groupSize;
@@ -374,6 +396,46 @@ public final class Collectives {
     }
 
     // ------------------------------------------------------------------------------------------------ plumbing
+
+    /**
+     * JAX's {@code _get_from} (lax/parallel.py), run by psum, pmean and psum_scatter under check_vma: the operand
+     * must be varying over all of the axes or over none of them; a sum over a mix is refused, because summing a
+     * value that is equal along some of the axes would count it several times without the program saying so.
+     * JAX prints the states as a Python set, whose order depends on the string hash seed; this prints them in the
+     * order they first occur along the axes, which is what JAX 0.10.2 prints with {@code PYTHONHASHSEED=0}.
+     * Called before the axes are validated, as in JAX (an axis the mesh does not have counts as invarying).
+     *
+     * @throws IllegalArgumentException (JAX: ValueError) with JAX's text when the states differ
+     */
+    private static void requireOneState(DeviceContext ctx, NDArray x, List<String> axes, String jaxFunction) {
+        if (!ctx.checkVma || axes.size() < 2) {
+            return;
+        }
+        Set<String> vma = x.varyingAxes();
+        List<String> states = new ArrayList<>(2);
+        for (String a : axes) {
+            String state = vma.contains(a) ? "varying" : "invarying";
+            if (!states.contains(state)) {
+                states.add(state);
+            }
+        }
+        if (states.size() > 1) {
+            throw new IllegalArgumentException(jaxFunction + " can only accept axis_name which corresponds to one of"
+                    + " varying, unreduced, reduced or invarying state of the input. Got input type: "
+                    + ShardMapErrors.typeString(x.dtype(), x.shape()) + vmaSuffix(ctx, vma) + ", axes: "
+                    + ShardMapErrors.tupleRepr(axes) + " and input state: {'" + String.join("', '", states) + "'}");
+        }
+    }
+
+    /** JAX's vma suffix of a type string: {@code {V:x}}, {@code {V:(y,x)}} (mesh order), nothing when empty. */
+    private static String vmaSuffix(DeviceContext ctx, Set<String> vma) {
+        List<String> inMeshOrder = ctx.mesh.axisNames().stream().filter(vma::contains).toList();
+        if (inMeshOrder.isEmpty()) {
+            return "";
+        }
+        return "{V:" + (inMeshOrder.size() == 1 ? inMeshOrder.get(0) : "(" + String.join(",", inMeshOrder) + ")")
+                + "}";
+    }
 
     private static NDArray[] exchange(DeviceContext ctx, AxisGroups g, Collective kind, NDArray x, String params) {
         ctx.beginCollective(x);

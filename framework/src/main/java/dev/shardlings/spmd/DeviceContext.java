@@ -43,10 +43,13 @@ final class DeviceContext implements OpObserver {
 
     /** Whether the caller records a trace: without one, no events are built (they cost more than small ops). */
     private final boolean tracing;
+    /** Whether the shardMap checks varying axes (JAX's check_vma); collectives check their operand's only then. */
+    final boolean checkVma;
 
     DeviceContext(Mesh mesh, int flat, Exchange exchange, Map<List<String>, AxisGroups> groupCache,
-                  boolean tracing) {
+                  boolean tracing, boolean checkVma) {
         this.tracing = tracing;
+        this.checkVma = checkVma;
         this.mesh = mesh;
         this.flat = flat;
         this.device = mesh.devices().get(flat);

@@ -56,7 +56,7 @@ final class Exchange {
 
         @Override
         public String toString() {
-            return kind.jaxName() + " over " + ShardMap.tupleRepr(axes) + " of " + ShardMap.typeString(dtype, shape)
+            return kind.jaxName() + " over " + ShardMapErrors.tupleRepr(axes) + " of " + ShardMapErrors.typeString(dtype, shape)
                     + (params.isEmpty() ? "" : " (" + params + ")");
         }
     }

@@ -4,9 +4,7 @@ import dev.shardlings.array.DType;
 import dev.shardlings.array.NDArray;
 import dev.shardlings.array.OpObserver;
 import dev.shardlings.array.OpObservers;
-import dev.shardlings.sharding.Device;
 import dev.shardlings.sharding.Mesh;
-import dev.shardlings.sharding.NamedSharding;
 import dev.shardlings.sharding.PartitionSpec;
 import dev.shardlings.trace.DeviceTrace;
 import dev.shardlings.trace.ShardMapTrace;
@@ -15,17 +13,13 @@ import dev.shardlings.trace.Tracing;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.BinaryOperator;
+import java.util.function.IntFunction;
 import java.util.function.UnaryOperator;
-import java.util.stream.Collectors;
 
 /**
  * {@code shardMap}: run a function once per device of a mesh, each on its own blocks, with explicit
@@ -40,7 +34,9 @@ import java.util.stream.Collectors;
  * <ul>
  *   <li><b>in_specs</b>: argument k is split by {@code NamedSharding(mesh, inSpecs[k])}; a device receives its
  *       block, of shape global / parts per dimension. Axes the spec does not mention replicate the argument.
- *       A {@link ShardedArray} whose spec differs, or a plain {@link NDArray}, is first laid out by the spec.</li>
+ *       Arguments are {@link ShardedArray}s ({@link #call(List)}); one whose sharding differs is first re-laid
+ *       out by the spec. Whole {@link NDArray}s go through {@link #callOnWhole(List)}, which lays them out first
+ *       ({@code jax.device_put}).</li>
  *   <li><b>out_specs</b>: a device's output block is its shard of the global result under
  *       {@code NamedSharding(mesh, outSpec)}; the global shape is local × parts per dimension. Leaving a mesh axis
  *       out of an out spec promises the blocks are equal along it.</li>
@@ -73,6 +69,10 @@ import java.util.stream.Collectors;
  * {@link ShardMapTrace} with every device's collectives, matmuls and largest allocation.
  *
  * <p>Instances are immutable and may be applied from several threads at once.
+ *
+ * <p>This class is the API and its configuration; the work is split by job: {@link BlockLayout} lays arguments
+ * out and assembles outputs, {@link DeviceLauncher} runs the devices and collects their failures, and
+ * {@link ShardMapErrors} holds the checks with their (JAX's) texts.
  */
 public final class ShardMap {
 
@@ -86,6 +86,7 @@ public final class ShardMap {
         List<NDArray> apply(List<NDArray> blocks);
     }
 
+    /** Laying out arguments and assembling outputs on the host is not the devices' work: it is not traced. */
     private static final OpObserver SILENT = new OpObserver() {
         @Override
         public void allocated(DType dtype, int[] shape, long bytes) {
@@ -97,67 +98,62 @@ public final class ShardMap {
     };
 
     private final DeviceFunction fn;
-    private final Mesh mesh;
-    private final List<PartitionSpec> inSpecs;
-    private final List<PartitionSpec> outSpecs;
+    private final BlockLayout layout;
     private final boolean checkVma;
     private final String name;
     private final Duration timeout;
-    /** Axis groups by axes, shared by this map's calls (a mesh's groups never change). */
-    private final Map<List<String>, AxisGroups> groups = new ConcurrentHashMap<>();
-    /** Per out spec, its sharding (which caches layouts by shape) and mentioned axes: the same on every call. */
-    private final NamedSharding[] outShardings;
-    private final List<Set<String>> outMentioned;
-    /** Per in spec, the axes its blocks vary over. */
-    private final List<Set<String>> inMentioned;
+    /** Axis groups by axes, shared by this map's calls and copies (a mesh's groups never change). */
+    private final Map<List<String>, AxisGroups> groups;
 
-    private ShardMap(DeviceFunction fn, Mesh mesh, List<PartitionSpec> inSpecs, List<PartitionSpec> outSpecs,
-                     boolean checkVma, String name, Duration timeout) {
+    private ShardMap(DeviceFunction fn, BlockLayout layout, boolean checkVma, String name, Duration timeout,
+                     Map<List<String>, AxisGroups> groups) {
         this.fn = fn;
-        this.mesh = mesh;
-        this.inSpecs = inSpecs;
-        this.outSpecs = outSpecs;
+        this.layout = layout;
         this.checkVma = checkVma;
         this.name = name;
         this.timeout = timeout;
-        this.outShardings = outSpecs.stream().map(sp -> new NamedSharding(mesh, sp)).toArray(NamedSharding[]::new);
-        this.outMentioned = outSpecs.stream().map(sp -> Set.copyOf(sp.mentionedAxes())).toList();
-        this.inMentioned = inSpecs.stream().map(sp -> Set.copyOf(sp.mentionedAxes())).toList();
+        this.groups = groups;
     }
 
     /**
-     * Maps a function of several blocks over the mesh.
+     * Maps a function of several blocks over the mesh ({@code jax.shard_map(fn, mesh=mesh, in_specs=inSpecs,
+     * out_specs=outSpecs)}).
      *
      * @param fn       called once per device with that device's blocks; returns one block per out spec
      * @param mesh     the devices
      * @param inSpecs  one spec per argument
      * @param outSpecs one spec per output
-     * @throws NullPointerException     if an argument or a spec is null
+     * @throws NullPointerException     if an argument or a spec is null (the message names it)
      * @throws IllegalArgumentException if a spec names an axis the mesh does not have, or names an axis twice
+     *                                  (JAX's texts)
      */
     public static ShardMap shardMap(DeviceFunction fn, Mesh mesh, List<PartitionSpec> inSpecs,
                                     List<PartitionSpec> outSpecs) {
         Objects.requireNonNull(fn, "fn");
         Objects.requireNonNull(mesh, "mesh");
-        List<PartitionSpec> in = List.copyOf(Objects.requireNonNull(inSpecs, "inSpecs"));
-        List<PartitionSpec> out = List.copyOf(Objects.requireNonNull(outSpecs, "outSpecs"));
-        for (PartitionSpec s : in) {
-            validateSpec(mesh, s, "in_specs");
+        List<PartitionSpec> in = specs(inSpecs, "inSpecs");
+        List<PartitionSpec> out = specs(outSpecs, "outSpecs");
+        return new ShardMap(fn, new BlockLayout(mesh, in, out), true, "<lambda>",
+                Duration.ofSeconds(DEFAULT_TIMEOUT_SECONDS), new ConcurrentHashMap<>());
+    }
+
+    private static List<PartitionSpec> specs(List<PartitionSpec> specs, String param) {
+        Objects.requireNonNull(specs, param);
+        for (int i = 0; i < specs.size(); i++) {
+            Objects.requireNonNull(specs.get(i), param + "[" + i + "]");
         }
-        for (PartitionSpec s : out) {
-            validateSpec(mesh, s, "out_specs");
-        }
-        return new ShardMap(fn, mesh, in, out, true, "<lambda>", Duration.ofSeconds(DEFAULT_TIMEOUT_SECONDS));
+        return List.copyOf(specs);
     }
 
     /**
      * Maps a function of one block: {@code shardMap(f, mesh, P("X", "Y"), P("X", "Y")).apply(a)}.
      *
-     * @see #shardMap(DeviceFunction, Mesh, List, List)
+     * @throws NullPointerException     if an argument is null (the message names it)
+     * @throws IllegalArgumentException as {@link #shardMap(DeviceFunction, Mesh, List, List)}
      */
     public static Unary shardMap(UnaryOperator<NDArray> f, Mesh mesh, PartitionSpec inSpec, PartitionSpec outSpec) {
         Objects.requireNonNull(f, "f");
-        return new Unary(shardMap(blocks -> List.of(nonNull(f.apply(blocks.get(0)))), mesh,
+        return new Unary(shardMap(blocks -> List.of(ShardMapErrors.checkSingleResult(f.apply(blocks.get(0)))), mesh,
                 List.of(Objects.requireNonNull(inSpec, "inSpec")), List.of(Objects.requireNonNull(outSpec, "outSpec"))));
     }
 
@@ -165,396 +161,131 @@ public final class ShardMap {
      * Maps a function of two blocks: {@code shardMap((a, b) -> a.matmul(b), mesh, P("X", null), P(null, "Y"),
      * P("X", "Y")).apply(a, b)}.
      *
-     * @see #shardMap(DeviceFunction, Mesh, List, List)
+     * @throws NullPointerException     if an argument is null (the message names it)
+     * @throws IllegalArgumentException as {@link #shardMap(DeviceFunction, Mesh, List, List)}
      */
     public static Binary shardMap(BinaryOperator<NDArray> f, Mesh mesh, PartitionSpec inSpec1,
                                   PartitionSpec inSpec2, PartitionSpec outSpec) {
         Objects.requireNonNull(f, "f");
-        return new Binary(shardMap(blocks -> List.of(nonNull(f.apply(blocks.get(0), blocks.get(1)))), mesh,
+        return new Binary(shardMap(blocks -> List.of(ShardMapErrors.checkSingleResult(f.apply(blocks.get(0),
+                        blocks.get(1)))), mesh,
                 List.of(Objects.requireNonNull(inSpec1, "inSpec1"), Objects.requireNonNull(inSpec2, "inSpec2")),
                 List.of(Objects.requireNonNull(outSpec, "outSpec"))));
     }
 
-    private static NDArray nonNull(NDArray x) {
-        if (x == null) {
-            throw new IllegalStateException("the function passed to shardMap returned null; it must return the"
-                    + " device's output block as an NDArray");
-        }
-        return x;
-    }
-
     /** A copy with JAX's {@code check_vma} switched on or off (on by default). */
     public ShardMap checkVma(boolean on) {
-        return new ShardMap(fn, mesh, inSpecs, outSpecs, on, name, timeout);
+        return new ShardMap(fn, layout, on, name, timeout, groups);
     }
 
-    /** A copy whose messages call the function {@code name} (JAX uses the Python function's name). */
+    /**
+     * A copy whose messages call the function {@code functionName}, where JAX prints the Python function's
+     * {@code __name__}. By default a function is called {@code <lambda>}, which is what JAX prints for a Python
+     * lambda (a Java lambda or method reference has no name to print).
+     *
+     * @throws NullPointerException if functionName is null
+     */
     public ShardMap named(String functionName) {
-        return new ShardMap(fn, mesh, inSpecs, outSpecs, checkVma, Objects.requireNonNull(functionName), timeout);
+        return new ShardMap(fn, layout, checkVma, Objects.requireNonNull(functionName, "functionName"), timeout,
+                groups);
     }
 
     /**
      * A copy whose devices wait at most {@code limit} for each other in one collective before the run fails with
-     * {@link CollectiveMismatchException}.
+     * {@link CollectiveMismatchException} (default {@value #DEFAULT_TIMEOUT_SECONDS} s).
      *
+     * @throws NullPointerException     if limit is null
      * @throws IllegalArgumentException if the limit is not positive
      */
     public ShardMap collectiveTimeout(Duration limit) {
-        if (limit == null || limit.isNegative() || limit.isZero()) {
+        Objects.requireNonNull(limit, "limit");
+        if (limit.isNegative() || limit.isZero()) {
             throw new IllegalArgumentException("collective timeout must be a positive duration, got " + limit);
         }
-        return new ShardMap(fn, mesh, inSpecs, outSpecs, checkVma, name, limit);
-    }
-
-    /** The mesh. */
-    public Mesh mesh() {
-        return mesh;
-    }
-
-    /** The in specs. */
-    public List<PartitionSpec> inSpecs() {
-        return inSpecs;
-    }
-
-    /** The out specs. */
-    public List<PartitionSpec> outSpecs() {
-        return outSpecs;
+        return new ShardMap(fn, layout, checkVma, name, limit, groups);
     }
 
     /**
-     * Runs the function on every device and assembles the outputs.
+     * Runs the function on every device and assembles the outputs. An argument already laid out by its in spec on
+     * this mesh is used as is; any other is first re-laid out by the spec (gathered, then split), as JAX reshards
+     * an argument over Auto mesh axes.
      *
-     * @param args one per in spec: a {@link ShardedArray} (used as is when its sharding matches the spec, else
-     *             re-laid out) or a whole {@link NDArray}
+     * @param args one per in spec
      * @return one global array per out spec
-     * @throws IllegalArgumentException    for a wrong number or type of arguments, or a spec that does not fit an
-     *                                     argument or output (JAX's messages)
+     * @throws NullPointerException        if args or an argument is null (the message names it, e.g. args[1])
+     * @throws IllegalArgumentException    for a wrong number of arguments, or a spec that does not fit an argument
+     *                                     or output, or check_vma's error (JAX's texts)
      * @throws DeviceFailureException      if the function threw on a device
      * @throws CollectiveMismatchException if the devices' collectives did not line up
      * @throws IllegalStateException       for a null or inconsistent output, or a nested shardMap
      */
-    public List<ShardedArray> call(Object... args) {
+    public List<ShardedArray> call(List<ShardedArray> args) {
         Objects.requireNonNull(args, "args");
-        if (DeviceContext.current() != null) {
-            throw new IllegalStateException("shardMap was called inside another shardMap's function. Nesting is not"
-                    + " supported: use collectives inside the outer function instead.");
-        }
-        if (args.length != inSpecs.size()) {
-            throw new IllegalArgumentException("shard_map applied to the function '" + name + "' got " + args.length
-                    + " argument(s) but in_specs has " + inSpecs.size() + " entries; give one in spec per argument.");
-        }
-        int n = mesh.size();
-        List<List<NDArray>> perDevice = new ArrayList<>();
+        ShardedArray[] a = args.toArray(new ShardedArray[0]);
+        return run(a.length, i -> layout.argumentBlocks(name, i, Objects.requireNonNull(a[i], "args[" + i + "]")));
+    }
+
+    /**
+     * {@link #call(List)} with the arguments written out: {@code call(a, w, b)}.
+     *
+     * @throws NullPointerException as {@link #call(List)}
+     */
+    public List<ShardedArray> call(ShardedArray... args) {
+        return call(Arrays.asList(Objects.requireNonNull(args, "args")));
+    }
+
+    /**
+     * Runs the function on whole arrays: each argument is first laid out by its in spec
+     * ({@code jax.device_put(x, NamedSharding(mesh, spec))}), then as {@link #call(List)}.
+     *
+     * @param args one whole array per in spec
+     * @throws NullPointerException as {@link #call(List)}
+     */
+    public List<ShardedArray> callOnWhole(List<NDArray> args) {
+        Objects.requireNonNull(args, "args");
+        NDArray[] a = args.toArray(new NDArray[0]);
+        return run(a.length, i -> layout.argumentBlocks(name, i, Objects.requireNonNull(a[i], "args[" + i + "]")));
+    }
+
+    /**
+     * {@link #callOnWhole(List)} with the arguments written out: {@code callOnWhole(x, w, b)}.
+     *
+     * @throws NullPointerException as {@link #call(List)}
+     */
+    public List<ShardedArray> callOnWhole(NDArray... args) {
+        return callOnWhole(Arrays.asList(Objects.requireNonNull(args, "args")));
+    }
+
+    /** Lays the arguments out, runs the devices, assembles the outputs and reports the trace. */
+    private List<ShardedArray> run(int argc, IntFunction<List<NDArray>> blocksOf) {
+        ShardMapErrors.checkNotNested();
+        ShardMapErrors.checkArgumentCount(name, argc, layout.inSpecs.size());
+        int n = layout.mesh.size();
+        List<List<NDArray>> perDevice = new ArrayList<>(n);
         for (int d = 0; d < n; d++) {
-            perDevice.add(new ArrayList<>());
+            perDevice.add(new ArrayList<>(argc));
         }
         try (OpObservers.Scope ignored = OpObservers.install(SILENT)) {
-            for (int i = 0; i < args.length; i++) {
-                List<NDArray> blocks = blocksFor(i, args[i]);
+            for (int i = 0; i < argc; i++) {
+                List<NDArray> blocks = blocksOf.apply(i);
                 for (int d = 0; d < n; d++) {
                     perDevice.get(d).add(blocks.get(d));
                 }
             }
         }
-        Exchange exchange = new Exchange(mesh, timeout.toNanos());
         boolean tracing = Tracing.isRecording();
-        DeviceContext[] contexts = new DeviceContext[n];
-        @SuppressWarnings("unchecked")
-        List<NDArray>[] results = new List[n];
-        Throwable[] failures = new Throwable[n];
-        Thread[] threads = new Thread[n];
-        AtomicInteger running = new AtomicInteger(n);
-        Thread caller = Thread.currentThread();
-        Runnable[] tasks = new Runnable[n];
-        for (int d = 0; d < n; d++) {
-            DeviceContext ctx = new DeviceContext(mesh, d, exchange, groups, tracing);
-            contexts[d] = ctx;
-            List<NDArray> myArgs = List.copyOf(perDevice.get(d));
-            int device = d;
-            tasks[d] = () -> {
-                try {
-                    results[device] = runDevice(ctx, myArgs);
-                } catch (Throwable t) {
-                    failures[device] = t;
-                } finally {
-                    // The decrement publishes this device's result to the caller (happens-before).
-                    if (running.decrementAndGet() == 0 && Thread.currentThread() != caller) {
-                        LockSupport.unpark(caller);
-                    }
-                }
-            };
-        }
-        // The calling thread runs device 0 itself, which saves a hand-off each way.
-        threads[0] = caller;
-        for (int d = 1; d < n; d++) {
-            threads[d] = DeviceThreads.start(tasks[d]);
-        }
-        tasks[0].run();
-        try {
-            DeviceThreads.await(() -> running.get() == 0, DeviceThreads.NO_DEADLINE);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            for (int d = 1; d < n; d++) {
-                threads[d].interrupt();
-            }
-            throw new IllegalStateException("interrupted while waiting for the devices of shardMap", e);
-        }
-        List<List<NDArray>> outputs = Arrays.asList(results);
-        raiseFailures(exchange, failures);
+        DeviceLauncher.Run run = DeviceLauncher.launch(fn, name, layout.mesh,
+                perDevice.stream().map(List::copyOf).toList(), timeout.toNanos(), groups, tracing, checkVma);
         List<ShardedArray> result;
         try (OpObservers.Scope ignored = OpObservers.install(SILENT)) {
-            result = assemble(outputs);
+            result = layout.assemble(name, checkVma, run.outputs());
         }
         if (tracing) {
-            List<DeviceTrace> traces = Arrays.stream(contexts).map(DeviceContext::toTrace).toList();
-            Tracing.report(new ShardMapTrace(name, mesh, inSpecs, outSpecs, traces));
+            List<DeviceTrace> traces = Arrays.stream(run.contexts()).map(DeviceContext::toTrace).toList();
+            // Reported from here: Tracing accepts reports from this class only.
+            Tracing.report(new ShardMapTrace(name, layout.mesh, layout.inSpecs, layout.outSpecs, traces));
         }
         return result;
-    }
-
-    private List<NDArray> runDevice(DeviceContext ctx, List<NDArray> args) {
-        ctx.bind();
-        try (OpObservers.Scope ignored = OpObservers.install(ctx)) {
-            List<NDArray> out;
-            try {
-                out = fn.apply(args);
-                if (out == null) {
-                    throw new IllegalStateException("the function passed to shardMap returned null instead of a"
-                            + " list of output blocks");
-                }
-                for (int j = 0; j < out.size(); j++) {
-                    if (out.get(j) == null) {
-                        throw new IllegalStateException("the function passed to shardMap returned null as output "
-                                + j + "; every output must be an NDArray block");
-                    }
-                }
-                out = List.copyOf(out);
-            } catch (Exchange.Aborted a) {
-                throw a;
-            } catch (Throwable t) {
-                ctx.exchange.failed(ctx.flat, t);
-                throw t;
-            }
-            ctx.exchange.returned(ctx.flat, ctx.steps());
-            return out;
-        } finally {
-            DeviceContext.unbind();
-        }
-    }
-
-    private void raiseFailures(Exchange exchange, Throwable[] failures) {
-        int first = -1;
-        int own = 0;
-        for (int d = 0; d < failures.length; d++) {
-            Throwable t = failures[d];
-            if (t != null && !(t instanceof Exchange.Aborted)) {
-                own++;
-                if (first < 0) {
-                    first = d;
-                }
-            }
-        }
-        SpmdException abort = exchange.abortCause();
-        if (abort instanceof CollectiveMismatchException m) {
-            throw m;
-        }
-        if (first >= 0) {
-            Device dev = mesh.devices().get(first);
-            Throwable cause = failures[first];
-            String more = own > 1 ? " (and on " + (own - 1) + " other device(s))" : "";
-            throw new DeviceFailureException("shard_map function '" + name + "' failed on device " + dev.id()
-                    + " at mesh coordinates " + Exchange.coordsText(mesh, dev) + more + ": "
-                    + cause.getClass().getSimpleName() + (cause.getMessage() == null ? "" : ": " + cause.getMessage()),
-                    dev, own - 1, cause);
-        }
-        if (abort != null) {
-            throw abort;
-        }
-    }
-
-    private static void validateSpec(Mesh mesh, PartitionSpec spec, String which) {
-        Objects.requireNonNull(spec, which + " entry");
-        for (String axis : spec.mentionedAxes()) {
-            if (!mesh.hasAxis(axis)) {
-                throw new IllegalArgumentException("shard_map " + which + " argument must refer to an axis marked as"
-                        + " manual (" + frozenset(mesh.axisNames()) + "), but:\n\n  " + which + " refers to '" + axis
-                        + "'\n\nCheck the " + which + " values passed to shard_map.");
-            }
-        }
-        spec.validate(mesh); // duplicate axes: JAX's DuplicateSpecError text
-    }
-
-    private List<NDArray> blocksFor(int i, Object arg) {
-        PartitionSpec spec = inSpecs.get(i);
-        ShardedArray sharded;
-        NDArray whole;
-        if (arg instanceof ShardedArray s) {
-            sharded = s;
-            whole = null;
-        } else if (arg instanceof NDArray a) {
-            sharded = null;
-            whole = a;
-        } else if (arg == null) {
-            throw new IllegalArgumentException("shard_map applied to the function '" + name + "' got null as args["
-                    + i + "]; pass a ShardedArray or an NDArray");
-        } else {
-            throw new IllegalArgumentException("shard_map applied to the function '" + name + "' got a "
-                    + arg.getClass().getName() + " as args[" + i + "]; pass a ShardedArray or an NDArray");
-        }
-        int[] shape = sharded != null ? sharded.shape() : whole.shape();
-        DType dtype = sharded != null ? sharded.dtype() : whole.dtype();
-        if (spec.length() > shape.length) {
-            throw new IllegalArgumentException("shard_map applied to the function '" + name + "' was given an in_specs"
-                    + " entry which is too long to be compatible with the corresponding input value from the"
-                    + " function:\n\nin_specs is " + spec + " which has length " + spec.length() + ", but the passed"
-                    + " args[" + i + "] has shape " + typeString(dtype, shape) + ", which has rank " + shape.length
-                    + " (and " + shape.length + " < " + spec.length() + ")\n\nEntries in in_specs must be of length no"
-                    + " greater than the number of axes in the corresponding input value.\n\nEither revise the spec"
-                    + " to be shorter, or modify '" + name + "' so that its inputs have sufficient rank.");
-        }
-        for (int dim = 0; dim < spec.length(); dim++) {
-            List<String> axes = spec.axesAt(dim);
-            int parts = axes.isEmpty() ? 1 : mesh.axisSize(axes);
-            if (shape[dim] % parts != 0) {
-                String target = axes.size() == 1
-                        ? "mesh axis '" + axes.get(0) + "' (of size " + parts + ")"
-                        : "mesh axes " + tupleRepr(axes) + " (of total size " + parts + ")";
-                throw new IllegalArgumentException("shard_map applied to the function '" + name + "' was given"
-                        + " argument arrays with axis sizes that are not evenly divisible by the corresponding mesh"
-                        + " axis sizes:\n\nThe mesh given has shape " + intTupleRepr(mesh.axisSizes())
-                        + " with corresponding axis names " + tupleRepr(mesh.axisNames()) + ".\n\nthe passed args["
-                        + i + "] of shape " + typeString(dtype, shape) + " corresponds to in_specs of value " + spec
-                        + ", which maps array axis " + dim + " (of size " + shape[dim] + ") to " + target + ", but "
-                        + parts + " does not evenly divide " + shape[dim] + "\n\nArray arguments' axis sizes must be"
-                        + " evenly divisible by the mesh axis or axes indicated by the corresponding elements of the"
-                        + " argument's in_specs entry. Consider checking that in_specs are correct, and if so consider"
-                        + " changing the mesh axis sizes or else padding the input and adapting '" + name
-                        + "' appropriately.");
-            }
-        }
-        ShardedArray placed;
-        if (sharded != null && sharded.mesh().equals(mesh) && sharded.spec().isEquivalentTo(spec)) {
-            placed = sharded;
-        } else {
-            placed = ShardedArray.devicePut(sharded != null ? sharded.gather() : whole, new NamedSharding(mesh, spec));
-        }
-        Set<String> varying = inMentioned.get(i);
-        List<ShardedArray.Shard> shards = placed.addressableShards();
-        List<NDArray> out = new ArrayList<>(shards.size());
-        for (ShardedArray.Shard sh : shards) {
-            out.add(sh.data().withVaryingAxes(varying));
-        }
-        return out;
-    }
-
-    private List<ShardedArray> assemble(List<List<NDArray>> outputs) {
-        int n = outputs.size();
-        for (int d = 0; d < n; d++) {
-            if (outputs.get(d).size() != outSpecs.size()) {
-                Device dev = mesh.devices().get(d);
-                throw new IllegalStateException("the function passed to shardMap returned " + outputs.get(d).size()
-                        + " output(s) on device " + dev.id() + " " + Exchange.coordsText(mesh, dev) + ", but out_specs"
-                        + " has " + outSpecs.size() + " entries; return one block per out spec");
-            }
-        }
-        List<ShardedArray> result = new ArrayList<>();
-        for (int j = 0; j < outSpecs.size(); j++) {
-            PartitionSpec spec = outSpecs.get(j);
-            NDArray ref = outputs.get(0).get(j);
-            List<NDArray> blocks = new ArrayList<>();
-            Set<String> varying = new LinkedHashSet<>();
-            for (int d = 0; d < n; d++) {
-                NDArray b = outputs.get(d).get(j);
-                if (!Arrays.equals(b.shape(), ref.shape()) || b.dtype() != ref.dtype()) {
-                    Device d0 = mesh.devices().get(0);
-                    Device dd = mesh.devices().get(d);
-                    throw new IllegalStateException("output " + j + " of shardMap has different types on different"
-                            + " devices: " + typeString(ref.dtype(), ref.shape()) + " on device " + d0.id() + " "
-                            + Exchange.coordsText(mesh, d0) + " but " + typeString(b.dtype(), b.shape())
-                            + " on device " + dd.id() + " " + Exchange.coordsText(mesh, dd)
-                            + "; every device must return blocks of the same shape and dtype");
-                }
-                varying.addAll(b.varyingAxes());
-                blocks.add(b);
-            }
-            int[] local = ref.shape();
-            if (spec.length() > local.length) {
-                String scalarHint = local.length == 0 ? "\n\nFor scalar values (rank 0), consider using an out_specs"
-                        + " entry of P(). In particular, for rank 0 outputs which are not constant over the mesh, add"
-                        + " at least one (singleton) axis to them so that they can be concatenated using out_specs." : "";
-                throw new IllegalArgumentException("shard_map applied to the function '" + name + "' was given an"
-                        + " out_specs entry which is too long to be compatible with the corresponding output value"
-                        + " from the function:\n\nout_specs is " + spec + " which has length " + spec.length()
-                        + ", but " + name + "(*args) has shape " + typeString(ref.dtype(), local) + ", which has rank "
-                        + local.length + " (and " + local.length + " < " + spec.length() + ")\n\nEntries in out_specs"
-                        + " must be of length no greater than the number of axes in the corresponding output value."
-                        + scalarHint);
-            }
-            if (checkVma && !outMentioned.get(j).containsAll(varying)) {
-                checkReplication(spec, varying);
-            }
-            int[] global = local.clone();
-            for (int dim = 0; dim < spec.length(); dim++) {
-                List<String> axes = spec.axesAt(dim);
-                if (!axes.isEmpty()) {
-                    global[dim] = local[dim] * mesh.axisSize(axes);
-                }
-            }
-            result.add(ShardedArray.fromDeviceBlocks(outShardings[j], global, blocks));
-        }
-        return result;
-    }
-
-    private void checkReplication(PartitionSpec spec, Set<String> varying) {
-        List<String> unmentioned = mesh.axisNames().stream().filter(a -> !spec.mentionedAxes().contains(a)).toList();
-        List<String> bad = unmentioned.stream().filter(varying::contains).toList();
-        if (bad.isEmpty()) {
-            return;
-        }
-        String middle;
-        if (unmentioned.size() == 1) {
-            middle = "out_specs is " + spec + " which implies that the corresponding output value is replicated across"
-                    + " mesh axis '" + unmentioned.get(0) + "', but could not infer replication over any axes";
-        } else {
-            List<String> mentioned = mesh.axisNames().stream().filter(a -> spec.mentionedAxes().contains(a)).toList();
-            List<String> maybe = mesh.axisNames().stream().filter(varying::contains).toList();
-            middle = "out_specs is " + spec + " which implies that the corresponding output value is only varying"
-                    + " across mesh axes " + braces(mentioned) + " and not " + braces(unmentioned) + ", but it was"
-                    + " inferred to be possibly varying over " + braces(maybe);
-        }
-        throw new IllegalArgumentException("shard_map applied to the function '" + name + "' was given out_specs which"
-                + " require replication which can't be statically inferred given the mesh:\n\nThe mesh given has"
-                + " shape " + intTupleRepr(mesh.axisSizes()) + " with corresponding axis names "
-                + tupleRepr(mesh.axisNames()) + ".\n\n" + middle + "\n\nCheck if these output values are meant to"
-                + " be replicated over those mesh axes. If not, consider revising the corresponding out_specs entries."
-                + " If so, consider disabling the check by passing checkVma(false) to shardMap (JAX: check_vma=False)."
-                + " Collectives that make a value equal along an axis (psum, pmean, pmax, pmin,"
-                + " allGatherInvariant) remove that axis from the value's varying axes; allGather does not.");
-    }
-
-    /** JAX's short type string, e.g. {@code float32[8,4]} or {@code int32[]}. */
-    static String typeString(DType dtype, int[] shape) {
-        return dtype.jaxName() + Arrays.stream(shape).mapToObj(Integer::toString)
-                .collect(Collectors.joining(",", "[", "]"));
-    }
-
-    /** Python's repr of a tuple of strings: {@code ('x',)}, {@code ('x', 'y')}. */
-    static String tupleRepr(List<String> items) {
-        String body = items.stream().map(s -> "'" + s + "'").collect(Collectors.joining(", "));
-        return "(" + body + (items.size() == 1 ? ",)" : ")");
-    }
-
-    private static String intTupleRepr(List<Integer> items) {
-        String body = items.stream().map(String::valueOf).collect(Collectors.joining(", "));
-        return "(" + body + (items.size() == 1 ? ",)" : ")");
-    }
-
-    private static String frozenset(List<String> axes) {
-        return "frozenset({" + axes.stream().map(s -> "'" + s + "'").collect(Collectors.joining(", ")) + "})";
-    }
-
-    private static String braces(List<String> axes) {
-        return "{" + String.join(",", axes) + "}";
     }
 
     /** A shardMap of one argument and one output. Immutable. */
@@ -565,15 +296,25 @@ public final class ShardMap {
             this.map = map;
         }
 
-        /** Runs the map on a sharded argument. @see ShardMap#call(Object...) */
+        /**
+         * Runs the map on a sharded argument.
+         *
+         * @throws NullPointerException if x is null
+         * @see ShardMap#call(List)
+         */
         @Override
         public ShardedArray apply(ShardedArray x) {
-            return map.call(x).get(0);
+            return map.call(List.of(Objects.requireNonNull(x, "x"))).get(0);
         }
 
-        /** Runs the map on a whole array, first laid out by the in spec. @see ShardMap#call(Object...) */
+        /**
+         * Runs the map on a whole array, first laid out by the in spec.
+         *
+         * @throws NullPointerException if x is null
+         * @see ShardMap#callOnWhole(List)
+         */
         public ShardedArray apply(NDArray x) {
-            return map.call(x).get(0);
+            return map.callOnWhole(List.of(Objects.requireNonNull(x, "x"))).get(0);
         }
 
         /** @see ShardMap#checkVma(boolean) */
@@ -600,15 +341,15 @@ public final class ShardMap {
             this.map = map;
         }
 
-        /** Runs the map. @see ShardMap#call(Object...) */
+        /**
+         * Runs the map.
+         *
+         * @throws NullPointerException if a or b is null
+         * @see ShardMap#call(List)
+         */
         @Override
         public ShardedArray apply(ShardedArray a, ShardedArray b) {
-            return map.call(a, b).get(0);
-        }
-
-        /** Runs the map on whole arrays or sharded ones, in any mix. @see ShardMap#call(Object...) */
-        public ShardedArray applyAny(Object a, Object b) {
-            return map.call(a, b).get(0);
+            return map.call(List.of(Objects.requireNonNull(a, "a"), Objects.requireNonNull(b, "b"))).get(0);
         }
 
         /** @see ShardMap#checkVma(boolean) */
