@@ -15,7 +15,7 @@ import java.util.Objects;
  * <p>Derivations (from {@code jax/_src/prng.py} and {@code jax/_src/random.py}), with T(k, c0, c1) the threefry2x32
  * block function of key k on the counter pair (c0, c1):
  * <ul>
- *   <li>{@code key(seed)} = [seed >>> 32 of the int32 seed (always 0), seed as uint32];</li>
+ *   <li>{@code key(seed)} = [0, seed mod 2^32];</li>
  *   <li>{@code foldIn(k, d)} = T(k, 0, d);</li>
  *   <li>{@code split(k, n)}[i] = T(k, 0, i) — so {@code split(k)[i] == foldIn(k, i)};</li>
  *   <li>{@code bits(k, shape)}[i] = x0 ^ x1 where (x0, x1) = T(k, 0, i) for the flat index i;</li>
@@ -67,16 +67,11 @@ public final class PRNG {
     }
 
     /**
-     * {@code jax.random.key(seed)} / {@code PRNGKey(seed)} with 64-bit types off: the seed is an int32.
-     *
-     * @throws IllegalArgumentException if the seed does not fit in an int32 (JAX raises an overflow error then)
+     * {@code jax.random.key(seed)} / {@code PRNGKey(seed)} with 64-bit types off, for a Python int seed: JAX reads the
+     * int as an int64 and then keeps its low 32 bits (an int32), so the key is [0, seed mod 2^32] — seeds 2^32 apart
+     * give the same key, and the first word is always 0 (a logical shift of a 32-bit value by 32 gives 0 in XLA).
      */
     public static Key key(long seed) {
-        if (seed < Integer.MIN_VALUE || seed > Integer.MAX_VALUE) {
-            throw new IllegalArgumentException("seed " + seed + " does not fit in int32; with 64-bit types off JAX"
-                    + " seeds are int32 values in [" + Integer.MIN_VALUE + ", " + Integer.MAX_VALUE + "]");
-        }
-        // A logical shift of a 32-bit value by 32 gives 0 in XLA, so the first word is always 0.
         return new Key(0, (int) seed);
     }
 
