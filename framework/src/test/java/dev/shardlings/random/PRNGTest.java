@@ -29,7 +29,9 @@ class PRNGTest {
         assertKey(0, 0, PRNG.key(0));
         assertKey(0, 42, PRNG.key(42));
         assertKey(0, 0xFFFFFFFFL, PRNG.key(-1));
-        assertThrows(IllegalArgumentException.class, () -> PRNG.key(1L << 33));
+        // JAX reads a Python int seed as int64 and keeps its low 32 bits (jax.random.key(2**33 + 5) is [0 5]).
+        assertKey(0, 5, PRNG.key((1L << 33) + 5));
+        assertKey(0, 0x80000000L, PRNG.key(1L << 31));
     }
 
     @Test
