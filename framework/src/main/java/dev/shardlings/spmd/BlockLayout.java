@@ -22,6 +22,9 @@ final class BlockLayout {
     final Mesh mesh;
     final List<PartitionSpec> inSpecs;
     final List<PartitionSpec> outSpecs;
+    /** Whether the specs were given as lists (JAX: tuples, whose entries messages name as in_specs[i]). */
+    private final boolean inAsList;
+    private final boolean outAsList;
     /** Per out spec, its sharding (which caches layouts by shape) and mentioned axes. */
     private final NamedSharding[] outShardings;
     private final List<Set<String>> outMentioned;
@@ -31,7 +34,8 @@ final class BlockLayout {
     /**
      * @throws IllegalArgumentException if a spec names an axis the mesh does not have, or an axis twice
      */
-    BlockLayout(Mesh mesh, List<PartitionSpec> inSpecs, List<PartitionSpec> outSpecs) {
+    BlockLayout(Mesh mesh, List<PartitionSpec> inSpecs, boolean inAsList, List<PartitionSpec> outSpecs,
+                boolean outAsList) {
         for (PartitionSpec s : inSpecs) {
             ShardMapErrors.checkSpecAxes(mesh, s, "in_specs");
         }
@@ -41,36 +45,49 @@ final class BlockLayout {
         this.mesh = mesh;
         this.inSpecs = inSpecs;
         this.outSpecs = outSpecs;
+        this.inAsList = inAsList;
+        this.outAsList = outAsList;
         this.outShardings = outSpecs.stream().map(sp -> new NamedSharding(mesh, sp)).toArray(NamedSharding[]::new);
         this.outMentioned = outSpecs.stream().map(sp -> Set.copyOf(sp.mentionedAxes())).toList();
         this.inMentioned = inSpecs.stream().map(sp -> Set.copyOf(sp.mentionedAxes())).toList();
     }
 
     /**
-     * The blocks of argument {@code i}, one per device in mesh order, typed as varying over the axes its spec
-     * mentions. An array already laid out by the spec on this mesh is used as is; any other is gathered and laid
-     * out by the spec (as JAX reshards over Auto axes).
+     * The blocks of every argument: per argument, one block per device in mesh order, typed as varying over the
+     * axes its spec mentions. An array already laid out by its spec on this mesh is used as is; any other is
+     * gathered and laid out by the spec (as JAX reshards over Auto axes).
      *
-     * @throws IllegalArgumentException with JAX's text if the spec is longer than the argument's rank or does not
+     * @param args one per in spec (the caller has checked the count and nulls)
+     * @throws IllegalArgumentException with JAX's text if a spec is longer than its argument's rank or does not
      *                                  divide a dimension
      */
-    List<NDArray> argumentBlocks(String name, int i, ShardedArray x) {
-        PartitionSpec spec = inSpecs.get(i);
-        ShardMapErrors.checkArgument(name, mesh, i, spec, x.dtype(), x.shape());
-        boolean laidOut = x.mesh().equals(mesh) && x.spec().isEquivalentTo(spec);
-        return blocks(i, laidOut ? x : ShardedArray.devicePut(x.gather(), new NamedSharding(mesh, spec)));
+    List<List<NDArray>> argumentBlocks(String name, List<ShardedArray> args) {
+        ShardMapErrors.checkArguments(name, mesh, inSpecs, inAsList, args.stream().map(ShardedArray::dtype).toList(),
+                args.stream().map(ShardedArray::shape).toList());
+        List<List<NDArray>> out = new ArrayList<>(args.size());
+        for (int i = 0; i < args.size(); i++) {
+            ShardedArray x = args.get(i);
+            PartitionSpec spec = inSpecs.get(i);
+            boolean laidOut = x.mesh().equals(mesh) && x.spec().isEquivalentTo(spec);
+            out.add(blocks(i, laidOut ? x : ShardedArray.devicePut(x.gather(), new NamedSharding(mesh, spec))));
+        }
+        return out;
     }
 
     /**
-     * The blocks of argument {@code i} given as a whole array, first laid out by its spec
+     * The blocks of every argument given as a whole array, first laid out by its spec
      * ({@code jax.device_put(x, NamedSharding(mesh, spec))}).
      *
-     * @throws IllegalArgumentException as {@link #argumentBlocks(String, int, ShardedArray)}
+     * @throws IllegalArgumentException as {@link #argumentBlocks(String, List)}
      */
-    List<NDArray> argumentBlocks(String name, int i, NDArray x) {
-        PartitionSpec spec = inSpecs.get(i);
-        ShardMapErrors.checkArgument(name, mesh, i, spec, x.dtype(), x.shape());
-        return blocks(i, ShardedArray.devicePut(x, new NamedSharding(mesh, spec)));
+    List<List<NDArray>> wholeArgumentBlocks(String name, List<NDArray> args) {
+        ShardMapErrors.checkArguments(name, mesh, inSpecs, inAsList, args.stream().map(NDArray::dtype).toList(),
+                args.stream().map(NDArray::shape).toList());
+        List<List<NDArray>> out = new ArrayList<>(args.size());
+        for (int i = 0; i < args.size(); i++) {
+            out.add(blocks(i, ShardedArray.devicePut(args.get(i), new NamedSharding(mesh, inSpecs.get(i)))));
+        }
+        return out;
     }
 
     private List<NDArray> blocks(int i, ShardedArray placed) {
@@ -89,39 +106,49 @@ final class BlockLayout {
      *
      * @param outputs per device (mesh order), its output blocks
      * @throws IllegalStateException    if a device returned another number of outputs, or blocks of another shape
-     *                                  or dtype than device 0
-     * @throws IllegalArgumentException with JAX's text if an out spec is longer than its output's rank, or (when
+     *                                  or dtype, than device 0
+     * @throws IllegalArgumentException with JAX's texts if device 0 returned another number of outputs than there
+     *                                  are out specs, an out spec is longer than its output's rank, or (when
      *                                  {@code checkVma}) an output varies over an axis its out spec leaves out
      */
     List<ShardedArray> assemble(String name, boolean checkVma, List<List<NDArray>> outputs) {
         int n = outputs.size();
-        for (int d = 0; d < n; d++) {
-            ShardMapErrors.checkOutputCount(mesh, d, outputs.get(d).size(), outSpecs.size());
-        }
-        List<ShardedArray> result = new ArrayList<>(outSpecs.size());
-        for (int j = 0; j < outSpecs.size(); j++) {
-            PartitionSpec spec = outSpecs.get(j);
+        ShardMapErrors.checkOutputCount(mesh, outputs, outSpecs.size());
+        int m = outSpecs.size();
+        List<DType> dtypes = new ArrayList<>(m);
+        List<int[]> shapes = new ArrayList<>(m);
+        List<Set<String>> varying = new ArrayList<>(m);
+        boolean replicationToCheck = false;
+        for (int j = 0; j < m; j++) {
             NDArray ref = outputs.get(0).get(j);
-            DType dtype = ref.dtype();
-            int[] local = ref.shape();
-            List<NDArray> blocks = new ArrayList<>(n);
-            Set<String> varying = new LinkedHashSet<>();
+            Set<String> vma = new LinkedHashSet<>();
             for (int d = 0; d < n; d++) {
                 NDArray b = outputs.get(d).get(j);
-                ShardMapErrors.checkSameType(mesh, j, dtype, local, d, b.dtype(), b.shape());
-                varying.addAll(b.varyingAxes());
-                blocks.add(b);
+                ShardMapErrors.checkSameType(mesh, j, ref.dtype(), ref.shape(), d, b.dtype(), b.shape());
+                vma.addAll(b.varyingAxes());
             }
-            ShardMapErrors.checkOutputRank(name, spec, dtype, local);
-            if (checkVma && !outMentioned.get(j).containsAll(varying)) {
-                ShardMapErrors.checkReplication(name, mesh, spec, varying);
-            }
-            int[] global = local.clone();
+            dtypes.add(ref.dtype());
+            shapes.add(ref.shape());
+            varying.add(vma);
+            replicationToCheck |= !outMentioned.get(j).containsAll(vma);
+        }
+        ShardMapErrors.checkOutputRanks(name, mesh, outSpecs, outAsList, checkVma, dtypes, shapes, varying);
+        if (checkVma && replicationToCheck) {
+            ShardMapErrors.checkReplication(name, mesh, outSpecs, outAsList, varying);
+        }
+        List<ShardedArray> result = new ArrayList<>(m);
+        for (int j = 0; j < m; j++) {
+            PartitionSpec spec = outSpecs.get(j);
+            int[] global = shapes.get(j).clone();
             for (int dim = 0; dim < spec.length(); dim++) {
                 List<String> axes = spec.axesAt(dim);
                 if (!axes.isEmpty()) {
-                    global[dim] = local[dim] * mesh.axisSize(axes);
+                    global[dim] *= mesh.axisSize(axes);
                 }
+            }
+            List<NDArray> blocks = new ArrayList<>(n);
+            for (int d = 0; d < n; d++) {
+                blocks.add(outputs.get(d).get(j));
             }
             result.add(ShardedArray.fromDeviceBlocks(outShardings[j], global, blocks));
         }

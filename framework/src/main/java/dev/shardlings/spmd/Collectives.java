@@ -62,12 +62,12 @@ public final class Collectives {
      *                                  check_vma is on and x varies over some of the axes but not all of them
      */
     public static NDArray psum(NDArray x, String... axes) {
-        return allReduce(Collective.PSUM, x, axes, SUM);
+        return allReduce(Collective.PSUM, x, axes(axes), SUM);
     }
 
     /** {@link #psum(NDArray, String...)} with the axes as a list. */
     public static NDArray psum(NDArray x, List<String> axes) {
-        return psum(x, toArray(axes));
+        return allReduce(Collective.PSUM, x, axes(axes), SUM);
     }
 
     /**
@@ -78,14 +78,18 @@ public final class Collectives {
      *                                  check_vma is on and x varies over some of the axes but not all of them
      */
     public static NDArray pmean(NDArray x, String... axes) {
-        NDArray sum = allReduce(Collective.PMEAN, x, axes, SUM);
-        AxisGroups g = DeviceContext.require("pmean").groups(List.of(axesOrEmpty(axes)), "pmean");
-        return sum.div(g.groupSize).withVaryingAxes(sum.varyingAxes());
+        return mean(x, axes(axes));
     }
 
     /** {@link #pmean(NDArray, String...)} with the axes as a list. */
     public static NDArray pmean(NDArray x, List<String> axes) {
-        return pmean(x, toArray(axes));
+        return mean(x, axes(axes));
+    }
+
+    private static NDArray mean(NDArray x, List<String> axes) {
+        NDArray sum = allReduce(Collective.PMEAN, x, axes, SUM);
+        AxisGroups g = DeviceContext.require(Collective.PMEAN.jaxName(), axes).groups(axes, "pmean");
+        return sum.div(g.groupSize).withVaryingAxes(sum.varyingAxes());
     }
 
     /**
@@ -93,12 +97,12 @@ public final class Collectives {
      * vary over some of the axes and not others, as in JAX.
      */
     public static NDArray pmax(NDArray x, String... axes) {
-        return allReduce(Collective.PMAX, x, axes, xs -> chain(xs, NDArray::maximum));
+        return allReduce(Collective.PMAX, x, axes(axes), MAX);
     }
 
     /** {@link #pmax(NDArray, String...)} with the axes as a list. */
     public static NDArray pmax(NDArray x, List<String> axes) {
-        return pmax(x, toArray(axes));
+        return allReduce(Collective.PMAX, x, axes(axes), MAX);
     }
 
     /**
@@ -106,16 +110,18 @@ public final class Collectives {
      * a mix of varying and invarying axes.
      */
     public static NDArray pmin(NDArray x, String... axes) {
-        return allReduce(Collective.PMIN, x, axes, xs -> chain(xs, NDArray::minimum));
+        return allReduce(Collective.PMIN, x, axes(axes), MIN);
     }
 
     /** {@link #pmin(NDArray, String...)} with the axes as a list. */
     public static NDArray pmin(NDArray x, List<String> axes) {
-        return pmin(x, toArray(axes));
+        return allReduce(Collective.PMIN, x, axes(axes), MIN);
     }
 
     /** psum's reduction: left to right in device order, one pass (bit-identical to chained adds). */
     private static final Function<NDArray[], NDArray> SUM = xs -> NDArray.addN(Arrays.asList(xs));
+    private static final Function<NDArray[], NDArray> MAX = xs -> chain(xs, NDArray::maximum);
+    private static final Function<NDArray[], NDArray> MIN = xs -> chain(xs, NDArray::minimum);
 
     private static NDArray chain(NDArray[] xs, BinaryOperator<NDArray> op) {
         NDArray acc = xs[0];
@@ -125,10 +131,10 @@ public final class Collectives {
         return acc;
     }
 
-    private static NDArray allReduce(Collective kind, NDArray x, String[] axes, Function<NDArray[], NDArray> reduce) {
-        Objects.requireNonNull(x, kind.jaxName() + " operand");
-        DeviceContext ctx = DeviceContext.require(kind.jaxName());
-        List<String> axisList = List.of(axesOrEmpty(axes));
+    private static NDArray allReduce(Collective kind, NDArray x, List<String> axisList,
+                                     Function<NDArray[], NDArray> reduce) {
+        Objects.requireNonNull(x, "x");
+        DeviceContext ctx = DeviceContext.require(kind.jaxName(), axisList);
         if (kind == Collective.PSUM || kind == Collective.PMEAN) {
             requireOneState(ctx, x, axisList, "jax.lax.psum"); // pmean is psum, then a division, in JAX too
         }
@@ -149,7 +155,7 @@ public final class Collectives {
      * leading dimension of size n, in ℓ order.
      */
     public static NDArray allGather(NDArray x, String axis) {
-        return allGather(x, List.of(axis), 0, false);
+        return gather(x, axis(axis), 0, false, false);
     }
 
     /**
@@ -160,15 +166,16 @@ public final class Collectives {
      * becomes n·x.shape[dim]. Every device of a group gets the same values, but the result still varies over the
      * axes (use {@link #allGatherInvariant} for a value an out spec may leave the axes out of).
      *
-     * @throws IllegalArgumentException if dim is out of range ("axis 2 is out of bounds for array of dimension 2")
+     * @throws IllegalArgumentException if dim is out of range (JAX's "axis 2 is out of bounds for array of
+     *                                  dimension 2"; a tiled gather of a scalar has no dimension 0)
      */
     public static NDArray allGather(NDArray x, String axis, int dim, boolean tiled) {
-        return allGather(x, List.of(axis), dim, tiled);
+        return gather(x, axis(axis), dim, tiled, false);
     }
 
     /** {@link #allGather(NDArray, String, int, boolean)} over a tuple of axes (first name major). */
     public static NDArray allGather(NDArray x, List<String> axes, int dim, boolean tiled) {
-        return gather(x, axes, dim, tiled, false);
+        return gather(x, axes(axes), dim, tiled, false);
     }
 
     /**
@@ -177,24 +184,20 @@ public final class Collectives {
      * spec may leave them out.
      */
     public static NDArray allGatherInvariant(NDArray x, List<String> axes, int dim, boolean tiled) {
-        return gather(x, axes, dim, tiled, true);
+        return gather(x, axes(axes), dim, tiled, true);
     }
 
     /** {@link #allGatherInvariant(NDArray, List, int, boolean)} over one axis. */
     public static NDArray allGatherInvariant(NDArray x, String axis, int dim, boolean tiled) {
-        return gather(x, List.of(axis), dim, tiled, true);
+        return gather(x, axis(axis), dim, tiled, true);
     }
 
     private static NDArray gather(NDArray x, List<String> axes, int dim, boolean tiled, boolean invariant) {
-        Objects.requireNonNull(x, "all_gather operand");
-        DeviceContext ctx = DeviceContext.require("all_gather");
-        AxisGroups g = ctx.groups(List.copyOf(axes), "all_gather");
+        Objects.requireNonNull(x, "x");
+        DeviceContext ctx = DeviceContext.require("all_gather", axes);
+        AxisGroups g = ctx.groups(axes, "all_gather");
         int r = x.rank();
-        int d = tiled ? normalise(dim, r, "all_gather") : normalise(dim, r + 1, "all_gather");
-        if (tiled && r == 0) {
-            throw new IllegalArgumentException("all_gather with tiled=true needs an operand of rank >= 1; got a"
-                    + " scalar. Use tiled=false to stack scalars, or reshape the operand to shape (1,).");
-        }
+        int d = normalise(dim, tiled ? r : r + 1);
         String params = "axis=" + dim + ", tiled=" + tiled;
         NDArray[] xs = exchange(ctx, g, Collective.ALL_GATHER, x, params);
         NDArray out = tiled ? NDArray.concat(d, xs) : NDArray.stack(d, xs);
@@ -218,16 +221,20 @@ public final class Collectives {
      *                                  or invarying state of the input. …")
      */
     public static NDArray psumScatter(NDArray x, String axis, int dim, boolean tiled) {
-        return psumScatter(x, List.of(axis), dim, tiled);
+        return scatter(x, axis(axis), dim, tiled);
     }
 
     /** {@link #psumScatter(NDArray, String, int, boolean)} over a tuple of axes (first name major). */
     public static NDArray psumScatter(NDArray x, List<String> axes, int dim, boolean tiled) {
-        Objects.requireNonNull(x, "psum_scatter operand");
-        DeviceContext ctx = DeviceContext.require("psum_scatter");
+        return scatter(x, axes(axes), dim, tiled);
+    }
+
+    private static NDArray scatter(NDArray x, List<String> axes, int dim, boolean tiled) {
+        Objects.requireNonNull(x, "x");
+        DeviceContext ctx = DeviceContext.require("psum_scatter", axes);
         requireOneState(ctx, x, axes, "jax.lax.psum_scatter");
-        AxisGroups g = ctx.groups(List.copyOf(axes), "psum_scatter");
-        int d = normalise(dim, x.rank(), "psum_scatter");
+        AxisGroups g = ctx.groups(axes, "psum_scatter");
+        int d = normalise(dim, x.rank());
         int n = g.groupSize;
         int size = x.shape(d);
         if (tiled && size % n != 0) {
@@ -268,20 +275,26 @@ public final class Collectives {
      *                                  of range
      */
     public static NDArray allToAll(NDArray x, String axis, int splitAxis, int concatAxis, boolean tiled) {
-        return allToAll(x, List.of(axis), splitAxis, concatAxis, tiled);
+        return toAll(x, axis(axis), splitAxis, concatAxis, tiled);
     }
 
     /** {@link #allToAll(NDArray, String, int, int, boolean)} over a tuple of axes (first name major). */
     public static NDArray allToAll(NDArray x, List<String> axes, int splitAxis, int concatAxis, boolean tiled) {
-        Objects.requireNonNull(x, "all_to_all operand");
-        DeviceContext ctx = DeviceContext.require("all_to_all");
-        AxisGroups g = ctx.groups(List.copyOf(axes), "all_to_all");
+        return toAll(x, axes(axes), splitAxis, concatAxis, tiled);
+    }
+
+    private static NDArray toAll(NDArray x, List<String> axes, int splitAxis, int concatAxis, boolean tiled) {
+        Objects.requireNonNull(x, "x");
+        DeviceContext ctx = DeviceContext.require("all_to_all", axes);
+        AxisGroups g = ctx.groups(axes, "all_to_all");
         int n = g.groupSize;
-        int s = normalise(splitAxis, x.rank(), "all_to_all");
-        int c = normalise(concatAxis, x.rank(), "all_to_all");
+        int s = normalise(splitAxis, x.rank());
+        int c = normalise(concatAxis, x.rank());
         if (tiled && x.shape(s) % n != 0) {
+            // JAX prints the axis_name argument: a name as is, a tuple as Python's tuple.
             throw new IllegalArgumentException("The size of all_to_all split_axis (" + x.shape(s) + ") has to be"
-                    + " divisible by the size of the named axis " + String.join(",", axes) + " (" + n + ")");
+                    + " divisible by the size of the named axis " + (axes.size() == 1 ? axes.get(0)
+                    : ShardMapErrors.tupleRepr(axes)) + " (" + n + ")");
         }
         if (!tiled && x.shape(s) != n) {
             throw new IllegalArgumentException("all_to_all requires the size of the mapped axis axis_name to equal"
@@ -315,22 +328,29 @@ public final class Collectives {
      *                                  destination repeats ("ppermute sources and destinations must be unique")
      */
     public static NDArray ppermute(NDArray x, String axis, int[][] perm) {
-        return ppermute(x, List.of(axis), perm);
+        return permute(x, axis(axis), perm);
     }
 
     /** {@link #ppermute(NDArray, String, int[][])} over a tuple of axes. */
     public static NDArray ppermute(NDArray x, List<String> axes, int[][] perm) {
-        Objects.requireNonNull(x, "ppermute operand");
+        return permute(x, axes(axes), perm);
+    }
+
+    private static NDArray permute(NDArray x, List<String> axes, int[][] perm) {
+        Objects.requireNonNull(x, "x");
         Objects.requireNonNull(perm, "perm");
-        DeviceContext ctx = DeviceContext.require("ppermute");
-        AxisGroups g = ctx.groups(List.copyOf(axes), "ppermute");
+        for (int i = 0; i < perm.length; i++) {
+            Objects.requireNonNull(perm[i], "perm[" + i + "]");
+        }
+        DeviceContext ctx = DeviceContext.require("ppermute", axes);
+        AxisGroups g = ctx.groups(axes, "ppermute");
         int n = g.groupSize;
         Set<Integer> srcs = new HashSet<>();
         Set<Integer> dsts = new HashSet<>();
         boolean unique = true;
         List<List<Integer>> pairs = new ArrayList<>();
         for (int[] p : perm) {
-            if (p == null || p.length != 2) {
+            if (p.length != 2) {
                 throw new IllegalArgumentException("ppermute perm entries must be (source, destination) pairs of two"
                         + " ints, got " + Arrays.toString(p));
             }
@@ -383,16 +403,16 @@ public final class Collectives {
      * int32 scalar that varies over those axes. Not a collective: nothing is recorded.
      */
     public static NDArray axisIndex(String... axes) {
-        DeviceContext ctx = DeviceContext.require("axis_index");
-        List<String> axisList = List.of(axesOrEmpty(axes));
+        List<String> axisList = axes(axes);
+        DeviceContext ctx = DeviceContext.require("axis_index", axisList);
         AxisGroups g = ctx.groups(axisList, "axis_index");
         return NDArray.scalar(g.linearIndex[ctx.flat]).withVaryingAxes(Set.copyOf(axisList));
     }
 
     /** {@code jax.lax.axis_size(axes)} (also {@code psum(1, axes)}): the product of the axes' sizes. */
     public static int axisSize(String... axes) {
-        DeviceContext ctx = DeviceContext.require("axis_size");
-        return ctx.groups(List.of(axesOrEmpty(axes)), "axis_size").groupSize;
+        List<String> axisList = axes(axes);
+        return DeviceContext.require("axis_size", axisList).groups(axisList, "axis_size").groupSize;
     }
 
     // ------------------------------------------------------------------------------------------------ plumbing
@@ -462,21 +482,34 @@ public final class Collectives {
         return x.dtype() == DType.FLOAT32 ? x.mul(1.0f) : x.add(0);
     }
 
-    private static int normalise(int dim, int rank, String op) {
+    /** A dimension in [−rank, rank) as one in [0, rank); numpy's and all_gather's text otherwise. */
+    private static int normalise(int dim, int rank) {
         int d = dim < 0 ? dim + rank : dim;
         if (d < 0 || d >= rank) {
-            throw new IllegalArgumentException(op + ": axis " + dim + " is out of bounds for array of dimension "
-                    + (rank == 0 ? 0 : rank) + (rank == 0 ? "" : "; use an axis in [" + (-rank) + ", " + (rank - 1) + "]"));
+            throw new IllegalArgumentException("axis " + dim + " is out of bounds for array of dimension " + rank);
         }
         return d;
     }
 
-    private static String[] axesOrEmpty(String[] axes) {
-        return axes == null ? new String[0] : axes;
+    /** The axes as an immutable list, checked at the API boundary. */
+    private static List<String> axes(String[] axes) {
+        Objects.requireNonNull(axes, "axes");
+        for (int i = 0; i < axes.length; i++) {
+            Objects.requireNonNull(axes[i], "axes[" + i + "]");
+        }
+        return List.of(axes);
     }
 
-    private static String[] toArray(List<String> axes) {
-        return Objects.requireNonNull(axes, "axes").toArray(new String[0]);
+    private static List<String> axes(List<String> axes) {
+        Objects.requireNonNull(axes, "axes");
+        for (int i = 0; i < axes.size(); i++) {
+            Objects.requireNonNull(axes.get(i), "axes[" + i + "]");
+        }
+        return List.copyOf(axes);
+    }
+
+    private static List<String> axis(String axis) {
+        return List.of(Objects.requireNonNull(axis, "axis"));
     }
 
     private static Set<String> minus(Set<String> a, List<String> b) {

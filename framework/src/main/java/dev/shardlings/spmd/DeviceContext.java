@@ -64,14 +64,17 @@ final class DeviceContext implements OpObserver {
     /**
      * The context of the calling device thread.
      *
-     * @throws IllegalStateException if called outside a shardMap function
+     * @param op   the collective's JAX name
+     * @param axes its axes (named in the message when there is no device)
+     * @throws IllegalStateException if called outside a shardMap function: JAX's unbound-axis text for the first
+     *                               axis (outside shard_map no axis is bound), or, without axes, the framework's
      */
-    static DeviceContext require(String op) {
+    static DeviceContext require(String op, List<String> axes) {
         DeviceContext ctx = CURRENT.get();
         if (ctx == null) {
-            throw new IllegalStateException(op + " was called outside shardMap. Collectives exchange data between"
-                    + " the devices of a mesh, so they only work inside the function you pass to"
-                    + " ShardMap.shardMap(...), where each device runs it on its own block.");
+            throw new IllegalStateException(axes.isEmpty() ? op + " was called outside shardMap with no axis name."
+                    + " Collectives exchange data between the devices along mesh axes, so they only work inside the"
+                    + " function passed to ShardMap.shardMap(...)." : AxisGroups.unbound(op, axes.get(0)));
         }
         return ctx;
     }

@@ -18,7 +18,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BinaryOperator;
-import java.util.function.IntFunction;
+import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 
 /**
@@ -51,16 +51,21 @@ import java.util.function.UnaryOperator;
  *
  * <h2>Failure</h2>
  * <ul>
- *   <li>A spec that names an unknown axis, is longer than its value's rank, or does not divide a dimension:
- *       {@link IllegalArgumentException} with JAX's text, before any device runs.</li>
+ *   <li>A spec that names an unknown axis (when the shardMap is built), as many arguments as there are in specs
+ *       or not, a spec longer than its argument's rank or one that does not divide a dimension (before any
+ *       device runs): {@link IllegalArgumentException} with JAX's text. As in JAX, every argument that fails a
+ *       check is listed, one paragraph each.</li>
  *   <li>The function throws on a device: {@link DeviceFailureException} naming the device id and mesh
  *       coordinates, with the device's exception as cause (the first device in mesh order that threw).</li>
  *   <li>Devices call different collectives at the same step, or some wait in a collective while another has
  *       returned or failed: {@link CollectiveMismatchException} listing what every device was doing — raised as
  *       soon as the mismatch is visible, never a hang. Devices that wait longer than the collective time limit
  *       (default {@value #DEFAULT_TIMEOUT_SECONDS} s, {@link #collectiveTimeout(Duration)}) fail the same way.</li>
- *   <li>The function returns null, the wrong number of outputs, or blocks whose shapes or dtypes differ between
- *       devices: {@link IllegalStateException} naming the devices.</li>
+ *   <li>The function returns another number of outputs than there are out specs, an out spec longer than its
+ *       output's rank, or (check_vma) an output that varies over an axis its out spec leaves out:
+ *       {@link IllegalArgumentException} with JAX's text, listing every output that fails.</li>
+ *   <li>The function returns null, or devices return different numbers of outputs or blocks whose shapes or
+ *       dtypes differ (which a traced JAX function cannot): {@link IllegalStateException} naming the devices.</li>
  *   <li>shardMap inside a shardMap function: {@link IllegalStateException}.</li>
  * </ul>
  * The call returns only after every device thread has finished the function.
@@ -133,7 +138,12 @@ public final class ShardMap {
         Objects.requireNonNull(mesh, "mesh");
         List<PartitionSpec> in = specs(inSpecs, "inSpecs");
         List<PartitionSpec> out = specs(outSpecs, "outSpecs");
-        return new ShardMap(fn, new BlockLayout(mesh, in, out), true, "<lambda>",
+        return create(fn, mesh, in, true, out, true);
+    }
+
+    private static ShardMap create(DeviceFunction fn, Mesh mesh, List<PartitionSpec> in, boolean inAsList,
+                                   List<PartitionSpec> out, boolean outAsList) {
+        return new ShardMap(fn, new BlockLayout(mesh, in, inAsList, out, outAsList), true, "<lambda>",
                 Duration.ofSeconds(DEFAULT_TIMEOUT_SECONDS), new ConcurrentHashMap<>());
     }
 
@@ -153,8 +163,11 @@ public final class ShardMap {
      */
     public static Unary shardMap(UnaryOperator<NDArray> f, Mesh mesh, PartitionSpec inSpec, PartitionSpec outSpec) {
         Objects.requireNonNull(f, "f");
-        return new Unary(shardMap(blocks -> List.of(ShardMapErrors.checkSingleResult(f.apply(blocks.get(0)))), mesh,
-                List.of(Objects.requireNonNull(inSpec, "inSpec")), List.of(Objects.requireNonNull(outSpec, "outSpec"))));
+        Objects.requireNonNull(mesh, "mesh");
+        // One spec each, as jax.shard_map(f, in_specs=P(...), out_specs=P(...)) (no tuple: messages say in_specs).
+        return new Unary(create(blocks -> List.of(ShardMapErrors.checkSingleResult(f.apply(blocks.get(0)))), mesh,
+                List.of(Objects.requireNonNull(inSpec, "inSpec")), false,
+                List.of(Objects.requireNonNull(outSpec, "outSpec")), false));
     }
 
     /**
@@ -167,10 +180,12 @@ public final class ShardMap {
     public static Binary shardMap(BinaryOperator<NDArray> f, Mesh mesh, PartitionSpec inSpec1,
                                   PartitionSpec inSpec2, PartitionSpec outSpec) {
         Objects.requireNonNull(f, "f");
-        return new Binary(shardMap(blocks -> List.of(ShardMapErrors.checkSingleResult(f.apply(blocks.get(0),
+        Objects.requireNonNull(mesh, "mesh");
+        // As jax.shard_map(f, in_specs=(P(...), P(...)), out_specs=P(...)).
+        return new Binary(create(blocks -> List.of(ShardMapErrors.checkSingleResult(f.apply(blocks.get(0),
                         blocks.get(1)))), mesh,
-                List.of(Objects.requireNonNull(inSpec1, "inSpec1"), Objects.requireNonNull(inSpec2, "inSpec2")),
-                List.of(Objects.requireNonNull(outSpec, "outSpec"))));
+                List.of(Objects.requireNonNull(inSpec1, "inSpec1"), Objects.requireNonNull(inSpec2, "inSpec2")), true,
+                List.of(Objects.requireNonNull(outSpec, "outSpec")), false));
     }
 
     /** A copy with JAX's {@code check_vma} switched on or off (on by default). */
@@ -213,16 +228,16 @@ public final class ShardMap {
      * @param args one per in spec
      * @return one global array per out spec
      * @throws NullPointerException        if args or an argument is null (the message names it, e.g. args[1])
-     * @throws IllegalArgumentException    for a wrong number of arguments, or a spec that does not fit an argument
-     *                                     or output, or check_vma's error (JAX's texts)
+     * @throws IllegalArgumentException    for a wrong number of arguments or outputs, a spec that does not fit an
+     *                                     argument or output, or check_vma's error (JAX's texts)
      * @throws DeviceFailureException      if the function threw on a device
      * @throws CollectiveMismatchException if the devices' collectives did not line up
-     * @throws IllegalStateException       for a null or inconsistent output, or a nested shardMap
+     * @throws IllegalStateException       for a null output, outputs that differ between devices, or a nested
+     *                                     shardMap
      */
     public List<ShardedArray> call(List<ShardedArray> args) {
-        Objects.requireNonNull(args, "args");
-        ShardedArray[] a = args.toArray(new ShardedArray[0]);
-        return run(a.length, i -> layout.argumentBlocks(name, i, Objects.requireNonNull(a[i], "args[" + i + "]")));
+        List<ShardedArray> a = checkArgs(args);
+        return run(a.size(), () -> layout.argumentBlocks(name, a));
     }
 
     /**
@@ -242,9 +257,19 @@ public final class ShardMap {
      * @throws NullPointerException as {@link #call(List)}
      */
     public List<ShardedArray> callOnWhole(List<NDArray> args) {
+        List<NDArray> a = checkArgs(args);
+        return run(a.size(), () -> layout.wholeArgumentBlocks(name, a));
+    }
+
+    /** A copy of the arguments, none null; and no shardMap call may be nested, nor miscount its arguments. */
+    private <T> List<T> checkArgs(List<T> args) {
         Objects.requireNonNull(args, "args");
-        NDArray[] a = args.toArray(new NDArray[0]);
-        return run(a.length, i -> layout.argumentBlocks(name, i, Objects.requireNonNull(a[i], "args[" + i + "]")));
+        for (int i = 0; i < args.size(); i++) {
+            Objects.requireNonNull(args.get(i), "args[" + i + "]");
+        }
+        ShardMapErrors.checkNotNested();
+        ShardMapErrors.checkCount("in_specs", layout.inSpecs.size(), args.size());
+        return List.copyOf(args);
     }
 
     /**
@@ -257,17 +282,14 @@ public final class ShardMap {
     }
 
     /** Lays the arguments out, runs the devices, assembles the outputs and reports the trace. */
-    private List<ShardedArray> run(int argc, IntFunction<List<NDArray>> blocksOf) {
-        ShardMapErrors.checkNotNested();
-        ShardMapErrors.checkArgumentCount(name, argc, layout.inSpecs.size());
+    private List<ShardedArray> run(int argc, Supplier<List<List<NDArray>>> layOut) {
         int n = layout.mesh.size();
         List<List<NDArray>> perDevice = new ArrayList<>(n);
         for (int d = 0; d < n; d++) {
             perDevice.add(new ArrayList<>(argc));
         }
         try (OpObservers.Scope ignored = OpObservers.install(SILENT)) {
-            for (int i = 0; i < argc; i++) {
-                List<NDArray> blocks = blocksOf.apply(i);
+            for (List<NDArray> blocks : layOut.get()) {
                 for (int d = 0; d < n; d++) {
                     perDevice.get(d).add(blocks.get(d));
                 }

@@ -5,7 +5,9 @@ import dev.shardlings.sharding.Device;
 import dev.shardlings.sharding.Mesh;
 import dev.shardlings.sharding.PartitionSpec;
 
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
@@ -51,51 +53,88 @@ final class ShardMapErrors {
         }
     }
 
-    /** @throws IllegalArgumentException when the number of arguments is not the number of in specs */
-    static void checkArgumentCount(String name, int args, int inSpecs) {
-        if (args != inSpecs) {
-            throw new IllegalArgumentException("shard_map applied to the function '" + name + "' got " + args
-                    + " argument(s) but in_specs has " + inSpecs + " entries; give one in spec per argument.");
+    /**
+     * JAX's pytree prefix error when the number of arguments (or outputs) differs from the number of specs; the
+     * specs are a Python tuple in JAX and a list here, and the text keeps JAX's words.
+     *
+     * @param which "in_specs" or "out_specs"
+     * @throws IllegalArgumentException when {@code values != specs}
+     */
+    static void checkCount(String which, int specs, int values) {
+        if (values != specs) {
+            throw new IllegalArgumentException("pytree structure error: different lengths of tuple at key path\n"
+                    + "    shard_map " + which + "\nAt that key path, the prefix pytree shard_map " + which + " has a"
+                    + " subtree of type tuple of length " + specs + ", but the full pytree has a subtree of the same"
+                    + " type but of length " + values + ".");
         }
     }
 
     /**
-     * Argument {@code i} must have at least the spec's rank, and every dimension the spec splits must divide by
-     * the number of parts.
+     * JAX's {@code _check_specs_vs_args}: first every argument whose spec is longer than its rank, then every
+     * dimension a spec splits into a number of parts that does not divide it; each failure is one paragraph (a
+     * bullet when there are several). JAX adds ", where args[0] is bound to f's parameter 'b'," when it can bind
+     * the arguments to the function's parameter names, and leaves it out when it cannot; a Java lambda has no
+     * parameter names at run time, so it is always left out here.
      *
+     * @param specsAsList whether the in specs were given as a list (JAX: a tuple, so keys print as
+     *                    {@code in_specs[1]}) rather than as one spec
      * @throws IllegalArgumentException with JAX's texts
      */
-    static void checkArgument(String name, Mesh mesh, int i, PartitionSpec spec, DType dtype, int[] shape) {
-        if (spec.length() > shape.length) {
-            throw new IllegalArgumentException("shard_map applied to the function '" + name + "' was given an in_specs"
-                    + " entry which is too long to be compatible with the corresponding input value from the"
-                    + " function:\n\nin_specs is " + spec + " which has length " + spec.length() + ", but the passed"
-                    + " args[" + i + "] has shape " + typeString(dtype, shape) + ", which has rank " + shape.length
-                    + " (and " + shape.length + " < " + spec.length() + ")\n\nEntries in in_specs must be of length no"
-                    + " greater than the number of axes in the corresponding input value.\n\nEither revise the spec"
-                    + " to be shorter, or modify '" + name + "' so that its inputs have sufficient rank.");
-        }
-        for (int dim = 0; dim < spec.length(); dim++) {
-            List<String> axes = spec.axesAt(dim);
-            int parts = axes.isEmpty() ? 1 : mesh.axisSize(axes);
-            if (shape[dim] % parts != 0) {
-                String target = axes.size() == 1
-                        ? "mesh axis '" + axes.get(0) + "' (of size " + parts + ")"
-                        : "mesh axes " + tupleRepr(axes) + " (of total size " + parts + ")";
-                throw new IllegalArgumentException("shard_map applied to the function '" + name + "' was given"
-                        + " argument arrays with axis sizes that are not evenly divisible by the corresponding mesh"
-                        + " axis sizes:\n\nThe mesh given has shape " + intTupleRepr(mesh.axisSizes())
-                        + " with corresponding axis names " + tupleRepr(mesh.axisNames()) + ".\n\nthe passed args["
-                        + i + "] of shape " + typeString(dtype, shape) + " corresponds to in_specs of value " + spec
-                        + ", which maps array axis " + dim + " (of size " + shape[dim] + ") to " + target + ", but "
-                        + parts + " does not evenly divide " + shape[dim] + "\n\nArray arguments' axis sizes must be"
-                        + " evenly divisible by the mesh axis or axes indicated by the corresponding elements of the"
-                        + " argument's in_specs entry. Consider checking that in_specs are correct, and if so consider"
-                        + " changing the mesh axis sizes or else padding the input and adapting '" + name
-                        + "' appropriately.");
+    static void checkArguments(String name, Mesh mesh, List<PartitionSpec> inSpecs, boolean specsAsList,
+                               List<DType> dtypes, List<int[]> shapes) {
+        List<String> tooLong = new ArrayList<>();
+        boolean scalar = false;
+        for (int i = 0; i < inSpecs.size(); i++) {
+            PartitionSpec spec = inSpecs.get(i);
+            int[] shape = shapes.get(i);
+            if (spec.length() > shape.length) {
+                scalar |= shape.length == 0;
+                tooLong.add("in_specs" + key(specsAsList, i) + " is " + spec + " which has length " + spec.length()
+                        + ", but the passed args[" + i + "] has shape " + typeString(dtypes.get(i), shape)
+                        + ", which has rank " + shape.length + " (and " + shape.length + " < " + spec.length() + ")");
             }
         }
+        if (!tooLong.isEmpty()) {
+            throw new IllegalArgumentException("shard_map applied to the function '" + name + "' was given an in_specs"
+                    + " entry which is too long to be compatible with the corresponding input value from the"
+                    + " function:\n\n" + paragraphs(tooLong) + "\n\nEntries in in_specs must be of length no greater"
+                    + " than the number of axes in the corresponding input value.\n\nEither revise the spec to be"
+                    + " shorter, or modify '" + name + "' so that its inputs have sufficient rank."
+                    + (scalar ? "\n\nFor scalar values (rank 0), consider using an in_specs entry of `P()`, where"
+                    + " " + P_IS : ""));
+        }
+        List<String> indivisible = new ArrayList<>();
+        for (int i = 0; i < inSpecs.size(); i++) {
+            PartitionSpec spec = inSpecs.get(i);
+            int[] shape = shapes.get(i);
+            for (int dim = 0; dim < spec.length(); dim++) {
+                List<String> axes = spec.axesAt(dim);
+                int parts = axes.isEmpty() ? 1 : mesh.axisSize(axes);
+                if (shape[dim] % parts != 0) {
+                    String target = axes.size() == 1
+                            ? "mesh axis '" + axes.get(0) + "' (of size " + parts + ")"
+                            : "mesh axes " + tupleRepr(axes) + " (of total size " + parts + ")";
+                    indivisible.add("the passed args[" + i + "] of shape " + typeString(dtypes.get(i), shape)
+                            + " corresponds to in_specs" + key(specsAsList, i) + " of value " + spec + ", which maps"
+                            + " array axis " + dim + " (of size " + shape[dim] + ") to " + target + ", but " + parts
+                            + " does not evenly divide " + shape[dim]);
+                }
+            }
+        }
+        if (!indivisible.isEmpty()) {
+            throw new IllegalArgumentException("shard_map applied to the function '" + name + "' was given argument"
+                    + " arrays with axis sizes that are not evenly divisible by the corresponding mesh axis sizes:\n\n"
+                    + "The mesh given has shape " + intTupleRepr(mesh.axisSizes()) + " with corresponding axis names "
+                    + tupleRepr(mesh.axisNames()) + ".\n\n" + paragraphs(indivisible) + "\n\nArray arguments' axis"
+                    + " sizes must be evenly divisible by the mesh axis or axes indicated by the corresponding elements"
+                    + " of the argument's in_specs entry. Consider checking that in_specs are correct, and if so"
+                    + " consider changing the mesh axis sizes or else padding the input and adapting '" + name
+                    + "' appropriately.");
+        }
     }
+
+    /** JAX's {@code where `P = jax.sharding.PartitionSpec`.}, with this framework's P. */
+    private static final String P_IS = "`P = dev.shardlings.sharding.PartitionSpec.P`.";
 
     // ------------------------------------------------------------------------------------ when it has run
 
@@ -132,14 +171,26 @@ final class ShardMapErrors {
                 dev, others, cause);
     }
 
-    /** @throws IllegalStateException when a device returned another number of outputs than there are out specs */
-    static void checkOutputCount(Mesh mesh, int device, int outputs, int outSpecs) {
-        if (outputs != outSpecs) {
-            Device dev = mesh.devices().get(device);
-            throw new IllegalStateException("the function passed to shardMap returned " + outputs + " output(s) on"
-                    + " device " + dev.id() + " " + Exchange.coordsText(mesh, dev) + ", but out_specs has " + outSpecs
-                    + " entries; return one block per out spec");
+    /**
+     * Every device must return as many outputs as device 0 (Java lets devices differ; a JAX function is traced
+     * once), and device 0 as many as there are out specs (JAX's pytree prefix error).
+     *
+     * @throws IllegalStateException    when a device returned another number of outputs than device 0
+     * @throws IllegalArgumentException with JAX's text when device 0 returned another number than there are specs
+     */
+    static void checkOutputCount(Mesh mesh, List<? extends List<?>> outputs, int outSpecs) {
+        int count = outputs.get(0).size();
+        for (int d = 1; d < outputs.size(); d++) {
+            if (outputs.get(d).size() != count) {
+                Device d0 = mesh.devices().get(0);
+                Device dev = mesh.devices().get(d);
+                throw new IllegalStateException("the function passed to shardMap returned " + count + " output(s) on"
+                        + " device " + d0.id() + " " + Exchange.coordsText(mesh, d0) + " but "
+                        + outputs.get(d).size() + " on device " + dev.id() + " " + Exchange.coordsText(mesh, dev)
+                        + "; every device must return one block per out spec");
+            }
         }
+        checkCount("out_specs", outSpecs, count);
     }
 
     /** @throws IllegalStateException when output j has another shape or dtype on device d than on device 0 */
@@ -154,62 +205,117 @@ final class ShardMapErrors {
         }
     }
 
-    /** @throws IllegalArgumentException with JAX's text when the out spec is longer than the output's rank */
-    static void checkOutputRank(String name, PartitionSpec spec, DType dtype, int[] local) {
-        if (spec.length() <= local.length) {
-            return;
+    /**
+     * JAX's {@code _check_names}: every output whose out spec is longer than its rank, one paragraph each. The type
+     * is printed with the axes the output may vary over, as JAX prints it after making the output vary over its
+     * spec's axes ({@code int32[]{V:i}}); with check_vma off values carry no axes and none are printed.
+     *
+     * @param specsAsList whether the out specs were given as a list (JAX: a tuple: {@code out_specs[1]},
+     *                    {@code f(*args)[1]}) rather than as one spec
+     * @param varying     per output, the union over the devices of its varying axes
+     * @throws IllegalArgumentException with JAX's text
+     */
+    static void checkOutputRanks(String name, Mesh mesh, List<PartitionSpec> outSpecs, boolean specsAsList,
+                                 boolean checkVma, List<DType> dtypes, List<int[]> shapes, List<Set<String>> varying) {
+        List<String> tooLong = new ArrayList<>();
+        boolean scalar = false;
+        for (int j = 0; j < outSpecs.size(); j++) {
+            PartitionSpec spec = outSpecs.get(j);
+            int[] local = shapes.get(j);
+            if (spec.length() > local.length) {
+                scalar |= local.length == 0;
+                Set<String> vma = new HashSet<>(varying.get(j));
+                vma.addAll(spec.mentionedAxes());
+                tooLong.add("out_specs" + key(specsAsList, j) + " is " + spec + " which has length " + spec.length()
+                        + ", but " + name + "(*args)" + key(specsAsList, j) + " has shape "
+                        + typeString(dtypes.get(j), local) + (checkVma ? vmaSuffix(mesh, vma) : "") + ", which has"
+                        + " rank " + local.length + " (and " + local.length + " < " + spec.length() + ")");
+            }
         }
-        String scalarHint = local.length == 0 ? "\n\nFor scalar values (rank 0), consider using an out_specs"
-                + " entry of P(). In particular, for rank 0 outputs which are not constant over the mesh, add"
-                + " at least one (singleton) axis to them so that they can be concatenated using out_specs." : "";
-        throw new IllegalArgumentException("shard_map applied to the function '" + name + "' was given an"
-                + " out_specs entry which is too long to be compatible with the corresponding output value"
-                + " from the function:\n\nout_specs is " + spec + " which has length " + spec.length()
-                + ", but " + name + "(*args) has shape " + typeString(dtype, local) + ", which has rank "
-                + local.length + " (and " + local.length + " < " + spec.length() + ")\n\nEntries in out_specs"
-                + " must be of length no greater than the number of axes in the corresponding output value."
-                + scalarHint);
+        if (!tooLong.isEmpty()) {
+            throw new IllegalArgumentException("shard_map applied to the function '" + name + "' was given an"
+                    + " out_specs entry which is too long to be compatible with the corresponding output value from the"
+                    + " function:\n\n" + paragraphs(tooLong) + "\n\nEntries in out_specs must be of length no greater"
+                    + " than the number of axes in the corresponding output value.\n\nEither revise the spec to be"
+                    + " shorter, or modify '" + name + "' so that its outputs have sufficient rank."
+                    + (scalar ? "\n\nFor scalar values (rank 0), consider using an out_specs entry of `P()`, where "
+                    + P_IS + " In particular, for rank 0 outputs which are not constant over the mesh, add at least"
+                    + " one (singleton) axis to them so that they can be concatenated using out_specs." : ""));
+        }
     }
 
     /**
-     * check_vma: an output may vary only over the axes its out spec mentions. JAX's {@code _inout_vma_error}: with
-     * two or more axes left out of the spec, the three sets are, each in mesh order, the axes the spec mentions; the
-     * left-out axes the value varies over; and the axes the value may vary over once JAX has made it vary over the
-     * spec's own axes (its varying axes plus the mentioned ones).
+     * check_vma (JAX's {@code _check_mats} and {@code _inout_vma_error}): an output may vary only over the axes its
+     * out spec mentions; every output that does not is one paragraph. With two or more axes left out of the spec,
+     * the three sets are, each in mesh order, the axes the spec mentions; the left-out axes the value varies over;
+     * and the axes the value may vary over once JAX has made it vary over the spec's own axes (its varying axes
+     * plus the mentioned ones). With one axis left out, JAX names that axis.
      *
-     * @param varying the union of the output's varying axes over the devices
-     * @throws IllegalArgumentException with JAX's text when the output varies over an axis the spec leaves out
+     * @param specsAsList as {@link #checkOutputRanks}
+     * @param varying     per output, the union over the devices of its varying axes
+     * @throws IllegalArgumentException with JAX's text when an output varies over an axis its spec leaves out
      */
-    static void checkReplication(String name, Mesh mesh, PartitionSpec spec, Set<String> varying) {
-        Set<String> mentioned = spec.mentionedAxes();
-        List<String> unmentioned = mesh.axisNames().stream().filter(a -> !mentioned.contains(a)).toList();
-        List<String> bad = unmentioned.stream().filter(varying::contains).toList();
-        if (bad.isEmpty()) {
-            return;
+    static void checkReplication(String name, Mesh mesh, List<PartitionSpec> outSpecs, boolean specsAsList,
+                                 List<Set<String>> varying) {
+        List<String> failures = new ArrayList<>();
+        for (int j = 0; j < outSpecs.size(); j++) {
+            PartitionSpec spec = outSpecs.get(j);
+            Set<String> vma = varying.get(j);
+            Set<String> mentioned = spec.mentionedAxes();
+            List<String> unmentioned = mesh.axisNames().stream().filter(a -> !mentioned.contains(a)).toList();
+            List<String> bad = unmentioned.stream().filter(vma::contains).toList();
+            if (bad.isEmpty()) {
+                continue;
+            }
+            String which = "out_specs" + key(specsAsList, j) + " is " + spec + " which implies that the corresponding"
+                    + " output value is ";
+            if (unmentioned.size() == 1) {
+                failures.add(which + "replicated across mesh axis '" + unmentioned.get(0) + "', but could not infer"
+                        + " replication over any axes");
+            } else {
+                List<String> need = mesh.axisNames().stream().filter(mentioned::contains).toList();
+                List<String> got = mesh.axisNames().stream().filter(a -> mentioned.contains(a) || vma.contains(a))
+                        .toList();
+                failures.add(which + "only varying across mesh axes " + braces(need) + " and not " + braces(bad)
+                        + ", but it was inferred to be possibly varying over " + braces(got));
+            }
         }
-        String middle;
-        if (unmentioned.size() == 1) {
-            middle = "out_specs is " + spec + " which implies that the corresponding output value is replicated across"
-                    + " mesh axis '" + unmentioned.get(0) + "', but could not infer replication over any axes";
-        } else {
-            List<String> need = mesh.axisNames().stream().filter(mentioned::contains).toList();
-            List<String> got = mesh.axisNames().stream().filter(a -> mentioned.contains(a) || varying.contains(a))
-                    .toList();
-            middle = "out_specs is " + spec + " which implies that the corresponding output value is only varying"
-                    + " across mesh axes " + braces(need) + " and not " + braces(bad) + ", but it was"
-                    + " inferred to be possibly varying over " + braces(got);
+        if (!failures.isEmpty()) {
+            throw new IllegalArgumentException("shard_map applied to the function '" + name + "' was given out_specs"
+                    + " which require replication which can't be statically inferred given the mesh:\n\nThe mesh"
+                    + " given has shape " + intTupleRepr(mesh.axisSizes()) + " with corresponding axis names "
+                    + tupleRepr(mesh.axisNames()) + ".\n\n" + paragraphs(failures) + "\n\nCheck if these output"
+                    + " values are meant to be replicated over those mesh axes. If not, consider revising the"
+                    + " corresponding out_specs entries. If so, consider disabling the check by calling"
+                    + " checkVma(false) on `shardMap`.");
         }
-        throw new IllegalArgumentException("shard_map applied to the function '" + name + "' was given out_specs which"
-                + " require replication which can't be statically inferred given the mesh:\n\nThe mesh given has"
-                + " shape " + intTupleRepr(mesh.axisSizes()) + " with corresponding axis names "
-                + tupleRepr(mesh.axisNames()) + ".\n\n" + middle + "\n\nCheck if these output values are meant to"
-                + " be replicated over those mesh axes. If not, consider revising the corresponding out_specs entries."
-                + " If so, consider disabling the check by passing checkVma(false) to shardMap (JAX: check_vma=False)."
-                + " Collectives that make a value equal along an axis (psum, pmean, pmax, pmin,"
-                + " allGatherInvariant) remove that axis from the value's varying axes; allGather does not.");
+    }
+
+    /** JAX's paragraphs of failures: one as is, several as bullets ({@code * }), separated by a blank line. */
+    private static String paragraphs(List<String> failures) {
+        return failures.size() == 1 ? failures.get(0)
+                : failures.stream().map(f -> "* " + f).collect(Collectors.joining("\n\n"));
+    }
+
+    /** JAX's key path of entry i: {@code [i]} when the specs are a tuple (here a list), nothing for one spec. */
+    private static String key(boolean asList, int i) {
+        return asList ? "[" + i + "]" : "";
     }
 
     // ---------------------------------------------------------------------------------- Python's spellings
+
+    /**
+     * JAX's suffix of a type string for the axes a value varies over: {@code {V:x}}, {@code {V:(y,x)}} (mesh
+     * order); nothing when there are none.
+     */
+    static String vmaSuffix(Mesh mesh, Set<String> vma) {
+        List<String> inMeshOrder = mesh.axisNames().stream().filter(vma::contains).toList();
+        if (inMeshOrder.isEmpty()) {
+            return "";
+        }
+        return "{V:" + (inMeshOrder.size() == 1 ? inMeshOrder.get(0) : "(" + String.join(",", inMeshOrder) + ")")
+                + "}";
+    }
 
     /** JAX's short type string, e.g. {@code float32[8,4]} or {@code int32[]}. */
     static String typeString(DType dtype, int[] shape) {

@@ -32,67 +32,66 @@ class CheckVmaTextTest {
                 + " names " + names + ".\n\n";
     }
 
+    /** JAX's closing paragraph, verbatim. */
     static final String TAIL = "\n\nCheck if these output values are meant to be replicated over those mesh axes. If"
             + " not, consider revising the corresponding out_specs entries. If so, consider disabling the check by"
-            + " passing checkVma(false) to shardMap (JAX: check_vma=False). Collectives that make a value equal along"
-            + " an axis (psum, pmean, pmax, pmin, allGatherInvariant) remove that axis from the value's varying axes;"
-            + " allGather does not.";
+            + " passing the check_vma=False argument to `jax.shard_map`.";
 
-    static String error(Mesh mesh, PartitionSpec in, PartitionSpec out, NDArray x) {
-        return assertThrows(IllegalArgumentException.class,
-                () -> shardMap(b -> b, mesh, in, out).named("ident").apply(x)).getMessage();
+    /** Asserts that the framework raises the JAX text {@code jax}, with the deliberate differences applied. */
+    static void assertError(String jax, Mesh mesh, PartitionSpec in, PartitionSpec out, NDArray x) {
+        assertEquals(JaxText.java(jax), assertThrows(IllegalArgumentException.class,
+                () -> shardMap(b -> b, mesh, in, out).named("ident").apply(x)).getMessage());
     }
 
     @Test
     void varyingOverOneOfTwoLeftOutAxes() {
-        assertEquals(head("('x', 'y', 'z')") + "out_specs is P('x',) which implies that the corresponding output value"
+        assertError(head("('x', 'y', 'z')") + "out_specs is P('x',) which implies that the corresponding output value"
                 + " is only varying across mesh axes {x} and not {y}, but it was inferred to be possibly varying over"
-                + " {x,y}" + TAIL, error(XYZ, P(null, "y"), P("x"), X3));
-        assertEquals(head("('x', 'y', 'z')") + "out_specs is P('x',) which implies that the corresponding output value"
+                + " {x,y}" + TAIL, XYZ, P(null, "y"), P("x"), X3);
+        assertError(head("('x', 'y', 'z')") + "out_specs is P('x',) which implies that the corresponding output value"
                 + " is only varying across mesh axes {x} and not {y}, but it was inferred to be possibly varying over"
-                + " {x,y}" + TAIL, error(XYZ, P("x", "y"), P("x"), X3));
-        assertEquals(head("('x', 'y', 'z')") + "out_specs is P() which implies that the corresponding output value is"
+                + " {x,y}" + TAIL, XYZ, P("x", "y"), P("x"), X3);
+        assertError(head("('x', 'y', 'z')") + "out_specs is P() which implies that the corresponding output value is"
                 + " only varying across mesh axes {} and not {x}, but it was inferred to be possibly varying over {x}"
-                + TAIL, error(XYZ, P("x"), P(), X3));
+                + TAIL, XYZ, P("x"), P(), X3);
     }
 
     @Test
     void varyingOverBothLeftOutAxes() {
-        assertEquals(head("('x', 'y', 'z')") + "out_specs is P('x',) which implies that the corresponding output value"
+        assertError(head("('x', 'y', 'z')") + "out_specs is P('x',) which implies that the corresponding output value"
                 + " is only varying across mesh axes {x} and not {y,z}, but it was inferred to be possibly varying over"
-                + " {x,y,z}" + TAIL, error(XYZ, P("x", "y", "z"), P("x"), X3));
-        assertEquals(head("('x', 'y', 'z')") + "out_specs is P('x',) which implies that the corresponding output value"
+                + " {x,y,z}" + TAIL, XYZ, P("x", "y", "z"), P("x"), X3);
+        assertError(head("('x', 'y', 'z')") + "out_specs is P('x',) which implies that the corresponding output value"
                 + " is only varying across mesh axes {x} and not {y,z}, but it was inferred to be possibly varying over"
-                + " {x,y,z}" + TAIL, error(XYZ, P(null, "y", "z"), P("x"), X3));
-        assertEquals(head("('x', 'y', 'z')") + "out_specs is P() which implies that the corresponding output value is"
+                + " {x,y,z}" + TAIL, XYZ, P(null, "y", "z"), P("x"), X3);
+        assertError(head("('x', 'y', 'z')") + "out_specs is P() which implies that the corresponding output value is"
                 + " only varying across mesh axes {} and not {y,z}, but it was inferred to be possibly varying over"
-                + " {y,z}" + TAIL, error(XYZ, P(null, "y", "z"), P(), X3));
-        assertEquals(head("('x', 'y', 'z')") + "out_specs is P('y',) which implies that the corresponding output value"
+                + " {y,z}" + TAIL, XYZ, P(null, "y", "z"), P(), X3);
+        assertError(head("('x', 'y', 'z')") + "out_specs is P('y',) which implies that the corresponding output value"
                 + " is only varying across mesh axes {y} and not {x,z}, but it was inferred to be possibly varying over"
-                + " {x,y,z}" + TAIL, error(XYZ, P("x", "z"), P("y"), X3));
+                + " {x,y,z}" + TAIL, XYZ, P("x", "z"), P("y"), X3);
     }
 
     @Test
     void setsAreInMeshOrder() {
-        assertEquals(head("('y', 'x', 'z')") + "out_specs is P('y',) which implies that the corresponding output value"
+        assertError(head("('y', 'x', 'z')") + "out_specs is P('y',) which implies that the corresponding output value"
                 + " is only varying across mesh axes {y} and not {x,z}, but it was inferred to be possibly varying over"
-                + " {y,x,z}" + TAIL, error(YXZ, P("z", null, "x"), P("y"), X3));
-        assertEquals(head("('y', 'x', 'z')") + "out_specs is P() which implies that the corresponding output value is"
+                + " {y,x,z}" + TAIL, YXZ, P("z", null, "x"), P("y"), X3);
+        assertError(head("('y', 'x', 'z')") + "out_specs is P() which implies that the corresponding output value is"
                 + " only varying across mesh axes {} and not {x,z}, but it was inferred to be possibly varying over"
-                + " {x,z}" + TAIL, error(YXZ, P("z", null, "x"), P(), X3));
-        assertEquals(head("('y', 'x', 'z')") + "out_specs is P(None, 'x') which implies that the corresponding output"
+                + " {x,z}" + TAIL, YXZ, P("z", null, "x"), P(), X3);
+        assertError(head("('y', 'x', 'z')") + "out_specs is P(None, 'x') which implies that the corresponding output"
                 + " value is only varying across mesh axes {x} and not {z}, but it was inferred to be possibly varying"
-                + " over {x,z}" + TAIL, error(YXZ, P("z", null, null), P(null, "x"), X3));
+                + " over {x,z}" + TAIL, YXZ, P("z", null, null), P(null, "x"), X3);
     }
 
     @Test
     void oneLeftOutAxisUsesTheReplicatedForm() {
-        assertEquals(head("('y', 'x', 'z')") + "out_specs is P(('z', 'y'),) which implies that the corresponding"
+        assertError(head("('y', 'x', 'z')") + "out_specs is P(('z', 'y'),) which implies that the corresponding"
                 + " output value is replicated across mesh axis 'x', but could not infer replication over any axes"
-                + TAIL, error(YXZ, P("z", null, "x"), P(tuple("z", "y")), X3));
-        assertEquals(head("('y', 'x', 'z')") + "out_specs is P('z', 'y') which implies that the corresponding output"
-                + " value is replicated across mesh axis 'x', but could not infer replication over any axes" + TAIL,
-                error(YXZ, P("z", null, "x"), P("z", "y"), X3));
+                + TAIL, YXZ, P("z", null, "x"), P(tuple("z", "y")), X3);
+        assertError(head("('y', 'x', 'z')") + "out_specs is P('z', 'y') which implies that the corresponding output"
+                + " value is replicated across mesh axis 'x', but could not infer replication over any axes" + TAIL, YXZ, P("z", null, "x"), P("z", "y"), X3);
         // Mentioning exactly the axes the value varies over is fine.
         assertEquals(8, shardMap(b -> b, YXZ, P("z", null, "x"), P("z", "x")).apply(X3).gather().size());
     }
@@ -103,11 +102,10 @@ class CheckVmaTextTest {
                 + " can't be statically inferred given the mesh:\n\nThe mesh given has shape (2, 2, 2, 1) with"
                 + " corresponding axis names ('a', 'b', 'c', 'd').\n\n";
         NDArray x = NDArray.arange(8).reshape(2, 4);
-        assertEquals(text + "out_specs is P('a',) which implies that the corresponding output value is only varying"
-                + " across mesh axes {a} and not {c}, but it was inferred to be possibly varying over {a,c}" + TAIL,
-                error(ABCD, P("c", null), P("a"), x));
-        assertEquals(text + "out_specs is P(('b', 'a'),) which implies that the corresponding output value is only"
+        assertError(text + "out_specs is P('a',) which implies that the corresponding output value is only varying"
+                + " across mesh axes {a} and not {c}, but it was inferred to be possibly varying over {a,c}" + TAIL, ABCD, P("c", null), P("a"), x);
+        assertError(text + "out_specs is P(('b', 'a'),) which implies that the corresponding output value is only"
                 + " varying across mesh axes {a,b} and not {c}, but it was inferred to be possibly varying over {a,b,c}"
-                + TAIL, error(ABCD, P("c", "b"), P(tuple("b", "a")), x));
+                + TAIL, ABCD, P("c", "b"), P(tuple("b", "a")), x);
     }
 }
