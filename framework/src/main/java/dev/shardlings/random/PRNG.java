@@ -6,22 +6,25 @@ import dev.shardlings.array.NDArray;
 import java.util.Objects;
 
 /**
- * JAX's default pseudo-random number generator — threefry2x32 with the "partitionable" key derivation that JAX uses
- * by default since 0.5 ({@code jax_threefry_partitionable=True}) — with 64-bit types off, so keys, folded keys,
- * split keys, random bits and uniform floats are bit-for-bit those of {@code jax.random}; normal floats agree within
- * 2 ulp (the inverse error function is evaluated with XLA's float32 polynomial, with {@code log1p} taken in double
- * and rounded).
+ * JAX's default pseudo-random number generator ({@code jax.random} with the threefry2x32 implementation and the
+ * "partitionable" derivation, {@code jax_threefry_partitionable=True}, the default since JAX 0.5), with 64-bit types
+ * off. Every method gives the same bits as JAX 0.10.2 on an x86-64 CPU: keys, folded and split keys and random bits
+ * (integer arithmetic), and also the float32 samples of {@code uniform} and {@code normal}, whose arithmetic is
+ * carried out as the kernels XLA compiles for the CPU carry it out — with the multiply-adds that LLVM fuses, XLA's
+ * own {@code log1p} and {@code erf_inv} polynomials, and subnormals flushed to zero ({@code XlaCpuFloat32}).
+ * {@code PRNGGoldenTest} checks this against values that real JAX printed, and against every value that uniform (for
+ * a few bounds) and normal can take.
  *
- * <p>Derivations (from {@code jax/_src/prng.py} and {@code jax/_src/random.py}), with T(k, c0, c1) the threefry2x32
- * block function of key k on the counter pair (c0, c1):
+ * <p>Derivations (from {@code jax/_src/random/threefry2x32.py}, {@code prng.py} and {@code core.py}), with
+ * T(k, c0, c1) the threefry2x32 block function of key k on the counter pair (c0, c1):
  * <ul>
  *   <li>{@code key(seed)} = [0, seed mod 2^32];</li>
  *   <li>{@code foldIn(k, d)} = T(k, 0, d);</li>
  *   <li>{@code split(k, n)}[i] = T(k, 0, i) — so {@code split(k)[i] == foldIn(k, i)};</li>
- *   <li>{@code bits(k, shape)}[i] = x0 ^ x1 where (x0, x1) = T(k, 0, i) for the flat index i;</li>
- *   <li>{@code uniform}: the top 23 bits of each word as the mantissa of a float in [1, 2), minus 1, scaled to
- *       [minval, maxval) and clamped below at minval;</li>
- *   <li>{@code normal}: √2 · erfinv(u) for u uniform in (nextafter(−1, 0), 1).</li>
+ *   <li>{@code bits(k, shape)}[i] = x0 ^ x1 where (x0, x1) = T(k, 0, i) for the row-major flat index i;</li>
+ *   <li>{@code uniform}: the top 23 bits of each word as the mantissa of a float f in [1, 2); then
+ *       max(minval, fma(f − 1, maxval − minval, minval));</li>
+ *   <li>{@code normal}: √2 · erfinv(u) for u = uniform(minval = nextafter(−1, 0), maxval = 1).</li>
  * </ul>
  * All methods are pure functions of their arguments and thread-safe.
  */
@@ -75,20 +78,24 @@ public final class PRNG {
         return new Key(0, (int) seed);
     }
 
-    /** {@code jax.random.fold_in(key, data)}: a new key that depends on the key and the 32-bit data. */
+    /**
+     * {@code jax.random.fold_in(key, data)}: a new key that depends on the key and the data, a uint32 (pass its bit
+     * pattern: {@code 0xFFFFFFFF} is {@code -1}).
+     */
     public static Key foldIn(Key key, int data) {
         Objects.requireNonNull(key, "key");
         int[] out = threefry2x32(key.k0(), key.k1(), 0, data);
         return new Key(out[0], out[1]);
     }
 
-    /** {@code jax.random.split(key)}: two new keys. */
+    /** {@code jax.random.split(key)}: two new keys (JAX's key array of shape (2,), as a Java array). */
     public static Key[] split(Key key) {
         return split(key, 2);
     }
 
     /**
-     * {@code jax.random.split(key, num)}: num new keys.
+     * {@code jax.random.split(key, num)}: num new keys (JAX's key array of shape (num,), as a Java array; its
+     * {@code key_data} is uint32[num, 2]).
      *
      * @throws IllegalArgumentException if num is negative
      */
@@ -106,7 +113,8 @@ public final class PRNG {
     }
 
     /**
-     * {@code jax.random.bits(key, shape)} (uint32): held in an int32 array of the shape, as bit patterns.
+     * {@code jax.random.bits(key, shape)} (dtype uint32): an int32 array of the given shape holding the uint32 bit
+     * patterns. An empty shape gives a scalar.
      *
      * @throws IllegalArgumentException if a dimension is negative
      */
@@ -121,15 +129,25 @@ public final class PRNG {
         return NDArray.fromInts(out, shape);
     }
 
-    /** {@code jax.random.uniform(key, shape)}: float32 in [0, 1). */
+    /**
+     * {@code jax.random.uniform(key, shape)} (dtype float32): a float32 array of the given shape, values in [0, 1)
+     * that are multiples of 2^−23.
+     *
+     * @throws IllegalArgumentException if a dimension is negative
+     */
     public static NDArray uniform(Key key, int... shape) {
         return uniform(key, 0f, 1f, shape);
     }
 
     /**
-     * {@code jax.random.uniform(key, shape, minval=, maxval=)}: float32 in [minval, maxval).
+     * {@code jax.random.uniform(key, shape, dtype=float32, minval=minval, maxval=maxval)}: a float32 array of the given
+     * shape with values in [minval, maxval], bit for bit as JAX computes them: f in [0, 1) as in
+     * {@link #uniform(Key, int...)}, then {@code max(minval, f * (maxval - minval) + minval)} with the multiply-add
+     * fused (one rounding, which can reach maxval) and subnormals flushed to zero, as on XLA's CPU. Like JAX: maxval
+     * below minval gives minval everywhere, and a range that overflows float32 gives infinities (and NaN where f = 0).
      *
-     * @throws IllegalArgumentException if a dimension is negative, or a bound is not finite
+     * @throws IllegalArgumentException if a dimension is negative, or a bound is not finite (JAX would return
+     *                                  NaNs or infinities)
      */
     public static NDArray uniform(Key key, float minval, float maxval, int... shape) {
         Objects.requireNonNull(key, "key");
@@ -144,43 +162,128 @@ public final class PRNG {
         return NDArray.fromFloats(out, shape);
     }
 
-    private static float uniformFromBits(int bits, float minval, float maxval) {
-        float f = Float.intBitsToFloat((bits >>> 9) | 0x3F800000) - 1.0f;
-        return Math.max(minval, f * (maxval - minval) + minval);
+    /**
+     * One sample of {@code jax.random.uniform} from its 32 random bits, as XLA's CPU kernel computes it: the top 23
+     * bits as the mantissa of a float f in [0, 1), then {@code maximum(minval, fma(f, maxval - minval, minval))}
+     * (LLVM contracts JAX's {@code floats * (maxval - minval) + minval} into one fused multiply-add), with FTZ/DAZ.
+     */
+    static float uniformFromBits(int bits, float minval, float maxval) {
+        float f = Float.intBitsToFloat((bits >>> 9) | 0x3F800000) - 1.0f; // exact
+        float range = XlaCpuFloat32.sub(maxval, minval);
+        return XlaCpuFloat32.max(minval, XlaCpuFloat32.fma(f, range, minval));
     }
 
-    /** {@code jax.random.normal(key, shape)}: standard normal float32 (within 2 ulp of JAX). */
+    /** nextafter(−1, 0) in float32: the lower bound of the uniform that {@code normal} maps through erfinv. */
+    private static final float NORMAL_LO = Float.intBitsToFloat(0xBF7FFFFF);
+    /** {@code np.sqrt(2)} rounded to float32. */
+    private static final float SQRT2 = Float.intBitsToFloat(0x3FB504F3);
+
+    /**
+     * {@code jax.random.normal(key, shape)} (dtype float32): standard normal samples of the given shape, bit for bit
+     * those of JAX on CPU — √2 · erfinv(u) for u uniform in [nextafter(−1, 0), 1), with XLA's float32 erfinv.
+     *
+     * @throws IllegalArgumentException if a dimension is negative
+     */
     public static NDArray normal(Key key, int... shape) {
         Objects.requireNonNull(key, "key");
-        float lo = Math.nextAfter(-1.0f, 0.0);
         int[] raw = bits(key, shape).toIntArray();
-        float sqrt2 = (float) Math.sqrt(2.0);
         float[] out = new float[raw.length];
         for (int i = 0; i < raw.length; i++) {
-            out[i] = sqrt2 * erfInv(uniformFromBits(raw[i], lo, 1.0f));
+            out[i] = normalFromBits(raw[i]);
         }
         return NDArray.fromFloats(out, shape);
     }
 
-    // XLA's ErfInv for float32 (Giles, "Approximating the erfinv function"), step by step in float.
-    private static final float[] W_LT_5 = {2.81022636e-08f, 3.43273939e-07f, -3.5233877e-06f, -4.39150654e-06f,
-        0.00021858087f, -0.00125372503f, -0.00417768164f, 0.246640727f, 1.50140941f};
-    private static final float[] W_GE_5 = {-0.000200214257f, 0.000100950558f, 0.00134934322f, -0.00367342844f,
-        0.00573950773f, -0.0076224613f, 0.00943887047f, 1.00167406f, 2.83297682f};
+    /** One sample of {@code jax.random.normal} from its 32 random bits (only the top 23 matter). */
+    static float normalFromBits(int bits) {
+        // JAX: uniform(key, shape, minval=lo, maxval=1); maxval - minval rounds to 2.
+        float u = uniformFromBits(bits, NORMAL_LO, 1.0f);
+        return XlaCpuFloat32.mul(erfInv(u), SQRT2);
+    }
 
+    // XLA's ErfInv for float32 (M. Giles, "Approximating the erfinv function", the single-precision version), as
+    // written out by the CHLO-to-StableHLO decomposition of chlo.erf_inv: coefficients for w < 5, then for w >= 5.
+    private static final int[] ERFINV_W_LT_5 = {0x32F16588, 0x34B84B36, 0xB66C7357, 0xB6935AC1, 0x396532DB,
+        0xBAA45408, 0xBB88E4EF, 0x3E7C8F63, 0x3FC02E2F};
+    private static final int[] ERFINV_W_GE_5 = {0xB951F09B, 0x38D3B56B, 0x3AB0DC72, 0xBB70BDE7, 0x3BBC127B,
+        0xBBF9C5D7, 0x3C1AA57E, 0x3F8036DB, 0x40354F7E};
+
+    /**
+     * XLA's float32 erfinv on CPU: w = −log1p(−x·x); for w &lt; 5 the polynomial in w − 2.5, else in √w − 3, by
+     * Horner's rule with each step one fused multiply-add; times x; ±∞ at ±1.
+     */
     static float erfInv(float x) {
-        if (Math.abs(x) == 1.0f) {
-            return x * Float.POSITIVE_INFINITY;
+        float w = -log1p(XlaCpuFloat32.mul(x, -x)); // negation is exact
+        boolean small = w < 5.0f;
+        float z = small ? XlaCpuFloat32.sub(w, 2.5f) : XlaCpuFloat32.add(XlaCpuFloat32.sqrt(w), -3.0f);
+        int[] c = small ? ERFINV_W_LT_5 : ERFINV_W_GE_5;
+        float p = Float.intBitsToFloat(c[0]);
+        for (int i = 1; i < c.length; i++) {
+            p = XlaCpuFloat32.fma(p, z, Float.intBitsToFloat(c[i]));
         }
-        float w = (float) -Math.log1p(-(double) (x * x));
-        boolean lt = w < 5.0f;
-        float[] c = lt ? W_LT_5 : W_GE_5;
-        w = lt ? w - 2.5f : (float) Math.sqrt(w) - 3.0f;
-        float p = c[0];
-        for (int i = 1; i < 9; i++) {
-            p = c[i] + p * w;
+        return XlaCpuFloat32.mul(x, Math.abs(x) == 1.0f ? Float.POSITIVE_INFINITY : p);
+    }
+
+    // XLA's log1p (EmitLog1p of the elemental IR emitter): for |x| < sqrt(2) - 1 a rational approximation from
+    // Cephes, else log(1 + x) with XLA:CPU's float32 log. Numerator and denominator coefficients, highest degree first.
+    private static final float LOG1P_SMALL = Float.intBitsToFloat(0x3ED413CD);
+    private static final int[] LOG1P_NUMERATOR = {0x383DE04B, 0x3EFF40C5, 0x40D284FA, 0x41EF4B9C, 0x4273CC76,
+        0x426473AD, 0x41A05101};
+    private static final int[] LOG1P_DENOMINATOR = {0x3F800000, 0x417101AD, 0x42A6185B, 0x435DC32D, 0x439A8CA3,
+        0x43586D8A, 0x42707982};
+
+    static float log1p(float x) {
+        if (Math.abs(XlaCpuFloat32.daz(x)) < LOG1P_SMALL) {
+            float x2 = XlaCpuFloat32.mul(x, x);
+            float num = Float.intBitsToFloat(LOG1P_NUMERATOR[0]);
+            float den = Float.intBitsToFloat(LOG1P_DENOMINATOR[0]);
+            for (int i = 1; i < LOG1P_NUMERATOR.length; i++) {
+                num = XlaCpuFloat32.fma(num, x, Float.intBitsToFloat(LOG1P_NUMERATOR[i]));
+                den = XlaCpuFloat32.fma(den, x, Float.intBitsToFloat(LOG1P_DENOMINATOR[i]));
+            }
+            float q = XlaCpuFloat32.mul(XlaCpuFloat32.mul(x, x2), XlaCpuFloat32.div(num, den));
+            return XlaCpuFloat32.add(x, XlaCpuFloat32.fma(-0.5f, x2, q));
         }
-        return p * x;
+        return log(XlaCpuFloat32.add(x, 1.0f));
+    }
+
+    // XLA:CPU's float32 log: the Cephes logf polynomial (as in Eigen's plog) on the mantissa in [sqrt(1/2), sqrt(2)).
+    private static final float SQRT_HALF = Float.intBitsToFloat(0x3F3504F3);
+    private static final float LOG_C1 = Float.intBitsToFloat(0xB95E8083); // -2.12194440e-4
+    private static final float LOG_C2 = Float.intBitsToFloat(0x3F318000); // 0.693359375
+    private static final int[][] LOG_POLY = {{0x3D9021BB, 0xBDEBD1B8, 0x3DEF251A},
+        {0xBDFE5D4F, 0x3E11E9BF, 0xBE2AAE50}, {0x3E4CCEAC, 0xBE7FFFFC, 0x3EAAAAAA}};
+
+    static float log(float v) {
+        float a = XlaCpuFloat32.daz(v);
+        if (Float.isNaN(a) || a < 0f) {
+            return Float.intBitsToFloat(0xFFFFFFFF);
+        }
+        if (a == 0f) {
+            return Float.NEGATIVE_INFINITY;
+        }
+        if (a == Float.POSITIVE_INFINITY) {
+            return Float.POSITIVE_INFINITY;
+        }
+        int bits = Float.floatToRawIntBits(a);
+        float m = Float.intBitsToFloat((bits & 0x807FFFFF) | 0x3F000000); // mantissa in [0.5, 1)
+        boolean below = m < SQRT_HALF;
+        float e = (float) ((bits >>> 23) - 127) + 1.0f - (below ? 1.0f : 0.0f); // small integers: exact
+        float x = (m - 1.0f) + (below ? m : 0.0f); // exact
+        float x2 = XlaCpuFloat32.mul(x, x);
+        float x3 = XlaCpuFloat32.mul(x2, x);
+        float y0 = logPoly(0, x);
+        float y1 = logPoly(1, x);
+        float y2 = logPoly(2, x);
+        float p = XlaCpuFloat32.fma(XlaCpuFloat32.fma(y0, x3, y1), x3, y2);
+        float r = XlaCpuFloat32.fma(p, x3, XlaCpuFloat32.mul(e, LOG_C1));
+        float s = XlaCpuFloat32.add(r, XlaCpuFloat32.fma(-0.5f, x2, x));
+        return XlaCpuFloat32.fma(e, LOG_C2, s);
+    }
+
+    private static float logPoly(int j, float x) {
+        float t = XlaCpuFloat32.fma(Float.intBitsToFloat(LOG_POLY[j][0]), x, Float.intBitsToFloat(LOG_POLY[j][1]));
+        return XlaCpuFloat32.fma(t, x, Float.intBitsToFloat(LOG_POLY[j][2]));
     }
 
     /**
