@@ -11,7 +11,7 @@ import java.util.Objects;
  * off. Every method gives the same bits as JAX 0.10.2 on an x86-64 CPU: keys, folded and split keys and random bits
  * (integer arithmetic), and also the float32 samples of {@code uniform} and {@code normal}, whose arithmetic is
  * carried out as the kernels XLA compiles for the CPU carry it out — with the multiply-adds that LLVM fuses, XLA's
- * own {@code log1p} and {@code erf_inv} polynomials, and subnormals flushed to zero ({@link XlaCpuFloat32}).
+ * own {@code log1p} and {@code erf_inv} polynomials, and subnormals flushed to zero ({@code XlaCpuFloat32}).
  * {@code PRNGGoldenTest} checks this against values that real JAX printed, and against every value that uniform (for
  * a few bounds) and normal can take.
  *
