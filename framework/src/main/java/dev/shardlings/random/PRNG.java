@@ -43,6 +43,7 @@ public final class PRNG {
         /**
          * The key held in an int32[2] array (bit patterns of the two uint32 words).
          *
+         * @throws NullPointerException     if raw is null
          * @throws IllegalArgumentException if the array is not int32 of shape (2,)
          */
         public static Key of(NDArray raw) {
@@ -80,14 +81,22 @@ public final class PRNG {
         return new Key(0, (int) seed);
     }
 
-    /** {@code jax.random.fold_in(key, data)}: a new key that depends on the key and the 32-bit data. */
+    /**
+     * {@code jax.random.fold_in(key, data)}: a new key that depends on the key and the 32-bit data.
+     *
+     * @throws NullPointerException if key is null
+     */
     public static Key foldIn(Key key, int data) {
         Objects.requireNonNull(key, "key");
         int[] out = threefry2x32(key.k0(), key.k1(), 0, data);
         return new Key(out[0], out[1]);
     }
 
-    /** {@code jax.random.split(key)}: two new keys. */
+    /**
+     * {@code jax.random.split(key)}: two new keys.
+     *
+     * @throws NullPointerException if key is null
+     */
     public static Key[] split(Key key) {
         return split(key, 2);
     }
@@ -95,6 +104,7 @@ public final class PRNG {
     /**
      * {@code jax.random.split(key, num)}: num new keys.
      *
+     * @throws NullPointerException     if key is null
      * @throws IllegalArgumentException if num is negative
      */
     public static Key[] split(Key key, int num) {
@@ -113,7 +123,8 @@ public final class PRNG {
     /**
      * {@code jax.random.bits(key, shape)} (uint32): held in an int32 array of the shape, as bit patterns.
      *
-     * @throws IllegalArgumentException if a dimension is negative
+     * @throws NullPointerException     if key or shape is null
+     * @throws IllegalArgumentException if a dimension is negative, or the shape has more than {@link NDArray#MAX_SIZE} elements
      */
     public static NDArray bits(Key key, int... shape) {
         Objects.requireNonNull(key, "key");
@@ -126,7 +137,12 @@ public final class PRNG {
         return NDArray.fromInts(out, shape);
     }
 
-    /** {@code jax.random.uniform(key, shape)}: float32 in [0, 1). */
+    /**
+     * {@code jax.random.uniform(key, shape)}: float32 in [0, 1).
+     *
+     * @throws NullPointerException     if key or shape is null
+     * @throws IllegalArgumentException as {@link #bits(Key, int...)}
+     */
     public static NDArray uniform(Key key, int... shape) {
         return uniform(key, 0f, 1f, shape);
     }
@@ -134,7 +150,9 @@ public final class PRNG {
     /**
      * {@code jax.random.uniform(key, shape, minval=, maxval=)}: float32 in [minval, maxval).
      *
-     * @throws IllegalArgumentException if a dimension is negative, or a bound is not finite
+     * @throws NullPointerException     if key or shape is null
+     * @throws IllegalArgumentException if a dimension is negative, a bound is not finite, or the shape has more
+     *                                  than {@link NDArray#MAX_SIZE} elements
      */
     public static NDArray uniform(Key key, float minval, float maxval, int... shape) {
         Objects.requireNonNull(key, "key");
@@ -154,7 +172,12 @@ public final class PRNG {
         return Math.max(minval, f * (maxval - minval) + minval);
     }
 
-    /** {@code jax.random.normal(key, shape)}: standard normal float32 (within 2 ulp of JAX). */
+    /**
+     * {@code jax.random.normal(key, shape)}: standard normal float32 (within 2 ulp of JAX).
+     *
+     * @throws NullPointerException     if key or shape is null
+     * @throws IllegalArgumentException as {@link #bits(Key, int...)}
+     */
     public static NDArray normal(Key key, int... shape) {
         Objects.requireNonNull(key, "key");
         float lo = Math.nextAfter(-1.0f, 0.0);
@@ -218,8 +241,10 @@ public final class PRNG {
                 throw new IllegalArgumentException("shape dimensions must be >= 0, got " + java.util.Arrays.toString(shape));
             }
             n *= d;
-            if (n > Integer.MAX_VALUE) {
-                throw new IllegalArgumentException("shape " + java.util.Arrays.toString(shape) + " has too many elements");
+            if (n > NDArray.MAX_SIZE) {
+                throw new IllegalArgumentException("shape " + java.util.Arrays.toString(shape) + " has more elements"
+                        + " than one array can hold: at most " + NDArray.MAX_SIZE + " (Integer.MAX_VALUE - 8, the"
+                        + " largest Java array)");
             }
         }
         return (int) n;
