@@ -25,10 +25,18 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p>Allocation accounting: every operation that creates a new data buffer reports it exactly once to the
  * thread's {@link OpObserver} (see {@link OpObservers}); views report nothing.
  *
- * <p>Argument checking: invalid arguments (including {@code null}) throw {@link IllegalArgumentException}
- * with numpy's text where numpy has one, e.g. {@code axis 2 is out of bounds for array of dimension 2}.
+ * <p>Argument checking: invalid arguments throw {@link IllegalArgumentException} with numpy's text where numpy
+ * has one, e.g. {@code axis 2 is out of bounds for array of dimension 2}; so does {@code null}, with a message
+ * that names the argument ({@code dtype must not be null}, {@code concatenate: arrays[1] is null}). A result of
+ * more than {@link #MAX_SIZE} elements, whether made (zeros, arange, …) or computed (broadcasting, matmul, take,
+ * concatenation), is refused the same way before anything is allocated, with a message naming the shape and the
+ * limit. The checks are made once per call, at this boundary; the kernels do not repeat them.
  */
 public final class NDArray {
+
+    /** The most elements one array can hold: {@code Integer.MAX_VALUE - 8}, the largest Java array. */
+    public static final int MAX_SIZE = Integer.MAX_VALUE - 8;
+
     private final DType dtype;
     private final float[] f;  // non-null iff dtype == FLOAT32
     private final int[] i;    // non-null iff dtype == INT32
@@ -134,7 +142,8 @@ public final class NDArray {
      *
      * @param dtype element type
      * @param shape dimensions, each >= 0; none for a scalar
-     * @throws IllegalArgumentException if dtype or shape is null or a dimension is negative
+     * @throws IllegalArgumentException if dtype or shape is null, a dimension is negative, or the shape has more
+     *                                  than {@link #MAX_SIZE} elements
      */
     public static NDArray zeros(DType dtype, int... shape) {
         requireNonNull(dtype, "dtype");
@@ -145,7 +154,8 @@ public final class NDArray {
     /**
      * An array of ones ({@code jnp.ones(shape, dtype)}).
      *
-     * @throws IllegalArgumentException if dtype or shape is null or a dimension is negative
+     * @throws IllegalArgumentException if dtype or shape is null, a dimension is negative, or the shape has more
+     *                                  than {@link #MAX_SIZE} elements
      */
     public static NDArray ones(DType dtype, int... shape) {
         requireNonNull(dtype, "dtype");
@@ -164,7 +174,8 @@ public final class NDArray {
     /**
      * A float32 array filled with {@code value} ({@code jnp.full(shape, value, jnp.float32)}).
      *
-     * @throws IllegalArgumentException if shape is null or a dimension is negative
+     * @throws IllegalArgumentException if shape is null, a dimension is negative, or the shape has more than
+     *                                  {@link #MAX_SIZE} elements
      */
     public static NDArray full(float value, int... shape) {
         int[] s = checkedShape(shape);
@@ -176,7 +187,8 @@ public final class NDArray {
     /**
      * An int32 array filled with {@code value} ({@code jnp.full(shape, value, jnp.int32)}).
      *
-     * @throws IllegalArgumentException if shape is null or a dimension is negative
+     * @throws IllegalArgumentException if shape is null, a dimension is negative, or the shape has more than
+     *                                  {@link #MAX_SIZE} elements
      */
     public static NDArray full(int value, int... shape) {
         int[] s = checkedShape(shape);
@@ -188,7 +200,7 @@ public final class NDArray {
     /**
      * int32 [0, 1, ..., n-1] of shape (n,) ({@code jnp.arange(n)}).
      *
-     * @throws IllegalArgumentException if n is negative
+     * @throws IllegalArgumentException if n is negative or more than {@link #MAX_SIZE}
      */
     public static NDArray arange(int n) {
         return arange(n, DType.INT32);
@@ -197,13 +209,14 @@ public final class NDArray {
     /**
      * [0, 1, ..., n-1] of shape (n,) and the given dtype ({@code jnp.arange(n, dtype=dtype)}).
      *
-     * @throws IllegalArgumentException if n is negative or dtype is null
+     * @throws IllegalArgumentException if n is negative or more than {@link #MAX_SIZE}, or dtype is null
      */
     public static NDArray arange(int n, DType dtype) {
         requireNonNull(dtype, "dtype");
         if (n < 0) {
             throw new IllegalArgumentException("arange(" + n + "): n must be >= 0 (the result has n elements)");
         }
+        Shapes.checkedSize(new int[] {n});
         if (dtype == DType.FLOAT32) {
             float[] d = new float[n];
             for (int k = 0; k < n; k++) {
@@ -273,7 +286,7 @@ public final class NDArray {
     public static NDArray of(float[][] rows) {
         requireNonNull(rows, "rows");
         int cols = checkRows(rows, rows.length == 0 ? 0 : lengthOfRow(rows[0], 0), k -> lengthOfRow(rows[k], k));
-        float[] d = new float[rows.length * cols];
+        float[] d = new float[Shapes.checkedSize(new int[] {rows.length, cols})];
         for (int r = 0; r < rows.length; r++) {
             System.arraycopy(rows[r], 0, d, r * cols, cols);
         }
@@ -288,7 +301,7 @@ public final class NDArray {
     public static NDArray of(int[][] rows) {
         requireNonNull(rows, "rows");
         int cols = checkRows(rows, rows.length == 0 ? 0 : lengthOfRow(rows[0], 0), k -> lengthOfRow(rows[k], k));
-        int[] d = new int[rows.length * cols];
+        int[] d = new int[Shapes.checkedSize(new int[] {rows.length, cols})];
         for (int r = 0; r < rows.length; r++) {
             System.arraycopy(rows[r], 0, d, r * cols, cols);
         }
@@ -504,7 +517,7 @@ public final class NDArray {
         LinkedHashSet<String> s = new LinkedHashSet<>();
         for (String a : axes) {
             if (a == null || a.isEmpty()) {
-                throw new IllegalArgumentException("mesh axis names must be non-empty strings, got "
+                throw new IllegalArgumentException("axes: mesh axis names must be non-empty strings, got "
                         + (a == null ? "null" : "\"\"") + " in " + axes);
             }
             s.add(a);
@@ -987,7 +1000,7 @@ public final class NDArray {
         for (int k = 0; k < arrays.size(); k++) {
             NDArray x = arrays.get(k);
             if (x == null) {
-                throw new IllegalArgumentException(op + ": the array at index " + k + " is null");
+                throw new IllegalArgumentException(op + ": arrays[" + k + "] is null");
             }
             xs.add(x);
         }
@@ -1060,12 +1073,12 @@ public final class NDArray {
      *
      * @throws IllegalArgumentException if dtype is null
      */
-    public NDArray astype(DType target) {
-        requireNonNull(target, "dtype");
-        if (target == dtype) {
+    public NDArray astype(DType dtype) {
+        requireNonNull(dtype, "dtype");
+        if (dtype == this.dtype) {
             return view(shape, vma);
         }
-        if (target == DType.FLOAT32) {
+        if (dtype == DType.FLOAT32) {
             return made(toFloats(i), shape.clone(), vma, Cost.ELEMENTWISE, "convert", this);
         }
         int[] out = new int[f.length];
@@ -1081,21 +1094,22 @@ public final class NDArray {
      *
      * @throws IllegalArgumentException if shape is invalid or x cannot be broadcast to it
      */
-    public NDArray broadcastTo(int... targetShape) {
-        int[] target = checkedShape(targetShape);
-        boolean ok = target.length >= shape.length;
-        for (int d = 0; ok && d < shape.length; d++) {
-            int td = target[target.length - shape.length + d];
-            ok = shape[d] == td || shape[d] == 1;
+    public NDArray broadcastTo(int... shape) {
+        int[] target = checkedShape(shape);
+        int[] own = this.shape;
+        boolean ok = target.length >= own.length;
+        for (int d = 0; ok && d < own.length; d++) {
+            int td = target[target.length - own.length + d];
+            ok = own[d] == td || own[d] == 1;
         }
         if (!ok) {
-            throw new IllegalArgumentException("Incompatible shapes for broadcasting: " + Shapes.str(shape)
+            throw new IllegalArgumentException("Incompatible shapes for broadcasting: " + Shapes.str(own)
                     + " and requested shape " + Shapes.str(target));
         }
-        if (Arrays.equals(target, shape)) {
-            return view(shape, vma);
+        if (Arrays.equals(target, own)) {
+            return view(own, vma);
         }
-        return made(gather(Shapes.offsets(target, Shapes.broadcastStrides(shape, target))), target, vma,
+        return made(gather(Shapes.offsets(target, Shapes.broadcastStrides(own, target))), target, vma,
                 Cost.MOVE, "broadcast", this);
     }
 
@@ -1239,11 +1253,11 @@ public final class NDArray {
      * Operands of one shape; int32 only when all are int32 (wrapping), float32 otherwise. Varying axes: the union.
      * Reports one allocation and one operation of (n−1)·size FLOPs.
      *
-     * @throws IllegalArgumentException if xs is null or empty, holds a null, or the shapes differ (broadcasting
-     *                                  is not applied; chain {@link #add(NDArray)} for that)
+     * @throws IllegalArgumentException if arrays is null or empty, holds a null, or the shapes differ
+     *                                  (broadcasting is not applied; chain {@link #add(NDArray)} for that)
      */
-    public static NDArray addN(List<NDArray> xs) {
-        List<NDArray> list = checkedList(xs, "addN");
+    public static NDArray addN(List<NDArray> arrays) {
+        List<NDArray> list = checkedList(arrays, "addN");
         NDArray first = list.get(0);
         boolean ints = true;
         for (int k = 0; k < list.size(); k++) {

@@ -34,12 +34,17 @@ final class Shapes {
                 throw new IllegalArgumentException("negative dimensions are not allowed: shape " + str(shape));
             }
             size *= d;
-            if (size > Integer.MAX_VALUE - 8) {
-                throw new IllegalArgumentException("shape " + str(shape)
-                        + " has too many elements for one Java array (at most about 2^31)");
+            if (size > NDArray.MAX_SIZE) {
+                throw tooLarge(shape);
             }
         }
         return (int) size;
+    }
+
+    /** The error for a shape with more elements than {@link NDArray#MAX_SIZE}. */
+    static IllegalArgumentException tooLarge(int[] shape) {
+        return new IllegalArgumentException("shape " + str(shape) + " has more elements than one array can hold: at"
+                + " most " + NDArray.MAX_SIZE + " (Integer.MAX_VALUE - 8, the largest Java array)");
     }
 
     /** Element count of an already validated shape. */
@@ -120,6 +125,9 @@ final class Shapes {
                         + str(a) + " " + str(b));
             }
             out[d] = da == 1 ? db : da;
+        }
+        if (rank > 0 && !java.util.Arrays.equals(out, a) && !java.util.Arrays.equals(out, b)) {
+            checkedSize(out); // both operands were broadcast: the result may be larger than either
         }
         return out;
     }

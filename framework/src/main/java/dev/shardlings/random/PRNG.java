@@ -46,6 +46,7 @@ public final class PRNG {
         /**
          * The key held in an int32[2] array (bit patterns of the two uint32 words).
          *
+         * @throws NullPointerException     if raw is null
          * @throws IllegalArgumentException if the array is not int32 of shape (2,)
          */
         public static Key of(NDArray raw) {
@@ -81,6 +82,8 @@ public final class PRNG {
     /**
      * {@code jax.random.fold_in(key, data)}: a new key that depends on the key and the data, a uint32 (pass its bit
      * pattern: {@code 0xFFFFFFFF} is {@code -1}).
+     *
+     * @throws NullPointerException if key is null
      */
     public static Key foldIn(Key key, int data) {
         Objects.requireNonNull(key, "key");
@@ -88,7 +91,11 @@ public final class PRNG {
         return new Key(out[0], out[1]);
     }
 
-    /** {@code jax.random.split(key)}: two new keys (JAX's key array of shape (2,), as a Java array). */
+    /**
+     * {@code jax.random.split(key)}: two new keys (JAX's key array of shape (2,), as a Java array).
+     *
+     * @throws NullPointerException if key is null
+     */
     public static Key[] split(Key key) {
         return split(key, 2);
     }
@@ -97,6 +104,7 @@ public final class PRNG {
      * {@code jax.random.split(key, num)}: num new keys (JAX's key array of shape (num,), as a Java array; its
      * {@code key_data} is uint32[num, 2]).
      *
+     * @throws NullPointerException     if key is null
      * @throws IllegalArgumentException if num is negative
      */
     public static Key[] split(Key key, int num) {
@@ -116,7 +124,8 @@ public final class PRNG {
      * {@code jax.random.bits(key, shape)} (dtype uint32): an int32 array of the given shape holding the uint32 bit
      * patterns. An empty shape gives a scalar.
      *
-     * @throws IllegalArgumentException if a dimension is negative
+     * @throws NullPointerException     if key or shape is null
+     * @throws IllegalArgumentException if a dimension is negative, or the shape has more than {@link NDArray#MAX_SIZE} elements
      */
     public static NDArray bits(Key key, int... shape) {
         Objects.requireNonNull(key, "key");
@@ -133,7 +142,8 @@ public final class PRNG {
      * {@code jax.random.uniform(key, shape)} (dtype float32): a float32 array of the given shape, values in [0, 1)
      * that are multiples of 2^−23.
      *
-     * @throws IllegalArgumentException if a dimension is negative
+     * @throws NullPointerException     if key or shape is null
+     * @throws IllegalArgumentException as {@link #bits(Key, int...)}
      */
     public static NDArray uniform(Key key, int... shape) {
         return uniform(key, 0f, 1f, shape);
@@ -146,8 +156,9 @@ public final class PRNG {
      * fused (one rounding, which can reach maxval) and subnormals flushed to zero, as on XLA's CPU. Like JAX: maxval
      * below minval gives minval everywhere, and a range that overflows float32 gives infinities (and NaN where f = 0).
      *
-     * @throws IllegalArgumentException if a dimension is negative, or a bound is not finite (JAX would return
-     *                                  NaNs or infinities)
+     * @throws NullPointerException     if key or shape is null
+     * @throws IllegalArgumentException if a dimension is negative, a bound is not finite (JAX would return NaNs or
+     *                                  infinities), or the shape has more than {@link NDArray#MAX_SIZE} elements
      */
     public static NDArray uniform(Key key, float minval, float maxval, int... shape) {
         Objects.requireNonNull(key, "key");
@@ -182,7 +193,8 @@ public final class PRNG {
      * {@code jax.random.normal(key, shape)} (dtype float32): standard normal samples of the given shape, bit for bit
      * those of JAX on CPU — √2 · erfinv(u) for u uniform in [nextafter(−1, 0), 1), with XLA's float32 erfinv.
      *
-     * @throws IllegalArgumentException if a dimension is negative
+     * @throws NullPointerException     if key or shape is null
+     * @throws IllegalArgumentException as {@link #bits(Key, int...)}
      */
     public static NDArray normal(Key key, int... shape) {
         Objects.requireNonNull(key, "key");
@@ -316,8 +328,10 @@ public final class PRNG {
                 throw new IllegalArgumentException("shape dimensions must be >= 0, got " + java.util.Arrays.toString(shape));
             }
             n *= d;
-            if (n > Integer.MAX_VALUE) {
-                throw new IllegalArgumentException("shape " + java.util.Arrays.toString(shape) + " has too many elements");
+            if (n > NDArray.MAX_SIZE) {
+                throw new IllegalArgumentException("shape " + java.util.Arrays.toString(shape) + " has more elements"
+                        + " than one array can hold: at most " + NDArray.MAX_SIZE + " (Integer.MAX_VALUE - 8, the"
+                        + " largest Java array)");
             }
         }
         return (int) n;

@@ -11,9 +11,13 @@ import java.util.Objects;
  * @param coords   the device's coordinates in its mesh, in mesh axis order
  */
 public record Device(int id, String platform, List<Integer> coords) {
+    /**
+     * @throws NullPointerException     naming the component if platform, coords or a coordinate is null
+     * @throws IllegalArgumentException if the id is negative
+     */
     public Device {
         Objects.requireNonNull(platform, "platform");
-        coords = List.copyOf(coords);
+        coords = Lists.copyOfNonNull(coords, "coords");
         if (id < 0) {
             throw new IllegalArgumentException("device id must be >= 0, got " + id);
         }

@@ -105,14 +105,21 @@ public final class Mesh {
     /**
      * {@code jax.make_mesh(axis_sizes, axis_names)} on simulated CPU devices: ids 0…n−1, row-major.
      *
-     * @throws IllegalArgumentException if the lengths differ, a name is null, empty or repeated, a size is below
-     *                                  1, there are no axes, or the mesh would exceed {@link #MAX_DEVICES}
+     * @throws NullPointerException     if axisSizes or axisNames is null
+     * @throws IllegalArgumentException if the lengths differ, a name is null (JAX's "Mesh axis names cannot be
+     *                                  None"), empty or repeated, a size is below 1, there are no axes, or the mesh
+     *                                  would exceed {@link #MAX_DEVICES}
      */
     public static Mesh makeMesh(int[] axisSizes, String... axisNames) {
         return new Mesh("cpu", null, axisSizes, axisNames);
     }
 
-    /** {@link #makeMesh(int[], String...)} with devices of another platform, e.g. {@code "tpu"} (labels only). */
+    /**
+     * {@link #makeMesh(int[], String...)} with devices of another platform, e.g. {@code "tpu"} (labels only).
+     *
+     * @throws NullPointerException     if platform is null
+     * @throws IllegalArgumentException as {@link #makeMesh(int[], String...)}
+     */
     public static Mesh makeMesh(String platform, int[] axisSizes, String... axisNames) {
         Objects.requireNonNull(platform, "platform");
         return new Mesh(platform.toLowerCase(java.util.Locale.ROOT), null, axisSizes, axisNames);
@@ -122,6 +129,7 @@ public final class Mesh {
      * {@code jax.sharding.Mesh(np.array(ids).reshape(sizes), names)}: an explicit, possibly permuted, device order.
      *
      * @param deviceIdsRowMajor the device id at each flat position; a permutation of 0…n−1
+     * @throws NullPointerException     if deviceIdsRowMajor is null
      * @throws IllegalArgumentException as {@link #makeMesh(int[], String...)}, or when the ids are no permutation
      */
     public static Mesh ofDeviceIds(int[] deviceIdsRowMajor, int[] axisSizes, String... axisNames) {
@@ -149,17 +157,24 @@ public final class Mesh {
         return devices.size();
     }
 
-    /** True when the mesh has an axis of this name. */
+    /**
+     * True when the mesh has an axis of this name.
+     *
+     * @throws NullPointerException if name is null
+     */
     public boolean hasAxis(String name) {
+        Objects.requireNonNull(name, "name");
         return axisNames.contains(name);
     }
 
     /**
      * The position of an axis in mesh order.
      *
+     * @throws NullPointerException     if name is null
      * @throws IllegalArgumentException if the mesh has no such axis
      */
     public int axisPosition(String name) {
+        Objects.requireNonNull(name, "name");
         int p = axisNames.indexOf(name);
         if (p < 0) {
             throw new IllegalArgumentException("mesh " + this + " has no axis '" + name + "'; its axes are "
@@ -168,16 +183,27 @@ public final class Mesh {
         return p;
     }
 
-    /** The size of one axis. @throws IllegalArgumentException if the mesh has no such axis */
+    /**
+     * The size of one axis.
+     *
+     * @throws NullPointerException     if name is null
+     * @throws IllegalArgumentException if the mesh has no such axis
+     */
     public int axisSize(String name) {
         return axisSizes.get(axisPosition(name));
     }
 
-    /** The product of the sizes of several axes (1 for none). @throws IllegalArgumentException for an unknown axis */
+    /**
+     * The product of the sizes of several axes (1 for none).
+     *
+     * @throws NullPointerException     if names or a name is null (the message names it, e.g. names[1])
+     * @throws IllegalArgumentException for an unknown axis
+     */
     public int axisSize(List<String> names) {
+        Objects.requireNonNull(names, "names");
         int p = 1;
-        for (String n : names) {
-            p *= axisSize(n);
+        for (int i = 0; i < names.size(); i++) {
+            p *= axisSize(Objects.requireNonNull(names.get(i), "names[" + i + "]"));
         }
         return p;
     }
@@ -199,9 +225,11 @@ public final class Mesh {
     /**
      * The device at these mesh coordinates.
      *
+     * @throws NullPointerException     if coords is null
      * @throws IllegalArgumentException for the wrong number of coordinates or one out of range
      */
     public Device device(int... coords) {
+        Objects.requireNonNull(coords, "coords");
         if (coords.length != rank()) {
             throw new IllegalArgumentException("mesh " + this + " has " + rank() + " axes, got coordinates "
                     + Arrays.toString(coords));
@@ -227,8 +255,8 @@ public final class Mesh {
     }
 
     /** The position of a device in {@link #devices()}. @throws IllegalArgumentException if it is not in the mesh */
-    public int flatIndex(Device d) {
-        Objects.requireNonNull(d, "device");
+    public int flatIndex(Device device) {
+        Device d = Objects.requireNonNull(device, "device");
         if (d.id() < 0 || d.id() >= byId.length || !byId[d.id()].equals(d)) {
             throw new IllegalArgumentException(d + " is not a device of " + this);
         }

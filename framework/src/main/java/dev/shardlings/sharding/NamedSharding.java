@@ -54,8 +54,9 @@ public final class NamedSharding {
      * @param slices one slice per dimension of the array
      */
     public record Index(List<Slice> slices) {
+        /** @throws NullPointerException if slices or a slice is null */
         public Index {
-            slices = List.copyOf(slices);
+            slices = Lists.copyOfNonNull(slices, "slices");
         }
 
         /** Python's repr of a tuple of slices, e.g. {@code (slice(0, 2, None), slice(None, None, None))}. */
@@ -168,9 +169,12 @@ public final class NamedSharding {
     /**
      * The chunk index of a device along dimension {@code dim}: its linear index over the dimension's axes, first
      * named axis major (0 when the dimension is not split).
+     *
+     * @throws NullPointerException     if device is null
+     * @throws IllegalArgumentException if the device is not in the mesh, or dim is negative
      */
-    public int chunkIndex(Device d, int dim) {
-        int flat = mesh.flatIndex(d);
+    public int chunkIndex(Device device, int dim) {
+        int flat = mesh.flatIndex(device);
         List<Integer> c = mesh.devices().get(flat).coords();
         int idx = 0;
         for (String a : spec.axesAt(dim)) {
@@ -182,13 +186,16 @@ public final class NamedSharding {
     /**
      * The slices a device holds of an array of {@code globalShape}.
      *
+     * @throws NullPointerException     if device or globalShape is null
      * @throws IllegalArgumentException as {@link #shardShape(int...)}, or if the device is not in the mesh
      */
-    public Index index(Device d, int... globalShape) {
-        return layout(globalShape).indices[mesh.flatIndex(d)];
+    public Index index(Device device, int... globalShape) {
+        Objects.requireNonNull(device, "device");
+        return layout(globalShape).indices[mesh.flatIndex(device)];
     }
 
     private Layout layout(int[] globalShape) {
+        Objects.requireNonNull(globalShape, "globalShape");
         List<Integer> key = new ArrayList<>(globalShape.length);
         for (int g : globalShape) {
             key.add(g);
@@ -244,9 +251,15 @@ public final class NamedSharding {
         return layout(globalShape).indexList;
     }
 
-    /** The rank of a device among the devices holding the same slices, counted in mesh order. */
-    public int replicaId(Device d, int... globalShape) {
-        return replicaIds(globalShape)[mesh.flatIndex(d)];
+    /**
+     * The rank of a device among the devices holding the same slices, counted in mesh order.
+     *
+     * @throws NullPointerException     if device or globalShape is null
+     * @throws IllegalArgumentException as {@link #index(Device, int...)}
+     */
+    public int replicaId(Device device, int... globalShape) {
+        Objects.requireNonNull(device, "device");
+        return replicaIds(globalShape)[mesh.flatIndex(device)];
     }
 
     /** {@link #replicaId} of every device, indexed by position in {@code mesh.devices()}. */

@@ -137,8 +137,11 @@ public final class PartitionSpec {
      */
     public static AxisTuple tuple(String... axes) {
         Objects.requireNonNull(axes, "axes");
-        for (String a : axes) {
-            checkName(a);
+        for (int i = 0; i < axes.length; i++) {
+            if (axes[i] == null || axes[i].isEmpty()) {
+                throw new IllegalArgumentException("axes[" + i + "] is " + (axes[i] == null ? "null" : "\"\"")
+                        + ": a mesh axis name in a PartitionSpec cannot be null or empty");
+            }
         }
         return new AxisTuple(List.of(axes));
     }

@@ -32,8 +32,15 @@ import java.util.function.Function;
  *       shape, dtype and parameters; otherwise shardMap fails with {@link CollectiveMismatchException}.</li>
  *   <li>Reductions add in the fixed order ℓ = 0, 1, …, n−1, so results do not depend on thread timing and are
  *       identical on every device of a group.</li>
- *   <li>Called outside a shardMap function: {@link IllegalStateException}. An axis the mesh does not have, or an
- *       axis named twice: {@link IllegalArgumentException}.</li>
+ *   <li>A null operand {@code x}, {@code axis}, {@code axes}, axis name ({@code axes[1]}), {@code perm} or pair
+ *       ({@code perm[0]}): {@link NullPointerException} whose message names it.</li>
+ *   <li>Called outside a shardMap function: {@link IllegalStateException} with JAX's text for an axis no
+ *       shard_map binds ("Found an unbound axis name: i. To fix this, please call psum under `shardMap`." for the
+ *       all-reduces, ppermute and axisIndex; "unbound axis name: i" for the others).</li>
+ *   <li>Inside one: an axis the mesh does not have (the same texts) or an axis named twice ("repeated axis in
+ *       `source` argument"): {@link IllegalArgumentException}; no axis at all is one too (JAX would return the
+ *       operand unchanged). Thrown on a device, these reach the caller as the cause of a
+ *       {@link DeviceFailureException}.</li>
  *   <li>Each call is recorded in the device's trace with the bytes it sends and receives under the ring model of
  *       the book (b = bytes of the operand): all-reduce 2(n−1)/n·b, all-gather (n−1)·b, reduce-scatter and
  *       all-to-all (n−1)/n·b, ppermute b to and from another device.</li>
@@ -60,12 +67,19 @@ public final class Collectives {
      * @throws IllegalArgumentException with JAX's text ("jax.lax.psum can only accept axis_name which corresponds to
      *                                  one of varying, unreduced, reduced or invarying state of the input. …") when
      *                                  check_vma is on and x varies over some of the axes but not all of them
+     * @throws NullPointerException  if x, the axes or an axis name is null (the message names it)
+     * @throws IllegalStateException outside a shardMap function (see the class comment)
      */
     public static NDArray psum(NDArray x, String... axes) {
         return allReduce(Collective.PSUM, x, axes(axes), SUM);
     }
 
-    /** {@link #psum(NDArray, String...)} with the axes as a list. */
+    /**
+     * {@link #psum(NDArray, String...)} with the axes as a list.
+     *
+     * @throws NullPointerException  if x, the axes or an axis name is null (the message names it)
+     * @throws IllegalStateException outside a shardMap function (see the class comment)
+     */
     public static NDArray psum(NDArray x, List<String> axes) {
         return allReduce(Collective.PSUM, x, axes(axes), SUM);
     }
@@ -76,12 +90,19 @@ public final class Collectives {
      *
      * @throws IllegalArgumentException as {@link #psum(NDArray, String...)} (JAX's text names jax.lax.psum) when
      *                                  check_vma is on and x varies over some of the axes but not all of them
+     * @throws NullPointerException  if x, the axes or an axis name is null (the message names it)
+     * @throws IllegalStateException outside a shardMap function (see the class comment)
      */
     public static NDArray pmean(NDArray x, String... axes) {
         return mean(x, axes(axes));
     }
 
-    /** {@link #pmean(NDArray, String...)} with the axes as a list. */
+    /**
+     * {@link #pmean(NDArray, String...)} with the axes as a list.
+     *
+     * @throws NullPointerException  if x, the axes or an axis name is null (the message names it)
+     * @throws IllegalStateException outside a shardMap function (see the class comment)
+     */
     public static NDArray pmean(NDArray x, List<String> axes) {
         return mean(x, axes(axes));
     }
@@ -95,12 +116,20 @@ public final class Collectives {
     /**
      * All-reduce with an elementwise maximum ({@code jax.lax.pmax}); shape and dtype unchanged. Unlike psum, x may
      * vary over some of the axes and not others, as in JAX.
+     *
+     * @throws NullPointerException  if x, the axes or an axis name is null (the message names it)
+     * @throws IllegalStateException outside a shardMap function (see the class comment)
      */
     public static NDArray pmax(NDArray x, String... axes) {
         return allReduce(Collective.PMAX, x, axes(axes), MAX);
     }
 
-    /** {@link #pmax(NDArray, String...)} with the axes as a list. */
+    /**
+     * {@link #pmax(NDArray, String...)} with the axes as a list.
+     *
+     * @throws NullPointerException  if x, the axes or an axis name is null (the message names it)
+     * @throws IllegalStateException outside a shardMap function (see the class comment)
+     */
     public static NDArray pmax(NDArray x, List<String> axes) {
         return allReduce(Collective.PMAX, x, axes(axes), MAX);
     }
@@ -108,12 +137,20 @@ public final class Collectives {
     /**
      * All-reduce with an elementwise minimum ({@code jax.lax.pmin}); shape and dtype unchanged. Like pmax, it accepts
      * a mix of varying and invarying axes.
+     *
+     * @throws NullPointerException  if x, the axes or an axis name is null (the message names it)
+     * @throws IllegalStateException outside a shardMap function (see the class comment)
      */
     public static NDArray pmin(NDArray x, String... axes) {
         return allReduce(Collective.PMIN, x, axes(axes), MIN);
     }
 
-    /** {@link #pmin(NDArray, String...)} with the axes as a list. */
+    /**
+     * {@link #pmin(NDArray, String...)} with the axes as a list.
+     *
+     * @throws NullPointerException  if x, the axes or an axis name is null (the message names it)
+     * @throws IllegalStateException outside a shardMap function (see the class comment)
+     */
     public static NDArray pmin(NDArray x, List<String> axes) {
         return allReduce(Collective.PMIN, x, axes(axes), MIN);
     }
@@ -153,6 +190,9 @@ public final class Collectives {
     /**
      * {@code jax.lax.all_gather(x, axes)} with {@code axis=0, tiled=False}: stacks the group's blocks along a new
      * leading dimension of size n, in ℓ order.
+     *
+     * @throws NullPointerException  if x, the axes or an axis name is null (the message names it)
+     * @throws IllegalStateException outside a shardMap function (see the class comment)
      */
     public static NDArray allGather(NDArray x, String axis) {
         return gather(x, axis(axis), 0, false, false);
@@ -168,12 +208,19 @@ public final class Collectives {
      *
      * @throws IllegalArgumentException if dim is out of range (JAX's "axis 2 is out of bounds for array of
      *                                  dimension 2"; a tiled gather of a scalar has no dimension 0)
+     * @throws NullPointerException  if x, the axes or an axis name is null (the message names it)
+     * @throws IllegalStateException outside a shardMap function (see the class comment)
      */
     public static NDArray allGather(NDArray x, String axis, int dim, boolean tiled) {
         return gather(x, axis(axis), dim, tiled, false);
     }
 
-    /** {@link #allGather(NDArray, String, int, boolean)} over a tuple of axes (first name major). */
+    /**
+     * {@link #allGather(NDArray, String, int, boolean)} over a tuple of axes (first name major).
+     *
+     * @throws NullPointerException  if x, the axes or an axis name is null (the message names it)
+     * @throws IllegalStateException outside a shardMap function (see the class comment)
+     */
     public static NDArray allGather(NDArray x, List<String> axes, int dim, boolean tiled) {
         return gather(x, axes(axes), dim, tiled, false);
     }
@@ -182,12 +229,20 @@ public final class Collectives {
      * {@code jax.lax.all_gather(..., to='invarying')} (also {@code all_gather_invariant}): the same values as
      * {@link #allGather(NDArray, List, int, boolean)}, but the result no longer varies over the axes, so an out
      * spec may leave them out.
+     *
+     * @throws NullPointerException  if x, the axes or an axis name is null (the message names it)
+     * @throws IllegalStateException outside a shardMap function (see the class comment)
      */
     public static NDArray allGatherInvariant(NDArray x, List<String> axes, int dim, boolean tiled) {
         return gather(x, axes(axes), dim, tiled, true);
     }
 
-    /** {@link #allGatherInvariant(NDArray, List, int, boolean)} over one axis. */
+    /**
+     * {@link #allGatherInvariant(NDArray, List, int, boolean)} over one axis.
+     *
+     * @throws NullPointerException  if x, the axes or an axis name is null (the message names it)
+     * @throws IllegalStateException outside a shardMap function (see the class comment)
+     */
     public static NDArray allGatherInvariant(NDArray x, String axis, int dim, boolean tiled) {
         return gather(x, axis(axis), dim, tiled, true);
     }
@@ -219,12 +274,19 @@ public final class Collectives {
      *                                  varies over some of the axes but not all of them ("jax.lax.psum_scatter can
      *                                  only accept axis_name which corresponds to one of varying, unreduced, reduced
      *                                  or invarying state of the input. …")
+     * @throws NullPointerException  if x, the axes or an axis name is null (the message names it)
+     * @throws IllegalStateException outside a shardMap function (see the class comment)
      */
     public static NDArray psumScatter(NDArray x, String axis, int dim, boolean tiled) {
         return scatter(x, axis(axis), dim, tiled);
     }
 
-    /** {@link #psumScatter(NDArray, String, int, boolean)} over a tuple of axes (first name major). */
+    /**
+     * {@link #psumScatter(NDArray, String, int, boolean)} over a tuple of axes (first name major).
+     *
+     * @throws NullPointerException  if x, the axes or an axis name is null (the message names it)
+     * @throws IllegalStateException outside a shardMap function (see the class comment)
+     */
     public static NDArray psumScatter(NDArray x, List<String> axes, int dim, boolean tiled) {
         return scatter(x, axes(axes), dim, tiled);
     }
@@ -273,12 +335,19 @@ public final class Collectives {
      *
      * @throws IllegalArgumentException with JAX's text when the split dimension does not fit n, or an axis is out
      *                                  of range
+     * @throws NullPointerException  if x, the axes or an axis name is null (the message names it)
+     * @throws IllegalStateException outside a shardMap function (see the class comment)
      */
     public static NDArray allToAll(NDArray x, String axis, int splitAxis, int concatAxis, boolean tiled) {
         return toAll(x, axis(axis), splitAxis, concatAxis, tiled);
     }
 
-    /** {@link #allToAll(NDArray, String, int, int, boolean)} over a tuple of axes (first name major). */
+    /**
+     * {@link #allToAll(NDArray, String, int, int, boolean)} over a tuple of axes (first name major).
+     *
+     * @throws NullPointerException  if x, the axes or an axis name is null (the message names it)
+     * @throws IllegalStateException outside a shardMap function (see the class comment)
+     */
     public static NDArray allToAll(NDArray x, List<String> axes, int splitAxis, int concatAxis, boolean tiled) {
         return toAll(x, axes(axes), splitAxis, concatAxis, tiled);
     }
@@ -326,12 +395,19 @@ public final class Collectives {
      * @param perm pairs {@code {source, destination}}, e.g. {@code new int[][]{{0, 1}, {1, 2}, {2, 3}, {3, 0}}}
      * @throws IllegalArgumentException if a pair is not two ints, an index is out of range, or a source or
      *                                  destination repeats ("ppermute sources and destinations must be unique")
+     * @throws NullPointerException  if x, an axis name, perm or a pair of it is null (the message names it)
+     * @throws IllegalStateException outside a shardMap function (see the class comment)
      */
     public static NDArray ppermute(NDArray x, String axis, int[][] perm) {
         return permute(x, axis(axis), perm);
     }
 
-    /** {@link #ppermute(NDArray, String, int[][])} over a tuple of axes. */
+    /**
+     * {@link #ppermute(NDArray, String, int[][])} over a tuple of axes.
+     *
+     * @throws NullPointerException  if x, an axis name, perm or a pair of it is null (the message names it)
+     * @throws IllegalStateException outside a shardMap function (see the class comment)
+     */
     public static NDArray ppermute(NDArray x, List<String> axes, int[][] perm) {
         return permute(x, axes(axes), perm);
     }
@@ -401,6 +477,9 @@ public final class Collectives {
     /**
      * {@code jax.lax.axis_index(axes)}: this device's linear index ℓ along the axes (first name major), as an
      * int32 scalar that varies over those axes. Not a collective: nothing is recorded.
+     *
+     * @throws NullPointerException  if the axes or an axis name is null (the message names it)
+     * @throws IllegalStateException outside a shardMap function (see the class comment)
      */
     public static NDArray axisIndex(String... axes) {
         List<String> axisList = axes(axes);
@@ -409,7 +488,12 @@ public final class Collectives {
         return NDArray.scalar(g.linearIndex[ctx.flat]).withVaryingAxes(Set.copyOf(axisList));
     }
 
-    /** {@code jax.lax.axis_size(axes)} (also {@code psum(1, axes)}): the product of the axes' sizes. */
+    /**
+     * {@code jax.lax.axis_size(axes)} (also {@code psum(1, axes)}): the product of the axes' sizes.
+     *
+     * @throws NullPointerException  if the axes or an axis name is null (the message names it)
+     * @throws IllegalStateException outside a shardMap function (see the class comment)
+     */
     public static int axisSize(String... axes) {
         List<String> axisList = axes(axes);
         return DeviceContext.require("axis_size", axisList).groups(axisList, "axis_size").groupSize;
@@ -442,20 +526,11 @@ public final class Collectives {
         if (states.size() > 1) {
             throw new IllegalArgumentException(jaxFunction + " can only accept axis_name which corresponds to one of"
                     + " varying, unreduced, reduced or invarying state of the input. Got input type: "
-                    + ShardMapErrors.typeString(x.dtype(), x.shape()) + vmaSuffix(ctx, vma) + ", axes: "
+                    + ShardMapErrors.typeString(x.dtype(), x.shape()) + ShardMapErrors.vmaSuffix(ctx.mesh, vma) + ", axes: "
                     + ShardMapErrors.tupleRepr(axes) + " and input state: {'" + String.join("', '", states) + "'}");
         }
     }
 
-    /** JAX's vma suffix of a type string: {@code {V:x}}, {@code {V:(y,x)}} (mesh order), nothing when empty. */
-    private static String vmaSuffix(DeviceContext ctx, Set<String> vma) {
-        List<String> inMeshOrder = ctx.mesh.axisNames().stream().filter(vma::contains).toList();
-        if (inMeshOrder.isEmpty()) {
-            return "";
-        }
-        return "{V:" + (inMeshOrder.size() == 1 ? inMeshOrder.get(0) : "(" + String.join(",", inMeshOrder) + ")")
-                + "}";
-    }
 
     private static NDArray[] exchange(DeviceContext ctx, AxisGroups g, Collective kind, NDArray x, String params) {
         ctx.beginCollective(x);

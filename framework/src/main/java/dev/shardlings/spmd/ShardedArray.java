@@ -41,6 +41,13 @@ public final class ShardedArray {
      * @param data      the block, of shape {@link NamedSharding#shardShape}
      */
     public record Shard(Device device, NamedSharding.Index index, int replicaId, NDArray data) {
+        /** @throws NullPointerException naming the component if device, index or data is null */
+        public Shard {
+            Objects.requireNonNull(device, "device");
+            Objects.requireNonNull(index, "index");
+            Objects.requireNonNull(data, "data");
+        }
+
         @Override
         public String toString() {
             return "Shard(device=" + device + ", index=" + index + ", replica_id=" + replicaId + ", data="
@@ -100,12 +107,16 @@ public final class ShardedArray {
      * Builds an array from one block per device (in {@code mesh.devices()} order), as shardMap does for its
      * outputs. Every block must have the sharding's shard shape for {@code globalShape} and the same dtype.
      *
+     * @throws NullPointerException     if an argument or a block is null (the message names it, e.g. blocks[2])
      * @throws IllegalArgumentException if the number of blocks, a block's shape or a dtype does not fit
      */
     public static ShardedArray fromDeviceBlocks(NamedSharding sharding, int[] globalShape, List<NDArray> blocks) {
         Objects.requireNonNull(sharding, "sharding");
         Objects.requireNonNull(globalShape, "globalShape");
         Objects.requireNonNull(blocks, "blocks");
+        for (int i = 0; i < blocks.size(); i++) {
+            Objects.requireNonNull(blocks.get(i), "blocks[" + i + "]");
+        }
         List<Device> devices = sharding.mesh().devices();
         if (blocks.size() != devices.size()) {
             throw new IllegalArgumentException("expected one block per device (" + devices.size()
@@ -118,9 +129,6 @@ public final class ShardedArray {
         List<NamedSharding.Index> indices = sharding.indices(globalShape);
         for (int i = 0; i < devices.size(); i++) {
             NDArray b = blocks.get(i);
-            if (b == null) {
-                throw new NullPointerException("block of device " + devices.get(i).id());
-            }
             if (!Arrays.equals(b.shape(), shardShape)) {
                 throw new IllegalArgumentException("block of device " + devices.get(i).id() + " has shape "
                         + Arrays.toString(b.shape()) + " but " + sharding + " needs shard shape "

@@ -14,9 +14,10 @@ import java.util.List;
  */
 public record DeviceTrace(int deviceId, List<Integer> coords, List<TraceEvent> events,
                           long largestAllocation, long allocatedBytes) {
+    /** @throws NullPointerException naming the component if coords, events or an element of them is null */
     public DeviceTrace {
-        coords = List.copyOf(coords);
-        events = List.copyOf(events);
+        coords = Lists.copyOfNonNull(coords, "coords");
+        events = Lists.copyOfNonNull(events, "events");
     }
 
     /** The collectives, in program order. */

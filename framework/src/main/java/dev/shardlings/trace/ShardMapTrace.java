@@ -16,10 +16,13 @@ import java.util.List;
  */
 public record ShardMapTrace(String functionName, Mesh mesh, List<PartitionSpec> inSpecs,
                             List<PartitionSpec> outSpecs, List<DeviceTrace> devices) {
+    /** @throws NullPointerException naming the component if a component or an element of a list is null */
     public ShardMapTrace {
-        inSpecs = List.copyOf(inSpecs);
-        outSpecs = List.copyOf(outSpecs);
-        devices = List.copyOf(devices);
+        java.util.Objects.requireNonNull(functionName, "functionName");
+        java.util.Objects.requireNonNull(mesh, "mesh");
+        inSpecs = Lists.copyOfNonNull(inSpecs, "inSpecs");
+        outSpecs = Lists.copyOfNonNull(outSpecs, "outSpecs");
+        devices = Lists.copyOfNonNull(devices, "devices");
     }
 
     /** Every collective of every device, device by device. */

@@ -11,9 +11,10 @@ import java.util.List;
  * @param hostLargestAllocation bytes of the largest array allocated on the host thread outside shardMap
  */
 public record Trace(List<ShardMapTrace> shardMaps, List<TraceEvent> hostEvents, long hostLargestAllocation) {
+    /** @throws NullPointerException naming the component if a list or an element of it is null */
     public Trace {
-        shardMaps = List.copyOf(shardMaps);
-        hostEvents = List.copyOf(hostEvents);
+        shardMaps = Lists.copyOfNonNull(shardMaps, "shardMaps");
+        hostEvents = Lists.copyOfNonNull(hostEvents, "hostEvents");
     }
 
     /** Every collective of every device in every shardMap call. */

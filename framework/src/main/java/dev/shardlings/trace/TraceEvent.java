@@ -1,6 +1,7 @@
 package dev.shardlings.trace;
 
 import java.util.List;
+import java.util.Objects;
 
 /**
  * One thing a device did that the grader and the cost model care about: a collective, a matmul or another local
@@ -42,11 +43,20 @@ public sealed interface TraceEvent permits TraceEvent.CollectiveEvent, TraceEven
                            List<Integer> inputShape, List<Integer> outputShape,
                            long bytesSent, long bytesReceived, String params,
                            List<List<Integer>> permutation, long id, long input) implements TraceEvent {
+        /** @throws NullPointerException naming the component if a reference component or an element is null */
         public CollectiveEvent {
-            axes = List.copyOf(axes);
-            inputShape = List.copyOf(inputShape);
-            outputShape = List.copyOf(outputShape);
-            permutation = permutation.stream().map(List::copyOf).toList();
+            Objects.requireNonNull(kind, "kind");
+            axes = Lists.copyOfNonNull(axes, "axes");
+            Objects.requireNonNull(dtype, "dtype");
+            inputShape = Lists.copyOfNonNull(inputShape, "inputShape");
+            outputShape = Lists.copyOfNonNull(outputShape, "outputShape");
+            Objects.requireNonNull(params, "params");
+            List<List<Integer>> pairs = Lists.copyOfNonNull(permutation, "permutation");
+            permutation = new java.util.ArrayList<>(pairs.size());
+            for (int i = 0; i < pairs.size(); i++) {
+                permutation.add(Lists.copyOfNonNull(pairs.get(i), "permutation[" + i + "]"));
+            }
+            permutation = List.copyOf(permutation);
         }
 
         @Override
@@ -83,8 +93,10 @@ public sealed interface TraceEvent permits TraceEvent.CollectiveEvent, TraceEven
      */
     record MatmulEvent(int m, int k, int n, String dtype, long flops, long id, List<Long> inputs)
             implements TraceEvent {
+        /** @throws NullPointerException naming the component if a reference component or an element is null */
         public MatmulEvent {
-            inputs = List.copyOf(inputs);
+            Objects.requireNonNull(dtype, "dtype");
+            inputs = Lists.copyOfNonNull(inputs, "inputs");
         }
 
         /** Bytes read and written in float32/int32: both operands and the result. */
@@ -107,9 +119,12 @@ public sealed interface TraceEvent permits TraceEvent.CollectiveEvent, TraceEven
      */
     record LocalOpEvent(String name, String dtype, List<Integer> shape, long flops, long bytes, long id,
                         List<Long> inputs) implements TraceEvent {
+        /** @throws NullPointerException naming the component if a reference component or an element is null */
         public LocalOpEvent {
-            shape = List.copyOf(shape);
-            inputs = List.copyOf(inputs);
+            Objects.requireNonNull(name, "name");
+            Objects.requireNonNull(dtype, "dtype");
+            shape = Lists.copyOfNonNull(shape, "shape");
+            inputs = Lists.copyOfNonNull(inputs, "inputs");
         }
 
         /** True for operations that only move data (no arithmetic). */
@@ -118,8 +133,13 @@ public sealed interface TraceEvent permits TraceEvent.CollectiveEvent, TraceEven
         }
     }
 
-    /** Python's tuple repr of axis names: {@code ('x',)} or {@code ('x', 'y')}. */
+    /**
+     * Python's tuple repr of axis names: {@code ('x',)} or {@code ('x', 'y')}.
+     *
+     * @throws NullPointerException if axes or a name is null
+     */
     static String axesRepr(List<String> axes) {
+        Lists.copyOfNonNull(axes, "axes");
         StringBuilder sb = new StringBuilder("(");
         for (int i = 0; i < axes.size(); i++) {
             if (i > 0) {

@@ -30,6 +30,10 @@ public final class Tracing {
 
     /** The value a traced computation returned, with its trace. */
     public record Traced<T>(T value, Trace trace) {
+        /** @throws NullPointerException if trace is null (value may be null: the body may return null) */
+        public Traced {
+            Objects.requireNonNull(trace, "trace");
+        }
     }
 
     /**

@@ -1,0 +1,25 @@
+package dev.shardlings.sharding;
+
+import java.util.List;
+import java.util.Objects;
+
+/** Argument checks for the list components of this package's records. */
+final class Lists {
+
+    private Lists() {
+    }
+
+    /**
+     * An immutable copy of {@code list}.
+     *
+     * @throws NullPointerException naming the argument ({@code name}, or {@code name[i]} for an element) if the
+     *                              list or an element is null
+     */
+    static <T> List<T> copyOfNonNull(List<T> list, String name) {
+        Objects.requireNonNull(list, name);
+        for (int i = 0; i < list.size(); i++) {
+            Objects.requireNonNull(list.get(i), name + "[" + i + "]");
+        }
+        return List.copyOf(list);
+    }
+}
