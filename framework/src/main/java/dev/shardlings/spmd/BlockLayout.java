@@ -121,14 +121,15 @@ final class BlockLayout {
         boolean replicationToCheck = false;
         for (int j = 0; j < m; j++) {
             NDArray ref = outputs.get(0).get(j);
+            int[] shape0 = ref.shape();
             Set<String> vma = new LinkedHashSet<>();
             for (int d = 0; d < n; d++) {
                 NDArray b = outputs.get(d).get(j);
-                ShardMapErrors.checkSameType(mesh, j, ref.dtype(), ref.shape(), d, b.dtype(), b.shape());
+                ShardMapErrors.checkSameType(mesh, j, ref.dtype(), shape0, d, b.dtype(), b.shape());
                 vma.addAll(b.varyingAxes());
             }
             dtypes.add(ref.dtype());
-            shapes.add(ref.shape());
+            shapes.add(shape0);
             varying.add(vma);
             replicationToCheck |= !outMentioned.get(j).containsAll(vma);
         }

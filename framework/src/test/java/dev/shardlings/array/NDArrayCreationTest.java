@@ -62,7 +62,8 @@ class NDArrayCreationTest {
         assertIae("shape must not be null: pass the dimensions, e.g. (2, 3)",
                 () -> NDArray.zeros(DType.FLOAT32, (int[]) null));
         assertIae("dtype must not be null", () -> NDArray.ones(null, 2));
-        assertIaeContains("too many elements", () -> NDArray.zeros(DType.INT32, 65536, 65536));
+        assertIae("shape (65536,65536) has more elements than one array can hold: at most 2147483639"
+                + " (Integer.MAX_VALUE - 8, the largest Java array)", () -> NDArray.zeros(DType.INT32, 65536, 65536));
     }
 
     @Test
@@ -167,7 +168,7 @@ class NDArrayCreationTest {
         assertEquals(x, v);
         assertEquals(x.hashCode(), v.hashCode());
         assertIae("axes must not be null", () -> x.withVaryingAxes(null));
-        assertIaeContains("mesh axis names must be non-empty strings, got \"\"", () -> x.pvary("i", ""));
+        assertIae("axes: mesh axis names must be non-empty strings, got \"\" in [i, ]", () -> x.pvary("i", ""));
         assertIaeContains("got null", () -> x.pvary("i", null));
     }
 

@@ -140,7 +140,7 @@ class NDArrayShapeOpsTest {
                 + "dimension 1, the array at index 0 has size 2 and the array at index 1 has size 3",
                 () -> NDArray.concat(0, a, NDArray.zeros(DType.INT32, 1, 3)));
         assertIae("axis 2 is out of bounds for array of dimension 2", () -> NDArray.concat(2, a, a));
-        assertIae("concatenate: the array at index 1 is null", () -> NDArray.concat(0, a, null));
+        assertIae("concatenate: arrays[1] is null", () -> NDArray.concat(0, a, null));
         assertIae("arrays must not be null", () -> NDArray.concat(0, (NDArray[]) null));
     }
 
