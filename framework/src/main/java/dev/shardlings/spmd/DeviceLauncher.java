@@ -75,7 +75,7 @@ final class DeviceLauncher {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             for (int d = 1; d < n; d++) {
-                threads[d].interrupt();
+                DeviceThreads.interrupt(threads[d], tasks[d]);
             }
             throw new IllegalStateException("interrupted while waiting for the devices of shardMap", e);
         }

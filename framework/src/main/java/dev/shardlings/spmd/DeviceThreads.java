@@ -54,6 +54,7 @@ final class DeviceThreads {
         Worker w;
         while ((w = IDLE.pollFirst()) != null) {
             if (w.state.compareAndSet(Worker.IDLE, Worker.BUSY)) {
+                w.current = task;
                 w.task = task;
                 LockSupport.unpark(w);
                 return w;
@@ -62,6 +63,22 @@ final class DeviceThreads {
         w = new Worker(task);
         w.start();
         return w;
+    }
+
+    /**
+     * Interrupts {@code thread} if it still runs {@code task}: an interrupt meant for a task that has finished must
+     * not reach the next task the thread runs (a later shardMap call would see its device interrupted).
+     */
+    static void interrupt(Thread thread, Runnable task) {
+        if (thread instanceof Worker w) {
+            synchronized (w.interruptLock) {
+                if (w.current == task) {
+                    w.interrupt();
+                }
+            }
+        } else {
+            thread.interrupt();
+        }
     }
 
     /**
@@ -101,11 +118,16 @@ final class DeviceThreads {
 
         final AtomicInteger state = new AtomicInteger(BUSY);
         volatile Runnable task;
+        /** The task handed to this thread and not yet finished; {@link #interrupt(Thread, Runnable)} checks it. */
+        volatile Runnable current;
+        /** Orders an interrupt against the end of a task (a lock of its own: a Thread's monitor is join's). */
+        final Object interruptLock = new Object();
 
         Worker(Runnable first) {
             super("shardlings-device-" + COUNT.incrementAndGet());
             setDaemon(true); // a device stuck in student code must not keep the JVM alive
             this.task = first;
+            this.current = first;
         }
 
         @Override
@@ -118,7 +140,12 @@ final class DeviceThreads {
                 } catch (Throwable e) {
                     // Tasks report their own outcome; nothing should reach here, and the thread stays usable.
                 }
-                Thread.interrupted(); // an interrupt aimed at the finished task must not hit the next one
+                synchronized (interruptLock) {
+                    // An interrupt aimed at the finished task must not hit the next one: from here on none is sent
+                    // (current is no task), and one sent before is cleared.
+                    current = null;
+                    Thread.interrupted();
+                }
                 state.set(IDLE);
                 DeviceThreads.IDLE.offerFirst(this);
                 if (!awaitTask()) {
