@@ -3,7 +3,11 @@ package dev.shardlings.sharding;
 import java.util.List;
 import java.util.Objects;
 
-/** Argument checks for the list components of this package's records. */
+/**
+ * Argument checks for the list components of this package's records. A twin lives in
+ * {@code dev.shardlings.trace}: a shared one would have to be public, and the framework's public API is the
+ * course's (NullArgumentsTest lists it).
+ */
 final class Lists {
 
     private Lists() {
