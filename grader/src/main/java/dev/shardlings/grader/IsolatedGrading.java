@@ -62,8 +62,12 @@ public final class IsolatedGrading implements Callable<Integer> {
 
     @Option(names = "--packages", split = ",", description = "packages of graded test classes (default: the"
             + " course's chapters)")
-    List<String> packages = List.of("dev.shardlings.grader.chapter0", "dev.shardlings.grader.problem1",
-            "dev.shardlings.grader.problem2", "dev.shardlings.grader.problem3", "dev.shardlings.grader.problem4");
+    List<String> packages = COURSE_PACKAGES;
+
+    /** The packages of the course's graded test classes, one per chapter. */
+    public static final List<String> COURSE_PACKAGES = List.of("dev.shardlings.grader.chapter0",
+            "dev.shardlings.grader.problem1", "dev.shardlings.grader.problem2", "dev.shardlings.grader.problem3",
+            "dev.shardlings.grader.problem4");
 
     /** Parts that could not be graded before the run (e.g. their file did not compile), with their reason. */
     private Map<String, Results.TestResult> pregraded = Map.of();
@@ -173,11 +177,21 @@ public final class IsolatedGrading implements Callable<Integer> {
 
     /** The graded test classes, by part, in the packages and matching --only. */
     Map<Part, List<String>> discover() throws IOException {
-        Map<Part, List<String>> byPart = new LinkedHashMap<>();
         String only = options.only;
         PathMatcher glob = only.isBlank() || only.startsWith("${") ? null
                 : FileSystems.getDefault().getPathMatcher("glob:" + only);
-        ClassLoader cl = Thread.currentThread().getContextClassLoader();
+        return gradedClasses(testClasses, packages, glob, Thread.currentThread().getContextClassLoader());
+    }
+
+    /**
+     * The concrete {@link GradedPart} classes under {@code testClasses} in {@code packages} whose simple name
+     * matches {@code glob} (null: all), by part, in file order. Classes that cannot be loaded are skipped.
+     *
+     * @throws IOException if the directory cannot be read
+     */
+    public static Map<Part, List<String>> gradedClasses(Path testClasses, List<String> packages, PathMatcher glob,
+                                                       ClassLoader cl) throws IOException {
+        Map<Part, List<String>> byPart = new LinkedHashMap<>();
         try (Stream<Path> files = Files.walk(testClasses)) {
             for (Path f : files.filter(f -> f.toString().endsWith(".class") && !f.toString().contains("$")).sorted()
                     .toList()) {
@@ -199,8 +213,7 @@ public final class IsolatedGrading implements Callable<Integer> {
                 }
                 GradedPart gp = c.getAnnotation(GradedPart.class);
                 if (gp != null && !Modifier.isAbstract(c.getModifiers())) {
-                    Part p = gp.value();
-                    byPart.computeIfAbsent(p, x -> new ArrayList<>()).add(name);
+                    byPart.computeIfAbsent(gp.value(), x -> new ArrayList<>()).add(name);
                 }
             }
         }

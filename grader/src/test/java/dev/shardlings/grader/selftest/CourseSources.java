@@ -1,7 +1,7 @@
 package dev.shardlings.grader.selftest;
 
 import dev.shardlings.grader.CourseMethod;
-import dev.shardlings.grader.GradedPart;
+import dev.shardlings.grader.IsolatedGrading;
 import dev.shardlings.grader.Part;
 
 import java.io.IOException;
@@ -13,7 +13,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 
 /** Reads the course's stub sources and the grader's graded test classes, for the self-tests that keep them in step. */
 final class CourseSources {
@@ -63,23 +62,20 @@ final class CourseSources {
         return out;
     }
 
-    /** The graded test classes of the grader's test-classes directory, by the part they name. */
+    /**
+     * The graded test classes the isolated grading finds (the same discovery, so a class it would miss is missing
+     * here too), by the part they name.
+     */
     static Map<Part, List<Class<?>>> gradedClasses() throws IOException {
-        Path root = Path.of("target", "test-classes");
+        ClassLoader cl = CourseSources.class.getClassLoader();
         Map<Part, List<Class<?>>> out = new LinkedHashMap<>();
-        try (Stream<Path> files = Files.walk(root)) {
-            for (Path f : files.filter(p -> p.toString().endsWith(".class") && !p.toString().contains("$"))
-                    .sorted().toList()) {
-                String name = root.relativize(f).toString().replace(f.getFileSystem().getSeparator(), ".")
-                        .replaceAll("\\.class$", "");
+        for (Map.Entry<Part, List<String>> e : IsolatedGrading.gradedClasses(Path.of("target", "test-classes"),
+                IsolatedGrading.COURSE_PACKAGES, null, cl).entrySet()) {
+            for (String name : e.getValue()) {
                 try {
-                    Class<?> c = Class.forName(name, false, CourseSources.class.getClassLoader());
-                    GradedPart gp = c.getAnnotation(GradedPart.class);
-                    if (gp != null) {
-                        out.computeIfAbsent(gp.value(), k -> new ArrayList<>()).add(c);
-                    }
-                } catch (ClassNotFoundException | LinkageError e) {
-                    throw new AssertionError("cannot load " + name, e);
+                    out.computeIfAbsent(e.getKey(), k -> new ArrayList<>()).add(Class.forName(name, false, cl));
+                } catch (ClassNotFoundException ex) {
+                    throw new AssertionError("cannot load " + name, ex);
                 }
             }
         }

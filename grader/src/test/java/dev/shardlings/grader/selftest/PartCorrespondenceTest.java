@@ -4,8 +4,6 @@ import dev.shardlings.grader.CourseMethod;
 import dev.shardlings.grader.Part;
 import org.junit.jupiter.api.Test;
 
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
@@ -17,8 +15,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 /**
  * Parts, graded test classes, course methods, stubs and docs correspond one to one: every part has exactly one
  * graded test class, every course method belongs to exactly one (non-performance) part, every stub of a part
- * carries that part's task marker and throws its {@code ExerciseNotDone}, and every docs link names an existing
- * file and heading. (Signatures against exercises/ and solutions/ are {@code CourseMethodTest}'s.)
+ * carries that part's task marker, throws its {@code ExerciseNotDone} and points at the part's docs section.
+ * (Signatures against exercises/ and solutions/ are {@code CourseMethodTest}'s; that every docs link names an
+ * existing heading is {@code DocsLinksTest}'s.)
  */
 class PartCorrespondenceTest {
 
@@ -79,30 +78,5 @@ class PartCorrespondenceTest {
             }
         }
         assertEquals(List.of(), wrong);
-    }
-
-    @Test
-    void everyDocsLinkNamesAHeading() throws Exception {
-        List<String> wrong = new ArrayList<>();
-        for (Part p : Part.values()) {
-            String[] link = p.docs().split("#", 2);
-            Path file = Path.of("..", link[0]);
-            if (!Files.isRegularFile(file)) {
-                wrong.add(p.number() + ": no file " + link[0]);
-                continue;
-            }
-            boolean found = Files.readAllLines(file).stream().filter(l -> l.startsWith("#"))
-                    .map(PartCorrespondenceTest::anchor).anyMatch(a -> a.equals(link[1]));
-            if (!found) {
-                wrong.add(p.number() + ": no heading with anchor #" + link[1] + " in " + link[0]);
-            }
-        }
-        assertEquals(List.of(), wrong);
-    }
-
-    /** GitHub's anchor for a Markdown heading: lower case, punctuation dropped, spaces to hyphens. */
-    static String anchor(String heading) {
-        String text = heading.replaceFirst("^#+\\s*", "").strip().toLowerCase(java.util.Locale.ROOT);
-        return text.replaceAll("[^\\p{L}\\p{N} _-]", "").replace(' ', '-');
     }
 }
