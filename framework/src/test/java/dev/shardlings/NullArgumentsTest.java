@@ -1,5 +1,7 @@
 package dev.shardlings;
 
+import dev.shardlings.spmd.Tiling;
+import dev.shardlings.array.KeepDims;
 import dev.shardlings.array.DType;
 import dev.shardlings.array.NDArray;
 import dev.shardlings.random.PRNG;
@@ -30,7 +32,6 @@ import java.lang.reflect.ParameterizedType;
 import java.lang.reflect.Type;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
@@ -131,6 +132,8 @@ class NullArgumentsTest {
         byClass.put(Long.class, () -> 1L);
         byClass.put(Duration.class, () -> Duration.ofSeconds(1));
         byClass.put(Collective.class, () -> Collective.PSUM);
+        byClass.put(KeepDims.class, () -> KeepDims.KEEP);
+        byClass.put(Tiling.class, () -> Tiling.TILED);
         byClass.put(Trace.class, () -> trace());
         byClass.put(ShardMapTrace.class, () -> trace().shardMaps().get(0));
         byClass.put(DeviceTrace.class, () -> trace().shardMaps().get(0).devices().get(0));

@@ -1,5 +1,6 @@
 package dev.shardlings;
 
+import dev.shardlings.array.KeepDims;
 import dev.shardlings.array.DType;
 import dev.shardlings.array.NDArray;
 import dev.shardlings.sharding.Mesh;
@@ -20,6 +21,8 @@ import java.util.List;
 import java.util.Random;
 import java.util.function.Supplier;
 
+import static dev.shardlings.spmd.Tiling.TILED;
+import static dev.shardlings.spmd.Tiling.UNTILED;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 
@@ -187,7 +190,7 @@ class PublicApiFuzzProperties {
                 }
                 return a.take(NDArray.fromInts(idx, idx.length), axis(r));
             }
-            case 8: return array(r).sum(r.nextBoolean(), axis(r));
+            case 8: return array(r).sum(r.nextBoolean() ? KeepDims.KEEP : KeepDims.DROP, axis(r));
             case 9: return array(r).matmul(array(r));
             case 10: {
                 List<NDArray> xs = new ArrayList<>();
@@ -221,9 +224,9 @@ class PublicApiFuzzProperties {
         ShardMap.Unary f = ShardMap.shardMap(b -> {
             switch (kind) {
                 case 0: return Collectives.psum(b, ax);
-                case 1: return Collectives.allGather(b, ax, dim, tiled);
-                case 2: return Collectives.psumScatter(b, ax, dim, tiled);
-                case 3: return Collectives.allToAll(b, ax, dim, axisOr(dim), tiled);
+                case 1: return Collectives.allGather(b, ax, dim, tiled ? TILED : UNTILED);
+                case 2: return Collectives.psumScatter(b, ax, dim, tiled ? TILED : UNTILED);
+                case 3: return Collectives.allToAll(b, ax, dim, axisOr(dim), tiled ? TILED : UNTILED);
                 case 4: return Collectives.ppermute(b, ax, perm);
                 case 5: return Collectives.pmean(b, ax, name(new Random(dim), mesh));
                 default: return b.add(Collectives.axisIndex(ax));

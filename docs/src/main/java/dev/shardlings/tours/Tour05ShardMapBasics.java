@@ -11,6 +11,8 @@ import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.Map;
 
+import static dev.shardlings.spmd.Tiling.TILED;
+import static dev.shardlings.spmd.Tiling.UNTILED;
 import static dev.shardlings.sharding.PartitionSpec.P;
 import static dev.shardlings.sharding.PartitionSpec.tuple;
 import static dev.shardlings.spmd.Collectives.allGather;
@@ -65,7 +67,7 @@ public final class Tour05ShardMapBasics {
         ShardedArray ws = ShardedArray.devicePut(w, mesh, P("i", null));
         Map<String, String> gathered = new ConcurrentHashMap<>();
         shardMap(block -> {
-            NDArray full = allGather(block, "i", 0, true);
+            NDArray full = allGather(block, "i", 0, TILED);
             gathered.put("before", shape(block));
             gathered.put("after", shape(full));
             return block;
@@ -75,7 +77,7 @@ public final class Tour05ShardMapBasics {
 
         Mesh line = Mesh.makeMesh(new int[]{4}, "i");
         NDArray rows = NDArray.of(new int[][]{{3, 1, 4, 1}, {5, 9, 2, 6}, {5, 3, 5, 8}, {9, 7, 1, 2}});
-        ShardedArray scattered = shardMap(block -> psumScatter(block, "i", 1, false), line, P("i", null), P("i"))
+        ShardedArray scattered = shardMap(block -> psumScatter(block, "i", 1, UNTILED), line, P("i", null), P("i"))
                 .apply(rows);
         System.out.println("psum_scatter of the 4 x 4 rows over i: " + scattered.gather());
         int[][] up = {{0, 1}, {1, 2}, {2, 3}, {3, 0}};

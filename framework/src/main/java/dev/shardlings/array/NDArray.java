@@ -6,6 +6,7 @@ import java.util.Collection;
 import java.util.Collections;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -1597,8 +1598,8 @@ public final class NDArray {
      *
      * @throws IllegalArgumentException if an axis is out of bounds or repeated
      */
-    public NDArray sum(boolean keepdims, int... axes) {
-        return reduce(Red.SUM, keepdims, axes);
+    public NDArray sum(KeepDims keepDims, int... axes) {
+        return reduce(Red.SUM, Objects.requireNonNull(keepDims, "keepDims").keep(), axes);
     }
 
     /** {@code jnp.mean(x)} over all elements: always float32 (int32 input too); empty → nan. */
@@ -1621,8 +1622,8 @@ public final class NDArray {
      *
      * @throws IllegalArgumentException if an axis is out of bounds or repeated
      */
-    public NDArray mean(boolean keepdims, int... axes) {
-        return reduce(Red.MEAN, keepdims, axes);
+    public NDArray mean(KeepDims keepDims, int... axes) {
+        return reduce(Red.MEAN, Objects.requireNonNull(keepDims, "keepDims").keep(), axes);
     }
 
     /**
@@ -1649,8 +1650,8 @@ public final class NDArray {
      *
      * @throws IllegalArgumentException as {@link #max(int...)}
      */
-    public NDArray max(boolean keepdims, int... axes) {
-        return reduce(Red.MAX, keepdims, axes);
+    public NDArray max(KeepDims keepDims, int... axes) {
+        return reduce(Red.MAX, Objects.requireNonNull(keepDims, "keepDims").keep(), axes);
     }
 
     /**
@@ -1676,8 +1677,8 @@ public final class NDArray {
      *
      * @throws IllegalArgumentException as {@link #min(int...)}
      */
-    public NDArray min(boolean keepdims, int... axes) {
-        return reduce(Red.MIN, keepdims, axes);
+    public NDArray min(KeepDims keepDims, int... axes) {
+        return reduce(Red.MIN, Objects.requireNonNull(keepDims, "keepDims").keep(), axes);
     }
 
     /**

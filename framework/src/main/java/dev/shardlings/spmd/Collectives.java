@@ -211,40 +211,45 @@ public final class Collectives {
      * @throws NullPointerException  if x, the axes or an axis name is null (the message names it)
      * @throws IllegalStateException outside a shardMap function (see the class comment)
      */
-    public static NDArray allGather(NDArray x, String axis, int dim, boolean tiled) {
-        return gather(x, axis(axis), dim, tiled, false);
+    public static NDArray allGather(NDArray x, String axis, int dim, Tiling tiling) {
+        return gather(x, axis(axis), dim, tiling(tiling), false);
     }
 
     /**
-     * {@link #allGather(NDArray, String, int, boolean)} over a tuple of axes (first name major).
+     * {@link #allGather(NDArray, String, int, Tiling)} over a tuple of axes (first name major).
      *
      * @throws NullPointerException  if x, the axes or an axis name is null (the message names it)
      * @throws IllegalStateException outside a shardMap function (see the class comment)
      */
-    public static NDArray allGather(NDArray x, List<String> axes, int dim, boolean tiled) {
-        return gather(x, axes(axes), dim, tiled, false);
+    public static NDArray allGather(NDArray x, List<String> axes, int dim, Tiling tiling) {
+        return gather(x, axes(axes), dim, tiling(tiling), false);
     }
 
     /**
      * {@code jax.lax.all_gather(..., to='invarying')} (also {@code all_gather_invariant}): the same values as
-     * {@link #allGather(NDArray, List, int, boolean)}, but the result no longer varies over the axes, so an out
+     * {@link #allGather(NDArray, List, int, Tiling)}, but the result no longer varies over the axes, so an out
      * spec may leave them out.
      *
      * @throws NullPointerException  if x, the axes or an axis name is null (the message names it)
      * @throws IllegalStateException outside a shardMap function (see the class comment)
      */
-    public static NDArray allGatherInvariant(NDArray x, List<String> axes, int dim, boolean tiled) {
-        return gather(x, axes(axes), dim, tiled, true);
+    public static NDArray allGatherInvariant(NDArray x, List<String> axes, int dim, Tiling tiling) {
+        return gather(x, axes(axes), dim, tiling(tiling), true);
     }
 
     /**
-     * {@link #allGatherInvariant(NDArray, List, int, boolean)} over one axis.
+     * {@link #allGatherInvariant(NDArray, List, int, Tiling)} over one axis.
      *
      * @throws NullPointerException  if x, the axes or an axis name is null (the message names it)
      * @throws IllegalStateException outside a shardMap function (see the class comment)
      */
-    public static NDArray allGatherInvariant(NDArray x, String axis, int dim, boolean tiled) {
-        return gather(x, axis(axis), dim, tiled, true);
+    public static NDArray allGatherInvariant(NDArray x, String axis, int dim, Tiling tiling) {
+        return gather(x, axis(axis), dim, tiling(tiling), true);
+    }
+
+    /** The tiled flag of a {@link Tiling}, naming the argument when it is null. */
+    private static boolean tiling(Tiling tiling) {
+        return Objects.requireNonNull(tiling, "tiling").tiled();
     }
 
     private static NDArray gather(NDArray x, List<String> axes, int dim, boolean tiled, boolean invariant) {
@@ -277,18 +282,18 @@ public final class Collectives {
      * @throws NullPointerException  if x, the axes or an axis name is null (the message names it)
      * @throws IllegalStateException outside a shardMap function (see the class comment)
      */
-    public static NDArray psumScatter(NDArray x, String axis, int dim, boolean tiled) {
-        return scatter(x, axis(axis), dim, tiled);
+    public static NDArray psumScatter(NDArray x, String axis, int dim, Tiling tiling) {
+        return scatter(x, axis(axis), dim, tiling(tiling));
     }
 
     /**
-     * {@link #psumScatter(NDArray, String, int, boolean)} over a tuple of axes (first name major).
+     * {@link #psumScatter(NDArray, String, int, Tiling)} over a tuple of axes (first name major).
      *
      * @throws NullPointerException  if x, the axes or an axis name is null (the message names it)
      * @throws IllegalStateException outside a shardMap function (see the class comment)
      */
-    public static NDArray psumScatter(NDArray x, List<String> axes, int dim, boolean tiled) {
-        return scatter(x, axes(axes), dim, tiled);
+    public static NDArray psumScatter(NDArray x, List<String> axes, int dim, Tiling tiling) {
+        return scatter(x, axes(axes), dim, tiling(tiling));
     }
 
     private static NDArray scatter(NDArray x, List<String> axes, int dim, boolean tiled) {
@@ -338,18 +343,18 @@ public final class Collectives {
      * @throws NullPointerException  if x, the axes or an axis name is null (the message names it)
      * @throws IllegalStateException outside a shardMap function (see the class comment)
      */
-    public static NDArray allToAll(NDArray x, String axis, int splitAxis, int concatAxis, boolean tiled) {
-        return toAll(x, axis(axis), splitAxis, concatAxis, tiled);
+    public static NDArray allToAll(NDArray x, String axis, int splitAxis, int concatAxis, Tiling tiling) {
+        return toAll(x, axis(axis), splitAxis, concatAxis, tiling(tiling));
     }
 
     /**
-     * {@link #allToAll(NDArray, String, int, int, boolean)} over a tuple of axes (first name major).
+     * {@link #allToAll(NDArray, String, int, int, Tiling)} over a tuple of axes (first name major).
      *
      * @throws NullPointerException  if x, the axes or an axis name is null (the message names it)
      * @throws IllegalStateException outside a shardMap function (see the class comment)
      */
-    public static NDArray allToAll(NDArray x, List<String> axes, int splitAxis, int concatAxis, boolean tiled) {
-        return toAll(x, axes(axes), splitAxis, concatAxis, tiled);
+    public static NDArray allToAll(NDArray x, List<String> axes, int splitAxis, int concatAxis, Tiling tiling) {
+        return toAll(x, axes(axes), splitAxis, concatAxis, tiling(tiling));
     }
 
     private static NDArray toAll(NDArray x, List<String> axes, int splitAxis, int concatAxis, boolean tiled) {

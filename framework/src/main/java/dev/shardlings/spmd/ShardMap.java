@@ -27,7 +27,7 @@ import java.util.function.UnaryOperator;
  *
  * <pre>{@code
  * // A f32[S_X, D_Y] on a mesh (X, Y); every device averages its own block: out f32[X, Y].
- * ShardedArray out = shardMap(block -> block.mean(true), mesh, P("X", "Y"), P("X", "Y")).apply(a);
+ * ShardedArray out = shardMap(block -> block.mean(KeepDims.KEEP), mesh, P("X", "Y"), P("X", "Y")).apply(a);
  * }</pre>
  *
  * <h2>Semantics (jax-semantics.md §5)</h2>

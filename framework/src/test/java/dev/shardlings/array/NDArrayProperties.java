@@ -305,10 +305,10 @@ class NDArrayProperties {
             count[o]++;
             max[o] = Math.max(max[o], xs[e]);
         }
-        NDArray s = x.sum(keepdims, axes);
-        NDArray m = x.mean(keepdims, axes);
-        NDArray si = xi.sum(keepdims, axes);
-        NDArray mi = xi.mean(keepdims, axes);
+        NDArray s = x.sum(keepdims ? KeepDims.KEEP : KeepDims.DROP, axes);
+        NDArray m = x.mean(keepdims ? KeepDims.KEEP : KeepDims.DROP, axes);
+        NDArray si = xi.sum(keepdims ? KeepDims.KEEP : KeepDims.DROP, axes);
+        NDArray mi = xi.mean(keepdims ? KeepDims.KEEP : KeepDims.DROP, axes);
         assertEquals(keepdims ? shape.length : shape.length - countTrue(reduced), s.rank());
         float[] sv = s.toFloatArray();
         float[] mv = m.toFloatArray();
@@ -325,9 +325,9 @@ class NDArrayProperties {
             }
         }
         if (Arrays.stream(count).allMatch(c -> c > 0)) {
-            assertArrayEquals(max, x.max(keepdims, axes).toFloatArray());
-            assertArrayEquals(x.neg().max(keepdims, axes).neg().toFloatArray(),
-                    x.min(keepdims, axes).toFloatArray());
+            assertArrayEquals(max, x.max(keepdims ? KeepDims.KEEP : KeepDims.DROP, axes).toFloatArray());
+            assertArrayEquals(x.neg().max(keepdims ? KeepDims.KEEP : KeepDims.DROP, axes).neg().toFloatArray(),
+                    x.min(keepdims ? KeepDims.KEEP : KeepDims.DROP, axes).toFloatArray());
         }
     }
 

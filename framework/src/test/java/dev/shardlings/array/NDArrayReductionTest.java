@@ -29,14 +29,14 @@ class NDArrayReductionTest {
 
     @Test
     void keepdimsKeepsReducedAxesAsOnes() {
-        assertI32(i23.sum(true), shape(1, 1), 23);
-        assertI32(i23.sum(true, 1), shape(2, 1), 8, 15);
-        assertI32(i23.max(true, 0), shape(1, 3), 3, 5, 9);
-        assertI32(i23.min(true), shape(1, 1), 1);
-        assertF32(i23.mean(true, 0), shape(1, 3), 2f, 3f, 6.5f);
-        assertI32(i23.sum(false, 0), shape(3), 4, 6, 13);
+        assertI32(i23.sum(KeepDims.KEEP), shape(1, 1), 23);
+        assertI32(i23.sum(KeepDims.KEEP, 1), shape(2, 1), 8, 15);
+        assertI32(i23.max(KeepDims.KEEP, 0), shape(1, 3), 3, 5, 9);
+        assertI32(i23.min(KeepDims.KEEP), shape(1, 1), 1);
+        assertF32(i23.mean(KeepDims.KEEP, 0), shape(1, 3), 2f, 3f, 6.5f);
+        assertI32(i23.sum(0), shape(3), 4, 6, 13);
         NDArray x = NDArray.arange(24).reshape(2, 3, 4);
-        assertI32(x.sum(true, 0, 2), shape(1, 3, 1), 6 + 54, 22 + 70, 38 + 86);
+        assertI32(x.sum(KeepDims.KEEP, 0, 2), shape(1, 3, 1), 6 + 54, 22 + 70, 38 + 86);
     }
 
     @Test
@@ -89,9 +89,9 @@ class NDArrayReductionTest {
         assertIae("zero-size array to reduction operation minimum which has no identity: reducing shape (0,) "
                 + "over axes [] includes a size-0 axis", () -> NDArray.zeros(DType.INT32, 0).min());
         assertIae("duplicate value in 'axis': axis 1 appears twice in [1, -1]", () -> i23.sum(1, -1));
-        assertIae("duplicate value in 'axis': axis 0 appears twice in [0, 0]", () -> i23.mean(true, 0, 0));
+        assertIae("duplicate value in 'axis': axis 0 appears twice in [0, 0]", () -> i23.mean(KeepDims.KEEP, 0, 0));
         assertIae("axis 2 is out of bounds for array of dimension 2", () -> i23.max(2));
-        assertIae("axis -3 is out of bounds for array of dimension 2", () -> i23.min(false, -3));
+        assertIae("axis -3 is out of bounds for array of dimension 2", () -> i23.min(-3));
         assertIae("axes must not be null", () -> i23.sum((int[]) null));
     }
 
@@ -113,7 +113,7 @@ class NDArrayReductionTest {
         NDArray v = f23.pvary("i");
         assertEquals(Set.of("i"), v.sum().varyingAxes());
         assertEquals(Set.of("i"), v.mean(0).varyingAxes());
-        assertEquals(Set.of("i"), v.max(true, 1).varyingAxes());
+        assertEquals(Set.of("i"), v.max(KeepDims.KEEP, 1).varyingAxes());
         assertEquals(Set.of("i"), v.min().varyingAxes());
         assertEquals(Set.of("i"), v.argmax(0).varyingAxes());
     }

@@ -83,7 +83,7 @@ class OpObserversTest {
                 () -> x.dynamicSlice(1, 5, 2), () -> x.index(0), () -> x.take(1, 2), () -> x.roll(1, 1),
                 () -> x.roll(-1), () -> x.astype(DType.INT32), () -> x.broadcastTo(4, 2, 3), () -> x.add(i),
                 () -> x.mul(2.5), () -> i.add(1), () -> i.div(i), () -> x.exp(), () -> i.neg(), () -> x.sum(),
-                () -> x.mean(1), () -> i.max(true, 0), () -> x.argmax(1), () -> NDArray.concat(0, x, i),
+                () -> x.mean(1), () -> i.max(KeepDims.KEEP, 0), () -> x.argmax(1), () -> NDArray.concat(0, x, i),
                 () -> NDArray.stack(0, x, x, x));
         for (Supplier<?> op : ops) {
             Recorder r = record(op);

@@ -9,6 +9,7 @@ import org.junit.jupiter.api.Test;
 
 import java.util.function.Supplier;
 
+import static dev.shardlings.spmd.Tiling.TILED;
 import static dev.shardlings.sharding.PartitionSpec.P;
 import static dev.shardlings.spmd.Collectives.allGather;
 import static dev.shardlings.spmd.Collectives.axisIndex;
@@ -43,7 +44,7 @@ class CostModelFidelityTest {
         ShardedArray aXY = ShardedArray.devicePut(a, MESH, P("X", "Y"));
         ShardedArray aX = ShardedArray.devicePut(a, MESH, P("X", null));
         ShardedArray wY = ShardedArray.devicePut(w, MESH, P(null, "Y"));
-        double jit = modelled(() -> shardMap((x, v) -> allGather(x, "Y", 1, true).matmul(v), MESH, P("X", "Y"),
+        double jit = modelled(() -> shardMap((x, v) -> allGather(x, "Y", 1, TILED).matmul(v), MESH, P("X", "Y"),
                 P(null, "Y"), P("X", "Y")).apply(aXY, wY));
         double collective = modelled(() -> shardMap((x, v) -> {
             int n = axisSize("Y");

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
 
+import static dev.shardlings.spmd.Tiling.TILED;
 import static dev.shardlings.sharding.PartitionSpec.P;
 import static dev.shardlings.spmd.Collectives.allGather;
 import static dev.shardlings.spmd.Collectives.ppermute;
@@ -101,7 +102,7 @@ class CostModelTest {
     void collectivesFollowTheRingFormulas() {
         Mesh four = Mesh.makeMesh(new int[]{4}, "i");
         // all-gather of b = 1000 bytes over a ring of 4: 3·1000 / (2·1e9) + 2 hops = 1.5 + 2 µs.
-        Trace g = trace(() -> shardMap(b -> allGather(b, "i", 0, true), four, P("i"), P("i"))
+        Trace g = trace(() -> shardMap(b -> allGather(b, "i", 0, TILED), four, P("i"), P("i"))
                 .apply(ones(4, 250)));
         assertEquals(3.5 * US, CostModel.schedule(g, round(1), ModelDtype.FLOAT32).seconds(), 1e-12);
         // On a line: 3·1000 / 1e9 + 3 hops.

@@ -20,6 +20,8 @@ import java.util.Random;
 import java.util.function.BiFunction;
 import java.util.function.UnaryOperator;
 
+import static dev.shardlings.spmd.Tiling.TILED;
+import static dev.shardlings.spmd.Tiling.UNTILED;
 import static dev.shardlings.sharding.PartitionSpec.P;
 import static dev.shardlings.sharding.PartitionSpec.tuple;
 import static dev.shardlings.spmd.ShardMap.shardMap;
@@ -164,7 +166,7 @@ class CollectiveProperties {
     void allGather(@ForAll("setups") Setup s, @ForAll boolean tiled, @ForAll Random random) {
         int r = s.block().size();
         int dim = tiled ? random.nextInt(r) : random.nextInt(r + 1);
-        check(s, s.block(), b -> Collectives.allGather(b, s.axes(), dim, tiled),
+        check(s, s.block(), b -> Collectives.allGather(b, s.axes(), dim, tiled ? TILED : UNTILED),
                 (xs, me) -> tiled ? NDArray.concat(dim, xs) : NDArray.stack(dim, xs));
     }
 
@@ -174,7 +176,7 @@ class CollectiveProperties {
         int dim = random.nextInt(s.block().size());
         List<Integer> shape = new ArrayList<>(s.block());
         shape.set(dim, tiled ? n * s.block().get(dim) : n);
-        check(s, shape, b -> Collectives.psumScatter(b, s.axes(), dim, tiled), (xs, me) -> {
+        check(s, shape, b -> Collectives.psumScatter(b, s.axes(), dim, tiled ? TILED : UNTILED), (xs, me) -> {
             NDArray tot = sum(xs);
             return tiled ? tot.split(dim, n).get(me) : tot.take(dim, me);
         });
@@ -188,7 +190,7 @@ class CollectiveProperties {
         int concat = random.nextInt(r);
         List<Integer> shape = new ArrayList<>(s.block());
         shape.set(split, tiled ? n * s.block().get(split) : n);
-        check(s, shape, b -> Collectives.allToAll(b, s.axes(), split, concat, tiled), (xs, me) -> {
+        check(s, shape, b -> Collectives.allToAll(b, s.axes(), split, concat, tiled ? TILED : UNTILED), (xs, me) -> {
             List<NDArray> parts = new ArrayList<>();
             for (NDArray x : xs) {
                 parts.add(tiled ? x.split(split, n).get(me) : x.take(split, me));

@@ -9,6 +9,8 @@ import org.junit.jupiter.api.function.Executable;
 import java.util.List;
 import java.util.function.UnaryOperator;
 
+import static dev.shardlings.spmd.Tiling.TILED;
+import static dev.shardlings.spmd.Tiling.UNTILED;
 import static dev.shardlings.sharding.PartitionSpec.P;
 import static dev.shardlings.spmd.Collectives.allGather;
 import static dev.shardlings.spmd.Collectives.allToAll;
@@ -66,9 +68,9 @@ class CollectiveTextsTest {
                 b -> ppermute(b, "z", new int[][]{{0, 1}}), X16);
         assertJaxText("Found an unbound axis name: z. To fix this, please call axis_index under `jax.shard_map`.", I4,
                 b -> axisIndex("z").reshape(1), X16);
-        assertJaxText("unbound axis name: z", I4, b -> allGather(b, "z", 0, true), X16);
-        assertJaxText("unbound axis name: z", I4, b -> psumScatter(b, "z", 0, true), X16);
-        assertJaxText("unbound axis name: z", I4, b -> allToAll(b, "z", 0, 0, true), X16);
+        assertJaxText("unbound axis name: z", I4, b -> allGather(b, "z", 0, TILED), X16);
+        assertJaxText("unbound axis name: z", I4, b -> psumScatter(b, "z", 0, TILED), X16);
+        assertJaxText("unbound axis name: z", I4, b -> allToAll(b, "z", 0, 0, TILED), X16);
         assertJaxText("unbound axis name: z", I4, b -> b.mul(axisSize("z")), X16);
     }
 
@@ -85,8 +87,8 @@ class CollectiveTextsTest {
         assertJaxTextOutside("Found an unbound axis name: i. To fix this, please call axis_index under"
                 + " `jax.shard_map`.", () -> axisIndex("i"));
         assertJaxTextOutside("unbound axis name: i", () -> allGather(X16, "i"));
-        assertJaxTextOutside("unbound axis name: i", () -> psumScatter(X16, "i", 0, true));
-        assertJaxTextOutside("unbound axis name: i", () -> allToAll(X16, "i", 0, 0, true));
+        assertJaxTextOutside("unbound axis name: i", () -> psumScatter(X16, "i", 0, TILED));
+        assertJaxTextOutside("unbound axis name: i", () -> allToAll(X16, "i", 0, 0, TILED));
         assertJaxTextOutside("unbound axis name: i", () -> axisSize("i"));
         // No axis at all: JAX has no text (psum returns x); the framework's says where collectives work.
         assertEquals("psum was called outside shardMap with no axis name. Collectives exchange data between the"
@@ -102,33 +104,33 @@ class CollectiveTextsTest {
         assertJaxText(text, XY, b -> pmean(b, "x", "x"), x);
         assertJaxText(text, XY, b -> pmax(b, "x", "x"), x);
         assertJaxText(text, XY, b -> pmin(b, "x", "x"), x);
-        assertJaxText(text, XY, b -> allGather(b, List.of("x", "x"), 0, true), x);
+        assertJaxText(text, XY, b -> allGather(b, List.of("x", "x"), 0, TILED), x);
         assertJaxText(text, XY, b -> ppermute(b, List.of("x", "x"), new int[][]{{0, 1}}), x);
         // JAX computes these with a group of n² devices (and then fails on a size, or returns made-up indices);
         // the framework refuses them with the same text.
-        assertEquals(text, thrown(XY, b -> psumScatter(b, List.of("x", "x"), 0, true), NDArray.arange(32)));
-        assertEquals(text, thrown(XY, b -> allToAll(b, List.of("x", "x"), 0, 0, true), NDArray.arange(32)));
+        assertEquals(text, thrown(XY, b -> psumScatter(b, List.of("x", "x"), 0, TILED), NDArray.arange(32)));
+        assertEquals(text, thrown(XY, b -> allToAll(b, List.of("x", "x"), 0, 0, TILED), NDArray.arange(32)));
         assertEquals(text, thrown(XY, b -> axisIndex("x", "x").reshape(1), x));
         assertEquals(text, thrown(XY, b -> b.mul(axisSize("x", "x")), x));
     }
 
     @Test
     void dimensionsOutOfRange() {
-        assertJaxText("axis 2 is out of bounds for array of dimension 2", I4, b -> allGather(b, "i", 2, false), X16);
-        assertJaxText("axis 1 is out of bounds for array of dimension 1", I4, b -> allGather(b, "i", 1, true), X16);
-        assertJaxText("axis -3 is out of bounds for array of dimension 2", I4, b -> allGather(b, "i", -3, false), X16);
+        assertJaxText("axis 2 is out of bounds for array of dimension 2", I4, b -> allGather(b, "i", 2, UNTILED), X16);
+        assertJaxText("axis 1 is out of bounds for array of dimension 1", I4, b -> allGather(b, "i", 1, TILED), X16);
+        assertJaxText("axis -3 is out of bounds for array of dimension 2", I4, b -> allGather(b, "i", -3, UNTILED), X16);
         assertJaxText("axis 3 is out of bounds for array of dimension 2", XY,
-                b -> allGather(b, List.of("x", "y"), 3, false), NDArray.arange(8));
+                b -> allGather(b, List.of("x", "y"), 3, UNTILED), NDArray.arange(8));
         // A tiled gather of a scalar: there is no dimension 0 to concatenate along.
         assertJaxText("axis 0 is out of bounds for array of dimension 0", I4,
-                b -> allGather(b.sum(), "i", 0, true), X16);
+                b -> allGather(b.sum(), "i", 0, TILED), X16);
         // JAX fails with IndexError ('tuple index out of range') or a lowering error here; the framework uses the
         // same text as all_gather.
-        assertEquals("axis 1 is out of bounds for array of dimension 1", thrown(I4, b -> psumScatter(b, "i", 1, true),
+        assertEquals("axis 1 is out of bounds for array of dimension 1", thrown(I4, b -> psumScatter(b, "i", 1, TILED),
                 X16));
-        assertEquals("axis 1 is out of bounds for array of dimension 1", thrown(I4, b -> allToAll(b, "i", 1, 0, true),
+        assertEquals("axis 1 is out of bounds for array of dimension 1", thrown(I4, b -> allToAll(b, "i", 1, 0, TILED),
                 X16));
-        assertEquals("axis -2 is out of bounds for array of dimension 1", thrown(I4, b -> allToAll(b, "i", 0, -2, true),
+        assertEquals("axis -2 is out of bounds for array of dimension 1", thrown(I4, b -> allToAll(b, "i", 0, -2, TILED),
                 X16));
     }
 
@@ -136,14 +138,14 @@ class CollectiveTextsTest {
     void sizesThatDoNotFitTheGroup() {
         NDArray x48 = NDArray.arange(48);
         assertJaxText("The size of all_to_all split_axis (12) has to be divisible by the size of the named axis"
-                + " ('x', 'y') (8)", XY, b -> allToAll(b, List.of("x", "y"), 0, 0, true), x48);
+                + " ('x', 'y') (8)", XY, b -> allToAll(b, List.of("x", "y"), 0, 0, TILED), x48);
         assertJaxText("The size of all_to_all split_axis (3) has to be divisible by the size of the named axis i (4)",
-                I4, b -> allToAll(b, "i", 0, 0, true), NDArray.arange(12));
+                I4, b -> allToAll(b, "i", 0, 0, TILED), NDArray.arange(12));
         assertJaxText("all_to_all requires the size of the mapped axis axis_name to equal x.shape[split_axis], but"
-                + " they are 8 and 12 respectively.", XY, b -> allToAll(b, List.of("x", "y"), 0, 0, false), x48);
+                + " they are 8 and 12 respectively.", XY, b -> allToAll(b, List.of("x", "y"), 0, 0, UNTILED), x48);
         assertJaxText("tiled reduce_scatter operand scatter dimension size 12 must be divisible by shard_count 8", XY,
-                b -> psumScatter(b, List.of("x", "y"), 0, true), x48);
+                b -> psumScatter(b, List.of("x", "y"), 0, TILED), x48);
         assertJaxText("reduce_scatter operand scatter dimension size 2 must match shard count 4", I4,
-                b -> psumScatter(b, "i", 0, false), NDArray.arange(8));
+                b -> psumScatter(b, "i", 0, UNTILED), NDArray.arange(8));
     }
 }

@@ -9,6 +9,8 @@ import org.junit.jupiter.api.Test;
 import java.util.List;
 import java.util.function.UnaryOperator;
 
+import static dev.shardlings.spmd.Tiling.TILED;
+import static dev.shardlings.spmd.Tiling.UNTILED;
 import static dev.shardlings.sharding.PartitionSpec.P;
 import static dev.shardlings.sharding.PartitionSpec.tuple;
 import static dev.shardlings.spmd.Collectives.allGather;
@@ -84,19 +86,19 @@ class MixedStateCollectiveTest {
                 refused(b -> psum(b, "x", "q"), XY, P("x"), P(), X));
         // 12 columns do not divide by 8, but the states are reported first.
         assertEquals(PSUM_SCATTER + "int32[2,12]{V:x}, axes: ('x', 'y') and input state: {'varying', 'invarying'}",
-                refused(b -> psumScatter(b, List.of("x", "y"), 1, true), XY, P("x"), P(null, tuple("x", "y")),
+                refused(b -> psumScatter(b, List.of("x", "y"), 1, TILED), XY, P("x"), P(null, tuple("x", "y")),
                         NDArray.arange(96).reshape(8, 12)));
     }
 
     @Test
     void psumScatterOverAMixIsRefused() {
         assertEquals(PSUM_SCATTER + "int32[2,32]{V:x}, axes: ('x', 'y') and input state: {'varying', 'invarying'}",
-                refused(b -> psumScatter(b, List.of("x", "y"), 1, true), XY, P("x"), P(null, tuple("x", "y")),
+                refused(b -> psumScatter(b, List.of("x", "y"), 1, TILED), XY, P("x"), P(null, tuple("x", "y")),
                         NDArray.arange(256).reshape(8, 32)));
         assertEquals(PSUM_SCATTER + "int32[8,1]{V:x}, axes: ('x', 'y') and input state: {'varying', 'invarying'}",
-                refused(b -> psumScatter(b, List.of("x", "y"), 0, false), XY, P(null, "x"), P(tuple("x", "y")), X));
+                refused(b -> psumScatter(b, List.of("x", "y"), 0, UNTILED), XY, P(null, "x"), P(tuple("x", "y")), X));
         assertEquals(PSUM_SCATTER + "float32[8,2]{V:x}, axes: ('z', 'x') and input state: {'invarying', 'varying'}",
-                refused(b -> psumScatter(b, List.of("z", "x"), 0, true), YXZ, P(null, "x"), P(tuple("z", "x")), XF));
+                refused(b -> psumScatter(b, List.of("z", "x"), 0, TILED), YXZ, P(null, "x"), P(tuple("z", "x")), XF));
     }
 
     @Test
@@ -105,7 +107,7 @@ class MixedStateCollectiveTest {
                 run(b -> pmax(b, "x", "y"), XY, P("x"), P(), X).toIntArray());
         assertArrayEquals(new int[]{0, 1, 2, 3, 4, 5, 6, 7},
                 run(b -> pmin(b, "x", "y"), XY, P("x"), P(), X).toIntArray());
-        int[] gathered = run(b -> allGather(b, List.of("x", "y"), 0, true), XY, P("x"), P(tuple("x", "y")),
+        int[] gathered = run(b -> allGather(b, List.of("x", "y"), 0, TILED), XY, P("x"), P(tuple("x", "y")),
                 NDArray.arange(8)).toIntArray();
         assertEquals(128, gathered.length);
         for (int d = 0; d < 8; d++) {
@@ -115,7 +117,7 @@ class MixedStateCollectiveTest {
         assertArrayEquals(new int[]{0, 0, 8, 8, 16, 16, 24, 24, 1, 1, 9, 9, 17, 17, 25, 25, 2, 2, 10, 10, 18, 18, 26,
                 26, 3, 3, 11, 11, 19, 19, 27, 27, 4, 4, 12, 12, 20, 20, 28, 28, 5, 5, 13, 13, 21, 21, 29, 29, 6, 6, 14,
                 14, 22, 22, 30, 30, 7, 7, 15, 15, 23, 23, 31, 31},
-                run(b -> allToAll(b, List.of("x", "y"), 0, 0, true), XY, P("x"), P(tuple("x", "y")),
+                run(b -> allToAll(b, List.of("x", "y"), 0, 0, TILED), XY, P("x"), P(tuple("x", "y")),
                         NDArray.arange(32)).toIntArray());
         int[][] shift = new int[8][];
         for (int i = 0; i < 8; i++) {
@@ -126,7 +128,7 @@ class MixedStateCollectiveTest {
                         NDArray.arange(8)).toIntArray());
         // A value that varies over both axes after an all_gather over y may be summed over both.
         assertArrayEquals(new int[]{96, 104, 128, 136, 112, 120, 144, 152},
-                run(b -> psum(allGather(b, "y", 0, true), "x", "y"), XY, P("x", "y"), P(), X).toIntArray());
+                run(b -> psum(allGather(b, "y", 0, TILED), "x", "y"), XY, P("x", "y"), P(), X).toIntArray());
     }
 
     @Test
@@ -143,7 +145,7 @@ class MixedStateCollectiveTest {
             }
         }
         assertArrayEquals(new int[]{192, 256, 208, 272, 224, 288, 240, 304},
-                shardMap(b -> psumScatter(b, List.of("x", "y"), 1, true), XY, P("x"), P("x")).checkVma(false)
+                shardMap(b -> psumScatter(b, List.of("x", "y"), 1, TILED), XY, P("x"), P("x")).checkVma(false)
                         .apply(NDArray.arange(64).reshape(8, 8)).gather().toIntArray());
     }
 }

@@ -8,6 +8,8 @@ import org.junit.jupiter.api.Test;
 
 import java.util.List;
 
+import static dev.shardlings.spmd.Tiling.TILED;
+import static dev.shardlings.spmd.Tiling.UNTILED;
 import static dev.shardlings.sharding.PartitionSpec.P;
 import static dev.shardlings.sharding.PartitionSpec.tuple;
 import static dev.shardlings.spmd.Collectives.allGather;
@@ -77,18 +79,18 @@ class SeedCollectivesTest {
 
     @Test
     void psumScatterTiledAndUntiled() {
-        assertInts(onSeed(b -> psumScatter(b, "i", 0, true), P("i")), 22, 20, 12, 17);
-        assertInts(onSeed(b -> psumScatter(b, "i", 0, false).expandDims(0), P("i")), 22, 20, 12, 17);
+        assertInts(onSeed(b -> psumScatter(b, "i", 0, TILED), P("i")), 22, 20, 12, 17);
+        assertInts(onSeed(b -> psumScatter(b, "i", 0, UNTILED).expandDims(0), P("i")), 22, 20, 12, 17);
     }
 
     @Test
     void psumScatterErrorTexts() {
         Throwable e = assertThrows(DeviceFailureException.class,
-                () -> shardMap(b -> psumScatter(b.slice(0, 0, 2), "i", 0, false), I4, P("i"), P("i")).apply(SEED))
+                () -> shardMap(b -> psumScatter(b.slice(0, 0, 2), "i", 0, UNTILED), I4, P("i"), P("i")).apply(SEED))
                 .getCause();
         assertEquals("reduce_scatter operand scatter dimension size 2 must match shard count 4", e.getMessage());
         e = assertThrows(DeviceFailureException.class,
-                () -> shardMap(b -> psumScatter(b.slice(0, 0, 3), "i", 0, true), I4, P("i"), P("i")).apply(SEED))
+                () -> shardMap(b -> psumScatter(b.slice(0, 0, 3), "i", 0, TILED), I4, P("i"), P("i")).apply(SEED))
                 .getCause();
         assertEquals("tiled reduce_scatter operand scatter dimension size 3 must be divisible by shard_count 4",
                 e.getMessage());
@@ -96,8 +98,8 @@ class SeedCollectivesTest {
 
     @Test
     void allToAllIsABlockTranspose() {
-        assertInts(onSeed(b -> allToAll(b, "i", 0, 0, true), P("i")), 3, 5, 5, 9, 1, 9, 3, 7, 4, 2, 5, 1, 1, 6, 8, 2);
-        assertInts(onSeed(b -> allToAll(b, "i", 0, 0, false), P("i")), 3, 5, 5, 9, 1, 9, 3, 7, 4, 2, 5, 1, 1, 6, 8, 2);
+        assertInts(onSeed(b -> allToAll(b, "i", 0, 0, TILED), P("i")), 3, 5, 5, 9, 1, 9, 3, 7, 4, 2, 5, 1, 1, 6, 8, 2);
+        assertInts(onSeed(b -> allToAll(b, "i", 0, 0, UNTILED), P("i")), 3, 5, 5, 9, 1, 9, 3, 7, 4, 2, 5, 1, 1, 6, 8, 2);
     }
 
     @Test
@@ -128,11 +130,11 @@ class SeedCollectivesTest {
     @Test
     void allGatherTiledAndUntiled() {
         NDArray x = NDArray.of(3, 9, 5, 2);
-        NDArray tiled = shardMap(b -> allGather(b, "i", 0, true), I4, P("i"), P("i")).apply(x).gather();
+        NDArray tiled = shardMap(b -> allGather(b, "i", 0, TILED), I4, P("i"), P("i")).apply(x).gather();
         assertInts(tiled, 3, 9, 5, 2, 3, 9, 5, 2, 3, 9, 5, 2, 3, 9, 5, 2);
         NDArray untiled = shardMap(b -> allGather(b, "i"), I4, P("i"), P("i")).apply(x).gather();
         assertArrayEquals(new int[]{16, 1}, untiled.shape());
-        NDArray invariant = shardMap(b -> allGatherInvariant(b, "i", 0, true), I4, P("i"), P()).apply(x).gather();
+        NDArray invariant = shardMap(b -> allGatherInvariant(b, "i", 0, TILED), I4, P("i"), P()).apply(x).gather();
         assertInts(invariant, 3, 9, 5, 2);
     }
 
@@ -141,15 +143,15 @@ class SeedCollectivesTest {
         NDArray x = NDArray.arange(8).reshape(4, 2);
         var gather = (java.util.function.Function<java.util.function.UnaryOperator<NDArray>, NDArray>) f ->
                 shardMap(f, I4, P("i"), P()).checkVma(false).apply(x).gather();
-        NDArray a0 = gather.apply(b -> allGather(b, "i", 0, false));
+        NDArray a0 = gather.apply(b -> allGather(b, "i", 0, UNTILED));
         assertArrayEquals(new int[]{4, 1, 2}, a0.shape());
         assertInts(a0, 0, 1, 2, 3, 4, 5, 6, 7);
-        NDArray a1 = gather.apply(b -> allGather(b, "i", 1, true));
+        NDArray a1 = gather.apply(b -> allGather(b, "i", 1, TILED));
         assertArrayEquals(new int[]{1, 8}, a1.shape());
-        NDArray a2 = gather.apply(b -> allGather(b, "i", -1, false));
+        NDArray a2 = gather.apply(b -> allGather(b, "i", -1, UNTILED));
         assertArrayEquals(new int[]{1, 2, 4}, a2.shape());
         assertInts(a2, 0, 2, 4, 6, 1, 3, 5, 7);
-        Throwable e = assertThrows(DeviceFailureException.class, () -> gather.apply(b -> allGather(b, "i", 2, true)))
+        Throwable e = assertThrows(DeviceFailureException.class, () -> gather.apply(b -> allGather(b, "i", 2, TILED)))
                 .getCause();
         assertTrue(e.getMessage().contains("axis 2 is out of bounds for array of dimension 2"), e.getMessage());
     }
@@ -183,11 +185,11 @@ class SeedCollectivesTest {
 
     @Test
     void multiAxisAllGather() {
-        NDArray gx = shardMap(v -> allGather(v.reshape(1), "x", 0, true).reshape(1, 1, 4), XY, P("x", "y"),
+        NDArray gx = shardMap(v -> allGather(v.reshape(1), "x", 0, TILED).reshape(1, 1, 4), XY, P("x", "y"),
                 P("x", "y")).apply(NDArray.arange(8).reshape(4, 2)).gather();
         // at (x, y): [y, 2+y, 4+y, 6+y]
         assertInts(gx.take(0, 3).take(0, 1).reshape(4), 1, 3, 5, 7);
-        NDArray gyx = shardMap(v -> allGather(v.reshape(1), List.of("y", "x"), 0, true).reshape(1, 1, 8), XY,
+        NDArray gyx = shardMap(v -> allGather(v.reshape(1), List.of("y", "x"), 0, TILED).reshape(1, 1, 8), XY,
                 P("x", "y"), P("x", "y")).apply(NDArray.arange(8).reshape(4, 2)).gather();
         assertInts(gyx.take(0, 0).take(0, 0).reshape(8), 0, 2, 4, 6, 1, 3, 5, 7);
     }
@@ -207,17 +209,17 @@ class SeedCollectivesTest {
     @Test
     void multiAxisPsumScatter() {
         java.util.function.UnaryOperator<NDArray> xy = v ->
-                psumScatter(NDArray.arange(8).reshape(1, 8).mul(v.add(1)), List.of("x", "y"), 1, false).reshape(1, 1);
+                psumScatter(NDArray.arange(8).reshape(1, 8).mul(v.add(1)), List.of("x", "y"), 1, UNTILED).reshape(1, 1);
         assertInts(onIds(xy), 0, 36, 72, 108, 144, 180, 216, 252);
         java.util.function.UnaryOperator<NDArray> yx = v ->
-                psumScatter(NDArray.arange(8).reshape(1, 8).mul(v.add(1)), List.of("y", "x"), 1, false).reshape(1, 1);
+                psumScatter(NDArray.arange(8).reshape(1, 8).mul(v.add(1)), List.of("y", "x"), 1, UNTILED).reshape(1, 1);
         assertInts(onIds(yx), 0, 144, 36, 180, 72, 216, 108, 252);
     }
 
     @Test
     void multiAxisAllToAll() {
         NDArray out = shardMap(v -> allToAll(NDArray.arange(8).add(v.reshape(1).mul(10)), List.of("y", "x"), 0, 0,
-                true).reshape(1, 1, 8), XY, P("x", "y"), P("x", "y")).apply(NDArray.arange(8).reshape(4, 2)).gather();
+                TILED).reshape(1, 1, 8), XY, P("x", "y"), P("x", "y")).apply(NDArray.arange(8).reshape(4, 2)).gather();
         assertInts(out.take(0, 0).take(0, 0).reshape(8), 0, 20, 40, 60, 10, 30, 50, 70);
     }
 

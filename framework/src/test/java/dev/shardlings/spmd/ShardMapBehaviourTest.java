@@ -12,8 +12,8 @@ import org.junit.jupiter.api.Test;
 import java.time.Duration;
 import java.util.List;
 
+import static dev.shardlings.spmd.Tiling.TILED;
 import static dev.shardlings.sharding.PartitionSpec.P;
-import static dev.shardlings.sharding.PartitionSpec.tuple;
 import static dev.shardlings.spmd.Collectives.allGather;
 import static dev.shardlings.spmd.Collectives.axisIndex;
 import static dev.shardlings.spmd.Collectives.ppermute;
@@ -61,7 +61,7 @@ class ShardMapBehaviourTest {
         assertArrayEquals(new int[]{4, 1}, ok.shape());
         // all_gather stays varying: out P() is an error.
         assertThrows(IllegalArgumentException.class,
-                () -> shardMap(b -> allGather(b, "i", 0, true), I4, P("i"), P()).apply(SEED));
+                () -> shardMap(b -> allGather(b, "i", 0, TILED), I4, P("i"), P()).apply(SEED));
         assertThrows(IllegalArgumentException.class,
                 () -> shardMap(b -> ppermute(b, "i", new int[][]{{0, 1}}), I4, P("i"), P()).apply(SEED));
         assertThrows(IllegalArgumentException.class,
@@ -138,7 +138,7 @@ class ShardMapBehaviourTest {
     void differentCollectivesAreReportedQuickly() {
         CollectiveMismatchException e = assertTimeoutPreemptively(NO_HANG, () -> assertThrows(
                 CollectiveMismatchException.class, () -> shardMap(b -> axisIndex("i").intAt() == 0
-                        ? psum(b, "i") : allGather(b, "i", 0, true).slice(0, 0, 4), I4, P("i"), P("i"))
+                        ? psum(b, "i") : allGather(b, "i", 0, TILED).slice(0, 0, 4), I4, P("i"), P("i"))
                         .checkVma(false).collectiveTimeout(LONG).apply(SEED)));
         assertTrue(e.getMessage().contains("psum over ('i',) of int32[4]"), e.getMessage());
         assertTrue(e.getMessage().contains("all_gather over ('i',) of int32[4]"), e.getMessage());

@@ -19,7 +19,7 @@ public enum Part {
     P0_2("0.2", "matmul, all-gather A", 2,
             List.of(CourseMethod.MATMUL_GATHER_A),
             Text.D0 + "part-02-one-operand-sharded-on-the-contracting-dimension",
-            "AllGather_X A[I, J_X] → A[I, J] along dimension 1 (tiled), then multiply by B; allGatherInvariant"
+            "AllGather_X A[I, J_X] → A[I, J] along dimension 1 (Tiling.TILED), then multiply by B; allGatherInvariant"
                     + " makes the result legal for out spec P()."),
     /** Part 0.3. */
     P0_3("0.3", "matmul, local then psum", 2,
@@ -30,7 +30,8 @@ public enum Part {
     P0_4("0.4", "matmul, reduce-scatter + all-gather", 2,
             List.of(CourseMethod.MATMUL_REDUCE_SCATTER_ALL_GATHER),
             Text.D0 + "part-04-all-reduce-as-reduce-scatter-then-all-gather",
-            "psumScatter(partial, \"X\", 0, true) leaves each device I/X summed rows; gather them along dimension 0."),
+            "psumScatter(partial, \"X\", 0, Tiling.TILED) leaves each device I/X summed rows; gather them along"
+                    + " dimension 0."),
     /** Part 0.5. */
     P0_5("0.5", "matmul, same axis twice", 2,
             List.of(CourseMethod.MATMUL_SAME_AXIS_GATHER_B, CourseMethod.MATMUL_SAME_AXIS_GATHER_A),
@@ -46,7 +47,7 @@ public enum Part {
     P0_7("0.7", "matmul with a gathered weight", 1,
             List.of(CourseMethod.MATMUL_WITH_GATHERED_WEIGHT),
             Text.D0 + "part-07-matmul-with-a-gathered-weight",
-            "gather w's row blocks along dimension 0 (tiled) over i, then x_block · w."),
+            "gather w's row blocks along dimension 0 (Tiling.TILED) over i, then x_block · w."),
     /** Part 0.8. */
     P0_8("0.8", "ring shift with ppermute", 2,
             List.of(CourseMethod.RING_SHIFT),
@@ -101,8 +102,9 @@ public enum Part {
             List.of(CourseMethod.MOE_ALL_TO_ALL),
             Text.D2 + "part-23b-ragged-all-to-all",
             "per round and destination x', send rows [round·C, (round+1)·C) of your tokens for x' (zero rows and"
-                    + " expert id −1 where there are fewer); allToAll(buf, \"X\", 0, 0, true) there and back keeps"
-                    + " the slots in place, so slot j of the returned results belongs to the token you put in slot j."),
+                    + " expert id −1 where there are fewer); allToAll(buf, \"X\", 0, 0, Tiling.TILED) there and back"
+                    + " keeps the slots in place, so slot j of the returned results belongs to the token you put in"
+                    + " slot j."),
     /** Part 2.4. */
     P2_4("2.4", "mixture of experts, top-k", 3,
             List.of(CourseMethod.MOE_TOP_K_LOCAL, CourseMethod.MOE_TOP_K_ALL_TO_ALL),

@@ -1,10 +1,12 @@
 package dev.shardlings.course;
 
+import dev.shardlings.array.KeepDims;
 import dev.shardlings.array.NDArray;
 import dev.shardlings.random.PRNG;
 import dev.shardlings.sharding.Mesh;
 import dev.shardlings.spmd.ShardedArray;
 
+import static dev.shardlings.spmd.Tiling.TILED;
 import static dev.shardlings.sharding.PartitionSpec.P;
 import static dev.shardlings.sharding.PartitionSpec.tuple;
 import static dev.shardlings.spmd.Collectives.allGather;
@@ -32,7 +34,7 @@ public final class Chapter0 {
 
     /** 0.2: A[I, J_X] · B[J, K] → C[I, K]: AllGather_X A[I, J_X] → A[I, J], then a local matmul. */
     public static ShardedArray matmulGatherA(ShardedArray a, ShardedArray b) {
-        return shardMap((x, w) -> allGatherInvariant(x, "X", 1, true).matmul(w), a.mesh(), P(null, "X"), P(), P())
+        return shardMap((x, w) -> allGatherInvariant(x, "X", 1, TILED).matmul(w), a.mesh(), P(null, "X"), P(), P())
                 .apply(a, b);
     }
 
@@ -45,20 +47,20 @@ public final class Chapter0 {
     public static ShardedArray matmulReduceScatterAllGather(ShardedArray a, ShardedArray b) {
         return shardMap((x, w) -> {
             NDArray partial = x.matmul(w);                            // C[I, K]{U_X}
-            NDArray scattered = psumScatter(partial, "X", 0, true);    // C[I_X, K]
-            return allGatherInvariant(scattered, "X", 0, true);       // C[I, K]
+            NDArray scattered = psumScatter(partial, "X", 0, TILED);    // C[I_X, K]
+            return allGatherInvariant(scattered, "X", 0, TILED);       // C[I, K]
         }, a.mesh(), P(null, "X"), P("X", null), P()).apply(a, b);
     }
 
     /** 0.5, first half: A[I_X, J] · B[J, K_X] → C[I_X, K]: gather B over X. */
     public static ShardedArray matmulSameAxisGatherB(ShardedArray a, ShardedArray b) {
-        return shardMap((x, w) -> x.matmul(allGather(w, "X", 1, true)), a.mesh(), P("X", null), P(null, "X"),
+        return shardMap((x, w) -> x.matmul(allGather(w, "X", 1, TILED)), a.mesh(), P("X", null), P(null, "X"),
                 P("X", null)).apply(a, b);
     }
 
     /** 0.5, second half: A[I_X, J] · B[J, K_X] → C[I, K_X]: gather A over X. */
     public static ShardedArray matmulSameAxisGatherA(ShardedArray a, ShardedArray b) {
-        return shardMap((x, w) -> allGather(x, "X", 0, true).matmul(w), a.mesh(), P("X", null), P(null, "X"),
+        return shardMap((x, w) -> allGather(x, "X", 0, TILED).matmul(w), a.mesh(), P("X", null), P(null, "X"),
                 P(null, "X")).apply(a, b);
     }
 
@@ -68,16 +70,16 @@ public final class Chapter0 {
      */
     public static ShardedArray parallelNormalize(ShardedArray x) {
         return shardMap(block -> {
-            NDArray mean = pmean(block.mean(true, 1), "j");
+            NDArray mean = pmean(block.mean(KeepDims.KEEP, 1), "j");
             NDArray centred = block.sub(mean);
-            NDArray var = pmean(centred.square().mean(true, 1), "j");
+            NDArray var = pmean(centred.square().mean(KeepDims.KEEP, 1), "j");
             return centred.div(var.add(1e-5f).sqrt());
         }, x.mesh(), P("i", "j"), P("i", "j")).apply(x);
     }
 
     /** 0.7: x[B_i, D] · w[D_i, F] → y[B_i, F]: AllGather_i the weight, then a local matmul. */
     public static ShardedArray matmulWithGatheredWeight(ShardedArray x, ShardedArray w) {
-        return shardMap((xb, wb) -> xb.matmul(allGather(wb, "i", 0, true)), x.mesh(), P("i", null), P("i", null),
+        return shardMap((xb, wb) -> xb.matmul(allGather(wb, "i", 0, TILED)), x.mesh(), P("i", null), P("i", null),
                 P("i", null)).apply(x, w);
     }
 

@@ -1,5 +1,6 @@
 package dev.shardlings.course;
 
+import dev.shardlings.array.KeepDims;
 import dev.shardlings.array.NDArray;
 import dev.shardlings.sharding.Mesh;
 import dev.shardlings.spmd.ShardedArray;
@@ -18,7 +19,7 @@ public final class Problem1 {
 
     /** Part 1.1a: f32[S_X, D_Y] → f32[X, Y], the mean of every block, with no communication. */
     public static ShardedArray perShardMean(ShardedArray a) {
-        return shardMap(block -> block.mean(true), a.mesh(), P("X", "Y"), P("X", "Y")).apply(a);
+        return shardMap(block -> block.mean(KeepDims.KEEP), a.mesh(), P("X", "Y"), P("X", "Y")).apply(a);
     }
 
     /** Part 1.1b: the same in global view: [S, D] → [X, S/X, Y, D/Y] → mean over axes 1 and 3 → [X, Y]. */
@@ -27,7 +28,7 @@ public final class Problem1 {
         int y = mesh.axisSize("Y");
         int s = a.shape(0);
         int d = a.shape(1);
-        return a.reshape(x, s / x, y, d / y).mean(false, 1, 3);
+        return a.reshape(x, s / x, y, d / y).mean(1, 3);
     }
 
     /** Part 1.2a: roll(block, shift, axis 0) − block on every device. */

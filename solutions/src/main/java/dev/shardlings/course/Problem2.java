@@ -8,6 +8,7 @@ import dev.shardlings.spmd.ShardedArray;
 import java.util.ArrayList;
 import java.util.List;
 
+import static dev.shardlings.spmd.Tiling.TILED;
 import static dev.shardlings.sharding.PartitionSpec.P;
 import static dev.shardlings.spmd.Collectives.allGather;
 import static dev.shardlings.spmd.Collectives.allToAll;
@@ -77,8 +78,8 @@ public final class Problem2 {
      */
     public static ShardedArray moeAllGather(ShardedArray a, ShardedArray w, ShardedArray b) {
         return ShardMap.shardMap(blk -> {
-            NDArray all = allGather(allGather(blk.get(0), "Y", 1, true), "X", 0, true);  // A[S, D]
-            int[] route = allGather(blk.get(2), "X", 0, true).toIntArray();               // B[S]
+            NDArray all = allGather(allGather(blk.get(0), "Y", 1, TILED), "X", 0, TILED);  // A[S, D]
+            int[] route = allGather(blk.get(2), "X", 0, TILED).toIntArray();               // B[S]
             NDArray wl = blk.get(1);                                                      // W[E/X, D, F/Y]
             int first = axisIndex("X").intAt() * wl.shape(0);
             int[] local = new int[route.length];
@@ -86,7 +87,7 @@ public final class Problem2 {
                 int e = route[i] - first;
                 local[i] = e >= 0 && e < wl.shape(0) ? e : -1;
             }
-            return List.of(psumScatter(expertMatmul(all, local, wl), "X", 0, true));     // Out[S/X, F/Y]
+            return List.of(psumScatter(expertMatmul(all, local, wl), "X", 0, TILED));     // Out[S/X, F/Y]
         }, a.mesh(), List.of(P("X", "Y"), P("X", null, "Y"), P("X")), List.of(P("X", "Y"))).call(a, w, b).get(0);
     }
 
@@ -95,7 +96,7 @@ public final class Problem2 {
      * {@code capacity} tokens per (source, destination) pair and round; the number of rounds is agreed with a pmax.
      */
     public static ShardedArray moeAllToAll(ShardedArray a, ShardedArray w, ShardedArray b, int capacity) {
-        return ShardMap.shardMap(blk -> List.of(route(allGather(blk.get(0), "Y", 1, true), blk.get(1),
+        return ShardMap.shardMap(blk -> List.of(route(allGather(blk.get(0), "Y", 1, TILED), blk.get(1),
                         blk.get(2).toIntArray(), capacity, 1)),
                 a.mesh(), List.of(P("X", "Y"), P("X", null, "Y"), P("X")), List.of(P("X", "Y"))).call(a, w, b).get(0);
     }
@@ -148,10 +149,10 @@ public final class Problem2 {
             }
             NDArray padded = NDArray.concat(0, tokens, NDArray.zeros(DType.FLOAT32, 1, d));
             NDArray send = padded.take(NDArray.fromInts(sendRows, sendRows.length), 0);            // [X·C, D]
-            NDArray got = allToAll(send, "X", 0, 0, true);                                          // [X·C, D]
-            int[] gotIds = allToAll(NDArray.fromInts(sendIds, sendIds.length), "X", 0, 0, true).toIntArray();
+            NDArray got = allToAll(send, "X", 0, 0, TILED);                                     // [X·C, D]
+            int[] gotIds = allToAll(NDArray.fromInts(sendIds, sendIds.length), "X", 0, 0, TILED).toIntArray();
             NDArray results = expertMatmul(got, gotIds, wl);                                        // [X·C, F/Y]
-            NDArray back = allToAll(results, "X", 0, 0, true);                                      // [X·C, F/Y]
+            NDArray back = allToAll(results, "X", 0, 0, TILED);                                 // [X·C, F/Y]
             NDArray withZero = NDArray.concat(0, back, NDArray.zeros(DType.FLOAT32, 1, fOut));
             out = out.add(withZero.take(NDArray.fromInts(slotOf, n), 0));
         }
@@ -173,7 +174,7 @@ public final class Problem2 {
     /** 2.4, sharded: the ragged all-to-all of 2.3b on the S·k (token, expert) pairs, then the mean over k. */
     public static ShardedArray moeTopKAllToAll(ShardedArray a, ShardedArray w, ShardedArray b, int capacity) {
         return ShardMap.shardMap(blk -> {
-            NDArray tokens = allGather(blk.get(0), "Y", 1, true);                       // A[S/X, D]
+            NDArray tokens = allGather(blk.get(0), "Y", 1, TILED);                       // A[S/X, D]
             NDArray route = blk.get(2);                                                 // B[S/X, k]
             int s = route.shape(0);
             int k = route.shape(1);

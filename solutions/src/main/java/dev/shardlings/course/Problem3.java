@@ -7,6 +7,7 @@ import dev.shardlings.spmd.ShardedArray;
 import java.util.ArrayList;
 import java.util.List;
 
+import static dev.shardlings.spmd.Tiling.TILED;
 import static dev.shardlings.sharding.PartitionSpec.P;
 import static dev.shardlings.spmd.Collectives.allGather;
 import static dev.shardlings.spmd.Collectives.axisIndex;
@@ -87,7 +88,7 @@ public final class Problem3 {
 
     /** 3.0 baseline: AllGather_Y A[B_X, D_Y] → A[B_X, D], then a local matmul. */
     public static ShardedArray allGatherMatmulNaive(ShardedArray a, ShardedArray w) {
-        return shardMap((x, v) -> allGather(x, "Y", 1, true).matmul(v), a.mesh(), P("X", "Y"), P(null, "Y"),
+        return shardMap((x, v) -> allGather(x, "Y", 1, TILED).matmul(v), a.mesh(), P("X", "Y"), P(null, "Y"),
                 P("X", "Y")).apply(a, w);
     }
 
@@ -119,10 +120,10 @@ public final class Problem3 {
     /** 3.3 baseline: all-gather In, matmul, gelu, matmul, reduce-scatter. */
     public static ShardedArray transformerBlockNaive(ShardedArray in, ShardedArray win, ShardedArray wout) {
         return ShardMap.shardMap(b -> {
-            NDArray full = allGather(b.get(0), "Y", 1, true);           // In[B_X, D]
+            NDArray full = allGather(b.get(0), "Y", 1, TILED);           // In[B_X, D]
             NDArray hidden = full.matmul(b.get(1)).gelu();              // [B_X, F_Y]
             NDArray partial = hidden.matmul(b.get(2));                  // Out[B_X, D]{U_Y}
-            return List.of(psumScatter(partial, "Y", 1, true));         // Out[B_X, D_Y]
+            return List.of(psumScatter(partial, "Y", 1, TILED));         // Out[B_X, D_Y]
         }, in.mesh(), List.of(P("X", "Y"), P(null, "Y"), P("Y", null)), List.of(P("X", "Y")))
                 .call(in, win, wout).get(0);
     }

@@ -13,6 +13,7 @@ import org.openjdk.jmh.annotations.Setup;
 
 import java.util.concurrent.TimeUnit;
 
+import static dev.shardlings.spmd.Tiling.TILED;
 import static dev.shardlings.sharding.PartitionSpec.P;
 
 /**
@@ -41,7 +42,7 @@ public class AllGatherBench extends BenchDefaults {
         Mesh mesh = Mesh.makeMesh(new int[]{devices}, "X");
         NDArray whole = NDArray.fromFloats(randomFloats(ELEMENTS, 3), ELEMENTS);
         x = ShardedArray.devicePut(whole, mesh, P("X"));
-        gather = ShardMap.shardMap(b -> Collectives.allGather(b, "X", 0, true), mesh, P("X"), P("X"));
+        gather = ShardMap.shardMap(b -> Collectives.allGather(b, "X", 0, TILED), mesh, P("X"), P("X"));
         source = whole.toFloatArray();
         copies = new float[devices][ELEMENTS];
     }

@@ -1,5 +1,6 @@
 package dev.shardlings.grader.selftest;
 
+import dev.shardlings.array.KeepDims;
 import dev.shardlings.array.NDArray;
 import dev.shardlings.grader.GradingFailure;
 import dev.shardlings.grader.GradingFailure.Kind;
@@ -9,6 +10,7 @@ import dev.shardlings.grader.chapter0.Chapter0Checks;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
 
+import static dev.shardlings.spmd.Tiling.TILED;
 import static dev.shardlings.sharding.PartitionSpec.P;
 import static dev.shardlings.sharding.PartitionSpec.tuple;
 import static dev.shardlings.spmd.Collectives.allGather;
@@ -36,7 +38,7 @@ class Chapter0WrongImplementationsTest {
     @Test
     void gatheringBothOperandsInsteadOfAPsumIsTheWrongCommunication() {
         GradingFailure f = rejected(Kind.STRUCTURE, () -> Chapter0Checks.psumMatmul((a, b) -> shardMap(
-                (x, w) -> allGatherInvariant(x, "X", 1, true).matmul(allGatherInvariant(w, "X", 0, true)),
+                (x, w) -> allGatherInvariant(x, "X", 1, TILED).matmul(allGatherInvariant(w, "X", 0, TILED)),
                 a.mesh(), P(null, "X"), P("X", null), P()).apply(a, b), X4));
         assertTrue(f.getMessage().contains("exactly one psum over X"), f.getMessage());
         assertTrue(f.getMessage().contains("all_gather over ('X',)"), "shows what the device did: " + f.getMessage());
@@ -58,9 +60,9 @@ class Chapter0WrongImplementationsTest {
     void gatheringTheWrongOperandForCIxKIsRejected() {
         // Gathers A (rows) and keeps B's columns split: C[I, K_X], laid out P(None, 'X') instead of P('X', None).
         rejected(Kind.WRONG_SHARDING, () -> Chapter0Checks.sameAxis((a, b) -> shardMap(
-                        (x, w) -> allGather(x, "X", 0, true).matmul(w), a.mesh(), P("X", null), P(null, "X"),
+                        (x, w) -> allGather(x, "X", 0, TILED).matmul(w), a.mesh(), P("X", null), P(null, "X"),
                         P(null, "X")).apply(a, b),
-                (a, b) -> shardMap((x, w) -> allGather(x, "X", 0, true).matmul(w), a.mesh(), P("X", null),
+                (a, b) -> shardMap((x, w) -> allGather(x, "X", 0, TILED).matmul(w), a.mesh(), P("X", null),
                         P(null, "X"), P(null, "X")).apply(a, b), X4));
     }
 
@@ -68,8 +70,8 @@ class Chapter0WrongImplementationsTest {
     void normalisingOverTheBlockOnlyIsWrongValues() {
         Chapter0Case c = new Chapter0Case(MeshSpec.of("i", 2, "j", 2), 2, 3, 1, 9, 0);
         rejected(Kind.WRONG_VALUES, () -> Chapter0Checks.normalize(x -> shardMap(b -> {
-            NDArray mean = b.mean(true, 1);
-            NDArray var = b.sub(mean).square().mean(true, 1);
+            NDArray mean = b.mean(KeepDims.KEEP, 1);
+            NDArray var = b.sub(mean).square().mean(KeepDims.KEEP, 1);
             return b.sub(mean).div(var.add(1e-5f).sqrt());
         }, x.mesh(), P("i", "j"), P("i", "j")).apply(x), c));
     }
@@ -78,9 +80,9 @@ class Chapter0WrongImplementationsTest {
     void gatheringTheRowToNormaliseIsRejected() {
         Chapter0Case c = new Chapter0Case(MeshSpec.of("i", 2, "j", 2), 2, 3, 1, 9, 0);
         GradingFailure f = rejected(Kind.STRUCTURE, () -> Chapter0Checks.normalize(x -> shardMap(b -> {
-            NDArray row = allGather(b, "j", 1, true);
-            NDArray mean = pmean(row.mean(true, 1), "j");
-            NDArray var = pmean(row.sub(mean).square().mean(true, 1), "j");
+            NDArray row = allGather(b, "j", 1, TILED);
+            NDArray mean = pmean(row.mean(KeepDims.KEEP, 1), "j");
+            NDArray var = pmean(row.sub(mean).square().mean(KeepDims.KEEP, 1), "j");
             return b.sub(mean).div(var.add(1e-5f).sqrt());
         }, x.mesh(), P("i", "j"), P("i", "j")).apply(x), c));
         assertTrue(f.reason().contains("pmean or psum over j"), f.reason());

@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.function.BinaryOperator;
 
+import static dev.shardlings.spmd.Tiling.TILED;
 import static dev.shardlings.sharding.PartitionSpec.P;
 import static dev.shardlings.spmd.Collectives.allGather;
 import static dev.shardlings.spmd.Collectives.axisIndex;
@@ -58,7 +59,7 @@ class CollectiveMatmulWrongImplementationsTest {
     }
 
     /** A right 3.0 baseline, so that the collective half alone decides. */
-    private static final BinaryOperator<ShardedArray> NAIVE_3_0 = xyAndColsY((x, v) -> allGather(x, "Y", 1, true)
+    private static final BinaryOperator<ShardedArray> NAIVE_3_0 = xyAndColsY((x, v) -> allGather(x, "Y", 1, TILED)
             .matmul(v));
 
     /** A right 3.0 written the book's way: chunks travel down (s → s − 1), so device y holds chunk y + k. */
@@ -149,8 +150,8 @@ class CollectiveMatmulWrongImplementationsTest {
 
     @Test
     void aNaiveBaselineThatGathersTheWeightsIsRejected() {
-        BinaryOperator<ShardedArray> gathersW = (a, w) -> shardMap((x, v) -> allGather(x, "Y", 1, true)
-                        .matmul(allGather(v, "Y", 1, true)).slice(1, axisIndex("Y").intAt() * v.shape(1),
+        BinaryOperator<ShardedArray> gathersW = (a, w) -> shardMap((x, v) -> allGather(x, "Y", 1, TILED)
+                        .matmul(allGather(v, "Y", 1, TILED)).slice(1, axisIndex("Y").intAt() * v.shape(1),
                                 (axisIndex("Y").intAt() + 1) * v.shape(1)),
                 a.mesh(), P("X", "Y"), P(null, "Y"), P("X", "Y")).apply(a, w);
         rejected(Kind.STRUCTURE, "exactly one all_gather over Y",
@@ -206,7 +207,7 @@ class CollectiveMatmulWrongImplementationsTest {
     @Test
     void aPsumScatterIsNotAReduceScatterCollectiveMatmul() {
         rejected(Kind.STRUCTURE, "this part allows only ppermute over Y", () -> Problem3Checks.reduceScatterMatmul(
-                rowsY((t, v) -> psumScatter(t.matmul(v), "Y", 1, true)), BOOK));
+                rowsY((t, v) -> psumScatter(t.matmul(v), "Y", 1, TILED)), BOOK));
     }
 
     @Test
@@ -249,7 +250,7 @@ class CollectiveMatmulWrongImplementationsTest {
     }
 
     private static final Problem3Checks.Block NAIVE_BLOCK = (in, win, wout) -> block(in, win, wout, b -> List.of(
-            psumScatter(allGather(b.get(0), "Y", 1, true).matmul(b.get(1)).gelu().matmul(b.get(2)), "Y", 1, true)));
+            psumScatter(allGather(b.get(0), "Y", 1, TILED).matmul(b.get(1)).gelu().matmul(b.get(2)), "Y", 1, TILED)));
 
     @Test
     void theNaiveBlockIsNotTheCollectiveOne() {
@@ -260,7 +261,7 @@ class CollectiveMatmulWrongImplementationsTest {
     @Test
     void forgettingTheNonLinearityIsWrongValues() {
         Problem3Checks.Block linear = (in, win, wout) -> block(in, win, wout, b -> List.of(
-                psumScatter(allGather(b.get(0), "Y", 1, true).matmul(b.get(1)).matmul(b.get(2)), "Y", 1, true)));
+                psumScatter(allGather(b.get(0), "Y", 1, TILED).matmul(b.get(1)).matmul(b.get(2)), "Y", 1, TILED)));
         rejected(Kind.WRONG_VALUES, "Expected vs actual",
                 () -> Problem3Checks.transformerBlock(linear, NAIVE_BLOCK, BOOK));
     }

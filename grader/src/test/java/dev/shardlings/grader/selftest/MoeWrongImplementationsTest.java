@@ -15,6 +15,7 @@ import org.junit.jupiter.api.function.Executable;
 import java.util.ArrayList;
 import java.util.List;
 
+import static dev.shardlings.spmd.Tiling.TILED;
 import static dev.shardlings.grader.problem2.MoeCase.Routing.UNIFORM;
 import static dev.shardlings.sharding.PartitionSpec.P;
 import static dev.shardlings.spmd.Collectives.allGather;
@@ -114,15 +115,15 @@ class MoeWrongImplementationsTest {
 
     /** 2.3a, written here: gather everything, compute your experts' tokens, reduce-scatter over X. */
     private static final Problem2Checks.Sharded GATHER = (a, w, b) -> sharded(a, w, b, blk -> {
-        NDArray all = allGather(allGather(blk.get(0), "Y", 1, true), "X", 0, true);
-        int[] route = allGather(blk.get(2), "X", 0, true).toIntArray();
+        NDArray all = allGather(allGather(blk.get(0), "Y", 1, TILED), "X", 0, TILED);
+        int[] route = allGather(blk.get(2), "X", 0, TILED).toIntArray();
         int per = blk.get(1).shape(0);
         int first = axisIndex("X").intAt() * per;
         int[] local = new int[route.length];
         for (int i = 0; i < route.length; i++) {
             local[i] = route[i] >= first && route[i] < first + per ? route[i] - first : -1;
         }
-        return List.of(psumScatter(perToken(all, local, blk.get(1)), "X", 0, true));
+        return List.of(psumScatter(perToken(all, local, blk.get(1)), "X", 0, TILED));
     });
 
     @Test
@@ -134,7 +135,7 @@ class MoeWrongImplementationsTest {
     void onlyTheLocalTokensIsWrongValues() {
         rejected(Kind.WRONG_VALUES, "Expected vs actual", () -> Problem2Checks.moeAllGather((a, w, b) -> sharded(a,
                 w, b, blk -> {
-                    NDArray mine = allGather(blk.get(0), "Y", 1, true);
+                    NDArray mine = allGather(blk.get(0), "Y", 1, TILED);
                     int[] route = blk.get(2).toIntArray();
                     int per = blk.get(1).shape(0);
                     int[] local = new int[route.length];
@@ -151,7 +152,7 @@ class MoeWrongImplementationsTest {
      */
     private static Problem2Checks.Ragged ragged(boolean padCompute, boolean oneRound) {
         return (a, w, b, capacity) -> sharded(a, w, b, blk -> {
-            NDArray tokens = allGather(blk.get(0), "Y", 1, true);
+            NDArray tokens = allGather(blk.get(0), "Y", 1, TILED);
             int[] route = blk.get(2).toIntArray();
             NDArray wl = blk.get(1);
             int x = axisSize("X");
@@ -186,9 +187,9 @@ class MoeWrongImplementationsTest {
                     }
                 }
                 NDArray padded = NDArray.concat(0, tokens, NDArray.zeros(DType.FLOAT32, 1, tokens.shape(1)));
-                NDArray got = allToAll(padded.take(NDArray.fromInts(rows, rows.length), 0), "X", 0, 0, true);
-                int[] gotIds = allToAll(NDArray.fromInts(ids, ids.length), "X", 0, 0, true).toIntArray();
-                NDArray back = allToAll(perToken(got, gotIds, wl), "X", 0, 0, true);
+                NDArray got = allToAll(padded.take(NDArray.fromInts(rows, rows.length), 0), "X", 0, 0, TILED);
+                int[] gotIds = allToAll(NDArray.fromInts(ids, ids.length), "X", 0, 0, TILED).toIntArray();
+                NDArray back = allToAll(perToken(got, gotIds, wl), "X", 0, 0, TILED);
                 NDArray withZero = NDArray.concat(0, back, NDArray.zeros(DType.FLOAT32, 1, wl.shape(2)));
                 out = out.add(withZero.take(NDArray.fromInts(slot, n), 0));
             }

@@ -1,5 +1,6 @@
 package dev.shardlings.grader.selftest;
 
+import dev.shardlings.array.KeepDims;
 import dev.shardlings.array.DType;
 import dev.shardlings.array.NDArray;
 import dev.shardlings.grader.GradingFailure;
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.function.Executable;
 import java.util.ArrayList;
 import java.util.List;
 
+import static dev.shardlings.spmd.Tiling.TILED;
 import static dev.shardlings.grader.problem2.MoeCase.Routing.UNIFORM;
 import static dev.shardlings.sharding.PartitionSpec.P;
 import static dev.shardlings.spmd.Collectives.allGather;
@@ -65,7 +67,7 @@ class PrecisionGapsTest {
                     int y = axisIndex("Y").intAt();
                     int r = block.shape(0);
                     int c = block.shape(1);
-                    return whole.slice(0, x * r, (x + 1) * r).slice(1, y * c, (y + 1) * c).mean(true);
+                    return whole.slice(0, x * r, (x + 1) * r).slice(1, y * c, (y + 1) * c).mean(KeepDims.KEEP);
                 }, a.mesh(), P("X", "Y"), P("X", "Y")).apply(a), P1));
     }
 
@@ -90,7 +92,7 @@ class PrecisionGapsTest {
                 int y = axisIndex("Y").intAt();
                 int r = block.shape(0);
                 int c = block.shape(1);
-                return whole.slice(0, x * r, (x + 1) * r).slice(1, y * c, (y + 1) * c).mean(true);
+                return whole.slice(0, x * r, (x + 1) * r).slice(1, y * c, (y + 1) * c).mean(KeepDims.KEEP);
             }, a.mesh(), P("X", "Y"), P("X", "Y")).apply(a);
         }, P1));
     }
@@ -102,8 +104,8 @@ class PrecisionGapsTest {
         // Every device gathers all experts (W over X) and computes its own tokens: right values, opposite design.
         rejected(Kind.STRUCTURE, "shape of an expert block", () -> Problem2Checks.moeAllGather((a, w, b) ->
                 ShardMap.shardMap(blk -> {
-                    NDArray tokens = allGather(blk.get(0), "Y", 1, true);           // [S/X, D]
-                    NDArray experts = allGather(blk.get(1), "X", 0, true);          // [E, D, F/Y]
+                    NDArray tokens = allGather(blk.get(0), "Y", 1, TILED);           // [S/X, D]
+                    NDArray experts = allGather(blk.get(1), "X", 0, TILED);          // [E, D, F/Y]
                     int[] route = blk.get(2).toIntArray();
                     List<NDArray> rows = new ArrayList<>();
                     for (int i = 0; i < route.length; i++) {
@@ -119,8 +121,8 @@ class PrecisionGapsTest {
         // Gathers the tokens as asked, but multiplies all S tokens by each local expert and masks afterwards.
         rejected(Kind.STRUCTURE, "multiply only the tokens routed to this device's experts",
                 () -> Problem2Checks.moeAllGather((a, w, b) -> ShardMap.shardMap(blk -> {
-                    NDArray all = allGather(allGather(blk.get(0), "Y", 1, true), "X", 0, true);
-                    int[] route = allGather(blk.get(2), "X", 0, true).toIntArray();
+                    NDArray all = allGather(allGather(blk.get(0), "Y", 1, TILED), "X", 0, TILED);
+                    int[] route = allGather(blk.get(2), "X", 0, TILED).toIntArray();
                     NDArray wl = blk.get(1);
                     int first = axisIndex("X").intAt() * wl.shape(0);
                     NDArray out = null;
@@ -133,7 +135,7 @@ class PrecisionGapsTest {
                                 .mul(NDArray.fromFloats(mask, route.length, 1));
                         out = out == null ? masked : out.add(masked);
                     }
-                    return List.of(psumScatter(out, "X", 0, true));
+                    return List.of(psumScatter(out, "X", 0, TILED));
                 }, a.mesh(), List.of(P("X", "Y"), P("X", null, "Y"), P("X")), List.of(P("X", "Y")))
                         .call(a, w, b).get(0), MOE));
     }
@@ -188,8 +190,8 @@ class PrecisionGapsTest {
         rejected(Kind.STRUCTURE, "reduce the per-row statistics", () -> Chapter0Checks.normalize(x -> shardMap(
                 block -> {
                     NDArray gathered = pmean(block, "j");                             // [rows, D/j], a whole block
-                    NDArray mean = pmean(block.mean(true, 1), "j");
-                    NDArray var = pmean(block.sub(mean).square().mean(true, 1), "j");
+                    NDArray mean = pmean(block.mean(KeepDims.KEEP, 1), "j");
+                    NDArray var = pmean(block.sub(mean).square().mean(KeepDims.KEEP, 1), "j");
                     return block.sub(mean).div(var.add(1e-5f).sqrt()).add(gathered.mul(0f));
                 }, x.mesh(), P("i", "j"), P("i", "j")).apply(x),
                 new Chapter0Case(MeshSpec.of("i", 2, "j", 2), 2, 3, 1, 4, 0)));

@@ -9,7 +9,6 @@ import dev.shardlings.grader.MeshSpec;
 import dev.shardlings.grader.problem3.MatmulCase;
 import dev.shardlings.grader.problem3.Problem3Checks;
 import dev.shardlings.spmd.ShardMap;
-import dev.shardlings.spmd.ShardedArray;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -21,6 +20,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 
+import static dev.shardlings.spmd.Tiling.TILED;
 import static dev.shardlings.sharding.PartitionSpec.P;
 import static dev.shardlings.spmd.Collectives.allGather;
 import static dev.shardlings.spmd.Collectives.psumScatter;
@@ -66,7 +66,7 @@ class ReproducibilityTest {
     void aReportsNumbersAreTheSameOnEveryJdk() throws Exception {
         // A transformer block without its gelu: the report prints float32 values of both products and of gelu.
         Problem3Checks.Block linear = (in, win, wout) -> ShardMap.shardMap(b -> List.of(psumScatter(
-                        allGather(b.get(0), "Y", 1, true).matmul(b.get(1)).matmul(b.get(2)), "Y", 1, true)), in.mesh(),
+                        allGather(b.get(0), "Y", 1, TILED).matmul(b.get(1)).matmul(b.get(2)), "Y", 1, TILED)), in.mesh(),
                 List.of(P("X", "Y"), P(null, "Y"), P("Y", null)), List.of(P("X", "Y"))).call(in, win, wout).get(0);
         MatmulCase c = new MatmulCase(MeshSpec.of("X", 1, "Y", 2), 2, 1, 2, 11, 2);
         GradingFailure f = assertThrows(GradingFailure.class, () -> Problem3Checks.transformerBlock(linear, linear, c));

@@ -1,5 +1,6 @@
 package dev.shardlings.grader.selftest;
 
+import dev.shardlings.array.KeepDims;
 import dev.shardlings.ExerciseNotDone;
 import dev.shardlings.array.DType;
 import dev.shardlings.array.NDArray;
@@ -60,14 +61,14 @@ class WrongImplementationsTest {
         rejected(Kind.WRONG_VALUES, () -> Problem1Checks.perShardMeanGlobal((a, mesh) -> {
             int x = mesh.axisSize("X");
             int y = mesh.axisSize("Y");
-            return a.reshape(x, a.shape(0) / x, y, a.shape(1) / y).mean(false, 0, 2);
+            return a.reshape(x, a.shape(0) / x, y, a.shape(1) / y).mean(0, 2);
         }, TWO_BY_TWO));
     }
 
     @Test
     void meanWithoutKeepdimsIsTheWrongShape() {
         GradingFailure f = rejected(Kind.WRONG_SHAPE, () -> Problem1Checks.perShardMean(
-                a -> shardMap(b -> b.mean(false).reshape(1), a.mesh(), P("X", "Y"), P("X")).checkVma(false).apply(a),
+                a -> shardMap(b -> b.mean().reshape(1), a.mesh(), P("X", "Y"), P("X")).checkVma(false).apply(a),
                 TWO_BY_TWO));
         assertTrue(f.reason().contains("shape"), f.reason());
     }
@@ -76,7 +77,7 @@ class WrongImplementationsTest {
     void aCollectiveThatChangesNothingIsStillRejected() {
         GradingFailure f = rejected(Kind.STRUCTURE, () -> Problem1Checks.perShardMean(a -> shardMap(b -> {
             int[][] identity = {{0, 0}, {1, 1}};
-            return ppermute(b.mean(true), "X", identity);
+            return ppermute(b.mean(KeepDims.KEEP), "X", identity);
         }, a.mesh(), P("X", "Y"), P("X", "Y")).apply(a), TWO_BY_TWO));
         assertTrue(f.reason().contains("ppermute"), f.reason());
     }
@@ -87,7 +88,7 @@ class WrongImplementationsTest {
             NDArray whole = a.gather();
             int x = a.mesh().axisSize("X");
             int y = a.mesh().axisSize("Y");
-            NDArray means = whole.reshape(x, whole.shape(0) / x, y, whole.shape(1) / y).mean(false, 1, 3);
+            NDArray means = whole.reshape(x, whole.shape(0) / x, y, whole.shape(1) / y).mean(1, 3);
             return ShardedArray.devicePut(means, a.mesh(), P("X", "Y"));
         }, TWO_BY_TWO));
         assertTrue(f.reason().contains("shardMap"), f.reason());
