@@ -6,7 +6,6 @@ import dev.shardlings.sharding.Device;
 import dev.shardlings.sharding.NamedSharding;
 import dev.shardlings.sharding.PartitionSpec;
 import dev.shardlings.spmd.ShardedArray;
-import dev.shardlings.trace.Trace;
 import dev.shardlings.trace.TraceEvent;
 
 import java.util.ArrayList;
@@ -49,50 +48,54 @@ public final class Checks {
     }
 
     /**
-     * A sharded result: global shape, dtype, layout ({@code expectedSpec}, compared up to trailing Nones) and values.
+     * A sharded result: global shape, dtype, layout ({@code expectedSpec}, compared up to trailing Nones) and values,
+     * every replica included.
      *
+     * @param run          the graded call and its result
      * @param inputs       the whole inputs as text ({@link Reports#inputs})
      * @param inputPicture the input's sharding picture, or null
+     * @throws GradingFailure of kind WRONG_SHAPE, WRONG_SHARDING or WRONG_VALUES for the first thing that is wrong
      */
-    public static void shardedResult(Part part, String caseText, String inputs, NDArray expected,
-                                     ShardedArray actual, PartitionSpec expectedSpec, Tolerance tol,
-                                     String inputPicture) {
+    public static void shardedResult(CaseRun<ShardedArray> run, String inputs, NDArray expected,
+                                     PartitionSpec expectedSpec, Tolerance tol, String inputPicture) {
         CheckLog.ran(Check.VALUES, Check.LAYOUT);
+        ShardedArray actual = run.value();
         int[] es = expected.shape();
         int[] as = actual.shape();
         if (!Arrays.equals(es, as)) {
-            throw new GradingFailure(GradingFailure.Kind.WRONG_SHAPE,
-                    "output shape " + Reports.tuple(as) + ", expected " + Reports.tuple(es),
-                    Reports.header(part, "returned the wrong shape") + caseText + "\n\nExpected global shape "
-                            + Reports.tuple(es) + ", got " + Reports.tuple(as) + " (laid out " + actual.spec()
-                            + ", local blocks " + Reports.tuple(actual.sharding().shardShape(as)) + ").\n"
-                            + "Remember: shardMap's global output shape is the block shape times the number of"
-                            + " devices along each axis the out spec names.\n" + picture("Input", inputPicture)
-                            + "\nHint: " + part.hint() + "\n" + Reports.pointers(part), null);
+            throw run.report("returned the wrong shape")
+                    .paragraph("Expected global shape " + Reports.tuple(es) + ", got " + Reports.tuple(as)
+                            + " (laid out " + actual.spec() + ", local blocks "
+                            + Reports.tuple(actual.sharding().shardShape(as)) + ").")
+                    .lines("Remember: shardMap's global output shape is the block shape times the number of devices"
+                            + " along each axis the out spec names.")
+                    .block("Input sharding", inputPicture)
+                    .failure(GradingFailure.Kind.WRONG_SHAPE,
+                            "output shape " + Reports.tuple(as) + ", expected " + Reports.tuple(es));
         }
-        checkDtype(part, caseText, expected.dtype(), actual.dtype());
+        checkDtype(run, expected.dtype(), actual.dtype());
         if (!actual.spec().isEquivalentTo(expectedSpec)) {
-            throw new GradingFailure(GradingFailure.Kind.WRONG_SHARDING,
-                    "output laid out " + actual.spec() + ", expected " + expectedSpec,
-                    Reports.header(part, "returned the right shape with the wrong layout") + caseText
-                            + "\n\nThe output must be laid out " + expectedSpec + " but is laid out " + actual.spec()
-                            + ". Choose the out spec accordingly.\n" + pictureOf(actual)
-                            + "\nHint: " + part.hint() + "\n" + Reports.pointers(part), null);
+            throw run.report("returned the right shape with the wrong layout")
+                    .paragraph("The output must be laid out " + expectedSpec + " but is laid out " + actual.spec()
+                            + ". Choose the out spec accordingly.")
+                    .block("Output sharding", pictureOf(actual))
+                    .failure(GradingFailure.Kind.WRONG_SHARDING,
+                            "output laid out " + actual.spec() + ", expected " + expectedSpec);
         }
         NDArray got = actual.gather();
         List<int[]> diffs = differences(expected, got, tol);
         if (!diffs.isEmpty()) {
-            StringBuilder sb = new StringBuilder(Reports.header(part, "computed wrong values")).append(caseText)
-                    .append("\n\n").append(describeDifferences(expected, got, diffs, actual.sharding()))
-                    .append(inputs).append("\nExpected:\n").append(Reports.show(expected)).append("\nActual:\n")
-                    .append(Reports.show(got)).append('\n').append(picture("Input", inputPicture))
-                    .append(pictureOf(actual)).append("\nHint: ").append(part.hint()).append('\n')
-                    .append(Reports.pointers(part));
-            throw new GradingFailure(GradingFailure.Kind.WRONG_VALUES,
-                    diffs.size() + " of " + expected.size() + " values wrong (first at index "
-                            + Reports.tuple(diffs.get(0)) + ")", sb.toString(), null);
+            throw run.report("computed wrong values")
+                    .paragraph(describeDifferences(expected, got, diffs, actual.sharding()))
+                    .paragraph(inputs.strip())
+                    .block("Expected", Reports.show(expected))
+                    .block("Actual", Reports.show(got))
+                    .block("Input sharding", inputPicture)
+                    .block("Output sharding", pictureOf(actual))
+                    .failure(GradingFailure.Kind.WRONG_VALUES, diffs.size() + " of " + expected.size()
+                            + " values wrong (first at index " + Reports.tuple(diffs.get(0)) + ")");
         }
-        replicasAgree(part, caseText, expected, actual, tol);
+        replicasAgree(run, expected, tol);
     }
 
     /**
@@ -100,7 +103,8 @@ public final class Checks {
      * replica 0 of each block (as JAX's host reads do), so without this a program run with {@code checkVma(false)}
      * whose replicas disagree would pass on replica 0 alone.
      */
-    static void replicasAgree(Part part, String caseText, NDArray expected, ShardedArray actual, Tolerance tol) {
+    static void replicasAgree(CaseRun<ShardedArray> run, NDArray expected, Tolerance tol) {
+        ShardedArray actual = run.value();
         for (ShardedArray.Shard s : actual.addressableShards()) {
             NDArray want = expected;
             List<NamedSharding.Slice> slices = s.index().slices();
@@ -112,16 +116,18 @@ public final class Checks {
             List<int[]> diffs = differences(want, s.data(), tol);
             if (!diffs.isEmpty()) {
                 String dev = "device " + s.device().id() + " " + coords(actual.mesh().axisNames(), s.device());
-                throw new GradingFailure(GradingFailure.Kind.WRONG_VALUES,
-                        "replicas disagree: " + dev + " holds other values than replica 0 of its block",
-                        Reports.header(part, "left devices that should hold the same block with different values")
-                                + caseText + "\n\nThe out spec says the block [" + s.index().compact() + "] is held by several"
+                throw run.report("left devices that should hold the same block with different values")
+                        .paragraph("The out spec says the block [" + s.index().compact() + "] is held by several"
                                 + " devices (replicas), and replica 0 is right, but " + dev + " (replica "
-                                + s.replicaId() + ") holds\n" + Reports.show(s.data()) + "\ninstead of\n"
-                                + Reports.show(want) + "\nReading the result on the host shows replica 0 only, so"
-                                + " this would go unnoticed in JAX with check_vma=False. Finish the computation on"
-                                + " every device of the group.\n" + pictureOf(actual) + "\nHint: " + part.hint()
-                                + "\n" + Reports.pointers(part), null);
+                                + s.replicaId() + ") holds")
+                        .lines(Reports.show(s.data()))
+                        .lines("instead of")
+                        .lines(Reports.show(want))
+                        .lines("Reading the result on the host shows replica 0 only, so this would go unnoticed in"
+                                + " JAX with check_vma=False. Finish the computation on every device of the group.")
+                        .block("Output sharding", pictureOf(actual))
+                        .failure(GradingFailure.Kind.WRONG_VALUES,
+                                "replicas disagree: " + dev + " holds other values than replica 0 of its block");
             }
         }
     }
@@ -134,78 +140,87 @@ public final class Checks {
         return c.append(')').toString();
     }
 
-    /** A whole (unsharded) result: shape, dtype and values. */
-    public static void wholeResult(Part part, String caseText, String inputs, NDArray expected, NDArray actual,
-                                   Tolerance tol) {
+    /**
+     * A whole (unsharded) result: shape, dtype and values.
+     *
+     * @param inputs the whole inputs as text ({@link Reports#inputs})
+     * @throws GradingFailure of kind WRONG_SHAPE or WRONG_VALUES for the first thing that is wrong
+     */
+    public static void wholeResult(CaseRun<NDArray> run, String inputs, NDArray expected, Tolerance tol) {
         CheckLog.ran(Check.VALUES, Check.LAYOUT);
+        NDArray actual = run.value();
         int[] es = expected.shape();
         int[] as = actual.shape();
         if (!Arrays.equals(es, as)) {
-            throw new GradingFailure(GradingFailure.Kind.WRONG_SHAPE,
-                    "output shape " + Reports.tuple(as) + ", expected " + Reports.tuple(es),
-                    Reports.header(part, "returned the wrong shape") + caseText + "\n\nExpected shape "
-                            + Reports.tuple(es) + ", got " + Reports.tuple(as) + ".\nHint: " + part.hint() + "\n"
-                            + Reports.pointers(part), null);
+            throw run.report("returned the wrong shape")
+                    .paragraph("Expected shape " + Reports.tuple(es) + ", got " + Reports.tuple(as) + ".")
+                    .failure(GradingFailure.Kind.WRONG_SHAPE,
+                            "output shape " + Reports.tuple(as) + ", expected " + Reports.tuple(es));
         }
-        checkDtype(part, caseText, expected.dtype(), actual.dtype());
+        checkDtype(run, expected.dtype(), actual.dtype());
         List<int[]> diffs = differences(expected, actual, tol);
         if (!diffs.isEmpty()) {
-            String report = Reports.header(part, "computed wrong values") + caseText + "\n\n"
-                    + describeDifferences(expected, actual, diffs, null) + inputs
-                    + "\nExpected:\n" + Reports.show(expected)
-                    + "\nActual:\n" + Reports.show(actual) + "\n\nHint: " + part.hint() + "\n"
-                    + Reports.pointers(part);
-            throw new GradingFailure(GradingFailure.Kind.WRONG_VALUES,
-                    diffs.size() + " of " + expected.size() + " values wrong (first at index "
-                            + Reports.tuple(diffs.get(0)) + ")", report, null);
+            throw run.report("computed wrong values")
+                    .paragraph(describeDifferences(expected, actual, diffs, null))
+                    .paragraph(inputs.strip())
+                    .block("Expected", Reports.show(expected))
+                    .block("Actual", Reports.show(actual))
+                    .failure(GradingFailure.Kind.WRONG_VALUES, diffs.size() + " of " + expected.size()
+                            + " values wrong (first at index " + Reports.tuple(diffs.get(0)) + ")");
         }
     }
 
-    private static void checkDtype(Part part, String caseText, DType expected, DType actual) {
+    private static void checkDtype(CaseRun<?> run, DType expected, DType actual) {
         if (expected != actual) {
-            throw new GradingFailure(GradingFailure.Kind.WRONG_SHAPE,
-                    "output dtype " + actual.jaxName() + ", expected " + expected.jaxName(),
-                    Reports.header(part, "returned the wrong dtype") + caseText + "\n\nExpected "
-                            + expected.jaxName() + ", got " + actual.jaxName() + ". (A mean is float32 even of int32"
-                            + " input; sums and differences of int32 stay int32.)\n" + Reports.pointers(part), null);
+            throw run.report("returned the wrong dtype")
+                    .paragraph("Expected " + expected.jaxName() + ", got " + actual.jaxName() + ". (A mean is"
+                            + " float32 even of int32 input; sums and differences of int32 stay int32.)")
+                    .noHint()
+                    .failure(GradingFailure.Kind.WRONG_SHAPE,
+                            "output dtype " + actual.jaxName() + ", expected " + expected.jaxName());
         }
     }
 
     /** The trace shows no collective at all. */
-    public static void noCollectives(Part part, String caseText, Trace trace) {
+    public static void noCollectives(CaseRun<?> run) {
         CheckLog.ran(Check.NO_COLLECTIVES);
-        List<TraceEvent.CollectiveEvent> cs = trace.collectives();
+        List<TraceEvent.CollectiveEvent> cs = run.trace().collectives();
         if (!cs.isEmpty()) {
             Map<String, Long> counts = cs.stream().collect(Collectors.groupingBy(
                     TraceEvent.CollectiveEvent::describe, java.util.LinkedHashMap::new, Collectors.counting()));
-            StringBuilder sb = new StringBuilder(Reports.header(part, "communicates, but needs no communication"))
-                    .append(caseText).append("\n\nThe values are right, but the trace shows collectives:\n");
-            counts.forEach((k, v) -> sb.append("  ").append(k).append(" — ").append(v).append(" call(s) in all\n"));
-            sb.append("Every device already holds all it needs; remove the collectives.\n").append(Reports.pointers(part));
-            throw new GradingFailure(GradingFailure.Kind.STRUCTURE,
-                    "uses " + cs.get(0).kind().jaxName() + " but needs no communication", sb.toString(), null);
+            StringBuilder list = new StringBuilder();
+            counts.forEach((k, v) -> list.append("  ").append(k).append(" — ").append(v).append(" call(s) in all\n"));
+            throw run.report("communicates, but needs no communication")
+                    .paragraph("The values are right, but the trace shows collectives:")
+                    .lines(list.toString())
+                    .lines("Every device already holds all it needs; remove the collectives.")
+                    .noHint()
+                    .failure(GradingFailure.Kind.STRUCTURE,
+                            "uses " + cs.get(0).kind().jaxName() + " but needs no communication");
         }
     }
 
     /** The code ran at least one shardMap. */
-    public static void usesShardMap(Part part, String caseText, Trace trace) {
+    public static void usesShardMap(CaseRun<?> run) {
         CheckLog.ran(Check.USES_SHARD_MAP);
-        if (trace.shardMaps().isEmpty()) {
-            throw new GradingFailure(GradingFailure.Kind.STRUCTURE, "does not use shardMap",
-                    Reports.header(part, "never calls shardMap") + caseText + "\n\nThis part is about writing the"
-                            + " per-device program: compute with ShardMap.shardMap(...) on each device's block.\n"
-                            + Reports.pointers(part), null);
+        if (run.trace().shardMaps().isEmpty()) {
+            throw run.report("never calls shardMap")
+                    .paragraph("This part is about writing the per-device program: compute with"
+                            + " ShardMap.shardMap(...) on each device's block.")
+                    .noHint()
+                    .failure(GradingFailure.Kind.STRUCTURE, "does not use shardMap");
         }
     }
 
     /** The code ran no shardMap (global-view parts). */
-    public static void noShardMap(Part part, String caseText, Trace trace) {
+    public static void noShardMap(CaseRun<?> run) {
         CheckLog.ran(Check.NO_SHARD_MAP);
-        if (!trace.shardMaps().isEmpty()) {
-            throw new GradingFailure(GradingFailure.Kind.STRUCTURE, "uses shardMap in a global-view part",
-                    Reports.header(part, "calls shardMap") + caseText + "\n\nThis part asks for the global view:"
-                            + " compute on the whole array with reshapes and reductions, as jax.jit would see it.\n"
-                            + Reports.pointers(part), null);
+        if (!run.trace().shardMaps().isEmpty()) {
+            throw run.report("calls shardMap")
+                    .paragraph("This part asks for the global view: compute on the whole array with reshapes and"
+                            + " reductions, as jax.jit would see it.")
+                    .noHint()
+                    .failure(GradingFailure.Kind.STRUCTURE, "uses shardMap in a global-view part");
         }
     }
 
@@ -213,15 +228,18 @@ public final class Checks {
      * The host never allocated an array as large as the whole input: no gathering to one place.
      *
      * @param wholeBytes bytes of the whole input array
+     * @param devices    devices of the mesh (on one device the whole input is a block, so nothing is checked)
      */
-    public static void noHostGather(Part part, String caseText, Trace trace, long wholeBytes, int devices) {
+    public static void noHostGather(CaseRun<?> run, long wholeBytes, int devices) {
         CheckLog.ran(Check.HOST_MEMORY);
-        if (devices > 1 && trace.hostLargestAllocation() >= wholeBytes) {
-            throw new GradingFailure(GradingFailure.Kind.STRUCTURE, "gathers the whole array on the host",
-                    Reports.header(part, "materialises the whole array in one place") + caseText
-                            + "\n\nOutside shardMap the code allocated an array of " + trace.hostLargestAllocation()
-                            + " bytes, as large as the whole input (" + wholeBytes + " bytes). Work on each device's"
-                            + " block inside shardMap instead of calling gather().\n" + Reports.pointers(part), null);
+        long largest = run.trace().hostLargestAllocation();
+        if (devices > 1 && largest >= wholeBytes) {
+            throw run.report("materialises the whole array in one place")
+                    .paragraph("Outside shardMap the code allocated an array of " + largest + " bytes, as large as"
+                            + " the whole input (" + wholeBytes + " bytes). Work on each device's block inside"
+                            + " shardMap instead of calling gather().")
+                    .noHint()
+                    .failure(GradingFailure.Kind.STRUCTURE, "gathers the whole array on the host");
         }
     }
 
@@ -303,15 +321,11 @@ public final class Checks {
         return idx;
     }
 
-    private static String picture(String title, String pic) {
-        return pic == null ? "" : title + " sharding:\n" + pic;
-    }
-
-    /** The output's sharding picture, when it can be drawn. */
+    /** The output's sharding picture, when it can be drawn, else empty. */
     static String pictureOf(ShardedArray a) {
         if (a.rank() < 1 || a.rank() > 2) {
             return "";
         }
-        return "Output sharding:\n" + a.visualize();
+        return a.visualize();
     }
 }

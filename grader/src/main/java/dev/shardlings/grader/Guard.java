@@ -38,23 +38,20 @@ public final class Guard {
     private Guard() {
     }
 
-    /** A successful call: what it returned and what it did. */
-    public record Outcome<T>(T value, Trace trace) {
-    }
-
     /**
      * Runs {@code call} with the default time limit.
      *
      * @param part     the part under test (for pointers in the report)
      * @param caseText the test case in words (mesh, shapes, parameters)
+     * @return the call's result and trace, with the part and case for the checks that follow
      * @throws GradingFailure if the call throws, returns null, or runs out of time
      */
-    public static <T> Outcome<T> run(Part part, String caseText, Supplier<T> call) {
+    public static <T> CaseRun<T> run(Part part, String caseText, Supplier<T> call) {
         return run(part, caseText, call, DEFAULT_LIMIT);
     }
 
     /** {@link #run(Part, String, Supplier)} with an explicit time limit. */
-    public static <T> Outcome<T> run(Part part, String caseText, Supplier<T> call, Duration limit) {
+    public static <T> CaseRun<T> run(Part part, String caseText, Supplier<T> call, Duration limit) {
         CheckLog.part(part);
         CourseMethod[] called = new CourseMethod[1];
         FutureTask<Tracing.Traced<T>> task = new FutureTask<>(() -> {
@@ -81,11 +78,10 @@ public final class Guard {
             }
         } catch (TimeoutException e) {
             t.interrupt();
-            throw new GradingFailure(GradingFailure.Kind.TIMEOUT,
-                    "ran longer than " + limit.toSeconds() + " s (endless loop or deadlock?)",
-                    Reports.header(part, "ran longer than the time limit of " + limit.toSeconds() + " s") + caseText
-                            + "\n\nLook for a loop that never ends, or devices waiting for each other.\n"
-                            + Reports.pointers(part), null);
+            throw Report.of(part, "ran longer than the time limit of " + limit.toSeconds() + " s").about(caseText)
+                    .paragraph("Look for a loop that never ends, or devices waiting for each other.").noHint()
+                    .failure(GradingFailure.Kind.TIMEOUT,
+                            "ran longer than " + limit.toSeconds() + " s (endless loop or deadlock?)");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("grader interrupted", e);
@@ -93,13 +89,12 @@ public final class Guard {
             throw failureFor(part, caseText, e.getCause());
         }
         if (traced.value() == null) {
-            throw new GradingFailure(GradingFailure.Kind.WRONG_SHAPE, "returned null",
-                    Reports.header(part, "returned null") + caseText + "\n\nReturn the result array.\n"
-                            + Reports.pointers(part), null);
+            throw Report.of(part, "returned null").about(caseText).paragraph("Return the result array.").noHint()
+                    .failure(GradingFailure.Kind.WRONG_SHAPE, "returned null");
         }
         // The task's end happens-before get() returned: called[0] is visible here.
         CheckLog.method(called[0]);
-        return new Outcome<>(traced.value(), traced.trace());
+        return new CaseRun<>(part, caseText, traced.value(), traced.trace());
     }
 
     /** Both traces as one: the judge's own (arguments it laid out) and the sandbox's (the student's call). */
@@ -130,68 +125,65 @@ public final class Guard {
         String reason = t instanceof CollectiveMismatchException
                 ? "devices' collectives did not match"
                 : "threw " + root.getClass().getSimpleName() + firstLine(root.getMessage());
-        return new GradingFailure(GradingFailure.Kind.EXCEPTION, reason,
-                Reports.header(part, "threw an exception") + caseText + "\n\n" + what + "\n\n" + shortTrace(root)
-                        + Reports.pointers(part), t);
+        return Report.of(part, "threw an exception").about(caseText).paragraph(what).paragraph(shortTrace(root))
+                .noHint().failure(GradingFailure.Kind.EXCEPTION, reason, t);
     }
 
     /** A failure of the sandbox while this part ran: the JVM died, a limit passed, or the protocol broke. */
     static GradingFailure sandboxFailure(Part part, String caseText, Sandbox.SandboxFailure f) {
         String printed = printed(f.output());
         return switch (f.kind()) {
-            case CALL_TIMEOUT -> new GradingFailure(GradingFailure.Kind.TIMEOUT,
-                    "ran longer than " + f.limit().toSeconds() + " s (endless loop or deadlock?)",
-                    Reports.header(part, "ran longer than the time limit of " + f.limit().toSeconds() + " s")
-                            + caseText + "\n\nLook for a loop that never ends, or devices waiting for each other.\n"
-                            + printed + Reports.pointers(part), null);
-            case PART_TIMEOUT -> new GradingFailure(GradingFailure.Kind.TIMEOUT,
-                    "ran longer than " + f.limit().toSeconds() + " s in all (endless loop or deadlock?)",
-                    Reports.header(part, "ran longer than the time limit of " + f.limit().toSeconds()
-                            + " s for a whole part") + caseText + "\n\nThe grading JVM was stopped while it ran."
-                            + " Look for a loop that never ends, devices waiting for each other, or work far larger"
-                            + " than the task needs.\n" + printed + Reports.pointers(part), null);
-            case OUT_OF_MEMORY -> new GradingFailure(GradingFailure.Kind.EXCEPTION,
-                    "ran out of memory (OutOfMemoryError): the grading JVM stopped",
-                    Reports.header(part, "ran out of memory") + caseText + "\n\nThe code needed more than the"
-                            + " grader's heap. Look for an array far larger than the task needs, or one allocated in"
-                            + " a loop and kept.\n" + printed + Reports.pointers(part), null);
-            case EXITED -> new GradingFailure(GradingFailure.Kind.EXCEPTION,
-                    "the grading JVM " + f.getMessage() + " during this part (System.exit or Runtime.halt?)",
-                    Reports.header(part, "stopped the grading JVM") + caseText + "\n\nWhile this part ran, the JVM"
-                            + " that runs your code " + f.getMessage() + ". Code under grading must return its result;"
-                            + " it must never call System.exit or Runtime.halt. The other parts were graded in a new"
-                            + " JVM.\n" + printed + Reports.pointers(part), null);
+            case CALL_TIMEOUT -> sandboxReport(part, caseText, "ran longer than the time limit of "
+                    + f.limit().toSeconds() + " s", "Look for a loop that never ends, or devices waiting for each"
+                    + " other.", printed).failure(GradingFailure.Kind.TIMEOUT,
+                    "ran longer than " + f.limit().toSeconds() + " s (endless loop or deadlock?)");
+            case PART_TIMEOUT -> sandboxReport(part, caseText, "ran longer than the time limit of "
+                    + f.limit().toSeconds() + " s for a whole part", "The grading JVM was stopped while it ran."
+                    + " Look for a loop that never ends, devices waiting for each other, or work far larger than the"
+                    + " task needs.", printed).failure(GradingFailure.Kind.TIMEOUT,
+                    "ran longer than " + f.limit().toSeconds() + " s in all (endless loop or deadlock?)");
+            case OUT_OF_MEMORY -> sandboxReport(part, caseText, "ran out of memory", "The code needed more than the"
+                    + " grader's heap. Look for an array far larger than the task needs, or one allocated in a loop"
+                    + " and kept.", printed).failure(GradingFailure.Kind.EXCEPTION,
+                    "ran out of memory (OutOfMemoryError): the grading JVM stopped");
+            case EXITED -> sandboxReport(part, caseText, "stopped the grading JVM", "While this part ran, the JVM"
+                    + " that runs your code " + f.getMessage() + ". Code under grading must return its result; it"
+                    + " must never call System.exit or Runtime.halt. The other parts were graded in a new JVM.",
+                    printed).failure(GradingFailure.Kind.EXCEPTION,
+                    "the grading JVM " + f.getMessage() + " during this part (System.exit or Runtime.halt?)");
             case LEFT_THREADS -> {
                 List<String> left = List.of(f.getMessage().split(", "));
-                yield new GradingFailure(GradingFailure.Kind.EXCEPTION, "left " + left.size() + " thread(s) running: "
-                        + clip(f.getMessage(), 100), Reports.header(part, "left threads running") + caseText
-                        + "\n\nThese threads were started by the part's code and were still running when it"
-                        + " returned: " + clip(f.getMessage(), 500) + ". Code that starts a thread must also stop it"
-                        + " (join it, or shut its executor down) before it returns.\n" + printed
-                        + Reports.pointers(part), null);
+                yield sandboxReport(part, caseText, "left threads running", "These threads were started by the"
+                        + " part's code and were still running when it returned: " + clip(f.getMessage(), 500)
+                        + ". Code that starts a thread must also stop it (join it, or shut its executor down) before"
+                        + " it returns.", printed).failure(GradingFailure.Kind.EXCEPTION,
+                        "left " + left.size() + " thread(s) running: " + clip(f.getMessage(), 100));
             }
-            case OWN_THREADS -> new GradingFailure(GradingFailure.Kind.EXCEPTION, f.getMessage()
-                    + ": graded work must run where it is traced", Reports.header(part, "started threads of its own")
-                    + caseText + "\n\nThe code " + f.getMessage() + " (threads, executors or"
-                    + " CompletableFuture.supplyAsync). The grader reads what your code did from the trace of the"
-                    + " calling thread and of shardMap's devices; work on other threads is invisible to it. Compute"
-                    + " on the calling thread and inside shardMap only.\n" + printed + Reports.pointers(part), null);
-            case PROTOCOL -> new GradingFailure(GradingFailure.Kind.EXCEPTION,
-                    "broke the grader's protocol: " + clip(f.getMessage(), 100),
-                    Reports.header(part, "interfered with the grader") + caseText + "\n\nThe JVM that runs your"
-                            + " code sent the grader something that was not the answer to its question ("
-                            + clip(f.getMessage(), 300) + "). Your code must not write to the process's standard"
-                            + " output stream directly (System.out is fine) or talk to the grader in any other way.\n"
-                            + printed + Reports.pointers(part), null);
+            case OWN_THREADS -> sandboxReport(part, caseText, "started threads of its own", "The code "
+                    + f.getMessage() + " (threads, executors or CompletableFuture.supplyAsync). The grader reads"
+                    + " what your code did from the trace of the calling thread and of shardMap's devices; work on"
+                    + " other threads is invisible to it. Compute on the calling thread and inside shardMap only.",
+                    printed).failure(GradingFailure.Kind.EXCEPTION,
+                    f.getMessage() + ": graded work must run where it is traced");
+            case PROTOCOL -> sandboxReport(part, caseText, "interfered with the grader", "The JVM that runs your"
+                    + " code sent the grader something that was not the answer to its question ("
+                    + clip(f.getMessage(), 300) + "). Your code must not write to the process's standard output"
+                    + " stream directly (System.out is fine) or talk to the grader in any other way.", printed)
+                    .failure(GradingFailure.Kind.EXCEPTION, "broke the grader's protocol: " + clip(f.getMessage(), 100));
         };
+    }
+
+    private static Report sandboxReport(Part part, String caseText, String what, String explanation,
+                                        String printed) {
+        return Report.of(part, what).about(caseText).paragraph(explanation).lines(printed).noHint();
     }
 
     /** The stub still throws ExerciseNotDone: where to start, and what to read. */
     private static GradingFailure notDone(Part part) {
-        return new GradingFailure(GradingFailure.Kind.NOT_DONE,
-                "not implemented yet: start at " + part.startAt().replaceFirst("^[^ ]*/", ""),
-                Reports.header(part, "is not implemented yet") + "Start at " + part.startAt() + " and read "
-                        + part.docs() + ".\n", null);
+        return Report.of(part, "is not implemented yet").about("Start at " + part.startAt() + " and read "
+                        + part.docs() + ".").noHint()
+                .failure(GradingFailure.Kind.NOT_DONE,
+                        "not implemented yet: start at " + part.startAt().replaceFirst("^[^ ]*/", ""));
     }
 
     /** An exception of student code in the sandbox. */
@@ -201,11 +193,10 @@ public final class Guard {
             case NOT_DONE:
                 return notDone(part);
             case NO_SUCH_METHOD:
-                return new GradingFailure(GradingFailure.Kind.EXCEPTION, "method not found: keep the stub's signature",
-                        Reports.header(part, "could not be called") + "The grader calls " + part.startAt()
+                return Report.of(part, "could not be called").about("The grader calls " + part.startAt()
                                 + " with the stub's exact signature, and found no such public static method ("
-                                + clip(t.message(), 300) + "). Keep the class, name and parameter types of the stub.\n"
-                                + Reports.pointers(part), null);
+                                + clip(t.message(), 300) + "). Keep the class, name and parameter types of the stub.")
+                        .noHint().failure(GradingFailure.Kind.EXCEPTION, "method not found: keep the stub's signature");
             default:
                 break;
         }
@@ -215,9 +206,8 @@ public final class Guard {
                 : ": " + t.message());
         String reason = t.kind() == Wire.ThrownKind.COLLECTIVE_MISMATCH ? "devices' collectives did not match"
                 : "threw " + rootSimple + firstLine(t.rootMessage());
-        return new GradingFailure(GradingFailure.Kind.EXCEPTION, reason,
-                Reports.header(part, "threw an exception") + caseText + "\n\n" + clip(what, MESSAGE_CAP) + "\n\n"
-                        + shortTrace(t.stack()) + Reports.pointers(part), null);
+        return Report.of(part, "threw an exception").about(caseText).paragraph(clip(what, MESSAGE_CAP))
+                .paragraph(shortTrace(t.stack())).noHint().failure(GradingFailure.Kind.EXCEPTION, reason);
     }
 
     /** What student code printed, for a report: the kept head and tail, or nothing. */
@@ -254,10 +244,10 @@ public final class Guard {
     }
 
     private static String shortTrace(String printed) {
-        StringBuilder sb = new StringBuilder("Where it happened:\n");
-        printed.lines().skip(1).filter(l -> l.contains("dev.shardlings.course") || l.contains("dev.shardlings.array")
-                        || l.contains("dev.shardlings.spmd.Collectives"))
-                .limit(8).forEach(l -> sb.append(clip(l, 300)).append('\n'));
-        return sb.toString();
+        List<String> frames = printed.lines().skip(1).filter(l -> l.contains("dev.shardlings.course")
+                        || l.contains("dev.shardlings.array") || l.contains("dev.shardlings.spmd.Collectives"))
+                .limit(8).map(l -> clip(l, 300)).toList();
+        // No frame of course code (a lambda of a test, a framework check): say nothing rather than an empty list.
+        return frames.isEmpty() ? "" : "Where it happened:\n" + String.join("\n", frames) + "\n";
     }
 }

@@ -159,10 +159,10 @@ public final class IsolatedGrading implements Callable<Integer> {
     static Results.TestResult settle(Part p, Results.TestResult r, Sandbox.PartEnd end) {
         if (!end.killedProcesses().isEmpty()) {
             List<String> k = end.killedProcesses();
-            return Results.TestResult.of(p, false, Reports.header(p, "left processes running") + "These processes"
-                    + " were started by the part's code and were still running when the part ended: "
+            return Results.TestResult.of(p, false, Report.of(p, "left processes running").about("These"
+                    + " processes were started by the part's code and were still running when the part ended: "
                     + Guard.clip(k.toString(), 500) + ". They were killed. Code under grading must not start"
-                    + " processes that outlive it.\n" + Reports.pointers(p), "left " + k.size()
+                    + " processes that outlive it.").noHint().text(), "left " + k.size()
                     + " process(es) running: " + Guard.clip(String.join(", ", k), 100));
         }
         if (r.passed() || end.outputBytes() == 0) {

@@ -74,58 +74,61 @@ public final class ModelledTime {
      *                        program fails, or the modelled time is above the limit ({@code PERFORMANCE})
      */
     public static Result check(Part part, Part base, Runnable baseCheck, Setting setting, Supplier<Object> program) {
-        return check(part, base, baseCheck, setting, program, (text, outcome) -> {
+        return check(part, base, baseCheck, setting, program, run -> {
         });
     }
 
     /**
      * {@link #check(Part, Part, Runnable, Setting, Supplier)} that also requires the measured run itself to be
-     * right: {@code verify} sees the case text and the run's value and trace before its time is modelled, and
+     * right: {@code verify} sees the case, the run's value and its trace before its time is modelled, and
      * throws a {@link GradingFailure} when the answer or the work is wrong (a program that returned early, or did
      * its work where the model cannot see it, must not be timed).
      */
     public static Result check(Part part, Part base, Runnable baseCheck, Setting setting, Supplier<Object> program,
-                               java.util.function.BiConsumer<String, Guard.Outcome<Object>> verify) {
+                               java.util.function.Consumer<CaseRun<Object>> verify) {
         try {
             baseCheck.run();
         } catch (GradingFailure f) {
             // A stub still to write keeps its "not implemented yet" reason, so the table shows the part as TO DO.
             String reason = f.kind() == GradingFailure.Kind.NOT_DONE ? f.reason()
                     : "needs part " + base.number() + " first: " + f.reason();
-            throw new GradingFailure(f.kind(), reason,
-                    Reports.header(part, "is graded once part " + base.number() + " passes") + "Part "
-                            + base.number() + " does not pass yet:\n\n" + f.getMessage(), f);
+            // The base part's report already ends with where its code and docs are.
+            throw Report.of(part, "is graded once part " + base.number() + " passes")
+                    .about("Part " + base.number() + " does not pass yet:").paragraph(f.getMessage().strip())
+                    .noHint().noPointers().failure(f.kind(), reason, f);
         }
         String text = "Case: " + setting.caseText() + "; modelled on " + setting.hardware() + " in "
                 + setting.dtype().jaxName();
         // The measured run is the largest of the course (gigaFLOPs on a busy 2-core machine): allow more than the
         // per-call default, still well inside the grade's per-part limit.
-        Guard.Outcome<Object> outcome = Guard.run(part, text, program, MEASURED_RUN_LIMIT);
-        verify.accept(text, outcome);
+        CaseRun<Object> outcome = Guard.run(part, text, program, MEASURED_RUN_LIMIT);
+        verify.accept(outcome);
         CheckLog.ran(Check.MODELLED_TIME);
         Timeline t = CostModel.schedule(outcome.trace(), MODELS.computeIfAbsent(setting.hardware(), HardwareModel::builtIn), setting.dtype());
         double us = t.micros();
         Double ref = reference(part);
         if (ref == null) {
-            throw new GradingFailure(GradingFailure.Kind.EXCEPTION, "no reference time for part " + part.number(),
-                    Reports.header(part, "has no reference time") + "reference-times.json has no entry for part "
+            throw Report.of(part, "has no reference time").about("reference-times.json has no entry for part "
                             + part.number() + ". Grade the reference solutions (mvn test -Pgrade"
                             + " -Dgrade.target=solutions) and copy " + written() + " to grader/src/main/resources/"
-                            + "dev/shardlings/grader/" + RESOURCE + ".\n", null);
+                            + "dev/shardlings/grader/" + RESOURCE + ".").noHint().noPointers()
+                    .failure(GradingFailure.Kind.EXCEPTION, "no reference time for part " + part.number());
         }
         String numbers = String.format(Locale.ROOT, "modelled %.2f µs on %s, reference %.2f µs (limit %.2f× = %.2f µs)",
                 us, setting.hardware(), ref, LIMIT, LIMIT * ref);
         if (us > LIMIT * ref) {
             Path files = save(part, t);
-            throw new GradingFailure(GradingFailure.Kind.PERFORMANCE, String.format(Locale.ROOT,
-                    "modelled %.1f µs, %.2f× the reference %.1f µs (limit %.2f×)", us, us / ref, ref, LIMIT),
-                    Reports.header(part, "is correct but slower than the reference on the modelled hardware") + text
-                            + "\n\n" + numbers + ".\n" + breakdown(t) + "\nYour timeline: " + files.resolveSibling(
-                            files.getFileName() + ".svg") + " (open in a browser) and " + files.resolveSibling(
-                            files.getFileName() + ".json") + " (open at ui.perfetto.dev).\nLook for work the"
-                            + " reference does not do: extra copies or concatenations, products computed at full"
-                            + " size and then sliced, or transfers that wait for a matmul they do not need.\nHint: "
-                            + part.hint() + "\n" + Reports.pointers(part), null);
+            throw outcome.report("is correct but slower than the reference on the modelled hardware")
+                    .paragraph(numbers + ".")
+                    .lines(breakdown(t))
+                    .paragraph("Your timeline: " + files.resolveSibling(files.getFileName() + ".svg")
+                            + " (open in a browser) and " + files.resolveSibling(files.getFileName() + ".json")
+                            + " (open at ui.perfetto.dev).")
+                    .lines("Look for work the reference does not do: extra copies or concatenations, products"
+                            + " computed at full size and then sliced, or transfers that wait for a matmul they do"
+                            + " not need.")
+                    .failure(GradingFailure.Kind.PERFORMANCE, String.format(Locale.ROOT,
+                            "modelled %.1f µs, %.2f× the reference %.1f µs (limit %.2f×)", us, us / ref, ref, LIMIT));
         }
         return new Result(us, ref, numbers);
     }

@@ -2,23 +2,13 @@ package dev.shardlings.grader;
 
 import dev.shardlings.array.NDArray;
 
-/** Pieces of the text a failing part shows the student. */
+/** How values look in a report ({@link Report} puts the report together). */
 public final class Reports {
 
     /** Arrays up to this many elements are printed whole in a report. */
     static final int PRINT_LIMIT = 64;
 
     private Reports() {
-    }
-
-    /** {@code Part 1.2a (roll within shards with shardMap) <what>.} and a blank line. */
-    public static String header(Part part, String what) {
-        return "Part " + part.number() + " (" + part.title() + ") " + what + ".\n";
-    }
-
-    /** Where the stub is and which docs section explains the part. */
-    public static String pointers(Part part) {
-        return "Code: " + part.startAt() + "\nDocs: " + part.docs() + "\n";
     }
 
     /** The array printed in full when small, else its type and a note. */

@@ -103,9 +103,10 @@ public final class SubmissionGrading implements Callable<Integer> {
                 String cls = e.getKey().replace(".java", "");
                 for (Part p : Part.all()) {
                     if (p.startAt().contains(cls + ".java")) {
-                        pregraded.put(p.number(), Results.TestResult.of(p, false, Reports.header(p, "was not graded")
-                                + e.getKey() + " did not compile:\n" + e.getValue() + "\nThe other files were graded.\n"
-                                + Reports.pointers(p), e.getKey() + " did not compile"));
+                        pregraded.put(p.number(), Results.TestResult.of(p, false, Report.of(p, "was not graded")
+                                .about(e.getKey() + " did not compile:").lines(e.getValue())
+                                .lines("The other files were graded.").noHint().text(),
+                                e.getKey() + " did not compile"));
                     }
                 }
             }

@@ -107,27 +107,27 @@ public final class TraceRules {
     /**
      * Applies {@code rule} to every device of the graded call.
      *
-     * @param reason   the one-line reason for the score table, e.g. "communication: n − 1 ppermutes of A blocks"
+     * @param reason   the one-line reason for the score table, e.g. "communication: n − 1 ppermutes of A blocks";
+     *                 the device's violation is appended to it
      * @param ruleText the rule in words, shown in the report
      * @throws GradingFailure of kind {@link GradingFailure.Kind#STRUCTURE} for the first device that broke the
      *                        rule, or when the code made no shardMap call at all
      */
-    public static void perDevice(Part part, String reason, String caseText, Trace trace, String ruleText, Rule rule) {
-        Checks.usesShardMap(part, caseText, trace);
+    public static void perDevice(CaseRun<?> run, String reason, String ruleText, Rule rule) {
+        Checks.usesShardMap(run);
         CheckLog.ran(rule.checks().toArray(Check[]::new));
+        Trace trace = run.trace();
         List<String> axes = trace.shardMaps().get(0).mesh().axisNames();
         for (DeviceTrace d : devices(trace)) {
             String v = rule.violation(d);
             if (v != null) {
-                StringBuilder sb = new StringBuilder(Reports.header(part,
-                        "computes the right values, but breaks a rule read from the trace")).append(caseText)
-                        .append("\n\nRule: ").append(ruleText).append(".\nDevice ").append(d.deviceId()).append(' ')
-                        .append(coords(axes, d)).append(": ").append(v).append(".\n\nWhat device ")
-                        .append(d.deviceId()).append(" did, in order:\n").append(describe(d, trace));
-                sb.append("\nHint: ").append(part.hint()).append('\n').append(Reports.pointers(part));
                 // The table's line says what was wrong, not the rule's name: the device's first violation, cut short.
-                throw new GradingFailure(GradingFailure.Kind.STRUCTURE, reason + ": " + Guard.clip(v, 200),
-                        sb.toString(), null);
+                throw run.report("computes the right values, but breaks a rule read from the trace")
+                        .paragraph("Rule: " + ruleText + ".")
+                        .lines("Device " + d.deviceId() + " " + coords(axes, d) + ": " + v + ".")
+                        .paragraph("What device " + d.deviceId() + " did, in order:")
+                        .lines(describe(d, trace))
+                        .failure(GradingFailure.Kind.STRUCTURE, reason + ": " + Guard.clip(v, 200));
             }
         }
     }

@@ -1,6 +1,7 @@
 package dev.shardlings.grader.chapter0;
 
 import dev.shardlings.array.NDArray;
+import dev.shardlings.grader.CaseRun;
 import dev.shardlings.grader.Checks;
 import dev.shardlings.grader.Checks.Tolerance;
 import dev.shardlings.grader.Generators;
@@ -16,7 +17,6 @@ import dev.shardlings.sharding.Mesh;
 import dev.shardlings.sharding.PartitionSpec;
 import dev.shardlings.spmd.ShardedArray;
 import dev.shardlings.trace.Collective;
-import dev.shardlings.trace.Trace;
 
 import java.util.List;
 import java.util.Set;
@@ -63,8 +63,8 @@ public final class Chapter0Checks {
     }
 
     /** Runs a matmul part on A, B laid out by specA, specB and checks C against the oracle and its layout. */
-    private static Run runMatmul(Part part, Matmul impl, Chapter0Case c, int i, int j, int k,
-                                           PartitionSpec specA, PartitionSpec specB, PartitionSpec specC) {
+    private static CaseRun<ShardedArray> runMatmul(Part part, Matmul impl, Chapter0Case c, int i, int j, int k,
+                                                   PartitionSpec specA, PartitionSpec specB, PartitionSpec specC) {
         Mesh mesh = c.mesh().mesh();
         NDArray a = Generators.smallFloats(c.seed(), i, j);
         NDArray b = Generators.smallFloats(c.seed() + 1, j, k);
@@ -72,10 +72,10 @@ public final class Chapter0Checks {
         ShardedArray bs = ShardedArray.devicePut(b, mesh, specB);
         String text = c.describe(dims("A", i, j) + " laid out " + specA + ", " + dims("B", j, k) + " laid out "
                 + specB + "; C laid out " + specC);
-        var outcome = Guard.run(part, text, () -> impl.apply(as, bs));
-        Checks.shardedResult(part, text, Reports.inputs("A", a, "B", b), Chapter0Oracles.matmul(a, b),
-                outcome.value(), specC, tol(j), "A:\n" + visual(as) + "B:\n" + visual(bs));
-        return new Run(text, outcome.trace());
+        CaseRun<ShardedArray> run = Guard.run(part, text, () -> impl.apply(as, bs));
+        Checks.shardedResult(run, Reports.inputs("A", a, "B", b), Chapter0Oracles.matmul(a, b), specC, tol(j),
+                "A:\n" + visual(as) + "B:\n" + visual(bs));
+        return run;
     }
 
     private static String visual(ShardedArray x) {
@@ -83,8 +83,8 @@ public final class Chapter0Checks {
     }
 
     /** The rule every device of the run must keep; the reason is the score table's line. */
-    private static void rule(Part part, Run r, String reason, String ruleText, Rule rule) {
-        TraceRules.perDevice(part, reason, r.text(), r.trace(), ruleText, rule);
+    private static void rule(CaseRun<?> run, String reason, String ruleText, Rule rule) {
+        TraceRules.perDevice(run, reason, ruleText, rule);
     }
 
     private static Set<Collective> kind(Collective c) {
@@ -99,7 +99,7 @@ public final class Chapter0Checks {
         int k = m.size("Y") * c.c();
         var r = runMatmul(Part.P0_1, impl, c, i, j, k, P("X", null), P(null, "Y"), P("X", "Y"));
         long flops = 2L * (i / m.size("X")) * j * (k / m.size("Y"));
-        rule(Part.P0_1, r, "communicates or multiplies more than its own blocks", "no collectives; each device"
+        rule(r, "communicates or multiplies more than its own blocks", "no collectives; each device"
                         + " multiplies its A block [I/X, J] by its B block [J, K/Y] once: " + flops + " FLOPs",
                 TraceRules.noCollectives("every device already holds all it needs")
                         .and(TraceRules.flops(flops, "2·(I/X)·J·(K/Y)")));
@@ -112,7 +112,7 @@ public final class Chapter0Checks {
         int j = x * c.b();
         int k = c.c();
         var r = runMatmul(Part.P0_2, impl, c, i, j, k, P(null, "X"), P(), P());
-        rule(Part.P0_2, r, "wrong communication for 'all-gather A'", "exactly one all-gather over X, of A's block"
+        rule(r, "wrong communication for 'all-gather A'", "exactly one all-gather over X, of A's block"
                         + " of shape " + Reports.tuple(i, j / x) + ", then one matmul of the whole A by B: "
                         + 2L * i * j * k + " FLOPs",
                 TraceRules.collectives(Set.of("X"), List.of(kind(Collective.ALL_GATHER)), List.of(List.of(i, j / x)),
@@ -127,7 +127,7 @@ public final class Chapter0Checks {
         int j = x * c.b();
         int k = c.c();
         var r = runMatmul(Part.P0_3, impl, c, i, j, k, P(null, "X"), P("X", null), P());
-        rule(Part.P0_3, r, "wrong communication for 'local matmul, then psum'", "a local matmul of the blocks ("
+        rule(r, "wrong communication for 'local matmul, then psum'", "a local matmul of the blocks ("
                         + 2L * i * (j / x) * k + " FLOPs), then exactly one psum over X, of the partial product of"
                         + " shape " + Reports.tuple(i, k),
                 TraceRules.collectives(Set.of("X"), List.of(kind(Collective.PSUM)), List.of(List.of(i, k)),
@@ -142,7 +142,7 @@ public final class Chapter0Checks {
         int j = x * c.b();
         int k = c.c();
         var r = runMatmul(Part.P0_4, impl, c, i, j, k, P(null, "X"), P("X", null), P());
-        rule(Part.P0_4, r, "wrong communication for 'reduce-scatter, then all-gather'", "a local matmul ("
+        rule(r, "wrong communication for 'reduce-scatter, then all-gather'", "a local matmul ("
                         + 2L * i * (j / x) * k + " FLOPs), then one psumScatter over X of the partial product "
                         + Reports.tuple(i, k) + ", then one allGather over X of the summed rows "
                         + Reports.tuple(i / x, k) + ", and no psum",
@@ -159,14 +159,14 @@ public final class Chapter0Checks {
         int j = c.b();
         int k = x * c.c();
         var rb = runMatmul(Part.P0_5, gatherB, c, i, j, k, P("X", null), P(null, "X"), P("X", null));
-        rule(Part.P0_5, rb, "wrong communication for C[I_X, K]", "for C[I_X, K]: exactly one all-gather over X, of"
+        rule(rb, "wrong communication for C[I_X, K]", "for C[I_X, K]: exactly one all-gather over X, of"
                         + " B's block of shape " + Reports.tuple(j, k / x) + ", then A's block times the whole B: "
                         + 2L * (i / x) * j * k + " FLOPs",
                 TraceRules.collectives(Set.of("X"), List.of(kind(Collective.ALL_GATHER)), List.of(List.of(j, k / x)),
                         "one all-gather over X of B's block")
                         .and(TraceRules.flops(2L * (i / x) * j * k, "2·(I/X)·J·K")));
         var ra = runMatmul(Part.P0_5, gatherA, c, i, j, k, P("X", null), P(null, "X"), P(null, "X"));
-        rule(Part.P0_5, ra, "wrong communication for C[I, K_X]", "for C[I, K_X]: exactly one all-gather over X, of"
+        rule(ra, "wrong communication for C[I, K_X]", "for C[I, K_X]: exactly one all-gather over X, of"
                         + " A's block of shape " + Reports.tuple(i / x, j) + ", then the whole A times B's block: "
                         + 2L * i * j * (k / x) + " FLOPs",
                 TraceRules.collectives(Set.of("X"), List.of(kind(Collective.ALL_GATHER)), List.of(List.of(i / x, j)),
@@ -183,11 +183,11 @@ public final class Chapter0Checks {
         NDArray x = Generators.smallFloats(c.seed(), rows, feats);
         ShardedArray xs = ShardedArray.devicePut(x, mesh, P("i", "j"));
         String text = c.describe(dims("x", rows, feats) + " laid out P('i', 'j')");
-        var outcome = Guard.run(Part.P0_6, text, () -> impl.apply(xs));
-        Checks.shardedResult(Part.P0_6, text, Reports.inputs("x", x), Chapter0Oracles.normalizeRows(x, 1e-5),
-                outcome.value(), P("i", "j"), new Tolerance(1e-4, 1e-4), visual(xs));
+        CaseRun<ShardedArray> run = Guard.run(Part.P0_6, text, () -> impl.apply(xs));
+        Checks.shardedResult(run, Reports.inputs("x", x), Chapter0Oracles.normalizeRows(x, 1e-5),
+                P("i", "j"), new Tolerance(1e-4, 1e-4), visual(xs));
         int local = c.a();
-        rule(Part.P0_6, new Run(text, outcome.trace()), "wrong communication for the parallel normalisation",
+        rule(run, "wrong communication for the parallel normalisation",
                 "only pmean or psum over j (at least one), each of per-row statistics (at most " + local
                         + " elements: one per row of the block), no all-gather",
                 new Rule(Set.of(Check.COLLECTIVES, Check.OPERANDS), d -> {
@@ -222,11 +222,11 @@ public final class Chapter0Checks {
         ShardedArray xs = ShardedArray.devicePut(x, mesh, P("i", null));
         ShardedArray ws = ShardedArray.devicePut(w, mesh, P("i", null));
         String text = c.describe(dims("x", rows, d) + " and " + dims("w", d, f) + " both laid out P('i', None)");
-        var outcome = Guard.run(Part.P0_7, text, () -> impl.apply(xs, ws));
-        Checks.shardedResult(Part.P0_7, text, Reports.inputs("x", x, "w", w), Chapter0Oracles.matmul(x, w),
-                outcome.value(), P("i", null), tol(d), "x:\n" + visual(xs) + "w:\n" + visual(ws));
+        CaseRun<ShardedArray> run = Guard.run(Part.P0_7, text, () -> impl.apply(xs, ws));
+        Checks.shardedResult(run, Reports.inputs("x", x, "w", w), Chapter0Oracles.matmul(x, w),
+                P("i", null), tol(d), "x:\n" + visual(xs) + "w:\n" + visual(ws));
         long flops = 2L * (rows / n) * d * f;
-        rule(Part.P0_7, new Run(text, outcome.trace()), "wrong communication for the gathered weight",
+        rule(run, "wrong communication for the gathered weight",
                 "exactly one all-gather over i, of w's block of shape " + Reports.tuple(d / n, f) + ", then the x"
                         + " block times the whole w: " + flops + " FLOPs",
                 TraceRules.collectives(Set.of("i"), List.of(kind(Collective.ALL_GATHER)), List.of(List.of(d / n, f)),
@@ -245,13 +245,13 @@ public final class Chapter0Checks {
         ShardedArray xs = ShardedArray.devicePut(x, mesh, P("i", null));
         int k = c.param();
         String text = c.describe(dims("x", rows, cols) + " laid out P('i', None); k = " + k);
-        var outcome = Guard.run(Part.P0_8, text, () -> impl.apply(xs, k));
-        Checks.shardedResult(Part.P0_8, text, Reports.inputs("x", x), Chapter0Oracles.rollBlocks(x, n, k),
-                outcome.value(), P("i", null), Tolerance.EXACT, visual(xs));
+        CaseRun<ShardedArray> run = Guard.run(Part.P0_8, text, () -> impl.apply(xs, k));
+        Checks.shardedResult(run, Reports.inputs("x", x), Chapter0Oracles.rollBlocks(x, n, k),
+                P("i", null), Tolerance.EXACT, visual(xs));
         Rule one = TraceRules.collectives(Set.of("i"), List.of(kind(Collective.PPERMUTE)),
                 java.util.Collections.singletonList(List.of(c.a(), cols)), "at most one ppermute over i, of the"
                         + " device's block");
-        rule(Part.P0_8, new Run(text, outcome.trace()), "wrong communication for the ring shift", "at most one"
+        rule(run, "wrong communication for the ring shift", "at most one"
                         + " ppermute over i, of the block " + Reports.tuple(c.a(), cols) + ", and no other collective",
                 new Rule(one.checks(), d -> d.collectives().isEmpty() ? null : one.violation(d)));
     }
@@ -265,10 +265,10 @@ public final class Chapter0Checks {
         NDArray x = Generators.smallFloats(c.seed(), n * per);
         ShardedArray xs = ShardedArray.devicePut(x, mesh, P(tuple("x", "y")));
         String text = c.describe(dims("x", n * per) + " laid out P(('x', 'y'),), " + per + " elements per device");
-        var outcome = Guard.run(Part.P0_9, text, () -> impl.apply(xs));
-        Checks.shardedResult(Part.P0_9, text, Reports.inputs("x", x), Chapter0Oracles.sliceAndAverage(x, n),
-                outcome.value(), P(), new Tolerance(1e-6, 1e-6), visual(xs));
-        rule(Part.P0_9, new Run(text, outcome.trace()), "wrong communication for slice-and-average", "exactly one"
+        CaseRun<ShardedArray> run = Guard.run(Part.P0_9, text, () -> impl.apply(xs));
+        Checks.shardedResult(run, Reports.inputs("x", x), Chapter0Oracles.sliceAndAverage(x, n),
+                P(), new Tolerance(1e-6, 1e-6), visual(xs));
+        rule(run, "wrong communication for slice-and-average", "exactly one"
                         + " pmean (or psum) over both x and y, of the 4 sliced elements",
                 TraceRules.collectives(Set.of("x", "y"), List.of(Set.of(Collective.PMEAN, Collective.PSUM)),
                         List.of(List.of(4)), "one pmean over x and y of the 4 sliced elements"));
@@ -280,20 +280,16 @@ public final class Chapter0Checks {
         Mesh mesh = m.mesh();
         NDArray key = PRNG.key((int) c.seed()).toArray();
         String text = c.describe("key " + PRNG.Key.of(key) + " (int32 bit patterns " + key + ")");
-        var outcome = Guard.run(Part.P0_10, text, () -> impl.apply(key, mesh));
+        CaseRun<ShardedArray> run = Guard.run(Part.P0_10, text, () -> impl.apply(key, mesh));
         int n = m.size("i");
         NDArray[] rows = new NDArray[n];
         for (int r = 0; r < n; r++) {
             rows[r] = PRNG.foldIn(PRNG.Key.of(key), r).toArray();
         }
-        Checks.shardedResult(Part.P0_10, text, Reports.inputs("key", key), NDArray.stack(0, rows),
-                outcome.value(), P("i", null), Tolerance.EXACT, null);
-        rule(Part.P0_10, new Run(text, outcome.trace()), "communicates, or computes the keys outside shardMap",
+        Checks.shardedResult(run, Reports.inputs("key", key), NDArray.stack(0, rows),
+                P("i", null), Tolerance.EXACT, null);
+        rule(run, "communicates, or computes the keys outside shardMap",
                 "a shardMap in which every device folds its own index into the key; no collectives",
                 TraceRules.noCollectives("every device knows its own index (axisIndex)"));
-    }
-
-    /** What a run leaves for the structural checks: the case text and the trace. */
-    private record Run(String text, Trace trace) {
     }
 }

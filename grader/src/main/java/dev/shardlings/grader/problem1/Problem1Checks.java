@@ -1,6 +1,7 @@
 package dev.shardlings.grader.problem1;
 
 import dev.shardlings.array.NDArray;
+import dev.shardlings.grader.CaseRun;
 import dev.shardlings.grader.Checks;
 import dev.shardlings.grader.Checks.Tolerance;
 import dev.shardlings.grader.Guard;
@@ -59,25 +60,24 @@ public final class Problem1Checks {
         NDArray a = c.array();
         ShardedArray sharded = ShardedArray.devicePut(a, mesh, XY);
         String text = c.describe(false);
-        var outcome = Guard.run(Part.P1_1A, text, () -> impl.apply(sharded));
+        CaseRun<ShardedArray> run = Guard.run(Part.P1_1A, text, () -> impl.apply(sharded));
         NDArray expected = Problem1Oracles.perShardMean(a, c.x(), c.y());
-        Checks.shardedResult(Part.P1_1A, text, Reports.inputs("Input A", a), expected, outcome.value(), XY, Tolerance.float32(8), sharded.visualize());
-        ownBlockOnly(Part.P1_1A, text, outcome.trace(), a.nbytes(), mesh.size());
-        Checks.noHostGather(Part.P1_1A, text, outcome.trace(), a.nbytes(), mesh.size());
+        Checks.shardedResult(run, Reports.inputs("Input A", a), expected, XY, Tolerance.float32(8), sharded.visualize());
+        ownBlockOnly(run, a.nbytes(), mesh.size());
+        Checks.noHostGather(run, a.nbytes(), mesh.size());
     }
 
     /**
      * Every device works on its own block: no collectives, and no device allocates an array as large as the whole
      * input (which only gathering could give it).
      */
-    private static void ownBlockOnly(dev.shardlings.grader.Part part, String text, dev.shardlings.trace.Trace trace,
-                                     long wholeBytes, int devices) {
+    private static void ownBlockOnly(CaseRun<ShardedArray> run, long wholeBytes, int devices) {
         TraceRules.Rule rule = TraceRules.noCollectives("every device already holds the rows it needs");
         if (devices > 1) {
             rule = rule.and(TraceRules.largestArrayBelow(wholeBytes, "that is as large as the whole input ("
                     + wholeBytes + " bytes): each device should work on its own block only"));
         }
-        TraceRules.perDevice(part, "communicates, or works on more than its own block", text, trace, "each device"
+        TraceRules.perDevice(run, "communicates, or works on more than its own block", "each device"
                 + " works on its own block: no collectives, and no array as large as the whole input", rule);
     }
 
@@ -86,10 +86,10 @@ public final class Problem1Checks {
         Mesh mesh = c.mesh();
         NDArray a = c.array();
         String text = c.describe(false);
-        var outcome = Guard.run(Part.P1_1B, text, () -> impl.apply(a, mesh));
+        CaseRun<NDArray> run = Guard.run(Part.P1_1B, text, () -> impl.apply(a, mesh));
         NDArray expected = Problem1Oracles.perShardMean(a, c.x(), c.y());
-        Checks.wholeResult(Part.P1_1B, text, Reports.inputs("Input A", a), expected, outcome.value(), Tolerance.float32(8));
-        Checks.noShardMap(Part.P1_1B, text, outcome.trace());
+        Checks.wholeResult(run, Reports.inputs("Input A", a), expected, Tolerance.float32(8));
+        Checks.noShardMap(run);
     }
 
     /**
@@ -101,11 +101,11 @@ public final class Problem1Checks {
         NDArray a = c.array();
         ShardedArray sharded = ShardedArray.devicePut(a, mesh, XY);
         String text = c.describe(true);
-        var outcome = Guard.run(Part.P1_2A, text, () -> impl.apply(sharded, c.shift()));
+        CaseRun<ShardedArray> run = Guard.run(Part.P1_2A, text, () -> impl.apply(sharded, c.shift()));
         NDArray expected = Problem1Oracles.rollWithinShards(a, c.x(), c.shift());
-        Checks.shardedResult(Part.P1_2A, text, Reports.inputs("Input A", a), expected, outcome.value(), XY, Tolerance.EXACT, sharded.visualize());
-        ownBlockOnly(Part.P1_2A, text, outcome.trace(), a.nbytes(), mesh.size());
-        Checks.noHostGather(Part.P1_2A, text, outcome.trace(), a.nbytes(), mesh.size());
+        Checks.shardedResult(run, Reports.inputs("Input A", a), expected, XY, Tolerance.EXACT, sharded.visualize());
+        ownBlockOnly(run, a.nbytes(), mesh.size());
+        Checks.noHostGather(run, a.nbytes(), mesh.size());
     }
 
     /** 1.2b: values equal roll-minus-self inside every group of S/X rows; no shardMap. */
@@ -113,9 +113,9 @@ public final class Problem1Checks {
         Mesh mesh = c.mesh();
         NDArray a = c.array();
         String text = c.describe(true);
-        var outcome = Guard.run(Part.P1_2B, text, () -> impl.apply(a, mesh, c.shift()));
+        CaseRun<NDArray> run = Guard.run(Part.P1_2B, text, () -> impl.apply(a, mesh, c.shift()));
         NDArray expected = Problem1Oracles.rollWithinShards(a, c.x(), c.shift());
-        Checks.wholeResult(Part.P1_2B, text, Reports.inputs("Input A", a), expected, outcome.value(), Tolerance.EXACT);
-        Checks.noShardMap(Part.P1_2B, text, outcome.trace());
+        Checks.wholeResult(run, Reports.inputs("Input A", a), expected, Tolerance.EXACT);
+        Checks.noShardMap(run);
     }
 }

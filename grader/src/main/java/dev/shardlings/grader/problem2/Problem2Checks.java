@@ -1,6 +1,7 @@
 package dev.shardlings.grader.problem2;
 
 import dev.shardlings.array.NDArray;
+import dev.shardlings.grader.CaseRun;
 import dev.shardlings.grader.Check;
 import dev.shardlings.grader.CheckLog;
 import dev.shardlings.grader.Checks;
@@ -70,13 +71,12 @@ public final class Problem2Checks {
      * exactly 2·P·D·F FLOPs for the P pairs (no dense compute of every token by every expert) in at most one
      * matmul per expert that has tokens (no matmul per token).
      */
-    private static void oncePerExpert(Part part, String text, dev.shardlings.trace.Trace trace, NDArray b, int d,
-                                      int f) {
+    private static void oncePerExpert(CaseRun<NDArray> run, NDArray b, int d, int f) {
         CheckLog.ran(Check.FLOPS, Check.MATMULS);
         int[] routes = b.toIntArray();
         long pairs = routes.length;
         long experts = java.util.Arrays.stream(routes).distinct().count();
-        List<TraceEvent.MatmulEvent> mms = trace.hostEvents().stream()
+        List<TraceEvent.MatmulEvent> mms = run.trace().hostEvents().stream()
                 .filter(TraceEvent.MatmulEvent.class::isInstance).map(TraceEvent.MatmulEvent.class::cast)
                 .filter(m -> m.flops() > 0).toList();
         long flops = mms.stream().mapToLong(TraceEvent.MatmulEvent::flops).sum();
@@ -91,9 +91,8 @@ public final class Problem2Checks {
                     + " expert's group of tokens in one matmul, not one token at a time";
         }
         if (why != null) {
-            throw new GradingFailure(GradingFailure.Kind.STRUCTURE, "not one matmul per expert group", Reports.header(
-                    part, "computes the right values, but not by one matmul per expert") + text + "\n\n" + why
-                    + ".\nHint: " + part.hint() + "\n" + Reports.pointers(part), null);
+            throw run.report("computes the right values, but not by one matmul per expert").paragraph(why + ".")
+                    .failure(GradingFailure.Kind.STRUCTURE, "not one matmul per expert group");
         }
     }
 
@@ -109,24 +108,22 @@ public final class Problem2Checks {
         NDArray b = c.route(s, e);
         String text = c.describeLocal(dims("A", "f32", s, d) + ", " + dims("W", "f32", e, d, f) + ", "
                 + dims("B", "int32", b.shape()));
-        var outcome = Guard.run(part, text, () -> impl.apply(a, w, b));
-        Checks.wholeResult(part, text, Reports.inputs("A", a, "W", w, "B", b), Problem2Oracles.moe(a, w, b),
-                outcome.value(), tol(d));
-        Checks.noShardMap(part, text, outcome.trace());
+        CaseRun<NDArray> run = Guard.run(part, text, () -> impl.apply(a, w, b));
+        Checks.wholeResult(run, Reports.inputs("A", a, "W", w, "B", b), Problem2Oracles.moe(a, w, b), tol(d));
+        Checks.noShardMap(run);
         long limit = 4L * s * d * f;
-        long largest = outcome.trace().hostLargestAllocation();
+        long largest = run.trace().hostLargestAllocation();
         CheckLog.ran(Check.HOST_MEMORY);
         if (largest >= limit) {
-            throw new GradingFailure(GradingFailure.Kind.STRUCTURE, "allocates " + largest / 4 + " elements at once,"
-                    + " as many as S·D·F = " + limit / 4,
-                    Reports.header(part, "computes the right values, but materialises an array as large as [S, D, F]")
-                            + text + "\n\nThe largest array the code allocated has " + largest / 4 + " elements;"
-                            + " S·D·F = " + s + "·" + d + "·" + f + " = " + limit / 4 + ". That is every token"
-                            + " holding its own copy of its expert's matrix (W.take(B, 0) does this). Group the"
-                            + " tokens by expert instead and multiply each group once.\nHint: " + part.hint() + "\n"
-                            + Reports.pointers(part), null);
+            throw run.report("computes the right values, but materialises an array as large as [S, D, F]")
+                    .paragraph("The largest array the code allocated has " + largest / 4 + " elements; S·D·F = "
+                            + s + "·" + d + "·" + f + " = " + limit / 4 + ". That is every token holding its own copy"
+                            + " of its expert's matrix (W.take(B, 0) does this). Group the tokens by expert instead"
+                            + " and multiply each group once.")
+                    .failure(GradingFailure.Kind.STRUCTURE, "allocates " + largest / 4 + " elements at once, as many"
+                            + " as S·D·F = " + limit / 4);
         }
-        oncePerExpert(part, text, outcome.trace(), b, d, f);
+        oncePerExpert(run, b, d, f);
     }
 
     /** 2.1: the local version, k = 1. */
@@ -166,9 +163,8 @@ public final class Problem2Checks {
     public static void moeAllGather(Sharded impl, MoeCase c) {
         Part part = Part.P2_3A;
         Laid l = lay(c, false);
-        var outcome = Guard.run(part, l.text(), () -> impl.apply(l.a(), l.w(), l.b()));
-        Checks.shardedResult(part, l.text(), l.inputs(), l.expected(), outcome.value(), XY, tol(l.sizes()[2]),
-                l.pictures());
+        CaseRun<ShardedArray> run = Guard.run(part, l.text(), () -> impl.apply(l.a(), l.w(), l.b()));
+        Checks.shardedResult(run, l.inputs(), l.expected(), XY, tol(l.sizes()[2]), l.pictures());
         int x = c.mesh().size("X");
         int y = c.mesh().size("Y");
         int e = l.sizes()[0];
@@ -200,8 +196,8 @@ public final class Problem2Checks {
                     + routed[dev.coords().get(xAxis)] + " tokens routed to its experts need exactly 2·n·D·(F/Y) = "
                     + want + " (multiply only the tokens routed to this device's experts, each once)";
         });
-        TraceRules.perDevice(part, "does not gather the tokens, or computes more than its experts' tokens",
-                l.text(), outcome.trace(), "all-gathers over X carry tokens ([S/X, …] rows of A and B), never an"
+        TraceRules.perDevice(run, "does not gather the tokens, or computes more than its experts' tokens",
+                "all-gathers over X carry tokens ([S/X, …] rows of A and B), never an"
                         + " expert block; each device's matmuls do exactly 2·n·D·(F/Y) FLOPs for the n tokens"
                         + " routed to its experts", tokensGathered.and(ownExperts));
     }
@@ -222,9 +218,8 @@ public final class Problem2Checks {
 
     private static void ragged(Part part, Ragged impl, MoeCase c) {
         Laid l = lay(c, true);
-        var outcome = Guard.run(part, l.text(), () -> impl.apply(l.a(), l.w(), l.b(), c.capacity()));
-        Checks.shardedResult(part, l.text(), l.inputs(), l.expected(), outcome.value(), XY, tol(l.sizes()[2]),
-                l.pictures());
+        CaseRun<ShardedArray> run = Guard.run(part, l.text(), () -> impl.apply(l.a(), l.w(), l.b(), c.capacity()));
+        Checks.shardedResult(run, l.inputs(), l.expected(), XY, tol(l.sizes()[2]), l.pictures());
         int x = c.mesh().size("X");
         int y = c.mesh().size("Y");
         int e = l.sizes()[0];
@@ -259,8 +254,8 @@ public final class Problem2Checks {
                 + dev.largestAllocation() / 4 + " elements; the budget is " + budget + " (the largest of (S/X + 1)·D,"
                 + " (X·capacity + 1)·D, D·(F/Y), (X·capacity + 1)·(F/Y) and (S/X + 1)·(F/Y)), far below the "
                 + (long) e / x * l.sizes()[1] * d + " of a masked [E/X, S, D] buffer");
-        TraceRules.perDevice(part, "ragged all-to-all: no gather over X, no padded compute, bounded memory",
-                l.text(), outcome.trace(), "tokens travel with all_to_all over X (no all_gather over X); each device's"
+        TraceRules.perDevice(run, "ragged all-to-all: no gather over X, no padded compute, bounded memory",
+                "tokens travel with all_to_all over X (no all_gather over X); each device's"
                         + " matmuls do exactly 2·n·D·(F/Y) FLOPs for the n (token, expert) pairs routed to its"
                         + " experts; no array larger than " + budget + " elements on a device",
                 comms.and(flops).and(memory));

@@ -1,12 +1,11 @@
 package dev.shardlings.grader.problem3;
 
 import dev.shardlings.array.NDArray;
-import dev.shardlings.grader.Checks;
 import dev.shardlings.grader.Generators;
 import dev.shardlings.grader.GradingFailure;
 import dev.shardlings.grader.Check;
 import dev.shardlings.grader.CheckLog;
-import dev.shardlings.grader.Guard;
+import dev.shardlings.grader.CaseRun;
 import dev.shardlings.grader.ModelledTime;
 import dev.shardlings.grader.Part;
 import dev.shardlings.grader.Reports;
@@ -119,17 +118,17 @@ public record MeasuredRun(Part part, List<Problem3Checks.Operand> inputs, Partit
     }
 
     /** The checks of the run, for {@link ModelledTime#check}. */
-    public void verify(String text, Guard.Outcome<Object> outcome) {
+    public void verify(CaseRun<Object> outcome) {
         CheckLog.ran(Check.VALUES, Check.LAYOUT, Check.USES_SHARD_MAP, Check.FLOPS, Check.HOST_MEMORY);
         if (!(outcome.value() instanceof ShardedArray out)) {
             throw fail(GradingFailure.Kind.WRONG_SHAPE, "returned no sharded array", "returned a "
-                    + outcome.value().getClass().getSimpleName() + " instead of a ShardedArray.", text);
+                    + outcome.value().getClass().getSimpleName() + " instead of a ShardedArray.", outcome);
         }
         if (!Arrays.equals(out.shape(), outShape) || !out.spec().isEquivalentTo(outSpec)) {
             throw fail(GradingFailure.Kind.WRONG_SHAPE, "returned " + Reports.tuple(out.shape()) + " laid out "
                             + out.spec() + ", expected " + Reports.tuple(outShape) + " laid out " + outSpec,
                     "returned an array of shape " + Reports.tuple(out.shape()) + " laid out " + out.spec()
-                            + "; the answer has shape " + Reports.tuple(outShape) + " laid out " + outSpec + ".", text);
+                            + "; the answer has shape " + Reports.tuple(outShape) + " laid out " + outSpec + ".", outcome);
         }
         List<NDArray> arrays = inputs.stream().map(Problem3Checks.Operand::value).toList();
         List<float[]> whole = arrays.stream().map(NDArray::toFloatArray).toList();
@@ -145,13 +144,13 @@ public record MeasuredRun(Part part, List<Problem3Checks.Operand> inputs, Partit
                 throw fail(GradingFailure.Kind.WRONG_VALUES, "wrong values at the book's sizes (first at index ("
                         + row + ", " + col + "))", "computed " + actual + " at index (" + row + ", " + col
                         + ") where the answer is " + (float) want[0] + ". The part it builds on passes on small"
-                        + " cases, so look for code that depends on the sizes.", text);
+                        + " cases, so look for code that depends on the sizes.", outcome);
             }
         }
         Trace t = outcome.trace();
         if (t.shardMaps().isEmpty()) {
             throw fail(GradingFailure.Kind.STRUCTURE, "no shardMap at the book's sizes", "ran no shardMap: the"
-                    + " modelled time is the time of the devices' programs.", text);
+                    + " modelled time is the time of the devices' programs.", outcome);
         }
         long deviceFlops = 0;
         for (ShardMapTrace sm : t.shardMaps()) {
@@ -162,19 +161,19 @@ public record MeasuredRun(Part part, List<Problem3Checks.Operand> inputs, Partit
         if (deviceFlops < flops) {
             throw fail(GradingFailure.Kind.STRUCTURE, "devices did " + deviceFlops + " of the " + flops
                     + " matmul FLOPs", "made its devices do " + deviceFlops + " matmul FLOPs in all; the answer"
-                    + " takes at least " + flops + ". The work must be done by the devices, inside shardMap.", text);
+                    + " takes at least " + flops + ". The work must be done by the devices, inside shardMap.", outcome);
         }
         long largestInput = arrays.stream().mapToLong(NDArray::nbytes).max().orElse(0);
         if (t.hostLargestAllocation() >= largestInput) {
             throw fail(GradingFailure.Kind.STRUCTURE, "gathers a whole input on the host", "allocated "
                     + t.hostLargestAllocation() + " bytes on the host, as much as a whole input (" + largestInput
-                    + " bytes).", text);
+                    + " bytes).", outcome);
         }
     }
 
-    private GradingFailure fail(GradingFailure.Kind kind, String reason, String what, String text) {
-        return new GradingFailure(kind, "measured run: " + reason, Reports.header(part, "is wrong at the sizes its"
-                + " time is measured at") + text + "\n\nAt these sizes the code " + what + " A performance part"
-                + " times only a run that computes the right answer on the devices.\n" + Reports.pointers(part), null);
+    private static GradingFailure fail(GradingFailure.Kind kind, String reason, String what, CaseRun<?> run) {
+        return run.report("is wrong at the sizes its time is measured at").paragraph("At these sizes the code "
+                + what + " A performance part times only a run that computes the right answer on the devices.")
+                .noHint().failure(kind, "measured run: " + reason);
     }
 }

@@ -1,8 +1,8 @@
 package dev.shardlings.grader.problem3;
 
-import dev.shardlings.array.DType;
 import dev.shardlings.array.NDArray;
 import dev.shardlings.cost.ModelDtype;
+import dev.shardlings.grader.CaseRun;
 import dev.shardlings.grader.Check;
 import dev.shardlings.grader.Checks;
 import dev.shardlings.grader.Checks.Tolerance;
@@ -19,7 +19,6 @@ import dev.shardlings.sharding.PartitionSpec;
 import dev.shardlings.spmd.ShardedArray;
 import dev.shardlings.trace.Collective;
 import dev.shardlings.trace.TraceEvent.CollectiveEvent;
-import dev.shardlings.trace.Trace;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -63,23 +62,19 @@ public final class Problem3Checks {
     public record Operand(String name, NDArray value, PartitionSpec spec) {
     }
 
-    /** What a run leaves for the structural checks. */
-    public record Run(String text, Trace trace) {
-    }
-
     /**
      * Lays out the operands, runs {@code impl} under the Guard and checks the result's shape, dtype, layout and
      * values (every replica) against {@code expected}.
      *
      * @throws dev.shardlings.grader.GradingFailure when the result is wrong
      */
-    public static Run run(Part part, MatmulCase c, List<Operand> ops, PartitionSpec outSpec, NDArray expected,
+    public static CaseRun<ShardedArray> run(Part part, MatmulCase c, List<Operand> ops, PartitionSpec outSpec, NDArray expected,
                           Tolerance tol, Function<List<ShardedArray>, ShardedArray> impl) {
         return run(part, c, "", ops, outSpec, expected, tol, impl);
     }
 
     /** {@link #run(Part, MatmulCase, List, PartitionSpec, NDArray, Tolerance, Function)} with parameters to show. */
-    public static Run run(Part part, MatmulCase c, String params, List<Operand> ops, PartitionSpec outSpec,
+    public static CaseRun<ShardedArray> run(Part part, MatmulCase c, String params, List<Operand> ops, PartitionSpec outSpec,
                           NDArray expected, Tolerance tol, Function<List<ShardedArray>, ShardedArray> impl) {
         List<ShardedArray> laid = new ArrayList<>();
         StringBuilder shapes = new StringBuilder();
@@ -95,10 +90,9 @@ public final class Problem3Checks {
             inputs.add(o.value());
         }
         String text = c.describe(shapes + "; Out " + dims(expected) + " laid out " + outSpec + params);
-        var outcome = Guard.run(part, text, () -> impl.apply(List.copyOf(laid)));
-        Checks.shardedResult(part, text, Reports.inputs(inputs.toArray()), expected, outcome.value(), outSpec, tol,
-                pictures.toString());
-        return new Run(text, outcome.trace());
+        CaseRun<ShardedArray> run = Guard.run(part, text, () -> impl.apply(List.copyOf(laid)));
+        Checks.shardedResult(run, Reports.inputs(inputs.toArray()), expected, outSpec, tol, pictures.toString());
+        return run;
     }
 
     static String dims(NDArray a) {
@@ -139,9 +133,9 @@ public final class Problem3Checks {
         long flops = 2L * bx * d * fy;
         String flopText = "2·(B/X)·D·(F/Y) = 2·" + bx + "·" + d + "·" + fy;
 
-        Run r = run(part, c, ops, XY, expected, exactSums(d), l -> collective.apply(l.get(0), l.get(1)));
-        TraceRules.perDevice(part, "collective: " + (n - 1) + " one-step ppermutes of A blocks, one chunk per matmul",
-                r.text(), r.trace(), "allGatherMatmul: only ppermute over Y, exactly n − 1 = " + (n - 1)
+        CaseRun<ShardedArray> r = run(part, c, ops, XY, expected, exactSums(d), l -> collective.apply(l.get(0), l.get(1)));
+        TraceRules.perDevice(r, "collective: " + (n - 1) + " one-step ppermutes of A blocks, one chunk per matmul",
+                "allGatherMatmul: only ppermute over Y, exactly n − 1 = " + (n - 1)
                         + " per device, each of one A block [B/X, D/Y] = [" + bx + ", " + dy + "] and one step round"
                         + " the ring; every matmul contracts one chunk of D (k ≤ D/Y = " + dy + "); " + flops
                         + " FLOPs",
@@ -154,8 +148,8 @@ public final class Problem3Checks {
                                 + " arrives instead of after the whole of A has been collected"))
                         .and(TraceRules.flops(flops, flopText)));
 
-        Run rn = run(part, c, ops, XY, expected, exactSums(d), l -> naive.apply(l.get(0), l.get(1)));
-        TraceRules.perDevice(part, "baseline: exactly one all-gather of the A block over Y", rn.text(), rn.trace(),
+        CaseRun<ShardedArray> rn = run(part, c, ops, XY, expected, exactSums(d), l -> naive.apply(l.get(0), l.get(1)));
+        TraceRules.perDevice(rn, "baseline: exactly one all-gather of the A block over Y",
                 "allGatherMatmulNaive: exactly one all_gather over Y, of the A block [" + bx + ", " + dy
                         + "], then a local matmul; " + flops + " FLOPs",
                 TraceRules.exactly("Y", List.of(Collective.ALL_GATHER), List.of(List.of(bx, dy)),
@@ -185,7 +179,7 @@ public final class Problem3Checks {
         List<Operand> ops = List.of(new Operand("A", a, XY), new Operand("W", w, ROWS_Y));
         NDArray expected = Problem3Oracles.matmul(a, w);
         long flops = 2L * bx * dy * f;
-        Run r = run(part, c, "; tiles = " + t, ops, ROWS_X, expected, exactSums(d),
+        CaseRun<ShardedArray> r = run(part, c, "; tiles = " + t, ops, ROWS_X, expected, exactSums(d),
                 l -> impl.apply(l.get(0), l.get(1), t));
         Rule onePsumPerTile = new Rule(java.util.Set.of(Check.COLLECTIVES, Check.OPERANDS), dev -> {
             List<CollectiveEvent> cs = dev.collectives();
@@ -202,7 +196,8 @@ public final class Problem3Checks {
             return cs.size() == t ? null : "it calls psum " + cs.size() + " time(s), expected one per tile ("
                     + t + ")";
         });
-        TraceRules.perDevice(part, "communication: one psum over Y per output tile", r.text(), r.trace(), "one psum over Y per tile of F (" + t + " tiles), each of one tile [B/X, F/tiles] = ["
+        TraceRules.perDevice(r, "communication: one psum over Y per output tile",
+                "one psum over Y per tile of F (" + t + " tiles), each of one tile [B/X, F/tiles] = ["
                         + bx + ", " + ft + "], computed from that tile's own products; every matmul computes at most one tile (≤ "
                         + ft + " columns), so the next tile's matmul can overlap this tile's reduction; " + flops
                         + " FLOPs",
@@ -235,10 +230,10 @@ public final class Problem3Checks {
         NDArray w2 = values(c, 1, f, d);
         List<Operand> ops = List.of(new Operand("Tmp", tmp, XY), new Operand("W2", w2, ROWS_Y));
         long flops = 2L * bx * fy * d;
-        Run r = run(part, c, ops, XY, Problem3Oracles.matmul(tmp, w2), exactSums(f),
+        CaseRun<ShardedArray> r = run(part, c, ops, XY, Problem3Oracles.matmul(tmp, w2), exactSums(f),
                 l -> impl.apply(l.get(0), l.get(1)));
-        TraceRules.perDevice(part, "communication: n − 1 one-step ppermutes of accumulator blocks", r.text(),
-                r.trace(), "only ppermute over Y, exactly n − 1 = " + (n - 1) + " per device, each of one"
+        TraceRules.perDevice(r, "communication: n − 1 one-step ppermutes of accumulator blocks",
+                "only ppermute over Y, exactly n − 1 = " + (n - 1) + " per device, each of one"
                         + " accumulator block [B/X, D/Y] = [" + bx + ", " + dy + "] and one step round the ring (no"
                         + " psum or psum_scatter of the whole [B/X, D] partial product); every matmul computes one"
                         + " chunk of D (≤ D/Y = " + dy + " columns); " + flops + " FLOPs",
@@ -283,9 +278,9 @@ public final class Problem3Checks {
         long flops = 4L * bx * d * fy;
         String flopText = "2·(B/X)·D·(F/Y) for each of the two matmuls = 4·" + bx + "·" + d + "·" + fy;
 
-        Run r = run(part, c, ops, XY, expected, tol, l -> collective.apply(l.get(0), l.get(1), l.get(2)));
-        TraceRules.perDevice(part, "collective: 2(n − 1) one-step ppermutes of [B/X, D/Y] blocks", r.text(),
-                r.trace(), "transformerBlock: the collectives of 3.0 then those of 3.2 — only ppermute over Y,"
+        CaseRun<ShardedArray> r = run(part, c, ops, XY, expected, tol, l -> collective.apply(l.get(0), l.get(1), l.get(2)));
+        TraceRules.perDevice(r, "collective: 2(n − 1) one-step ppermutes of [B/X, D/Y] blocks",
+                "transformerBlock: the collectives of 3.0 then those of 3.2 — only ppermute over Y,"
                         + " exactly 2(n − 1) = " + 2 * (n - 1) + " per device, each of a [B/X, D/Y] = [" + bx + ", "
                         + dy + "] block and one step round the ring; every matmul is one chunk of 3.0 or of 3.2; "
                         + flops + " FLOPs",
@@ -299,8 +294,8 @@ public final class Problem3Checks {
                                         + " ([B/X, F/Y] · [F/Y, ≤ D/Y]) with D/Y = " + dy + ", F/Y = " + fy))
                         .and(TraceRules.flops(flops, flopText)));
 
-        Run rn = run(part, c, ops, XY, expected, tol, l -> naive.apply(l.get(0), l.get(1), l.get(2)));
-        TraceRules.perDevice(part, "baseline: one all-gather, then one psum_scatter over Y", rn.text(), rn.trace(),
+        CaseRun<ShardedArray> rn = run(part, c, ops, XY, expected, tol, l -> naive.apply(l.get(0), l.get(1), l.get(2)));
+        TraceRules.perDevice(rn, "baseline: one all-gather, then one psum_scatter over Y",
                 "transformerBlockNaive: exactly one all_gather over Y of the In block [" + bx + ", " + dy
                         + "], then one psum_scatter over Y of the partial product [" + bx + ", " + d + "]; "
                         + flops + " FLOPs",

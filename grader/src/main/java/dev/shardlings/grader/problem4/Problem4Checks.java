@@ -4,13 +4,13 @@ import dev.shardlings.array.NDArray;
 import dev.shardlings.cost.ModelDtype;
 import dev.shardlings.grader.Generators;
 import dev.shardlings.grader.ModelledTime;
+import dev.shardlings.grader.CaseRun;
 import dev.shardlings.grader.Part;
 import dev.shardlings.grader.TraceRules;
 import dev.shardlings.grader.problem3.MatmulCase;
 import dev.shardlings.grader.problem3.MeasuredRun;
 import dev.shardlings.grader.problem3.Problem3Checks;
 import dev.shardlings.grader.problem3.Problem3Checks.Operand;
-import dev.shardlings.grader.problem3.Problem3Checks.Run;
 import dev.shardlings.grader.problem3.Problem3Oracles;
 import dev.shardlings.sharding.PartitionSpec;
 import dev.shardlings.spmd.ShardedArray;
@@ -59,12 +59,12 @@ public final class Problem4Checks {
         int d = n * dy;
         NDArray a = Generators.smallFloats(c.seed(), c.x() * bx, d);
         NDArray w = Generators.smallFloats(c.seed() + 1, d, n * fy);
-        Run r = Problem3Checks.run(part, c, List.of(new Operand("A", a, XY), new Operand("W", w, P(null, "Y"))),
+        CaseRun<ShardedArray> r = Problem3Checks.run(part, c, List.of(new Operand("A", a, XY), new Operand("W", w, P(null, "Y"))),
                 XY, Problem3Oracles.matmul(a, w), Problem3Checks.exactSums(d), l -> impl.apply(l.get(0), l.get(1)));
         long block = 4L * bx * dy;
         long flops = 2L * bx * d * fy;
-        TraceRules.perDevice(part, "communication: A pieces both ways round the ring, half the bytes each way",
-                r.text(), r.trace(), "only ppermute over Y, each one step round the ring, up and down (when Y has"
+        TraceRules.perDevice(r, "communication: A pieces both ways round the ring, half the bytes each way",
+                "only ppermute over Y, each one step round the ring, up and down (when Y has"
                         + " at least 3 devices); no message larger than one A block [B/X, D/Y] = [" + bx + ", "
                         + dy + "]; each direction at most ⌈(n − 1)/2⌉ = " + halfSteps(n) + " block(s) = "
                         + halfSteps(n) * block + " bytes, half of the one-way version's n − 1; every matmul"
@@ -96,7 +96,7 @@ public final class Problem4Checks {
         int d = n * dy;
         NDArray a = Generators.smallFloats(c.seed(), c.x() * bx, d);
         NDArray w = Generators.smallFloats(c.seed() + 1, d, f);
-        Run r = Problem3Checks.run(part, c, List.of(new Operand("A", a, XY), new Operand("W", w, P("Y", null))),
+        CaseRun<ShardedArray> r = Problem3Checks.run(part, c, List.of(new Operand("A", a, XY), new Operand("W", w, P("Y", null))),
                 P("X", null), Problem3Oracles.matmul(a, w), Problem3Checks.exactSums(d),
                 l -> impl.apply(l.get(0), l.get(1)));
         long v = 4L * bx * f;
@@ -104,8 +104,8 @@ public final class Problem4Checks {
         // On a ring of 2 one step up and one step down are the same link direction: nothing to halve.
         long perDirection = n >= 3 ? oneWay / 2 : oneWay;
         long flops = 2L * bx * dy * f;
-        TraceRules.perDevice(part, "communication: a ring all-reduce from ppermutes, half the bytes each way",
-                r.text(), r.trace(), "only ppermute over Y (no psum), each one step round the ring, up and down"
+        TraceRules.perDevice(r, "communication: a ring all-reduce from ppermutes, half the bytes each way",
+                "only ppermute over Y (no psum), each one step round the ring, up and down"
                         + " (when Y has at least 3 devices); each direction at most (n − 1)/n · V = " + perDirection
                         + " bytes (on a ring of 2, where both directions are one: 2(n − 1)/n · V) with V = (B/X)·F·4 = " + v + " bytes, half of what a one-way ring all-reduce"
                         + " sends; " + flops + " FLOPs",
@@ -132,13 +132,13 @@ public final class Problem4Checks {
         int f = n * fy;
         NDArray tmp = Generators.smallFloats(c.seed(), c.x() * bx, f);
         NDArray w2 = Generators.smallFloats(c.seed() + 1, f, d);
-        Run r = Problem3Checks.run(part, c, List.of(new Operand("Tmp", tmp, XY), new Operand("W2", w2,
+        CaseRun<ShardedArray> r = Problem3Checks.run(part, c, List.of(new Operand("Tmp", tmp, XY), new Operand("W2", w2,
                         P("Y", null))), XY, Problem3Oracles.matmul(tmp, w2), Problem3Checks.exactSums(f),
                 l -> impl.apply(l.get(0), l.get(1)));
         long block = 4L * bx * dy;
         long flops = 2L * bx * fy * d;
-        TraceRules.perDevice(part, "communication: accumulators both ways round the ring, half the bytes each way",
-                r.text(), r.trace(), "only ppermute over Y, each one step round the ring, up and down (when Y has"
+        TraceRules.perDevice(r, "communication: accumulators both ways round the ring, half the bytes each way",
+                "only ppermute over Y, each one step round the ring, up and down (when Y has"
                         + " at least 3 devices); no message larger than one accumulator block [B/X, D/Y] = [" + bx
                         + ", " + dy + "]; each direction at most ⌈(n − 1)/2⌉ = " + halfSteps(n) + " block(s) = "
                         + halfSteps(n) * block + " bytes, half of the one-way version's n − 1; every matmul"

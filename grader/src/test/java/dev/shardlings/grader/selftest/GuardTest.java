@@ -2,6 +2,7 @@ package dev.shardlings.grader.selftest;
 
 // Time limits here guard against a hang, not for speed: 60 s holds on a machine loaded ten times over.
 
+import dev.shardlings.grader.CaseRun;
 import dev.shardlings.grader.Guard;
 import dev.shardlings.grader.GradingFailure;
 import dev.shardlings.grader.Part;
@@ -33,7 +34,7 @@ class GuardTest {
 
     @Test
     void aValueComesBackWithItsTrace() {
-        Guard.Outcome<String> o = Guard.run(Part.P1_1B, "Case: test", () -> "ok");
+        CaseRun<String> o = Guard.run(Part.P1_1B, "Case: test", () -> "ok");
         assertEquals("ok", o.value());
         assertEquals(0, o.trace().shardMaps().size());
     }
