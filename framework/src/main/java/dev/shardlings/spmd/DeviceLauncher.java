@@ -39,7 +39,7 @@ final class DeviceLauncher {
         int n = mesh.size();
         Exchange exchange = new Exchange(mesh, timeoutNanos);
         DeviceContext[] contexts = new DeviceContext[n];
-        @SuppressWarnings("unchecked")
+        @SuppressWarnings({"unchecked", "rawtypes"}) // an array of a generic type can only be made raw
         List<NDArray>[] results = new List[n];
         Throwable[] failures = new Throwable[n];
         Thread[] threads = new Thread[n];
@@ -83,6 +83,7 @@ final class DeviceLauncher {
         return new Run(Arrays.asList(results), contexts);
     }
 
+    @SuppressWarnings("try") // the scope is used for its close(), not read
     private static List<NDArray> runDevice(ShardMap.DeviceFunction fn, DeviceContext ctx, List<NDArray> args) {
         ctx.bind();
         try (OpObservers.Scope ignored = OpObservers.install(ctx)) {

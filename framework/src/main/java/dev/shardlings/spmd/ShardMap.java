@@ -282,6 +282,7 @@ public final class ShardMap {
     }
 
     /** Lays the arguments out, runs the devices, assembles the outputs and reports the trace. */
+    @SuppressWarnings("try") // the observer scopes are used for their close(), not read
     private List<ShardedArray> run(int argc, Supplier<List<List<NDArray>>> layOut) {
         int n = layout.mesh.size();
         List<List<NDArray>> perDevice = new ArrayList<>(n);

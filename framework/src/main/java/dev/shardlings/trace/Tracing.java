@@ -42,6 +42,7 @@ public final class Tracing {
      * @throws NullPointerException if body is null
      * @throws RuntimeException     whatever {@code body} throws, unchanged (the partial trace is dropped)
      */
+    @SuppressWarnings("try") // the observer scope is used for its close(), not read
     public static <T> Traced<T> record(Supplier<T> body) {
         Objects.requireNonNull(body, "body");
         Recorder recorder = new Recorder(CURRENT.get());

@@ -101,7 +101,7 @@ class PRNGGoldenTest {
             float a = Float.intBitsToFloat(actual[first]);
             fail(String.format("%s: %d of %d elements differ; first at flat index %d: JAX %s (0x%08x), PRNG %s (0x%08x),"
                             + " %d ulp apart", what, wrong, expected.length, first, e, expected[first], a, actual[first],
-                    Math.abs((long) ordered(expected[first]) - ordered(actual[first]))));
+                    Math.abs(ordered(expected[first]) - ordered(actual[first]))));
         }
     }
 

@@ -25,7 +25,7 @@ import java.util.concurrent.Callable;
 import java.util.stream.Stream;
 
 /**
- * The judge of {@code mvn test -Pgrade} (and of {@link SubmissionGrading}): it runs the graded parts' checks in
+ * The judge of {@code mvn -q test -Pgrade} (and of {@link SubmissionGrading}): it runs the graded parts' checks in
  * this JVM, one part after another in course order, and every call of a course method in a {@link Sandbox} JVM
  * that holds the course classes. This JVM never loads a course class, so student code cannot reach the checks,
  * the oracles, the verdicts or results.json; the sandbox has none of them on its class path. What a student's
@@ -79,6 +79,15 @@ public final class IsolatedGrading implements Callable<Integer> {
         System.exit(new CommandLine(new IsolatedGrading()).execute(args));
     }
 
+    /** More extra_data for results.json (what was graded, e.g. the submission's path). */
+    private Map<String, Object> extraData = Map.of();
+
+    /** Adds to results.json's extra_data. */
+    IsolatedGrading withExtra(Map<String, Object> extra) {
+        this.extraData = Map.copyOf(extra);
+        return this;
+    }
+
     /** Results for some parts decided before the run (they are not run), and a note for the report. */
     IsolatedGrading withPregraded(Map<String, Results.TestResult> parts, String note) {
         this.pregraded = Map.copyOf(parts);
@@ -93,7 +102,7 @@ public final class IsolatedGrading implements Callable<Integer> {
         ModelledTime.preload(); // limits are read before any student code runs
         Map<Part, List<String>> byPart = discover();
         Map<String, Results.TestResult> done = new LinkedHashMap<>(pregraded);
-        Map<String, Object> extra = new LinkedHashMap<>();
+        Map<String, Object> extra = new LinkedHashMap<>(extraData);
         if (byPart.isEmpty()) {
             String only = options.only;
             String why = only.isBlank() || only.startsWith("${") ? "no graded test class was found in " + testClasses
@@ -171,15 +180,16 @@ public final class IsolatedGrading implements Callable<Integer> {
         String printed = "\nWhat your code printed (" + end.outputBytes() + " bytes"
                 + (end.outputBytes() > 2L * Sandbox.OUTPUT_KEEP ? "; the start and the end are kept" : "") + "):\n"
                 + end.output();
-        return new Results.TestResult(r.name(), r.number(), r.score(), r.maxScore(), r.status(), r.output() + printed,
-                r.extraData());
+        return r.withOutput(printed);
     }
 
     /** The graded test classes, by part, in the packages and matching --only. */
     Map<Part, List<String>> discover() throws IOException {
         String only = options.only;
+        // Surefire's -Dtest takes a comma-separated list of patterns: 'Part0*,Part1*' is the glob {Part0*,Part1*}.
         PathMatcher glob = only.isBlank() || only.startsWith("${") ? null
-                : FileSystems.getDefault().getPathMatcher("glob:" + only);
+                : FileSystems.getDefault().getPathMatcher("glob:" + (only.contains(",") && !only.contains("{")
+                ? "{" + only.replace(" ", "") + "}" : only));
         return gradedClasses(testClasses, packages, glob, Thread.currentThread().getContextClassLoader());
     }
 

@@ -11,17 +11,34 @@ import java.nio.file.Path;
 import java.util.List;
 
 /**
- * A grade in Gradescope's results.json schema: {@code score}, {@code execution_time} (seconds), {@code output},
- * {@code extra_data} (what was graded), and one entry
- * per part in {@code tests} with {@code name}, {@code number}, {@code score}, {@code max_score},
- * {@code status} ("passed" / "failed") and {@code output}.
+ * A grade in Gradescope's results.json schema (https://gradescope-autograders.readthedocs.io/en/latest/specs/):
+ * {@code score}, {@code execution_time} (seconds), {@code output}, {@code visibility} and
+ * {@code stdout_visibility}, {@code output_format} and {@code test_output_format} ("text": the reports' sharding
+ * pictures need a monospaced font), {@code extra_data} (what was graded, with which course and JDK), a
+ * {@code leaderboard} of the modelled µs of the performance parts that passed, and one entry per part in
+ * {@code tests} with {@code name}, {@code number}, {@code score}, {@code max_score}, {@code status} ("passed" /
+ * "failed"), {@code output}, {@code tags} (chapter, topic) and {@code visibility}.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record Results(double score,
                       @JsonProperty("execution_time") double executionTime,
                       String output,
+                      String visibility,
+                      @JsonProperty("stdout_visibility") String stdoutVisibility,
+                      @JsonProperty("output_format") String outputFormat,
+                      @JsonProperty("test_output_format") String testOutputFormat,
                       @JsonProperty("extra_data") java.util.Map<String, Object> extraData,
+                      List<LeaderboardEntry> leaderboard,
                       List<TestResult> tests) {
+
+    /** Every report is shown to the student at once: the grade is the feedback. */
+    static final String VISIBLE = "visible";
+    /** The judge's console is for the instructor: what student code printed is in each part's report already. */
+    static final String STDOUT_HIDDEN = "hidden";
+    /** Reports are preformatted text (pictures drawn with box characters). */
+    static final String TEXT = "text";
+    /** The key of a performance part's modelled time in its {@code extra_data}, in µs. */
+    public static final String MODELLED_US = "modelled_us";
 
     /** The most points the graded parts can give (not a Gradescope key: derived from {@code tests}). */
     @com.fasterxml.jackson.annotation.JsonIgnore
@@ -29,10 +46,17 @@ public record Results(double score,
         return tests.stream().mapToDouble(TestResult::maxScore).sum();
     }
 
+    /** One column of Gradescope's leaderboard: lower modelled time ranks higher ({@code order} "asc"). */
+    public record LeaderboardEntry(String name, double value, String order) {
+    }
+
     /** One part's result. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
     public record TestResult(String name, String number, double score,
                              @JsonProperty("max_score") double maxScore,
                              String status, String output,
+                             List<String> tags,
+                             String visibility,
                              @JsonProperty("extra_data") java.util.Map<String, String> extraData) {
         /** True when the part passed. */
         public boolean passed() {
@@ -41,8 +65,18 @@ public record Results(double score,
 
         /** A part's result: all its points when it passed, none otherwise. */
         public static TestResult of(Part p, boolean passed, String output, String reason) {
+            return of(p, passed, output, java.util.Map.of("reason", reason));
+        }
+
+        /** {@link #of(Part, boolean, String, String)} with more extra data ({@code reason} must be among it). */
+        public static TestResult of(Part p, boolean passed, String output, java.util.Map<String, String> extra) {
             return new TestResult(p.number() + " " + p.title(), p.number(), passed ? p.points() : 0, p.points(),
-                    passed ? "passed" : "failed", output, java.util.Map.of("reason", reason));
+                    passed ? "passed" : "failed", output, p.tags(), VISIBLE, java.util.Map.copyOf(extra));
+        }
+
+        /** The same result with {@code more} appended to its report. */
+        public TestResult withOutput(String more) {
+            return new TestResult(name, number, score, maxScore, status, output + more, tags, visibility, extraData);
         }
 
         /** The one-line reason of a failed part ("" when it passed). */
@@ -60,24 +94,50 @@ public record Results(double score,
      * @param byPart  results by part number
      * @param seconds wall time of the run
      * @param note    appended to the summary line ("" for none)
-     * @param extra   extra_data ({@code target} is added)
+     * @param extra   extra_data ({@code target}, {@code course_version} and {@code jdk} are added)
      */
     public static Results of(String target, java.util.Map<String, TestResult> byPart, double seconds, String note,
                              java.util.Map<String, Object> extra) {
         List<TestResult> tests = new java.util.ArrayList<>();
+        List<LeaderboardEntry> board = new java.util.ArrayList<>();
         double score = 0;
         for (Part p : Part.all()) {
             TestResult r = byPart.getOrDefault(p.number(), TestResult.of(p, false, "No test of this part ran.",
                     "not run"));
             tests.add(r);
             score += r.score();
+            String us = r.extraData() == null ? null : r.extraData().get(MODELLED_US);
+            if (r.passed() && us != null) {
+                board.add(new LeaderboardEntry(p.number() + " modelled µs", Double.parseDouble(us), "asc"));
+            }
         }
         java.util.Map<String, Object> data = new java.util.LinkedHashMap<>();
         data.put("target", target);
+        data.put("course_version", courseVersion());
+        data.put("jdk", System.getProperty("java.vendor", "?") + " " + Runtime.version());
         data.putAll(extra);
         String points = score == Math.rint(score) ? Long.toString((long) score) : Double.toString(score);
         return new Results(score, Math.round(seconds * 100) / 100.0, "Graded " + target + ": " + points + " points."
-                + note, data, tests);
+                + note, VISIBLE, STDOUT_HIDDEN, TEXT, TEXT, data, board.isEmpty() ? null : List.copyOf(board), tests);
+    }
+
+    /** The grader's version from its jar manifest or Maven's pom.properties, else "development". */
+    static String courseVersion() {
+        String v = Results.class.getPackage().getImplementationVersion();
+        if (v != null) {
+            return v;
+        }
+        try (java.io.InputStream in = Results.class.getResourceAsStream(
+                "/META-INF/maven/dev.shardlings/grader/pom.properties")) {
+            if (in != null) {
+                java.util.Properties props = new java.util.Properties();
+                props.load(in);
+                return props.getProperty("version", "development");
+            }
+        } catch (IOException e) {
+            // A version is a label: its absence must not stop a grade.
+        }
+        return "development";
     }
 
     private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);

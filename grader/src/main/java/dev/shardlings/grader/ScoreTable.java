@@ -1,57 +1,162 @@
 package dev.shardlings.grader;
 
-/** The console table printed at the end of a grading run: part, points, status, one-line reason. */
+import org.apache.commons.text.StringEscapeUtils;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * What a grade shows: the full report of every failing part, then the score table (part, points, status, one-line
+ * reason), on the console and as {@code report.md} beside results.json. The text of each report is the same as
+ * in results.json.
+ */
 public final class ScoreTable {
+
+    /** The file written beside results.json. */
+    public static final String MARKDOWN = "report.md";
 
     private ScoreTable() {
     }
 
     /**
-     * Prints the table of a results.json: {@code ScoreTable <results.json>}. Run by the grade profile after the
-     * tests, so the table is the last thing a student sees.
+     * Prints the reports and the table of a results.json and writes {@code report.md} beside it:
+     * {@code ScoreTable <results.json>}. Run by the grade profile after the grade, so the table is the last thing a
+     * student sees.
      *
      * @param args the path of results.json
      */
-    public static void main(String[] args) throws java.io.IOException {
+    public static void main(String[] args) throws IOException {
         if (args.length != 1) {
             System.err.println("usage: ScoreTable <results.json>");
             System.exit(2);
         }
-        java.nio.file.Path file = java.nio.file.Path.of(args[0]);
-        if (!java.nio.file.Files.isRegularFile(file)) {
-            System.out.println("No grade was written to " + file + ": the tests did not run (see the errors above).");
+        Path file = Path.of(args[0]);
+        if (!Files.isRegularFile(file)) {
+            System.out.println("No grade was written to " + file + ": the grade did not run (see the errors above).");
             return;
         }
         Results results = Results.read(file);
-        Object target = results.extraData() == null ? "?" : results.extraData().getOrDefault("target", "?");
-        System.out.print(format(results, "graded: " + target));
-        System.out.println("Full report of every part: " + file.toAbsolutePath().normalize());
-        System.out.println("Grade one part: mvn test -Pgrade -Dtest='Part12a*'   (part 1.2a)");
+        String label = "graded: " + (results.extraData() == null ? "?"
+                : results.extraData().getOrDefault("target", "?"));
+        Path md = file.resolveSibling(MARKDOWN);
+        Files.writeString(md, markdown(results, label));
+        System.out.print(console(results, label));
+        System.out.println("Reports: " + md.toAbsolutePath().normalize() + " (and results.json beside it)");
+        System.out.println("Grade one part: mvn -q test -Pgrade -Dtest='Part12a*'   (part 1.2a)");
     }
 
-    /** Formats the table of a grade. */
-    public static String format(Results results, String target) {
+    /** The parts whose full report is shown: failed, but neither still to do nor left unrun. */
+    static List<Results.TestResult> failing(Results results) {
+        return results.tests().stream().filter(t -> status(t).equals("FAIL")).toList();
+    }
+
+    /** PASS, FAIL, TO DO (the stub still throws) or "-" (not run). */
+    static String status(Results.TestResult t) {
+        String reason = t.reason();
+        return t.passed() ? "PASS" : reason.startsWith("not implemented") ? "TO DO"
+                : reason.equals("not run") ? "-" : "FAIL";
+    }
+
+    /** Every failing part's report, then the table: what {@code mvn -q test -Pgrade} prints. */
+    public static String console(Results results, String label) {
         StringBuilder sb = new StringBuilder();
-        String rule = "-".repeat(78);
-        sb.append(rule).append('\n')
-                .append(String.format("Shardlings grade — %s%n", target))
-                .append(rule).append('\n')
-                .append(String.format("%-6s %-36s %7s  %-6s %s%n", "part", "title", "points", "status", "reason"));
-        for (int i = 0; i < results.tests().size(); i++) {
-            Results.TestResult t = results.tests().get(i);
-            String reason = t.reason();
-            String status = t.passed() ? "PASS" : reason.startsWith("not implemented") ? "TO DO"
-                    : reason.equals("not run") ? "-" : "FAIL";
-            String name = t.name().startsWith(t.number() + " ") ? t.name().substring(t.number().length() + 1) : t.name();
-            String title = name.length() > 36 ? name.substring(0, 35) + "…" : name;
-            sb.append(String.format("%-6s %-36s %7s  %-6s %s%n", t.number(), title,
-                    points(t.score()) + "/" + points(t.maxScore()), status, reason));
+        String shownCompileError = null;
+        for (Results.TestResult t : failing(results)) {
+            String head = "── " + t.name() + ": " + points(t.score()) + "/" + points(t.maxScore()) + " ";
+            sb.append(head).append("─".repeat(Math.max(3, 78 - head.length()))).append('\n');
+            // A file that did not compile fails all its parts with the same messages: show them once.
+            if (t.reason().endsWith("did not compile") && t.reason().equals(shownCompileError)) {
+                sb.append(t.reason()).append(": the compiler's messages are above.\n\n");
+                continue;
+            }
+            if (t.reason().endsWith("did not compile")) {
+                shownCompileError = t.reason();
+            }
+            sb.append(t.output().strip()).append("\n\n");
+        }
+        sb.append(format(results, label));
+        // The summary's further lines: files refused or graded as their stub.
+        results.output().lines().skip(1).filter(l -> !l.isBlank()).forEach(l -> sb.append(l).append('\n'));
+        return sb.toString();
+    }
+
+    /** The table of a grade, with a line on the modelled-time parts when there are any. */
+    public static String format(Results results, String label) {
+        int width = "title".length();
+        for (Results.TestResult t : results.tests()) {
+            width = Math.max(width, title(t).length());
+        }
+        String row = "%-6s %-" + width + "s %7s  %-6s %s%n";
+        String rule = "-".repeat(Math.max(78, width + 30));
+        StringBuilder sb = new StringBuilder();
+        sb.append(rule).append('\n').append("Shardlings grade — ").append(label).append('\n').append(rule).append('\n')
+                .append(String.format(Locale.ROOT, row, "part", "title", "points", "status", "reason"));
+        boolean performance = false;
+        for (Results.TestResult t : results.tests()) {
+            performance |= t.number().endsWith("p");
+            sb.append(String.format(Locale.ROOT, row, t.number(), title(t),
+                    points(t.score()) + "/" + points(t.maxScore()), status(t), t.reason()).stripTrailing())
+                    .append('\n');
         }
         sb.append(rule).append('\n')
-                .append(String.format("%-6s %-36s %7s%n", "total", "", points(results.score()) + "/"
-                        + points(results.maxScore())))
+                .append(String.format(Locale.ROOT, "%-6s %-" + width + "s %7s%n", "total", "",
+                        points(results.score()) + "/" + points(results.maxScore())))
                 .append(rule).append('\n');
+        if (performance) {
+            sb.append(performanceLine()).append('\n');
+        }
         return sb.toString();
+    }
+
+    /** What the parts ending in "p" measure, in one line. */
+    static String performanceLine() {
+        return String.format(Locale.ROOT, "Parts ending in p (3.0p …) time the part's program on a modelled"
+                + " accelerator (TPU v5e, v4) and pass within %.2f× the reference solution's time; see"
+                + " docs/profiles.md.", ModelledTime.LIMIT);
+    }
+
+    /** The grade as Markdown: the table, then each failing part's report in a code block. */
+    public static String markdown(Results results, String label) {
+        StringBuilder sb = new StringBuilder("# Shardlings grade\n\n").append(label).append(": **")
+                .append(points(results.score())).append('/').append(points(results.maxScore())).append("**\n\n")
+                .append("| part | title | points | status | reason |\n| --- | --- | ---: | --- | --- |\n");
+        for (Results.TestResult t : results.tests()) {
+            sb.append("| ").append(t.number()).append(" | ").append(cell(title(t))).append(" | ")
+                    .append(points(t.score())).append('/').append(points(t.maxScore())).append(" | ")
+                    .append(status(t)).append(" | ").append(cell(t.reason())).append(" |\n");
+        }
+        if (results.tests().stream().anyMatch(t -> t.number().endsWith("p"))) {
+            sb.append('\n').append(performanceLine()).append('\n');
+        }
+        for (Results.TestResult t : failing(results)) {
+            String fence = fence(t.output());
+            sb.append("\n## ").append(t.name()).append("\n\n").append(fence).append("text\n")
+                    .append(t.output().strip()).append('\n').append(fence).append('\n');
+        }
+        return sb.toString();
+    }
+
+    private static String title(Results.TestResult t) {
+        return t.name().startsWith(t.number() + " ") ? t.name().substring(t.number().length() + 1) : t.name();
+    }
+
+    /** A table cell: HTML escaped (student text may hold tags), and a pipe or line break would end the cell. */
+    private static String cell(String s) {
+        return StringEscapeUtils.escapeHtml4(s).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ");
+    }
+
+    /** A code fence longer than any run of backticks in the text, so student text cannot close it. */
+    private static String fence(String text) {
+        int longest = 0;
+        int run = 0;
+        for (int i = 0; i < text.length(); i++) {
+            run = text.charAt(i) == '`' ? run + 1 : 0;
+            longest = Math.max(longest, run);
+        }
+        return "`".repeat(Math.max(3, longest + 1));
     }
 
     private static String points(double p) {

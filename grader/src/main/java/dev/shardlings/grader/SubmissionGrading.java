@@ -45,7 +45,7 @@ import java.util.stream.Stream;
 public final class SubmissionGrading implements Callable<Integer> {
 
     /** Where the exercises live, relative to the course root. */
-    static final Path EXERCISES = Path.of("exercises", "src", "main", "java", "dev", "shardlings", "course");
+    public static final Path EXERCISES = Path.of("exercises", "src", "main", "java", "dev", "shardlings", "course");
 
     /** The course files, the only ones taken from a submission. */
     static final List<String> COURSE_FILES = List.of("Chapter0.java", "Problem1.java", "Problem2.java",
@@ -56,6 +56,14 @@ public final class SubmissionGrading implements Callable<Integer> {
 
     @Option(names = "--course", defaultValue = ".", description = "the pristine course (default: this checkout)")
     Path course;
+
+    @Option(names = "--stubs", description = "the folder of the pristine stubs that stand in for a missing or"
+            + " broken course file (default: the grader's own copy, which a student's edits cannot change)")
+    Path stubs;
+
+    @Option(names = "--target", defaultValue = "submission", description = "what is graded, for the report:"
+            + " submission (default), exercises or solutions")
+    String target;
 
     @Option(names = "--test-classes", required = true, description = "the grader's compiled test classes")
     Path testClasses;
@@ -70,6 +78,10 @@ public final class SubmissionGrading implements Callable<Integer> {
     @Option(names = "--work", description = "where to build the graded copy (default: a new temporary folder;"
             + " deleted afterwards either way)")
     Path work;
+
+    @Option(names = "--quiet", description = "print nothing (the grader's self-tests); results.json and"
+            + " report.md are written all the same")
+    boolean quiet;
 
     @picocli.CommandLine.Mixin
     SandboxOptions options = new SandboxOptions();
@@ -87,17 +99,18 @@ public final class SubmissionGrading implements Callable<Integer> {
         Path root = work != null ? work : Files.createTempDirectory("shardlings-grade-");
         try {
             Path sources = root.resolve("src");
-            Intake intake = prepare(course.toAbsolutePath().normalize(), submission.toAbsolutePath().normalize(),
-                    sources);
+            Path pristine = (stubs != null ? stubs : writeStubs(root.resolve("stubs"))).toAbsolutePath().normalize();
+            Intake intake = prepare(pristine, submission.toAbsolutePath().normalize(), sources);
             Path classes = root.resolve("classes");
-            Map<String, String> broken = compile(sources, classes,
-                    course.toAbsolutePath().normalize().resolve(EXERCISES));
+            Map<String, String> broken = compile(sources, classes, pristine, shownFolder(submission));
             Map<String, String> replaced = new TreeMap<>(intake.replaced());
             replaced.putAll(broken);
-            System.out.println("Taken from the submission: " + (intake.taken().isEmpty() ? "(nothing)"
-                    : String.join(", ", intake.taken())));
-            intake.refused().forEach((f, why) -> System.out.println("Refused: " + f + " — " + why));
-            replaced.forEach((f, why) -> System.out.println("Graded as the stub: " + f + " — " + why));
+            if (!quiet) {
+                System.out.println("Taken from the submission: " + (intake.taken().isEmpty() ? "(nothing)"
+                        : String.join(", ", intake.taken())));
+                intake.refused().forEach((f, why) -> System.out.println("Refused: " + f + " — " + why));
+                replaced.forEach((f, why) -> System.out.println("Graded as the stub: " + f + " — " + why));
+            }
             Map<String, Results.TestResult> pregraded = new LinkedHashMap<>();
             for (Map.Entry<String, String> e : broken.entrySet()) {
                 String cls = e.getKey().replace(".java", "");
@@ -118,31 +131,61 @@ public final class SubmissionGrading implements Callable<Integer> {
             if (!replaced.isEmpty()) {
                 note.append("\nGraded as the stub: ").append(String.join(", ", replaced.keySet())).append('.');
             }
-            IsolatedGrading judge = new IsolatedGrading().withPregraded(pregraded, note.toString());
+            IsolatedGrading judge = new IsolatedGrading().withPregraded(pregraded, note.toString())
+                    .withExtra(Map.of("submission", submission.toAbsolutePath().normalize().toString()));
             List<String> args = new ArrayList<>(List.of("--test-classes=" + testClasses, "--course-classes=" + classes,
-                    "--results=" + results.toAbsolutePath(), "--target=submission"));
+                    "--results=" + results.toAbsolutePath(), "--target=" + target));
             args.addAll(options.asArguments());
             int status = new CommandLine(judge).execute(args.toArray(String[]::new));
             if (status != 0) {
                 return status;
             }
-            System.out.print(ScoreTable.format(Results.read(results), "graded: submission " + submission));
+            Results graded = Results.read(results);
+            String label = "graded: " + target + " " + submission;
+            Files.writeString(results.resolveSibling(ScoreTable.MARKDOWN), ScoreTable.markdown(graded, label));
+            if (!quiet) {
+                System.out.print(ScoreTable.console(graded, label));
+            }
             return 0;
         } finally {
             Sandbox.deleteRecursively(root); // nothing of the submission is left behind
         }
     }
 
+    /** Where the grader keeps its copy of the stubs, as class path resources ({@code <File>.java.txt}). */
+    static final String STUBS = "/dev/shardlings/grader/stubs/";
+
+    /**
+     * Writes the grader's copy of the five stubs into {@code dir}. The copy, not exercises/, is what stands in for a
+     * broken file: in a student's repository exercises/ holds the student's own edits. (A self-test keeps the copy
+     * equal to exercises/ in the course's repository.)
+     *
+     * @return {@code dir}
+     * @throws IOException if a stub cannot be read or written
+     */
+    public static Path writeStubs(Path dir) throws IOException {
+        Files.createDirectories(dir);
+        for (String name : COURSE_FILES) {
+            try (java.io.InputStream in = SubmissionGrading.class.getResourceAsStream(STUBS + name + ".txt")) {
+                if (in == null) {
+                    throw new IOException("the grader has no stub " + name + " (resource " + STUBS + name + ".txt)");
+                }
+                Files.copy(in, dir.resolve(name), StandardCopyOption.REPLACE_EXISTING);
+            }
+        }
+        return dir;
+    }
+
     /**
      * Puts the sources to compile in {@code dir}: the submission's course files where they are regular files that
      * declare package {@code dev.shardlings.course}, the course's stubs for the others.
      *
-     * @param course     the pristine course (its stubs are in {@link #EXERCISES})
+     * @param stubs      the folder holding the pristine stubs of the five course files
      * @param submission the student's repository, or the folder holding their course files
      * @return what was taken, refused (with why) and replaced by a stub (with why)
      * @throws IOException if a copy fails
      */
-    public static Intake prepare(Path course, Path submission, Path dir) throws IOException {
+    public static Intake prepare(Path stubs, Path submission, Path dir) throws IOException {
         Path source = Files.isDirectory(submission.resolve(EXERCISES)) ? submission.resolve(EXERCISES) : submission;
         Path out = dir.resolve("dev/shardlings/course");
         Files.createDirectories(out);
@@ -179,12 +222,26 @@ public final class SubmissionGrading implements Callable<Integer> {
                 Files.copy(f, out.resolve(name), StandardCopyOption.REPLACE_EXISTING);
                 taken.add(name);
             } else {
-                Files.copy(course.resolve(EXERCISES).resolve(name), out.resolve(name),
+                Files.copy(stubs.resolve(name), out.resolve(name),
                         StandardCopyOption.REPLACE_EXISTING);
                 replaced.put(name, why);
             }
         }
         return new Intake(List.copyOf(taken), refused, replaced);
+    }
+
+    /**
+     * How compiler messages name the folder of the course files: the path the student knows
+     * ({@code exercises/src/main/java/dev/shardlings/course/}) when the submission is a copy of the course, else the
+     * submission's folder name; never the temporary folder the files are compiled in.
+     */
+    public static String shownFolder(Path submission) {
+        Path s = submission.toAbsolutePath().normalize();
+        if (Files.isDirectory(s.resolve(EXERCISES)) || s.endsWith(EXERCISES)) {
+            return EXERCISES.toString().replace(java.io.File.separatorChar, '/') + "/";
+        }
+        Path name = s.getFileName();
+        return name == null ? "" : name + "/";
     }
 
     /** The package a source file declares, comments removed; null when it declares none. */
@@ -198,11 +255,13 @@ public final class SubmissionGrading implements Callable<Integer> {
      * Compiles the course files in {@code sources} into {@code classes} against the framework; a file that does
      * not compile is replaced by its stub from {@code stubs} and the rest compiled again.
      *
-     * @return the files replaced, with the compiler's first messages (file names only, no folders)
+     * @param shown where the messages say the files are (the student's own folder, never the temporary copy)
+     * @return the files replaced, with the compiler's first messages
      * @throws IOException           if a file cannot be read or written
      * @throws IllegalStateException if even the stubs do not compile, or no compiler is available (a JRE)
      */
-    public static Map<String, String> compile(Path sources, Path classes, Path stubs) throws IOException {
+    public static Map<String, String> compile(Path sources, Path classes, Path stubs, String shown)
+            throws IOException {
         JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
         if (javac == null) {
             throw new IllegalStateException("no Java compiler: run the grader on a JDK, not a JRE");
@@ -234,7 +293,7 @@ public final class SubmissionGrading implements Callable<Integer> {
                 String file = Path.of(d.getSource().toUri()).getFileName().toString();
                 StringBuilder sb = errors.computeIfAbsent(file, x -> new StringBuilder());
                 if (sb.toString().lines().count() < 20) {
-                    sb.append("  ").append(file).append(':').append(d.getLineNumber()).append(": ")
+                    sb.append("  ").append(shown).append(file).append(':').append(d.getLineNumber()).append(": ")
                             .append(Guard.clip(d.getMessage(Locale.ROOT), 300).replace("\n", "\n    ")).append('\n');
                 }
             }

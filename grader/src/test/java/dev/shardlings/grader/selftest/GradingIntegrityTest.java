@@ -70,7 +70,7 @@ class GradingIntegrityTest {
         HostileSubmission.write(SOLUTIONS, sources.resolve("dev/shardlings/course"), results, secret, strong);
         Path classes = dir.resolve("classes");
         assertEquals(Map.of(), SubmissionGrading.compile(sources, classes, COURSE.resolve("exercises/src/main/java/dev"
-                + "/shardlings/course")), "the hostile submission compiles");
+                + "/shardlings/course"), ""), "the hostile submission compiles");
         long t0 = System.nanoTime();
         int status = new CommandLine(new IsolatedGrading()).execute("--test-classes=" + testClasses(),
                 "--course-classes=" + classes, "--results=" + results, "--only=" + ONLY, "--part-limit=" + PART_LIMIT,
@@ -95,7 +95,7 @@ class GradingIntegrityTest {
         long t0 = System.nanoTime();
         int status = new CommandLine(new SubmissionGrading()).execute("--course=" + COURSE,
                 "--test-classes=" + testClasses(), "--submission=" + dir.resolve("submission"), "--results=" + results,
-                "--work=" + work, "--only=" + ONLY, "--part-limit=" + PART_LIMIT, "--heap=256m", "--no-sandbox-user");
+                "--work=" + work, "--only=" + ONLY, "--part-limit=" + PART_LIMIT, "--heap=256m", "--no-sandbox-user", "--quiet");
         assertEquals(0, status);
         assertTrue((System.nanoTime() - t0) / 1e9 < 150, "the run ends within a bound");
         assertFalse(Files.exists(work), "the graded copy is deleted");

@@ -1,6 +1,9 @@
 package dev.shardlings.grader.selftest;
 
+import dev.shardlings.grader.Results;
+import dev.shardlings.grader.ScoreTable;
 import dev.shardlings.grader.SubmissionGrading;
+import picocli.CommandLine;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -38,7 +41,7 @@ class SubmissionGradingTest {
         Files.writeString(sub.resolve("notes.txt"), "not Java");
         Files.createSymbolicLink(sub.resolve("Problem3.java"), STUBS.resolve("Problem3.java"));
         Path out = dir.resolve("src");
-        SubmissionGrading.Intake in = SubmissionGrading.prepare(COURSE, dir.resolve("submission"), out);
+        SubmissionGrading.Intake in = SubmissionGrading.prepare(STUBS, dir.resolve("submission"), out);
         assertEquals(List.of("Problem1.java"), in.taken());
         assertEquals(List.of("Helpers.java"), List.copyOf(in.refused().keySet()));
         assertEquals("declares package picocli, not dev.shardlings.course", in.replaced().get("Chapter0.java"));
@@ -59,16 +62,68 @@ class SubmissionGradingTest {
         Files.writeString(sub.resolve("Problem1.java"), "package dev.shardlings.course;\nclass Problem1 { oops }\n");
         Files.copy(STUBS.resolve("Problem2.java"), sub.resolve("Problem2.java"));
         Path src = dir.resolve("src");
-        SubmissionGrading.prepare(COURSE, sub, src);
+        SubmissionGrading.prepare(STUBS, sub, src);
         Path classes = dir.resolve("classes");
-        Map<String, String> broken = SubmissionGrading.compile(src, classes, STUBS);
+        Map<String, String> broken = SubmissionGrading.compile(src, classes, STUBS, SubmissionGrading.shownFolder(sub));
         assertEquals(List.of("Problem1.java"), List.copyOf(broken.keySet()));
         String msg = broken.get("Problem1.java");
-        assertTrue(msg.contains("Problem1.java:2"), msg);
+        assertTrue(msg.contains("sub/Problem1.java:2"), "the student's own folder: " + msg);
         assertFalse(msg.contains(dir.toString()), "no temporary folders in the message: " + msg);
         for (String c : List.of("Chapter0", "Problem1", "Problem2", "Problem3", "Problem4")) {
             assertTrue(Files.exists(classes.resolve("dev/shardlings/course/" + c + ".class")), c);
         }
+    }
+
+    @Test
+    void theGradersCopyOfTheStubsIsTheExercises(@TempDir Path dir) throws Exception {
+        Path copy = SubmissionGrading.writeStubs(dir);
+        for (String f : List.of("Chapter0.java", "Problem1.java", "Problem2.java", "Problem3.java", "Problem4.java")) {
+            assertEquals(Files.readString(STUBS.resolve(f)), Files.readString(copy.resolve(f)), f + ": copy the stub to"
+                    + " grader/src/main/resources/dev/shardlings/grader/stubs/" + f + ".txt");
+        }
+    }
+
+    @Test
+    void compilerMessagesNameTheStudentsOwnFolder(@TempDir Path dir) throws Exception {
+        Path repo = dir.resolve("their-repo");
+        Files.createDirectories(repo.resolve(SubmissionGrading.EXERCISES));
+        assertEquals("exercises/src/main/java/dev/shardlings/course/", SubmissionGrading.shownFolder(repo));
+        assertEquals("exercises/src/main/java/dev/shardlings/course/",
+                SubmissionGrading.shownFolder(repo.resolve(SubmissionGrading.EXERCISES)));
+        assertEquals("upload/", SubmissionGrading.shownFolder(dir.resolve("upload")));
+    }
+
+    /**
+     * What {@code mvn -q test -Pgrade} does with a student's working copy: a file that does not compile costs only
+     * its own parts, the others are graded, the run exits 0 and writes results.json and report.md.
+     */
+    @Test
+    void aBrokenFileInTheWorkingCopyCostsOnlyItsOwnParts(@TempDir Path dir) throws Exception {
+        Path sub = dir.resolve("repo/exercises/src/main/java/dev/shardlings/course");
+        Files.createDirectories(sub);
+        for (String f : List.of("Chapter0.java", "Problem2.java", "Problem3.java", "Problem4.java")) {
+            Files.copy(COURSE.resolve("solutions/src/main/java/dev/shardlings/course").resolve(f), sub.resolve(f));
+        }
+        Files.writeString(sub.resolve("Problem1.java"), Files.readString(STUBS.resolve("Problem1.java"))
+                .replaceFirst("throw new ExerciseNotDone", "return oops; // throw new ExerciseNotDone"));
+        Path results = dir.resolve("out/results.json");
+        Path testClasses = Path.of(SubmissionGradingTest.class.getProtectionDomain().getCodeSource().getLocation()
+                .toURI());
+        int status = new CommandLine(new SubmissionGrading()).execute("--course=" + COURSE,
+                "--test-classes=" + testClasses, "--submission=" + sub, "--results=" + results,
+                "--target=exercises", "--only=Part{08RingShift,11aPerShardMean}Test", "--heap=256m",
+                "--no-sandbox-user", "--quiet");
+        assertEquals(0, status, "a compile error is part of the grade, not a failure of the run");
+        Results r = Results.read(results);
+        Results.TestResult p11a = r.tests().stream().filter(x -> x.number().equals("1.1a")).findFirst().orElseThrow();
+        assertEquals("Problem1.java did not compile", p11a.reason());
+        assertTrue(p11a.output().contains("exercises/src/main/java/dev/shardlings/course/Problem1.java:"),
+                "the student's path: " + p11a.output());
+        assertFalse(p11a.output().contains(dir.toString()), "no temporary folder: " + p11a.output());
+        assertTrue(r.tests().stream().filter(x -> x.number().equals("0.8")).findFirst().orElseThrow().passed());
+        assertEquals("exercises", r.extraData().get("target"));
+        assertEquals(sub.toString(), r.extraData().get("submission"));
+        assertTrue(Files.readString(results.resolveSibling(ScoreTable.MARKDOWN)).contains("did not compile"));
     }
 
     @Test
