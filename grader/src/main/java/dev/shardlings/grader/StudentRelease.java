@@ -1,0 +1,226 @@
+package dev.shardlings.grader;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * Writes the course as students get it: a new folder (and, where git is installed, a new repository with one
+ * commit and no history) with no solutions, {@code grade.target} set to exercises, a README for students, the
+ * grader's self-tests that need the solutions left out, and a {@code mvn -B verify} that passes on the untouched
+ * stubs (the graded parts run only under {@code mvn -q test -Pgrade} there).
+ *
+ * <pre>
+ * mvn -q install -DskipTests                                        # once, so the grader is built
+ * mvn -q -pl grader exec:java@student-release -Drelease=/path/to/new/folder
+ * </pre>
+ *
+ * <p>What is left out, and why: {@code solutions/} (the answers); every {@code target/} (compiled classes of the
+ * solutions among them); {@code .git} (the history holds every solution); the grader's {@code selftest} and
+ * {@code hostile} test packages (they grade the solutions); {@code grader/gradescope} and {@code grader/classroom}
+ * (the instructor's packaging; the Classroom workflow is put where GitHub reads it, {@code .github/workflows/});
+ * {@code DEVELOPERS.md} (it describes the instructor's repository).
+ * The release is checked before it is written out as done: no file of it is a solution's, the five course files
+ * are the stubs, and the root pom names no solutions module.
+ */
+@Command(name = "student-release", mixinStandardHelpOptions = true,
+        description = "Writes the course without solutions, ready to hand to students.")
+public final class StudentRelease implements Callable<Integer> {
+
+    /** Relative paths (with '/') left out of a release, with everything under them. */
+    static final List<String> LEFT_OUT = List.of(".git", "solutions", ".idea", ".vscode", ".jqwik-database",
+            "grader/src/test/java/dev/shardlings/grader/selftest", "grader/src/test/java/dev/shardlings/grader/hostile",
+            "grader/src/test/resources/golden", "grader/gradescope", "grader/classroom", "DEVELOPERS.md");
+
+    /** Where the Classroom workflow is kept in the course, and where the release puts it. */
+    static final String CLASSROOM_WORKFLOW = "grader/classroom/classroom.yml";
+    static final String RELEASE_WORKFLOW = ".github/workflows/classroom.yml";
+
+    @Option(names = "--course", defaultValue = ".", description = "the course checkout (default: here)")
+    Path course;
+
+    @Option(names = "--out", required = true, description = "the new folder (must not exist, or be empty)")
+    Path out;
+
+    @Option(names = "--no-git", description = "do not make a git repository of the release")
+    boolean noGit;
+
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new StudentRelease()).execute(args));
+    }
+
+    @Override
+    public Integer call() throws IOException, InterruptedException {
+        Path from = course.toAbsolutePath().normalize();
+        Path to = out.toAbsolutePath().normalize();
+        if (!Files.isRegularFile(from.resolve("pom.xml")) || !Files.isDirectory(from.resolve(SubmissionGrading.EXERCISES))) {
+            System.err.println("Not a Shardlings course: " + from + " has no pom.xml and exercises/. Pass --course.");
+            return 2;
+        }
+        if (Files.exists(to) && (!Files.isDirectory(to) || isNonEmpty(to))) {
+            System.err.println("The release folder " + to + " exists and is not empty; choose a new one.");
+            return 2;
+        }
+        if (to.startsWith(from)) {
+            System.err.println("The release folder " + to + " is inside the course; choose one outside it.");
+            return 2;
+        }
+        write(from, to);
+        List<String> problems = check(from, to);
+        if (!problems.isEmpty()) {
+            System.err.println("The release in " + to + " is not fit to hand out:\n  " + String.join("\n  ", problems));
+            return 1;
+        }
+        String git = noGit ? "no git repository (--no-git)" : initGit(to);
+        System.out.println("Wrote the student release to " + to + " (" + git + ").");
+        System.out.println("Check it: cd " + to + " && mvn -q test -Pgrade && mvn -B verify");
+        return 0;
+    }
+
+    /** Copies the course into {@code to} as a release: left-out paths skipped, the poms and README rewritten. */
+    static void write(Path from, Path to) throws IOException {
+        Files.createDirectories(to);
+        try (Stream<Path> files = Files.walk(from)) {
+            for (Path f : files.sorted().toList()) {
+                String rel = from.relativize(f).toString().replace(f.getFileSystem().getSeparator(), "/");
+                if (rel.isEmpty() || leftOut(rel) || Files.isSymbolicLink(f)) {
+                    continue;
+                }
+                Path dest = to.resolve(rel);
+                if (Files.isDirectory(f, LinkOption.NOFOLLOW_LINKS)) {
+                    Files.createDirectories(dest);
+                } else {
+                    Files.copy(f, dest, StandardCopyOption.COPY_ATTRIBUTES);
+                }
+            }
+        }
+        rewrite(to.resolve("pom.xml"), "    <module>solutions</module>\n", "");
+        rewrite(to.resolve("pom.xml"), "<grade.target>solutions</grade.target>", "<grade.target>exercises</grade.target>");
+        rewrite(to.resolve("grader/pom.xml"), "<grader.verify.excludes>**/NoTestIsExcluded</grader.verify.excludes>",
+                "<grader.verify.excludes>**/Part*Test.java</grader.verify.excludes>");
+        Files.writeString(to.resolve("README.md"), resource("release/README.md"));
+        Path workflow = from.resolve(CLASSROOM_WORKFLOW);
+        if (Files.isRegularFile(workflow)) {
+            Files.createDirectories(to.resolve(RELEASE_WORKFLOW).getParent());
+            Files.copy(workflow, to.resolve(RELEASE_WORKFLOW));
+        }
+    }
+
+    /** True when a path relative to the course root is left out of a release. */
+    static boolean leftOut(String rel) {
+        for (String p : LEFT_OUT) {
+            if (rel.equals(p) || rel.startsWith(p + "/")) {
+                return true;
+            }
+        }
+        // Build output anywhere: compiled solutions live there too.
+        return rel.equals("target") || rel.startsWith("target/") || rel.contains("/target/") || rel.endsWith("/target");
+    }
+
+    /**
+     * What would make the release unfit to hand out: a file of {@code solutions/}, a compiled class, a course file
+     * that is not the stub, a solutions module in the root pom.
+     *
+     * @return the problems found, empty when the release is fit
+     */
+    static List<String> check(Path course, Path release) throws IOException {
+        List<String> problems = new ArrayList<>();
+        if (Files.exists(release.resolve("solutions"))) {
+            problems.add("solutions/ is in the release");
+        }
+        try (Stream<Path> files = Files.walk(release)) {
+            for (Path f : files.filter(Files::isRegularFile).toList()) {
+                String name = f.getFileName().toString();
+                if (name.endsWith(".class") || name.endsWith(".jar")) {
+                    problems.add("compiled code in the release: " + release.relativize(f));
+                }
+            }
+        }
+        Path stubs = Files.createTempDirectory("shardlings-stubs-");
+        try {
+            SubmissionGrading.writeStubs(stubs);
+            for (String name : SubmissionGrading.COURSE_FILES) {
+                Path mine = release.resolve(SubmissionGrading.EXERCISES).resolve(name);
+                if (!Files.isRegularFile(mine) || !Files.readString(mine).equals(Files.readString(stubs.resolve(name)))) {
+                    problems.add(SubmissionGrading.EXERCISES.resolve(name) + " is not the stub");
+                }
+                Path solution = course.resolve("solutions/src/main/java/dev/shardlings/course").resolve(name);
+                if (Files.isRegularFile(solution) && Files.isRegularFile(mine)
+                        && Files.readString(mine).equals(Files.readString(solution))) {
+                    problems.add(SubmissionGrading.EXERCISES.resolve(name) + " is the solution");
+                }
+            }
+        } finally {
+            Sandbox.deleteRecursively(stubs);
+        }
+        String pom = Files.readString(release.resolve("pom.xml"));
+        if (pom.contains("<module>solutions</module>")) {
+            problems.add("the root pom still builds the solutions module");
+        }
+        if (!pom.contains("<grade.target>exercises</grade.target>")) {
+            problems.add("the root pom does not grade exercises");
+        }
+        return problems;
+    }
+
+    /** A new repository with the release as its one commit; or why there is none. */
+    private static String initGit(Path to) throws IOException, InterruptedException {
+        try {
+            run(to, "git", "init", "-q");
+            run(to, "git", "add", "-A");
+            run(to, "git", "-c", "user.name=Shardlings", "-c", "user.email=shardlings@localhost", "commit", "-q",
+                    "-m", "The Shardlings course");
+            return "a new git repository with one commit";
+        } catch (IOException e) {
+            return "no git repository: " + e.getMessage();
+        }
+    }
+
+    private static void run(Path dir, String... command) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true).start();
+        String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!p.waitFor(60, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            throw new IOException(String.join(" ", command) + " did not finish");
+        }
+        if (p.exitValue() != 0) {
+            throw new IOException(String.join(" ", command) + " failed: " + output.strip());
+        }
+    }
+
+    private static boolean isNonEmpty(Path dir) throws IOException {
+        try (Stream<Path> s = Files.list(dir)) {
+            return s.findAny().isPresent();
+        }
+    }
+
+    private static void rewrite(Path file, String from, String to) throws IOException {
+        String text = Files.readString(file);
+        if (!text.contains(from)) {
+            throw new IllegalStateException(file + " has no '" + from.strip() + "' to rewrite for the release");
+        }
+        Files.writeString(file, text.replace(from, to));
+    }
+
+    private static String resource(String name) throws IOException {
+        try (InputStream in = StudentRelease.class.getResourceAsStream(name)) {
+            if (in == null) {
+                throw new IOException("the grader has no resource " + name);
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+    }
+}

@@ -1,0 +1,98 @@
+package dev.shardlings.grader.selftest;
+
+import dev.shardlings.grader.StudentRelease;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The student release holds no solution in any form, grades the stubs, and builds without the solutions module;
+ * a release that would leak one is refused. (CI also grades the release and runs its verify: .ci/run.)
+ */
+class StudentReleaseTest {
+
+    private static final Path COURSE = Path.of("..").toAbsolutePath().normalize();
+    private static final Path SOLUTIONS = COURSE.resolve("solutions/src/main/java/dev/shardlings/course");
+
+    @Test
+    void theReleaseHasNoSolutionsAndGradesTheStubs(@TempDir Path dir) throws Exception {
+        Path out = dir.resolve("release");
+        int status = new CommandLine(new StudentRelease()).execute("--course=" + COURSE, "--out=" + out, "--no-git");
+        assertEquals(0, status);
+        assertFalse(Files.exists(out.resolve("solutions")));
+        assertFalse(Files.exists(out.resolve("grader/src/test/java/dev/shardlings/grader/selftest")));
+        assertFalse(Files.exists(out.resolve(".git")), "no history of the course's repository");
+        try (Stream<Path> files = Files.walk(out)) {
+            List<Path> all = files.filter(Files::isRegularFile).toList();
+            for (Path f : all) {
+                String name = f.getFileName().toString();
+                assertFalse(name.endsWith(".class") || name.endsWith(".jar"), "compiled code: " + f);
+                assertFalse(out.relativize(f).toString().contains("target"), "build output: " + f);
+            }
+            for (String course : List.of("Chapter0.java", "Problem1.java", "Problem2.java", "Problem3.java",
+                    "Problem4.java")) {
+                String solution = Files.readString(SOLUTIONS.resolve(course));
+                for (Path f : all) {
+                    assertFalse(Files.readString(f).contains(solution.substring(solution.indexOf("public final class"))),
+                            f + " holds the solution " + course);
+                }
+            }
+        }
+        String pom = Files.readString(out.resolve("pom.xml"));
+        assertFalse(pom.contains("<module>solutions</module>"), pom);
+        assertTrue(pom.contains("<grade.target>exercises</grade.target>"), pom);
+        assertTrue(Files.readString(out.resolve("grader/pom.xml"))
+                .contains("<grader.verify.excludes>**/Part*Test.java</grader.verify.excludes>"));
+        String readme = Files.readString(out.resolve("README.md"));
+        assertTrue(readme.contains("mvn -q test -Pgrade") && readme.contains("mvn -B verify"), readme);
+        assertFalse(readme.contains("For instructors"), "the students' README: " + readme);
+    }
+
+    @Test
+    void aReleaseThatWouldCarryASolutionIsRefused(@TempDir Path dir) throws Exception {
+        Path out = dir.resolve("release");
+        Files.createDirectories(out);
+        // A hostile or careless course: the stub replaced by the solution.
+        Path course = dir.resolve("course");
+        copy(COURSE, course, List.of("pom.xml", "grader/pom.xml", "exercises/src/main/java/dev/shardlings/course",
+                "solutions/src/main/java/dev/shardlings/course"));
+        Files.copy(SOLUTIONS.resolve("Problem1.java"), course.resolve("exercises/src/main/java/dev/shardlings/course/"
+                + "Problem1.java"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        Files.delete(out);
+        int status = new CommandLine(new StudentRelease()).execute("--course=" + course, "--out=" + out, "--no-git");
+        assertEquals(1, status, "the release is refused");
+    }
+
+    @Test
+    void anExistingFolderIsNotOverwritten(@TempDir Path dir) throws Exception {
+        Files.writeString(dir.resolve("keep.txt"), "mine");
+        assertEquals(2, new CommandLine(new StudentRelease()).execute("--course=" + COURSE, "--out=" + dir));
+        assertEquals("mine", Files.readString(dir.resolve("keep.txt")));
+    }
+
+    private static void copy(Path from, Path to, List<String> parts) throws Exception {
+        for (String part : parts) {
+            Path src = from.resolve(part);
+            if (Files.isDirectory(src)) {
+                try (Stream<Path> s = Files.list(src)) {
+                    for (Path f : s.toList()) {
+                        Files.createDirectories(to.resolve(part));
+                        Files.copy(f, to.resolve(part).resolve(f.getFileName()));
+                    }
+                }
+            } else {
+                Files.createDirectories(to.resolve(part).getParent());
+                Files.copy(src, to.resolve(part));
+            }
+        }
+    }
+}
