@@ -48,16 +48,49 @@ public final class Checks {
     }
 
     /**
+     * A wrong answer a common mistake gives, and the hint that fixes it: when a result equals {@code wouldGive},
+     * its report names the mistake and gives this hint instead of the part's general one.
+     *
+     * @param what      the mistake in words, e.g. "shifting by −k instead of k"
+     * @param wouldGive the whole array that mistake computes on the case
+     * @param hint      what to change
+     */
+    public record Mistake(String what, NDArray wouldGive, String hint) {
+    }
+
+    /** Adds the mistake {@code got} is known by, if any, to a wrong-values report. */
+    private static Report diagnose(Report report, NDArray got, Tolerance tol, List<Mistake> known) {
+        for (Mistake m : known) {
+            if (Arrays.equals(m.wouldGive().shape(), got.shape()) && m.wouldGive().dtype() == got.dtype()
+                    && differences(m.wouldGive(), got, tol).isEmpty()) {
+                return report.paragraph("Your output is exactly what " + m.what() + " gives.").hint(m.hint());
+            }
+        }
+        return report;
+    }
+
+    /**
+     * {@link #shardedResult(CaseRun, String, NDArray, PartitionSpec, Tolerance, String, List)} with no known
+     * mistakes.
+     */
+    public static void shardedResult(CaseRun<ShardedArray> run, String inputs, NDArray expected,
+                                     PartitionSpec expectedSpec, Tolerance tol, String inputPicture) {
+        shardedResult(run, inputs, expected, expectedSpec, tol, inputPicture, List.of());
+    }
+
+    /**
      * A sharded result: global shape, dtype, layout ({@code expectedSpec}, compared up to trailing Nones) and values,
      * every replica included.
      *
      * @param run          the graded call and its result
      * @param inputs       the whole inputs as text ({@link Reports#inputs})
      * @param inputPicture the input's sharding picture, or null
+     * @param known        wrong answers that common mistakes give, for a hint about the mistake made
      * @throws GradingFailure of kind WRONG_SHAPE, WRONG_SHARDING or WRONG_VALUES for the first thing that is wrong
      */
     public static void shardedResult(CaseRun<ShardedArray> run, String inputs, NDArray expected,
-                                     PartitionSpec expectedSpec, Tolerance tol, String inputPicture) {
+                                     PartitionSpec expectedSpec, Tolerance tol, String inputPicture,
+                                     List<Mistake> known) {
         CheckLog.ran(Check.VALUES, Check.LAYOUT);
         ShardedArray actual = run.value();
         int[] es = expected.shape();
@@ -85,7 +118,7 @@ public final class Checks {
         NDArray got = actual.gather();
         List<int[]> diffs = differences(expected, got, tol);
         if (!diffs.isEmpty()) {
-            throw run.report("computed wrong values")
+            throw diagnose(run.report("computed wrong values"), got, tol, known)
                     .paragraph(describeDifferences(expected, got, diffs, actual.sharding()))
                     .paragraph(inputs.strip())
                     .block("Expected", Reports.show(expected))
@@ -147,6 +180,16 @@ public final class Checks {
      * @throws GradingFailure of kind WRONG_SHAPE or WRONG_VALUES for the first thing that is wrong
      */
     public static void wholeResult(CaseRun<NDArray> run, String inputs, NDArray expected, Tolerance tol) {
+        wholeResult(run, inputs, expected, tol, null, List.of());
+    }
+
+    /**
+     * A whole (unsharded) result of a global-view part: as {@link #wholeResult(CaseRun, String, NDArray, Tolerance)},
+     * and each differing index is shown with the device whose block it falls in under {@code layout}, the layout the
+     * task has in mind (null: none), and a known mistake is named with its hint.
+     */
+    public static void wholeResult(CaseRun<NDArray> run, String inputs, NDArray expected, Tolerance tol,
+                                   NamedSharding layout, List<Mistake> known) {
         CheckLog.ran(Check.VALUES, Check.LAYOUT);
         NDArray actual = run.value();
         int[] es = expected.shape();
@@ -160,8 +203,8 @@ public final class Checks {
         checkDtype(run, expected.dtype(), actual.dtype());
         List<int[]> diffs = differences(expected, actual, tol);
         if (!diffs.isEmpty()) {
-            throw run.report("computed wrong values")
-                    .paragraph(describeDifferences(expected, actual, diffs, null))
+            throw diagnose(run.report("computed wrong values"), actual, tol, known)
+                    .paragraph(describeDifferences(expected, actual, diffs, layout))
                     .paragraph(inputs.strip())
                     .block("Expected", Reports.show(expected))
                     .block("Actual", Reports.show(actual))
@@ -326,6 +369,6 @@ public final class Checks {
         if (a.rank() < 1 || a.rank() > 2) {
             return "";
         }
-        return a.visualize();
+        return Reports.picture(a);
     }
 }

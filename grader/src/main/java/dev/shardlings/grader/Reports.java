@@ -1,6 +1,7 @@
 package dev.shardlings.grader;
 
 import dev.shardlings.array.NDArray;
+import dev.shardlings.spmd.ShardedArray;
 
 /** How values look in a report ({@link Report} puts the report together). */
 public final class Reports {
@@ -9,6 +10,17 @@ public final class Reports {
     static final int PRINT_LIMIT = 64;
 
     private Reports() {
+    }
+
+    /**
+     * The sharding picture of {@code a} for a report: {@code jax.debug.visualize_array_sharding}'s boxes, or one
+     * line when a single device holds it all (an 11-line box with one name in it says less than the line).
+     */
+    public static String picture(ShardedArray a) {
+        if (a.mesh().size() == 1) {
+            return "one device, CPU " + a.mesh().devices().get(0).id() + ", holds the whole array\n";
+        }
+        return a.visualize();
     }
 
     /** The array printed in full when small, else its type and a note. */

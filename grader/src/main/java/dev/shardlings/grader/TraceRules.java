@@ -39,9 +39,15 @@ public final class TraceRules {
      * @param violation {@code null} when the device kept the rule, else what it did wrong, as one sentence without
      *                  a period
      */
-    public record Rule(Set<Check> checks, Function<DeviceTrace, String> violation) {
+    public record Rule(Set<Check> checks, Function<DeviceTrace, String> violation,
+                       Function<DeviceTrace, String> hintFor) {
         public Rule {
             checks = Set.copyOf(checks);
+        }
+
+        /** A rule with no hint of its own: a report of its violation ends with the part's hint. */
+        public Rule(Set<Check> checks, Function<DeviceTrace, String> violation) {
+            this(checks, violation, d -> null);
         }
 
         /** A rule of one kind. */
@@ -54,15 +60,30 @@ public final class TraceRules {
             return violation.apply(device);
         }
 
-        /** This rule, then {@code next} when this one is kept. */
+        /** The hint for this rule's violation on {@code device}, or {@code null} for the part's own hint. */
+        public String hint(DeviceTrace device) {
+            return hintFor.apply(device);
+        }
+
+        /** This rule with a hint about its mistake, shown instead of the part's general hint when it is broken. */
+        public Rule withHint(String hint) {
+            return new Rule(checks, violation, d -> hint);
+        }
+
+        /** This rule, then {@code next} when this one is kept; the hint is the broken rule's. */
         public Rule and(Rule next) {
             Set<Check> both = new java.util.HashSet<>(checks);
             both.addAll(next.checks);
             return new Rule(both, d -> {
                 String v = violation(d);
                 return v != null ? v : next.violation(d);
-            });
+            }, d -> violation(d) != null ? hint(d) : next.hint(d));
         }
+    }
+
+    /** {@code rule} with its factory's hint (kept beside the check it is about). */
+    private static Rule hinted(String hint, Rule rule) {
+        return rule.withHint(hint);
     }
 
     /** Direction of a one-step ring shift: towards higher indices (s → s + 1 mod n) or lower. */
@@ -122,8 +143,12 @@ public final class TraceRules {
             String v = rule.violation(d);
             if (v != null) {
                 // The table's line says what was wrong, not the rule's name: the device's first violation, cut short.
-                throw run.report("computes the right values, but breaks a rule read from the trace")
-                        .paragraph("Rule: " + ruleText + ".")
+                Report report = run.report("computes the right values, but breaks a rule read from the trace");
+                String hint = rule.hint(d);
+                if (hint != null) {
+                    report.hint(hint);
+                }
+                throw report.paragraph("Rule: " + ruleText + ".")
                         .lines("Device " + d.deviceId() + " " + coords(axes, d) + ": " + v + ".")
                         .paragraph("What device " + d.deviceId() + " did, in order:")
                         .lines(describe(d, trace))
@@ -223,28 +248,35 @@ public final class TraceRules {
 
     /** Every collective is a ppermute over exactly {@code axis}. */
     public static Rule onlyPpermutesOver(String axis) {
-        return Rule.of(Check.COLLECTIVES, d -> {
+        return hinted("this part builds its communication from ppermute steps alone: replace the all-gather, psum"
+                + " or psum_scatter with n − 1 one-step shifts round the ring, multiplying (or adding) as each"
+                + " block arrives",
+                Rule.of(Check.COLLECTIVES, d -> {
             for (CollectiveEvent c : d.collectives()) {
                 if (c.kind() != Collective.PPERMUTE || !c.axes().equals(List.of(axis))) {
                     return "it calls " + c.describe() + "; this part allows only ppermute over " + axis;
                 }
             }
             return null;
-        });
+        }));
     }
 
     /** Exactly {@code count} ppermutes. */
     public static Rule ppermuteCount(int count, String why) {
-        return Rule.of(Check.COLLECTIVES, d -> {
+        return hinted("one shift per block that has to travel: n − 1 in all round a ring of n (the device's own"
+                + " block needs none), and no extra shift after the last one is used",
+                Rule.of(Check.COLLECTIVES, d -> {
             long got = d.collectives().stream().filter(c -> c.kind() == Collective.PPERMUTE).count();
             return got == count ? null : "it calls ppermute " + got + " time(s), expected exactly " + count + " ("
                     + why + ")";
-        });
+        }));
     }
 
     /** Every ppermute that moves data is a one-step shift round the ring, up or down. */
     public static Rule oneStepShifts() {
-        return Rule.of(Check.RING_STEPS, d -> {
+        return hinted("pass data only to a neighbour: perm pairs (j, (j + 1) % n) for one direction or (j, (j − 1"
+                + " + n) % n) for the other; a jump of several positions costs several link hops",
+                Rule.of(Check.RING_STEPS, d -> {
             for (CollectiveEvent c : d.collectives()) {
                 if (c.kind() == Collective.PPERMUTE && !movesNothing(c) && direction(c) == null) {
                     return "its ppermute with " + c.params() + " is not a shift by one step round the ring;"
@@ -253,12 +285,13 @@ public final class TraceRules {
                 }
             }
             return null;
-        });
+        }));
     }
 
     /** Every ppermute's operand has exactly this shape. */
     public static Rule ppermuteShape(List<Integer> shape, String what) {
-        return Rule.of(Check.OPERANDS, d -> {
+        return hinted("send one block per step (the shape in the rule), not the whole array and not a slice of it",
+                Rule.of(Check.OPERANDS, d -> {
             for (CollectiveEvent c : d.collectives()) {
                 if (c.kind() == Collective.PPERMUTE && !c.inputShape().equals(shape)) {
                     return "it passes a " + c.dtype() + c.inputShape() + " with ppermute, expected " + what
@@ -266,12 +299,14 @@ public final class TraceRules {
                 }
             }
             return null;
-        });
+        }));
     }
 
     /** Every ppermute's operand has at most {@code elements} elements. */
     public static Rule ppermuteAtMost(long elements, String what) {
-        return Rule.of(Check.OPERANDS, d -> {
+        return hinted("send at most the piece the rule names per step; split a block into its halves rather than"
+                + " sending it twice",
+                Rule.of(Check.OPERANDS, d -> {
             for (CollectiveEvent c : d.collectives()) {
                 long size = c.inputShape().stream().mapToLong(Integer::longValue).reduce(1, (a, b) -> a * b);
                 if (c.kind() == Collective.PPERMUTE && size > elements) {
@@ -280,12 +315,14 @@ public final class TraceRules {
                 }
             }
             return null;
-        });
+        }));
     }
 
     /** On a ring of at least 3 devices, some ppermute goes up and some goes down. */
     public static Rule bothDirections(int ringSize) {
-        return Rule.of(Check.RING_STEPS, d -> {
+        return hinted("use both links of every device: send half of each block up the ring and the other half"
+                + " down, or alternate directions so that each link carries half the bytes",
+                Rule.of(Check.RING_STEPS, d -> {
             if (ringSize < 3) {
                 return null; // up and down are the same shift on a ring of 2
             }
@@ -295,42 +332,50 @@ public final class TraceRules {
                         + " version sends in both directions";
             }
             return null;
-        });
+        }));
     }
 
     /** Neither direction carries more than {@code bytes}. */
     public static Rule bytesPerDirectionAtMost(long bytes, String why) {
-        return Rule.of(Check.BYTES, d -> {
+        return hinted("use both links of every device: send half of each block up the ring and the other half"
+                + " down, or alternate directions so that each link carries half the bytes",
+                Rule.of(Check.BYTES, d -> {
             long[] b = bytesByDirection(d);
             if (Math.max(b[0], b[1]) > bytes) {
                 return "it sends " + b[0] + " bytes up the ring and " + b[1] + " bytes down; each direction may"
                         + " carry at most " + bytes + " bytes (" + why + ")";
             }
             return null;
-        });
+        }));
     }
 
     /** The device's matmul FLOPs are exactly {@code flops}. */
     public static Rule flops(long flops, String formula) {
-        return Rule.of(Check.FLOPS, d -> d.flops() == flops ? null : "its matmuls do " + d.flops() + " FLOPs,"
-                + " expected exactly " + flops + " = " + formula + " (no product computed twice, none left out)");
+        return hinted("multiply each pair of blocks exactly once, on the device that holds them: no product of a"
+                + " whole gathered array, of zero-padded rows, or of the same block twice",
+                Rule.of(Check.FLOPS, d -> d.flops() == flops ? null : "its matmuls do " + d.flops() + " FLOPs,"
+                + " expected exactly " + flops + " = " + formula + " (no product computed twice, none left out)"));
     }
 
     /** Every matmul satisfies {@code ok}. */
     public static Rule everyMatmul(Predicate<MatmulEvent> ok, String what) {
-        return Rule.of(Check.MATMULS, d -> {
+        return hinted("split the matmul by chunk and multiply each chunk as soon as it is there, instead of one"
+                + " large matmul at the end",
+                Rule.of(Check.MATMULS, d -> {
             for (MatmulEvent m : d.matmuls()) {
                 if (!ok.test(m)) {
                     return "it multiplies [" + m.m() + ", " + m.k() + "] · [" + m.k() + ", " + m.n() + "]; " + what;
                 }
             }
             return null;
-        });
+        }));
     }
 
     /** Exactly these collectives, in this order, each over exactly {@code axis} with the given operand shape. */
     public static Rule exactly(String axis, List<Collective> kinds, List<List<Integer>> shapes, String what) {
-        return new Rule(Set.of(Check.COLLECTIVES, Check.OPERANDS), d -> {
+        return hinted("use exactly the collectives the rule lists, over the named axis, on operands of the shapes"
+                + " it gives; look for an extra or a missing one",
+                new Rule(Set.of(Check.COLLECTIVES, Check.OPERANDS), d -> {
             List<CollectiveEvent> cs = d.collectives();
             boolean ok = cs.size() == kinds.size();
             for (int i = 0; ok && i < cs.size(); i++) {
@@ -338,14 +383,16 @@ public final class TraceRules {
                         && cs.get(i).inputShape().equals(shapes.get(i));
             }
             return ok ? null : "its collectives are not " + what;
-        });
+        }));
     }
 
     /** No collective at all. */
     public static Rule noCollectives(String why) {
-        return Rule.of(Check.NO_COLLECTIVES, d -> d.collectives().isEmpty() ? null : "it calls "
+        return hinted("every device already holds what it needs: compute on the block shardMap hands it, with no"
+                + " collective at all",
+                Rule.of(Check.NO_COLLECTIVES, d -> d.collectives().isEmpty() ? null : "it calls "
                 + d.collectives().get(0).describe() + (d.collectives().size() > 1 ? " and " + (d.collectives().size()
-                - 1) + " more collective(s)" : "") + "; " + why);
+                - 1) + " more collective(s)" : "") + "; " + why));
     }
 
     /**
@@ -354,7 +401,9 @@ public final class TraceRules {
      */
     public static Rule collectives(Set<String> axes, List<Set<Collective>> kinds, List<List<Integer>> shapes,
                                    String what) {
-        return new Rule(Set.of(Check.COLLECTIVES, Check.OPERANDS), d -> {
+        return hinted("use exactly the collectives the rule lists, over the named axes, on operands of the shapes"
+                + " it gives; look for an extra or a missing one",
+                new Rule(Set.of(Check.COLLECTIVES, Check.OPERANDS), d -> {
             List<CollectiveEvent> cs = d.collectives();
             if (cs.size() != kinds.size()) {
                 return "it calls " + cs.size() + " collective(s); expected " + what;
@@ -370,19 +419,22 @@ public final class TraceRules {
                 }
             }
             return null;
-        });
+        }));
     }
 
     /** No single array on the device of {@code bytes} or more. */
     public static Rule largestArrayBelow(long bytes, String what) {
-        return Rule.of(Check.DEVICE_MEMORY, d -> d.largestAllocation() < bytes ? null : "it allocates an array of "
-                + d.largestAllocation() + " bytes; " + what);
+        return hinted("work on the blocks shardMap hands each device; never assemble the whole array on one"
+                + " device",
+                Rule.of(Check.DEVICE_MEMORY, d -> d.largestAllocation() < bytes ? null : "it allocates an array of "
+                + d.largestAllocation() + " bytes; " + what));
     }
 
     /** The device does at most {@code count} matmuls. */
     public static Rule matmulsAtMost(int count, String why) {
-        return Rule.of(Check.MATMULS, d -> d.matmuls().size() <= count ? null : "it does " + d.matmuls().size()
-                + " matmuls; " + why);
+        return hinted("multiply each group once, in one matmul, instead of one row at a time",
+                Rule.of(Check.MATMULS, d -> d.matmuls().size() <= count ? null : "it does " + d.matmuls().size()
+                + " matmuls; " + why));
     }
 
     /**
@@ -392,7 +444,9 @@ public final class TraceRules {
      * so none can overlap the next matmul.
      */
     public static Rule eachFromItsOwnMatmuls(Collective kind, String what) {
-        return Rule.of(Check.OVERLAP, d -> {
+        return hinted("reduce each tile right after its own matmul and before computing the next, so that the"
+                + " reduction overlaps the next tile's compute",
+                Rule.of(Check.OVERLAP, d -> {
             Map<Long, TraceEvent> byId = new java.util.HashMap<>();
             for (TraceEvent e : d.events()) {
                 byId.put(e.id(), e);
@@ -418,7 +472,7 @@ public final class TraceRules {
                 }
             }
             return null;
-        });
+        }));
     }
 
     /** The ids of the matmuls the array {@code id} was computed from, on this device. */

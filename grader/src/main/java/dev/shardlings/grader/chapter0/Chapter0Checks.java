@@ -79,7 +79,7 @@ public final class Chapter0Checks {
     }
 
     private static String visual(ShardedArray x) {
-        return x.rank() <= 2 ? x.visualize() : "";
+        return x.rank() <= 2 ? Reports.picture(x) : "";
     }
 
     /** The rule every device of the run must keep; the reason is the score table's line. */
@@ -247,7 +247,9 @@ public final class Chapter0Checks {
         String text = c.describe(dims("x", rows, cols) + " laid out P('i', None); k = " + k);
         CaseRun<ShardedArray> run = Guard.run(Part.P0_8, text, () -> impl.apply(xs, k));
         Checks.shardedResult(run, Reports.inputs("x", x), Chapter0Oracles.rollBlocks(x, n, k),
-                P("i", null), Tolerance.EXACT, visual(xs));
+                P("i", null), Tolerance.EXACT, visual(xs), List.of(new Checks.Mistake("shifting by −k",
+                        Chapter0Oracles.rollBlocks(x, n, -k), "device j's block goes to device (j + k) mod n: perm"
+                        + " pairs (j, (j + k) % n), sources first; you sent blocks the other way round the ring")));
         Rule one = TraceRules.collectives(Set.of("i"), List.of(kind(Collective.PPERMUTE)),
                 java.util.Collections.singletonList(List.of(c.a(), cols)), "at most one ppermute over i, of the"
                         + " device's block");

@@ -9,8 +9,11 @@ import dev.shardlings.grader.Part;
 import dev.shardlings.grader.Reports;
 import dev.shardlings.grader.TraceRules;
 import dev.shardlings.sharding.Mesh;
+import dev.shardlings.sharding.NamedSharding;
 import dev.shardlings.sharding.PartitionSpec;
 import dev.shardlings.spmd.ShardedArray;
+
+import java.util.List;
 
 import static dev.shardlings.sharding.PartitionSpec.P;
 
@@ -62,7 +65,7 @@ public final class Problem1Checks {
         String text = c.describe(false);
         CaseRun<ShardedArray> run = Guard.run(Part.P1_1A, text, () -> impl.apply(sharded));
         NDArray expected = Problem1Oracles.perShardMean(a, c.x(), c.y());
-        Checks.shardedResult(run, Reports.inputs("Input A", a), expected, XY, Tolerance.float32(8), sharded.visualize());
+        Checks.shardedResult(run, Reports.inputs("Input A", a), expected, XY, Tolerance.float32(8), Reports.picture(sharded));
         ownBlockOnly(run, a.nbytes(), mesh.size());
         Checks.noHostGather(run, a.nbytes(), mesh.size());
     }
@@ -81,6 +84,20 @@ public final class Problem1Checks {
                 + " works on its own block: no collectives, and no array as large as the whole input", rule);
     }
 
+    /**
+     * What the usual slips in 1.2 compute: rolling the other way (JAX's roll moves row r to r + shift), and rolling
+     * the whole array instead of each shard's rows (which only differs at the shards' edges).
+     */
+    private static List<Checks.Mistake> rollMistakes(NDArray a, Problem1Case c) {
+        return List.of(
+                new Checks.Mistake("rolling by −shift", Problem1Oracles.rollWithinShards(a, c.x(), -c.shift()),
+                        "roll(x, shift, 0) moves row r to row r + shift (out[r] = x[r − shift]), as jnp.roll does;"
+                                + " you moved rows the other way"),
+                new Checks.Mistake("rolling all S rows as one array", Problem1Oracles.rollWithinShards(a, 1,
+                        c.shift()), "roll each device's S/X rows on their own: the last row of a shard wraps to"
+                        + " the first row of the same shard, never to the next shard"));
+    }
+
     /** 1.1b: values equal the per-block means; no shardMap and so no collectives. */
     public static void perShardMeanGlobal(PerShardMeanGlobal impl, Problem1Case c) {
         Mesh mesh = c.mesh();
@@ -88,7 +105,8 @@ public final class Problem1Checks {
         String text = c.describe(false);
         CaseRun<NDArray> run = Guard.run(Part.P1_1B, text, () -> impl.apply(a, mesh));
         NDArray expected = Problem1Oracles.perShardMean(a, c.x(), c.y());
-        Checks.wholeResult(run, Reports.inputs("Input A", a), expected, Tolerance.float32(8));
+        Checks.wholeResult(run, Reports.inputs("Input A", a), expected, Tolerance.float32(8),
+                NamedSharding.of(mesh, XY), List.of());
         Checks.noShardMap(run);
     }
 
@@ -103,7 +121,8 @@ public final class Problem1Checks {
         String text = c.describe(true);
         CaseRun<ShardedArray> run = Guard.run(Part.P1_2A, text, () -> impl.apply(sharded, c.shift()));
         NDArray expected = Problem1Oracles.rollWithinShards(a, c.x(), c.shift());
-        Checks.shardedResult(run, Reports.inputs("Input A", a), expected, XY, Tolerance.EXACT, sharded.visualize());
+        Checks.shardedResult(run, Reports.inputs("Input A", a), expected, XY, Tolerance.EXACT, Reports.picture(sharded),
+                rollMistakes(a, c));
         ownBlockOnly(run, a.nbytes(), mesh.size());
         Checks.noHostGather(run, a.nbytes(), mesh.size());
     }
@@ -115,7 +134,8 @@ public final class Problem1Checks {
         String text = c.describe(true);
         CaseRun<NDArray> run = Guard.run(Part.P1_2B, text, () -> impl.apply(a, mesh, c.shift()));
         NDArray expected = Problem1Oracles.rollWithinShards(a, c.x(), c.shift());
-        Checks.wholeResult(run, Reports.inputs("Input A", a), expected, Tolerance.EXACT);
+        Checks.wholeResult(run, Reports.inputs("Input A", a), expected, Tolerance.EXACT, NamedSharding.of(mesh, XY),
+                rollMistakes(a, c));
         Checks.noShardMap(run);
     }
 }

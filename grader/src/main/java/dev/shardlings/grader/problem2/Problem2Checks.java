@@ -156,7 +156,7 @@ public final class Problem2Checks {
                 + bs.spec() + "; Out " + dims("", "f32", s, f).strip() + " laid out P('X', 'Y')"
                 + (ragged ? "; capacity " + c.capacity() : ""));
         return new Laid(text, Reports.inputs("A", a, "B", b), Problem2Oracles.moe(a, w, b), as, ws, bs,
-                "A:\n" + as.visualize(), sz);
+                "A:\n" + Reports.picture(as), sz);
     }
 
     /** 2.3a: values; an all-gather of A over X. */

@@ -85,7 +85,7 @@ public final class Problem3Checks {
             laid.add(s);
             shapes.append(shapes.length() > 0 ? ", " : "").append(o.name()).append(' ').append(dims(o.value()))
                     .append(" laid out ").append(o.spec());
-            pictures.append(o.name()).append(":\n").append(s.visualize());
+            pictures.append(o.name()).append(":\n").append(Reports.picture(s));
             inputs.add(o.name());
             inputs.add(o.value());
         }

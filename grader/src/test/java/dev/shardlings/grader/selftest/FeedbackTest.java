@@ -1,0 +1,89 @@
+package dev.shardlings.grader.selftest;
+
+import dev.shardlings.array.DType;
+import dev.shardlings.grader.GradingFailure;
+import dev.shardlings.grader.GradingFailure.Kind;
+import dev.shardlings.grader.MeshSpec;
+import dev.shardlings.grader.Part;
+import dev.shardlings.grader.chapter0.Chapter0Case;
+import dev.shardlings.grader.chapter0.Chapter0Checks;
+import dev.shardlings.grader.problem1.Problem1Case;
+import dev.shardlings.grader.problem1.Problem1Checks;
+import dev.shardlings.grader.problem3.MatmulCase;
+import dev.shardlings.grader.problem3.Problem3Checks;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.function.Executable;
+
+import static dev.shardlings.sharding.PartitionSpec.P;
+import static dev.shardlings.spmd.Collectives.allGather;
+import static dev.shardlings.spmd.Collectives.axisSize;
+import static dev.shardlings.spmd.Collectives.ppermute;
+import static dev.shardlings.spmd.ShardMap.shardMap;
+import static dev.shardlings.spmd.Tiling.TILED;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Feedback per mistake: a known wrong answer is named with a hint about it, a broken trace rule ends with the
+ * rule's hint rather than the part's, a global-view index shows the device whose block it is in, and a one-device
+ * layout is one line rather than a box.
+ */
+class FeedbackTest {
+
+    private static GradingFailure rejected(Kind kind, Executable check) {
+        GradingFailure f = assertThrows(GradingFailure.class, check);
+        assertEquals(kind, f.kind(), () -> f.reason() + "\n" + f.getMessage());
+        return f;
+    }
+
+    @Test
+    void aShiftTheWrongWayRoundTheRingIsNamedWithAHintAboutDirection() {
+        Chapter0Case c = new Chapter0Case(MeshSpec.of("i", 4), 1, 2, 1, 3, 1);
+        GradingFailure f = rejected(Kind.WRONG_VALUES, () -> Chapter0Checks.ringShift((x, k) -> shardMap(b -> {
+            int n = axisSize("i");
+            int[][] perm = new int[n][];
+            for (int s = 0; s < n; s++) {
+                perm[s] = new int[]{s, Math.floorMod(s - k, n)};
+            }
+            return ppermute(b, "i", perm);
+        }, x.mesh(), P("i", null), P("i", null)).apply(x), c));
+        assertTrue(f.getMessage().contains("Your output is exactly what shifting by −k gives."), f.getMessage());
+        assertTrue(f.getMessage().contains("Hint: device j's block goes to device (j + k) mod n"), f.getMessage());
+        assertFalse(f.getMessage().contains(Part.P0_8.hint()), "the part's general hint gives way: " + f.getMessage());
+    }
+
+    @Test
+    void aRollTheWrongWayInGlobalViewIsNamedAndShowsTheOwningBlock() {
+        Problem1Case c = new Problem1Case(2, 1, 3, 2, 5, 1, DType.FLOAT32);
+        GradingFailure f = rejected(Kind.WRONG_VALUES, () -> Problem1Checks.rollWithinShardsGlobal((a, mesh, shift) -> {
+            int rows = a.shape(0) / mesh.size();
+            return a.reshape(mesh.size(), rows, a.shape(1)).roll(-shift, 1).reshape(a.shape(0), a.shape(1)).sub(a);
+        }, c));
+        assertTrue(f.getMessage().contains("Your output is exactly what rolling by −shift gives."), f.getMessage());
+        assertTrue(f.getMessage().contains("moves row r to row r + shift"), f.getMessage());
+        assertTrue(f.getMessage().contains(" on device "), "the block an index is in: " + f.getMessage());
+    }
+
+    @Test
+    void aBrokenTraceRuleEndsWithTheRulesHint() {
+        MatmulCase c = new MatmulCase(MeshSpec.of("X", 1, "Y", 2), 1, 2, 2, 7, 2);
+        // The collective version written as the baseline: an all-gather, then one matmul.
+        GradingFailure f = rejected(Kind.STRUCTURE, () -> Problem3Checks.allGatherMatmul((a, w) -> shardMap(
+                (x, y) -> allGather(x, "Y", 1, TILED).matmul(y), a.mesh(), P("X", "Y"), P(null, "Y"), P("X", "Y"))
+                .apply(a, w), (a, w) -> a, c));
+        assertTrue(f.getMessage().contains("Hint: this part builds its communication from ppermute steps alone"),
+                f.getMessage());
+        assertFalse(f.getMessage().contains(Part.P3_0.hint()), f.getMessage());
+    }
+
+    @Test
+    void aOneDeviceLayoutIsOneLine() {
+        Chapter0Case c = new Chapter0Case(MeshSpec.of("i", 1), 1, 2, 1, 3, 1);
+        GradingFailure f = rejected(Kind.WRONG_VALUES, () -> Chapter0Checks.ringShift((x, k) -> shardMap(b -> b.neg(),
+                x.mesh(), P("i", null), P("i", null)).apply(x), c));
+        assertTrue(f.getMessage().contains("one device, CPU 0, holds the whole array"), f.getMessage());
+        assertFalse(f.getMessage().contains("┌"), "no box for one device: " + f.getMessage());
+    }
+}
