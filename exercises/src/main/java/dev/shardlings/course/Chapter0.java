@@ -1,9 +1,18 @@
 package dev.shardlings.course;
 
+// What the tasks below use; an import left unused is harmless.
 import dev.shardlings.ExerciseNotDone;
+import dev.shardlings.array.KeepDims;
 import dev.shardlings.array.NDArray;
+import dev.shardlings.random.PRNG;
 import dev.shardlings.sharding.Mesh;
 import dev.shardlings.spmd.ShardedArray;
+
+import static dev.shardlings.sharding.PartitionSpec.P;
+import static dev.shardlings.sharding.PartitionSpec.tuple;
+import static dev.shardlings.spmd.Collectives.*;
+import static dev.shardlings.spmd.ShardMap.shardMap;
+import static dev.shardlings.spmd.Tiling.TILED;
 
 /**
  * Chapter 0 — the tutorials' examples: sharded matmuls and their communication, parallel normalisation, a

@@ -1,9 +1,14 @@
 package dev.shardlings.course;
 
+// What the tasks below use; an import left unused is harmless.
 import dev.shardlings.ExerciseNotDone;
+import dev.shardlings.array.KeepDims;
 import dev.shardlings.array.NDArray;
 import dev.shardlings.sharding.Mesh;
 import dev.shardlings.spmd.ShardedArray;
+
+import static dev.shardlings.sharding.PartitionSpec.P;
+import static dev.shardlings.spmd.ShardMap.shardMap;
 
 /**
  * Problem 1 — computing inside shards (worked problem 1 of "How To Scale Your Model", part 10).

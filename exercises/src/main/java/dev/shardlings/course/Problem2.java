@@ -1,8 +1,19 @@
 package dev.shardlings.course;
 
+// What the tasks below use; an import left unused is harmless.
 import dev.shardlings.ExerciseNotDone;
+import dev.shardlings.array.DType;
 import dev.shardlings.array.NDArray;
+import dev.shardlings.spmd.ShardMap;
 import dev.shardlings.spmd.ShardedArray;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import static dev.shardlings.sharding.PartitionSpec.P;
+import static dev.shardlings.spmd.Collectives.*;
+import static dev.shardlings.spmd.ShardMap.shardMap;
+import static dev.shardlings.spmd.Tiling.TILED;
 
 /**
  * Problem 2 — a mixture of experts (worked problem 2 of "How To Scale Your Model", part 10). E expert matrices

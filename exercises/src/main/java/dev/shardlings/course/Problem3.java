@@ -1,7 +1,18 @@
 package dev.shardlings.course;
 
+// What the tasks below use; an import left unused is harmless.
 import dev.shardlings.ExerciseNotDone;
+import dev.shardlings.array.NDArray;
+import dev.shardlings.spmd.ShardMap;
 import dev.shardlings.spmd.ShardedArray;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import static dev.shardlings.sharding.PartitionSpec.P;
+import static dev.shardlings.spmd.Collectives.*;
+import static dev.shardlings.spmd.ShardMap.shardMap;
+import static dev.shardlings.spmd.Tiling.TILED;
 
 /**
  * Problem 3 — collective matmuls (worked problem 3 of "How To Scale Your Model", part 10, and its collective

@@ -1,7 +1,15 @@
 package dev.shardlings.course;
 
+// What the tasks below use; an import left unused is harmless.
 import dev.shardlings.ExerciseNotDone;
+import dev.shardlings.array.NDArray;
 import dev.shardlings.spmd.ShardedArray;
+
+import java.util.List;
+
+import static dev.shardlings.sharding.PartitionSpec.P;
+import static dev.shardlings.spmd.Collectives.*;
+import static dev.shardlings.spmd.ShardMap.shardMap;
 
 /**
  * Problem 4 — bidirectional collective matmuls (worked problem 4). The versions of Problem 3 send everything one
