@@ -21,7 +21,7 @@ import static dev.shardlings.spmd.Tiling.TILED;
  * <p>Every part is a shardMap program. The grader runs it on meshes it varies (1–16 devices; extra mesh axes your
  * arrays are replicated over may appear), on shapes that divide evenly and random values, compares with the
  * answer computed on the whole arrays, and checks from the trace which collectives you used (in brackets below).
- * Read {@code docs/chapter-0.md} first; grade with {@code mvn -q test -Pgrade}.
+ * Read {@code docs/chapter-0.md} first; grade with {@code mvn test -Pgrade}.
  */
 public final class Chapter0 {
 

@@ -17,7 +17,7 @@ import static dev.shardlings.spmd.ShardMap.shardMap;
  * {@code "Y"} (X·Y devices). Device (i, j) holds the block A[i·S/X : (i+1)·S/X, j·D/Y : (j+1)·D/Y].
  * None of the four parts needs any communication: the grader checks the trace and rejects a collective.
  *
- * <p>Read {@code docs/problem-1.md} first. Grade your work with {@code mvn -q test -Pgrade}.
+ * <p>Read {@code docs/problem-1.md} first. Grade your work with {@code mvn test -Pgrade}.
  */
 public final class Problem1 {
 

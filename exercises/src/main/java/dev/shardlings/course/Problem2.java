@@ -23,7 +23,7 @@ import static dev.shardlings.spmd.Tiling.TILED;
  *
  * <p>Useful here: {@code NDArray.take(indices, axis)} (gather rows by an int32 index array), {@code argsort()}
  * (stable), {@code w.take(0, e)} (one expert's [D, F] matrix), {@code toIntArray()} (read routing values in Java).
- * Read {@code docs/problem-2.md} first; grade with {@code mvn -q test -Pgrade}.
+ * Read {@code docs/problem-2.md} first; grade with {@code mvn test -Pgrade}.
  */
 public final class Problem2 {
 

@@ -21,7 +21,7 @@ import static dev.shardlings.spmd.Tiling.TILED;
  * compute on each piece as it arrives — on real hardware the transfers then overlap the matmuls.
  *
  * <p>Tip: write the per-device steps of 3.0 and 3.2 as private static methods on blocks, so that 3.3 can call them.
- * Read {@code docs/problem-3.md} first; grade with {@code mvn -q test -Pgrade}.
+ * Read {@code docs/problem-3.md} first; grade with {@code mvn test -Pgrade}.
  */
 public final class Problem3 {
 

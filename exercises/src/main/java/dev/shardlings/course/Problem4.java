@@ -22,7 +22,7 @@ import static dev.shardlings.spmd.ShardMap.shardMap;
  * most half of the bytes the one-way version sends (rounded up to whole blocks in 4.0 and 4.2, where no message
  * may be larger than one block [B/X, D/Y]); the same matmul FLOPs as the one-way version. Either design passes
  * 4.0 and 4.2: half blocks both ways for n − 1 steps, or whole blocks both ways for about n/2 steps.
- * Read {@code docs/problem-4.md}; grade with {@code mvn -q test -Pgrade}.
+ * Read {@code docs/problem-4.md}; grade with {@code mvn test -Pgrade}.
  */
 public final class Problem4 {
 

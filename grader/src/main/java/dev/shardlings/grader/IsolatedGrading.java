@@ -25,7 +25,7 @@ import java.util.concurrent.Callable;
 import java.util.stream.Stream;
 
 /**
- * The judge of {@code mvn -q test -Pgrade} (and of {@link SubmissionGrading}): it runs the graded parts' checks in
+ * The judge of {@code mvn test -Pgrade} (and of {@link SubmissionGrading}): it runs the graded parts' checks in
  * this JVM, one part after another in course order, and every call of a course method in a {@link Sandbox} JVM
  * that holds the course classes. This JVM never loads a course class, so student code cannot reach the checks,
  * the oracles, the verdicts or results.json; the sandbox has none of them on its class path. What a student's

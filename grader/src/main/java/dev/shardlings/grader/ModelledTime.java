@@ -109,7 +109,7 @@ public final class ModelledTime {
         Double ref = reference(part);
         if (ref == null) {
             throw Report.of(part, "has no reference time").about("reference-times.json has no entry for part "
-                            + part.number() + ". Grade the reference solutions (mvn -q test -Pgrade"
+                            + part.number() + ". Grade the reference solutions (mvn test -Pgrade"
                             + " -Dgrade.target=solutions) and copy " + written() + " to grader/src/main/resources/"
                             + "dev/shardlings/grader/" + RESOURCE + ".").noHint().noPointers()
                     .failure(GradingFailure.Kind.EXCEPTION, "no reference time for part " + part.number());

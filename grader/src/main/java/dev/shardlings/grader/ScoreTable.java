@@ -45,7 +45,7 @@ public final class ScoreTable {
         Files.writeString(md, markdown(results, label));
         System.out.print(console(results, label));
         System.out.println("Reports: " + md.toAbsolutePath().normalize() + " (and results.json beside it)");
-        System.out.println("Grade one part: mvn -q test -Pgrade -Dtest='Part12a*'   (part 1.2a)");
+        System.out.println("Grade one part: mvn test -Pgrade -Dtest='Part12a*'   (part 1.2a)");
     }
 
     /** The parts whose full report is shown: failed, but neither still to do nor left unrun. */
@@ -60,7 +60,7 @@ public final class ScoreTable {
                 : reason.equals("not run") ? "-" : "FAIL";
     }
 
-    /** Every failing part's report, then the table: what {@code mvn -q test -Pgrade} prints. */
+    /** Every failing part's report, then the table: what {@code mvn test -Pgrade} prints. */
     public static String console(Results results, String label) {
         StringBuilder sb = new StringBuilder();
         String shownCompileError = null;

@@ -21,7 +21,7 @@ import java.util.stream.Stream;
  * Writes the course as students get it: a new folder (and, where git is installed, a new repository with one
  * commit and no history) with no solutions, {@code grade.target} set to exercises, a README for students, the
  * grader's self-tests that need the solutions left out, and a {@code mvn -B verify} that passes on the untouched
- * stubs (the graded parts run only under {@code mvn -q test -Pgrade} there).
+ * stubs (the graded parts run only under {@code mvn test -Pgrade} there).
  *
  * <pre>
  * mvn -q install -DskipTests                                        # once, so the grader is built
@@ -86,7 +86,7 @@ public final class StudentRelease implements Callable<Integer> {
         }
         String git = noGit ? "no git repository (--no-git)" : initGit(to);
         System.out.println("Wrote the student release to " + to + " (" + git + ").");
-        System.out.println("Check it: cd " + to + " && mvn -q test -Pgrade && mvn -B verify");
+        System.out.println("Check it: cd " + to + " && mvn test -Pgrade && mvn -B verify");
         return 0;
     }
 

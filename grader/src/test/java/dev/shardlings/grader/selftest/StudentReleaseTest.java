@@ -53,7 +53,7 @@ class StudentReleaseTest {
         assertTrue(Files.readString(out.resolve("grader/pom.xml"))
                 .contains("<grader.verify.excludes>**/Part*Test.java</grader.verify.excludes>"));
         String readme = Files.readString(out.resolve("README.md"));
-        assertTrue(readme.contains("mvn -q test -Pgrade") && readme.contains("mvn -B verify"), readme);
+        assertTrue(readme.contains("mvn test -Pgrade") && readme.contains("mvn -B verify"), readme);
         assertFalse(readme.contains("For instructors"), "the students' README: " + readme);
     }
 

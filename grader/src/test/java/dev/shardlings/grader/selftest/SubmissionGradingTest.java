@@ -94,7 +94,7 @@ class SubmissionGradingTest {
     }
 
     /**
-     * What {@code mvn -q test -Pgrade} does with a student's working copy: a file that does not compile costs only
+     * What {@code mvn test -Pgrade} does with a student's working copy: a file that does not compile costs only
      * its own parts, the others are graded, the run exits 0 and writes results.json and report.md.
      */
     @Test
