@@ -52,6 +52,8 @@ class StudentReleaseTest {
         assertTrue(pom.contains("<grade.target>exercises</grade.target>"), pom);
         assertTrue(Files.readString(out.resolve("grader/pom.xml"))
                 .contains("<grader.verify.excludes>**/Part*Test.java</grader.verify.excludes>"));
+        assertEquals(Files.readString(COURSE.resolve("grader/classroom/classroom.yml")),
+                Files.readString(out.resolve(".github/workflows/classroom.yml")), "Classroom's workflow is in place");
         String readme = Files.readString(out.resolve("README.md"));
         assertTrue(readme.contains("mvn test -Pgrade") && readme.contains("mvn -B verify"), readme);
         assertFalse(readme.contains("For instructors"), "the students' README: " + readme);
