@@ -5,6 +5,7 @@ import dev.shardlings.array.NDArray;
 import dev.shardlings.grader.GradingFailure;
 import dev.shardlings.grader.GradingFailure.Kind;
 import dev.shardlings.grader.MeshSpec;
+import dev.shardlings.grader.Part;
 import dev.shardlings.grader.chapter0.Chapter0Case;
 import dev.shardlings.grader.chapter0.Chapter0Checks;
 import org.junit.jupiter.api.Test;
@@ -21,6 +22,7 @@ import static dev.shardlings.spmd.Collectives.ppermute;
 import static dev.shardlings.spmd.Collectives.psum;
 import static dev.shardlings.spmd.ShardMap.shardMap;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -106,9 +108,9 @@ class Chapter0WrongImplementationsTest {
     }
 
     @Test
-    void shiftingTheWrongWayIsWrongValues() {
+    void shiftingTheWrongWayIsWrongValuesNamedWithAHintAboutDirection() {
         Chapter0Case c = new Chapter0Case(MeshSpec.of("i", 4), 1, 2, 1, 3, 1);
-        rejected(Kind.WRONG_VALUES, () -> Chapter0Checks.ringShift((x, k) -> shardMap(b -> {
+        GradingFailure f = rejected(Kind.WRONG_VALUES, () -> Chapter0Checks.ringShift((x, k) -> shardMap(b -> {
             int n = axisSize("i");
             int[][] perm = new int[n][];
             for (int s = 0; s < n; s++) {
@@ -116,6 +118,10 @@ class Chapter0WrongImplementationsTest {
             }
             return ppermute(b, "i", perm);
         }, x.mesh(), P("i", null), P("i", null)).apply(x), c));
+        // Feedback per mistake: the report names the mistake, and its hint replaces the part's general one.
+        assertTrue(f.getMessage().contains("Your output is exactly what shifting by −k gives."), f.getMessage());
+        assertTrue(f.getMessage().contains("Hint: device j's block goes to device (j + k) mod n"), f.getMessage());
+        assertFalse(f.getMessage().contains(Part.P0_8.hint()), f.getMessage());
     }
 
     @Test

@@ -79,7 +79,7 @@ class SubmissionGradingTest {
         Path copy = SubmissionGrading.writeStubs(dir);
         for (String f : List.of("Chapter0.java", "Problem1.java", "Problem2.java", "Problem3.java", "Problem4.java")) {
             assertEquals(Files.readString(STUBS.resolve(f)), Files.readString(copy.resolve(f)), f + ": copy the stub to"
-                    + " grader/src/main/resources/dev/shardlings/grader/stubs/" + f + ".txt");
+                    + " grader/src/stubs/" + f + ".txt");
         }
     }
 
