@@ -133,6 +133,8 @@ public final class Sandbox implements AutoCloseable {
     private final List<String> classPath;
     private final Path home;
     private final Optional<String> user;
+    /** The user held for this sandbox's lifetime (null without one): no other grader's sandbox runs as it. */
+    private final SandboxUsers.Lease lease;
     private final boolean setsid;
     private final Map<String, Boolean> barriers = new LinkedHashMap<>();
 
@@ -175,8 +177,19 @@ public final class Sandbox implements AutoCloseable {
             throw new IllegalArgumentException("no compiled course classes in " + config.courseClasses()
                     + " (expected dev/shardlings/course/*.class): compile the exercises first (mvn compile)");
         }
-        this.user = config.useSandboxUser() && sandboxUserAvailable() ? Optional.of(SANDBOX_USER)
-                : Optional.empty();
+        if (config.useSandboxUser() && sandboxUserAvailable()) {
+            try {
+                this.lease = SandboxUsers.lease(Path.of(System.getProperty("java.io.tmpdir"),
+                        "shardlings-sandbox-users"), Sandbox::userExists);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted while waiting for a free sandbox user", e);
+            }
+            this.user = Optional.of(lease.user());
+        } else {
+            this.lease = null;
+            this.user = Optional.empty();
+        }
         this.setsid = onPath("setsid");
         // A fresh folder of the system's temp folder, so that the sandbox's user can reach it without any folder
         // above it (a home folder, the course) being opened up.
@@ -630,6 +643,9 @@ public final class Sandbox implements AutoCloseable {
     public synchronized void close() {
         stop();
         killTreeOfMarked();
+        if (lease != null) {
+            lease.close(); // only now: no process of the user is left
+        }
         try {
             deleteRecursively(dir);
         } catch (IOException e) {
