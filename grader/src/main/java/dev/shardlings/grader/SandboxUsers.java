@@ -19,6 +19,10 @@ import java.util.function.Predicate;
  * processes that were not theirs. Each sandbox therefore leases a user for its lifetime with an exclusive lock,
  * held across JVMs by the file system; a grader that finds every user leased waits for one.
  *
+ * <p>The sandboxes of one JVM share its lease: they take turns (a judge grades one part at a time, and a sandbox
+ * whose process was killed starts a new one), and a JVM that held one user and waited for a second would wait for
+ * itself. The lease is given back when the last of them closes.
+ *
  * <p>The pool is {@value Sandbox#SANDBOX_USER} and {@value Sandbox#SANDBOX_USER}-2 … -{@value #POOL}, those of them
  * that exist ({@code grader/gradescope/create-sandbox-user.sh} makes them). The locks live in a folder only root
  * can open, so student code, running as one of the users, can neither take nor break a lease.
@@ -33,30 +37,56 @@ final class SandboxUsers {
     private SandboxUsers() {
     }
 
-    /** A user held for one sandbox; {@link #close} gives it back. */
-    static final class Lease implements AutoCloseable {
-        private final String user;
-        private final FileChannel channel;
-        private final FileLock lock;
+    /** The lock this JVM holds on a user, and how many of its sandboxes use it (guarded by the class). */
+    private static final class Held {
+        final Path locks;
+        final String user;
+        final FileChannel channel;
+        final FileLock lock;
+        int users;
 
-        private Lease(String user, FileChannel channel, FileLock lock) {
+        Held(Path locks, String user, FileChannel channel, FileLock lock) {
+            this.locks = locks;
             this.user = user;
             this.channel = channel;
             this.lock = lock;
         }
+    }
+
+    /** This JVM's lease, by folder of lock files (one folder in practice; tests use their own). Guarded by the class. */
+    private static final java.util.Map<Path, Held> HELD = new java.util.HashMap<>();
+
+    /** A sandbox's share of its JVM's user; {@link #close} gives it back (once; closing twice does nothing). */
+    static final class Lease implements AutoCloseable {
+        private final Held of;
+        private boolean closed;
+
+        private Lease(Held of) {
+            this.of = of;
+        }
 
         /** The user's name. */
         String user() {
-            return user;
+            return of.user;
         }
 
         @Override
         public void close() {
-            try {
-                lock.release();
-                channel.close();
-            } catch (IOException e) {
-                // Closing the channel or ending the JVM frees the lock all the same.
+            synchronized (SandboxUsers.class) {
+                if (closed) {
+                    return;
+                }
+                closed = true;
+                if (--of.users > 0) {
+                    return;
+                }
+                HELD.remove(of.locks);
+                try {
+                    of.lock.release();
+                    of.channel.close();
+                } catch (IOException e) {
+                    // Closing the channel or ending the JVM frees the lock all the same.
+                }
             }
         }
     }
@@ -80,6 +110,14 @@ final class SandboxUsers {
      * @throws InterruptedException if interrupted while waiting
      */
     static Lease lease(Path locks, Predicate<String> exists) throws IOException, InterruptedException {
+        locks = locks.toAbsolutePath().normalize();
+        synchronized (SandboxUsers.class) {
+            Held held = HELD.get(locks);
+            if (held != null) {
+                held.users++;
+                return new Lease(held);
+            }
+        }
         List<String> pool = names().stream().filter(exists).toList();
         if (pool.isEmpty()) {
             throw new IOException("no sandbox user exists (run grader/gradescope/create-sandbox-user.sh as root)");
@@ -94,10 +132,19 @@ final class SandboxUsers {
         }
         boolean told = false;
         while (true) {
-            for (String u : pool) {
-                Lease l = tryLease(locks.resolve(u + ".lock"), u);
-                if (l != null) {
-                    return l;
+            synchronized (SandboxUsers.class) {
+                Held held = HELD.get(locks);
+                if (held != null) { // another thread of this JVM got one meanwhile
+                    held.users++;
+                    return new Lease(held);
+                }
+                for (String u : pool) {
+                    Held h = tryLock(locks, u);
+                    if (h != null) {
+                        HELD.put(locks, h);
+                        h.users = 1;
+                        return new Lease(h);
+                    }
                 }
             }
             if (!told) {
@@ -110,15 +157,16 @@ final class SandboxUsers {
         }
     }
 
-    private static Lease tryLease(Path file, String user) throws IOException {
-        FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+    private static Held tryLock(Path locks, String user) throws IOException {
+        FileChannel ch = FileChannel.open(locks.resolve(user + ".lock"), StandardOpenOption.CREATE,
+                StandardOpenOption.WRITE);
         try {
             FileLock lock = ch.tryLock();
             if (lock != null) {
-                return new Lease(user, ch, lock);
+                return new Held(locks, user, ch, lock);
             }
         } catch (OverlappingFileLockException e) {
-            // held by another sandbox of this JVM
+            // cannot happen while this JVM holds at most one lease; treated as taken
         }
         ch.close();
         return null;

@@ -3,7 +3,12 @@ package dev.shardlings.grader;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -14,42 +19,96 @@ import java.util.concurrent.TimeoutException;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Two sandboxes never share a user: each leases one, a second grade gets another, and when all are leased it waits
- * until one is given back (a shared user let one grade kill another's sandbox as "left processes running").
+ * Two grades on one machine never share a sandbox user: a second JVM gets another user, or waits until the first
+ * gives its user back; the sandboxes of one JVM share its user (they take turns, and waiting for itself would
+ * never end).
  */
 class SandboxUsersTest {
 
+    private static final Set<String> ONE = Set.of(Sandbox.SANDBOX_USER);
+    private static final Set<String> TWO = Set.of(Sandbox.SANDBOX_USER, Sandbox.SANDBOX_USER + "-2");
+
+    /** Another JVM that leases a user from {@code locks} among {@code users}, prints it, and holds it until stdin ends. */
+    public static void main(String[] args) throws Exception {
+        Set<String> users = Set.of(args[1].split(","));
+        try (SandboxUsers.Lease l = SandboxUsers.lease(Path.of(args[0]), users::contains)) {
+            System.out.println(l.user());
+            System.out.flush();
+            while (System.in.read() >= 0) {
+                // hold the lease until the parent closes our input
+            }
+        }
+    }
+
+    private static Process otherJvm(Path locks, Set<String> users) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp", System.getProperty("java.class.path"), SandboxUsersTest.class.getName(), locks.toString(),
+                String.join(",", users)));
+        return new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+    }
+
+    private static String firstLine(Process p) throws Exception {
+        return new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8)).readLine();
+    }
+
     @Test
-    void concurrentLeasesGetDifferentUsers(@TempDir Path locks) throws Exception {
-        Set<String> exist = Set.of(Sandbox.SANDBOX_USER, Sandbox.SANDBOX_USER + "-2");
-        try (SandboxUsers.Lease a = SandboxUsers.lease(locks, exist::contains);
-             SandboxUsers.Lease b = SandboxUsers.lease(locks, exist::contains)) {
-            assertNotEquals(a.user(), b.user());
+    void anotherJvmGetsAnotherUser(@TempDir Path locks) throws Exception {
+        try (SandboxUsers.Lease mine = SandboxUsers.lease(locks, TWO::contains)) {
+            Process other = otherJvm(locks, TWO);
+            try {
+                assertNotEquals(mine.user(), firstLine(other));
+            } finally {
+                other.getOutputStream().close();
+                assertTrue(other.waitFor(30, TimeUnit.SECONDS));
+            }
         }
     }
 
     @Test
-    void aGraderWaitsForTheOnlyUserUntilItIsGivenBack(@TempDir Path locks) throws Exception {
-        Set<String> exist = Set.of(Sandbox.SANDBOX_USER);
-        ExecutorService other = Executors.newSingleThreadExecutor();
+    void aJvmWaitsForTheOnlyUserUntilAnotherGivesItBack(@TempDir Path locks) throws Exception {
+        Process other = otherJvm(locks, ONE);
+        ExecutorService waiter = Executors.newSingleThreadExecutor();
         try {
-            SandboxUsers.Lease first = SandboxUsers.lease(locks, exist::contains);
-            Future<SandboxUsers.Lease> second = other.submit(() -> SandboxUsers.lease(locks, exist::contains));
-            assertThrows(TimeoutException.class, () -> second.get(1, TimeUnit.SECONDS), "all users are leased");
-            first.close();
-            try (SandboxUsers.Lease got = second.get(30, TimeUnit.SECONDS)) {
+            assertEquals(Sandbox.SANDBOX_USER, firstLine(other));
+            Future<SandboxUsers.Lease> mine = waiter.submit(() -> SandboxUsers.lease(locks, ONE::contains));
+            assertThrows(TimeoutException.class, () -> mine.get(1, TimeUnit.SECONDS), "the user is leased");
+            other.getOutputStream().close();
+            assertTrue(other.waitFor(30, TimeUnit.SECONDS));
+            try (SandboxUsers.Lease got = mine.get(30, TimeUnit.SECONDS)) {
                 assertEquals(Sandbox.SANDBOX_USER, got.user());
             }
         } finally {
-            other.shutdownNow();
+            waiter.shutdownNow();
+            other.destroyForcibly();
+        }
+    }
+
+    @Test
+    void theSandboxesOfOneJvmShareItsUserUntilTheLastCloses(@TempDir Path locks) throws Exception {
+        SandboxUsers.Lease a = SandboxUsers.lease(locks, ONE::contains);
+        SandboxUsers.Lease b = SandboxUsers.lease(locks, ONE::contains);
+        assertEquals(a.user(), b.user(), "no wait for itself");
+        a.close();
+        a.close(); // twice is once
+        Process other = otherJvm(locks, ONE);
+        try {
+            Thread.sleep(1500);
+            assertTrue(other.isAlive() && other.getInputStream().available() == 0, "still held by b");
+            b.close();
+            assertEquals(Sandbox.SANDBOX_USER, firstLine(other), "given back when the last closes");
+        } finally {
+            other.getOutputStream().close();
+            other.waitFor(30, TimeUnit.SECONDS);
+            other.destroyForcibly();
         }
     }
 
     @Test
     void noUserIsAClearError(@TempDir Path locks) {
         java.io.IOException e = assertThrows(java.io.IOException.class, () -> SandboxUsers.lease(locks, u -> false));
-        assertEquals(true, e.getMessage().contains("create-sandbox-user.sh"), e.getMessage());
+        assertTrue(e.getMessage().contains("create-sandbox-user.sh"), e.getMessage());
     }
 }
