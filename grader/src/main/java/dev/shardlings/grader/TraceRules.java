@@ -81,6 +81,20 @@ public final class TraceRules {
         }
     }
 
+    /** Which ppermute of the device {@code c} is, counting from 1: the ring step a report names. */
+    private static int step(DeviceTrace d, CollectiveEvent c) {
+        int n = 0;
+        for (CollectiveEvent e : d.collectives()) {
+            if (e.kind() == Collective.PPERMUTE) {
+                n++;
+            }
+            if (e == c) {
+                return n;
+            }
+        }
+        return n;
+    }
+
     /** {@code rule} with its factory's hint (kept beside the check it is about). */
     private static Rule hinted(String hint, Rule rule) {
         return rule.withHint(hint);
@@ -279,7 +293,8 @@ public final class TraceRules {
                 Rule.of(Check.RING_STEPS, d -> {
             for (CollectiveEvent c : d.collectives()) {
                 if (c.kind() == Collective.PPERMUTE && !movesNothing(c) && direction(c) == null) {
-                    return "its ppermute with " + c.params() + " is not a shift by one step round the ring;"
+                    return "its ring step " + step(d, c) + " (ppermute with " + c.params() + ") is not a shift by"
+                            + " one step round the ring;"
                             + " on a ring a longer shift costs one link hop per step, so pass data to the"
                             + " neighbour each time";
                 }
@@ -294,7 +309,8 @@ public final class TraceRules {
                 Rule.of(Check.OPERANDS, d -> {
             for (CollectiveEvent c : d.collectives()) {
                 if (c.kind() == Collective.PPERMUTE && !c.inputShape().equals(shape)) {
-                    return "it passes a " + c.dtype() + c.inputShape() + " with ppermute, expected " + what
+                    return "at ring step " + step(d, c) + " it passes a " + c.dtype() + c.inputShape()
+                            + " with ppermute, expected " + what
                             + " of shape " + shape;
                 }
             }
@@ -310,7 +326,8 @@ public final class TraceRules {
             for (CollectiveEvent c : d.collectives()) {
                 long size = c.inputShape().stream().mapToLong(Integer::longValue).reduce(1, (a, b) -> a * b);
                 if (c.kind() == Collective.PPERMUTE && size > elements) {
-                    return "it passes a " + c.dtype() + c.inputShape() + " (" + size + " elements) with ppermute;"
+                    return "at ring step " + step(d, c) + " it passes a " + c.dtype() + c.inputShape() + " (" + size
+                            + " elements) with ppermute;"
                             + " pass at most " + what + " (" + elements + " elements) at a time";
                 }
             }

@@ -144,8 +144,11 @@ class CollectiveMatmulWrongImplementationsTest {
             }
             return acc;
         });
-        rejected(Kind.STRUCTURE, "is not a shift by one step round the ring",
+        GradingFailure f = rejected(Kind.STRUCTURE, "is not a shift by one step round the ring",
                 () -> Problem3Checks.allGatherMatmul(jumps, NAIVE_3_0, BOOK));
+        // Which step went wrong (the first shift, by one, was right), and the rule's own hint.
+        assertTrue(f.getMessage().contains("its ring step 2 (ppermute with"), f.getMessage());
+        assertTrue(f.getMessage().contains("Hint: pass data only to a neighbour"), f.getMessage());
     }
 
     @Test
