@@ -5,6 +5,7 @@ import dev.shardlings.array.KeepDims;
 import dev.shardlings.array.DType;
 import dev.shardlings.array.NDArray;
 import dev.shardlings.random.PRNG;
+import dev.shardlings.sharding.AxisType;
 import dev.shardlings.sharding.Device;
 import dev.shardlings.sharding.Mesh;
 import dev.shardlings.sharding.NamedSharding;
@@ -54,7 +55,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class NullArgumentsTest {
 
     /** The user-facing API: arrays, shardings, shardMap and collectives, PRNG, the trace. */
-    static final List<Class<?>> API = List.of(NDArray.class, Mesh.class, Device.class, NamedSharding.class,
+    static final List<Class<?>> API = List.of(NDArray.class, Mesh.class, AxisType.class, Device.class, NamedSharding.class,
             NamedSharding.Index.class, PartitionSpec.class, PartitionSpec.AxisTuple.class, ShardingVisualizer.class,
             ShardedArray.class, ShardedArray.Shard.class, ShardMap.class, ShardMap.Unary.class, ShardMap.Binary.class,
             Collectives.class, PRNG.class, PRNG.Key.class, Collective.class, DeviceTrace.class, ShardMapTrace.class,
@@ -79,7 +80,8 @@ class NullArgumentsTest {
     /** Methods no test can call with a null: the reason. */
     static final Map<String, String> SKIPPED = Map.of(
             "Tracing.report", "refuses every caller but ShardMap (IllegalCallerException) before looking at its argument",
-            "Collective.valueOf", "the enum's own valueOf (the JDK's NullPointerException: \"Name is null\")");
+            "Collective.valueOf", "the enum's own valueOf (the JDK's NullPointerException: \"Name is null\")",
+            "AxisType.valueOf", "the enum's own valueOf (the JDK's NullPointerException: \"Name is null\")");
 
     static final Mesh MESH = Mesh.makeMesh(new int[]{4}, "i");
     static final NDArray X = NDArray.arange(8);
@@ -118,6 +120,9 @@ class NullArgumentsTest {
         Map<Class<?>, Supplier<Object>> byClass = new HashMap<>();
         byClass.put(NDArray.class, () -> X);
         byClass.put(DType.class, () -> DType.INT32);
+        byClass.put(AxisType.class, () -> AxisType.EXPLICIT);
+        byClass.put(dev.shardlings.primitive.DotGeneral.class, () -> dev.shardlings.primitive.DotGeneral.matmul(P()));
+        byClass.put(AxisType[].class, () -> new AxisType[]{AxisType.EXPLICIT});
         byClass.put(Mesh.class, () -> MESH);
         byClass.put(Device.class, () -> MESH.devices().get(0));
         byClass.put(PartitionSpec.class, () -> P("i"));

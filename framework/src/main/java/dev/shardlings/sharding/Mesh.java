@@ -17,8 +17,12 @@ import java.util.stream.Collectors;
  * (JAX's {@code mesh.devices.flat}). {@link #makeMesh(int[], String...)} numbers the devices 0…n−1 in that order,
  * as {@code jax.make_mesh} does on CPU.
  *
- * <p>Meshes behave like JAX meshes with {@code Auto} axes (shardMap re-lays out arguments as needed). JAX's
- * {@code str(mesh)} also prints {@code axis_types}; ours does not.
+ * <p>Every axis has an {@link AxisType}: {@link #makeMesh(int[], String...)} makes them {@code Explicit} (JAX 0.10.2's
+ * default for {@code jax.make_mesh}), {@link #ofDeviceIds} makes them {@code Auto} (the default of the
+ * {@code Mesh(devices, names)} constructor), and {@link #withAxisTypes} changes them. The types matter only to
+ * global-view operations on {@code ShardedArray}s (sharding in types for Explicit axes); shardMap treats every axis
+ * it maps as Manual. Meshes with other axis types are not equal, as in JAX. JAX's {@code str(mesh)} also prints
+ * {@code axis_types}; ours does not.
  *
  * <p>Immutable and thread-safe.
  */
@@ -29,12 +33,14 @@ public final class Mesh {
 
     private final List<String> axisNames;
     private final List<Integer> axisSizes;
+    private final List<AxisType> axisTypes;
     private final List<Device> devices;
     private final Device[] byId;
 
-    private Mesh(String platform, int[] deviceIds, int[] sizes, String[] names) {
+    private Mesh(String platform, int[] deviceIds, int[] sizes, String[] names, AxisType[] types) {
         Objects.requireNonNull(sizes, "axisSizes");
         Objects.requireNonNull(names, "axisNames");
+        Objects.requireNonNull(types, "axisTypes");
         if (sizes.length != names.length) {
             throw new IllegalArgumentException("Mesh requires the ndim of its first argument (`devices`) to equal the"
                     + " length of its second argument (`axis_names`), but got devices.ndim == " + sizes.length
@@ -99,7 +105,38 @@ public final class Mesh {
         }
         this.axisNames = List.of(names);
         this.axisSizes = Arrays.stream(sizes).boxed().toList();
+        this.axisTypes = checkTypes(types, names, "axisTypes");
         this.devices = List.copyOf(ds);
+    }
+
+    private Mesh(Mesh m, List<AxisType> types) {
+        this.axisNames = m.axisNames;
+        this.axisSizes = m.axisSizes;
+        this.axisTypes = types;
+        this.devices = m.devices;
+        this.byId = m.byId;
+    }
+
+    private static AxisType[] uniform(AxisType t, String[] names) {
+        AxisType[] ts = new AxisType[names == null ? 0 : names.length];
+        Arrays.fill(ts, t);
+        return ts;
+    }
+
+    private static List<AxisType> checkTypes(AxisType[] types, String[] names, String label) {
+        if (types.length != names.length) {
+            throw new IllegalArgumentException("Number of axis names should match the number of axis_types. Got"
+                    + " axis_names=" + pyTuple(names) + " and axis_types=" + typesText(Arrays.asList(types)));
+        }
+        for (int i = 0; i < types.length; i++) {
+            Objects.requireNonNull(types[i], label + "[" + i + "]");
+        }
+        return List.of(types);
+    }
+
+    private static String typesText(List<AxisType> types) {
+        return "(" + types.stream().map(t -> t == null ? "None" : t.jaxName()).collect(Collectors.joining(", "))
+                + (types.size() == 1 ? ",)" : ")");
     }
 
     /**
@@ -111,7 +148,18 @@ public final class Mesh {
      *                                  would exceed {@link #MAX_DEVICES}
      */
     public static Mesh makeMesh(int[] axisSizes, String... axisNames) {
-        return new Mesh("cpu", null, axisSizes, axisNames);
+        return new Mesh("cpu", null, axisSizes, axisNames, uniform(AxisType.EXPLICIT, axisNames));
+    }
+
+    /**
+     * {@code jax.make_mesh(axis_sizes, axis_names, axis_types=axisTypes)}: ids 0…n−1, row-major, one type per axis.
+     *
+     * @throws NullPointerException     if an argument or a type is null
+     * @throws IllegalArgumentException as {@link #makeMesh(int[], String...)}, or when there are not as many types
+     *                                  as names (JAX's text)
+     */
+    public static Mesh makeMesh(int[] axisSizes, String[] axisNames, AxisType... axisTypes) {
+        return new Mesh("cpu", null, axisSizes, axisNames, axisTypes);
     }
 
     /**
@@ -122,11 +170,13 @@ public final class Mesh {
      */
     public static Mesh makeMesh(String platform, int[] axisSizes, String... axisNames) {
         Objects.requireNonNull(platform, "platform");
-        return new Mesh(platform.toLowerCase(java.util.Locale.ROOT), null, axisSizes, axisNames);
+        return new Mesh(platform.toLowerCase(java.util.Locale.ROOT), null, axisSizes, axisNames,
+                uniform(AxisType.EXPLICIT, axisNames));
     }
 
     /**
      * {@code jax.sharding.Mesh(np.array(ids).reshape(sizes), names)}: an explicit, possibly permuted, device order.
+     * Its axes are {@link AxisType#AUTO}, the constructor's default in JAX.
      *
      * @param deviceIdsRowMajor the device id at each flat position; a permutation of 0…n−1
      * @throws NullPointerException     if deviceIdsRowMajor is null
@@ -134,7 +184,43 @@ public final class Mesh {
      */
     public static Mesh ofDeviceIds(int[] deviceIdsRowMajor, int[] axisSizes, String... axisNames) {
         Objects.requireNonNull(deviceIdsRowMajor, "deviceIdsRowMajor");
-        return new Mesh("cpu", deviceIdsRowMajor.clone(), axisSizes, axisNames);
+        return new Mesh("cpu", deviceIdsRowMajor.clone(), axisSizes, axisNames, uniform(AxisType.AUTO, axisNames));
+    }
+
+    /**
+     * The same devices with other axis types ({@code mesh.update(axis_types=…)}).
+     *
+     * @throws NullPointerException     if types or a type is null
+     * @throws IllegalArgumentException if there is not one type per axis
+     */
+    public Mesh withAxisTypes(AxisType... types) {
+        Objects.requireNonNull(types, "types");
+        return new Mesh(this, checkTypes(types.clone(), axisNames.toArray(new String[0]), "types"));
+    }
+
+    /** The axis types, in mesh order. */
+    public List<AxisType> axisTypes() {
+        return axisTypes;
+    }
+
+    /**
+     * The type of one axis.
+     *
+     * @throws NullPointerException     if name is null
+     * @throws IllegalArgumentException if the mesh has no such axis
+     */
+    public AxisType axisType(String name) {
+        return axisTypes.get(axisPosition(name));
+    }
+
+    /** True when at least one axis is {@link AxisType#EXPLICIT} (shardings then appear in array types). */
+    public boolean hasExplicitAxes() {
+        return axisTypes.contains(AxisType.EXPLICIT);
+    }
+
+    /** True when every axis is {@link AxisType#EXPLICIT}. */
+    public boolean allAxesExplicit() {
+        return axisTypes.stream().allMatch(t -> t == AxisType.EXPLICIT);
     }
 
     /** The axis names, in mesh order. */
@@ -288,12 +374,24 @@ public final class Mesh {
     @Override
     public boolean equals(Object o) {
         return o instanceof Mesh m && axisNames.equals(m.axisNames) && axisSizes.equals(m.axisSizes)
-                && devices.equals(m.devices);
+                && devices.equals(m.devices) && axisTypes.equals(m.axisTypes);
+    }
+
+    /**
+     * True when both meshes have the same devices in the same order under the same axis names and sizes, whatever
+     * their axis types (shardMap and device placement care only about this).
+     *
+     * @throws NullPointerException if other is null
+     */
+    public boolean sameDevicesAs(Mesh other) {
+        Objects.requireNonNull(other, "other");
+        return axisNames.equals(other.axisNames) && axisSizes.equals(other.axisSizes)
+                && devices.equals(other.devices);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(axisNames, axisSizes, devices);
+        return Objects.hash(axisNames, axisSizes, devices, axisTypes);
     }
 
     static String pyTuple(String[] names) {

@@ -68,7 +68,7 @@ final class BlockLayout {
         for (int i = 0; i < args.size(); i++) {
             ShardedArray x = args.get(i);
             PartitionSpec spec = inSpecs.get(i);
-            boolean laidOut = x.mesh().equals(mesh) && x.spec().isEquivalentTo(spec);
+            boolean laidOut = x.mesh().sameDevicesAs(mesh) && x.spec().isEquivalentTo(spec);
             out.add(blocks(i, laidOut ? x : ShardedArray.devicePut(x.gather(), new NamedSharding(mesh, spec))));
         }
         return out;

@@ -2,6 +2,23 @@ package dev.shardlings.spmd;
 
 import dev.shardlings.array.DType;
 import dev.shardlings.array.NDArray;
+import dev.shardlings.primitive.ArrayType;
+import dev.shardlings.primitive.Binary;
+import dev.shardlings.primitive.BroadcastInDim;
+import dev.shardlings.primitive.Concatenate;
+import dev.shardlings.primitive.ConvertType;
+import dev.shardlings.primitive.DotGeneral;
+import dev.shardlings.primitive.Full;
+import dev.shardlings.primitive.OneHot;
+import dev.shardlings.primitive.Primitive;
+import dev.shardlings.primitive.Reduce;
+import dev.shardlings.primitive.Reshape;
+import dev.shardlings.primitive.Reshard;
+import dev.shardlings.primitive.ShardingConstraint;
+import dev.shardlings.primitive.Slice;
+import dev.shardlings.primitive.Take;
+import dev.shardlings.primitive.Transpose;
+import dev.shardlings.primitive.Unary;
 import dev.shardlings.sharding.Device;
 import dev.shardlings.sharding.Mesh;
 import dev.shardlings.sharding.NamedSharding;
@@ -29,6 +46,23 @@ import java.util.Set;
  * move data between devices that no collective, and so no trace, accounts for. (JAX would copy a captured array
  * into every device as a constant; the course refuses instead, so the communication stays visible.) Pass the
  * array as an argument of the shardMap with an in spec instead; {@code P()} gives every device the whole array.
+ *
+ * <h2>Global-view operations</h2>
+ * The methods from {@link #sin()} on compute on the whole array the way {@code jax.numpy} does on a
+ * {@code jax.Array}: each runs one {@link Primitive} eagerly as a one-operation program over the mesh
+ * ("computation follows sharding"), as a shardMap whose collectives are traced like a hand-written one.
+ * <ul>
+ *   <li>On a mesh whose axes are Explicit ({@link Mesh#makeMesh(int[], String...)}'s default, as in JAX 0.10.2)
+ *       the result's sharding is given by the primitive's typing rule ({@link #type()} prints it as
+ *       {@code jax.typeof} does, {@code float32[8@X,4@Y]}); where the rule finds the sharding ambiguous or
+ *       unsupported the method throws {@link dev.shardlings.primitive.ShardingTypeError} with JAX's text, and the
+ *       program must say what it wants ({@code outSharding} arguments, {@link #reshard}).</li>
+ *   <li>On Auto axes the result's layout follows the same rules where they answer and otherwise the compiler's
+ *       choice ({@link Primitive#autoRule}); nothing is a type error.</li>
+ *   <li>A whole {@link NDArray} operand is an uncommitted array: it is placed replicated on the other operand's
+ *       mesh.</li>
+ * </ul>
+ * These methods are host operations: inside a shardMap body work on the blocks instead.
  */
 public final class ShardedArray {
 
@@ -315,6 +349,415 @@ public final class ShardedArray {
      */
     public String visualize() {
         return ShardingVisualizer.visualizeSharding(shape, sharding);
+    }
+
+    // ------------------------------------------------------------------------------------- global-view operations
+
+    /**
+     * {@code jax.typeof(x)}: dtype, shape and — for Explicit mesh axes — the sharding, printed
+     * {@code float32[8@X,4@Y]} (only Auto axes: {@code float32[8,4]}).
+     */
+    public ArrayType type() {
+        return ArrayType.of(dtype, shape, sharding);
+    }
+
+    private ShardedArray op(Primitive p, GlobalOps.Operand... more) {
+        hostOnly(p.name());
+        List<GlobalOps.Operand> operands = new ArrayList<>();
+        operands.add(GlobalOps.of(this));
+        operands.addAll(Arrays.asList(more));
+        return GlobalOps.run(p, operands);
+    }
+
+    /** {@code jnp.sin(x)}: A[I_X, J_Y] → float32[I_X, J_Y], each block on its device, no communication. */
+    public ShardedArray sin() {
+        return op(new Unary(Unary.Op.SIN));
+    }
+
+    /** {@code jnp.cos(x)}; layout kept, no communication. */
+    public ShardedArray cos() {
+        return op(new Unary(Unary.Op.COS));
+    }
+
+    /** {@code jnp.exp(x)}; layout kept, no communication. */
+    public ShardedArray exp() {
+        return op(new Unary(Unary.Op.EXP));
+    }
+
+    /** {@code jnp.log(x)}; layout kept, no communication. */
+    public ShardedArray log() {
+        return op(new Unary(Unary.Op.LOG));
+    }
+
+    /** {@code jnp.tanh(x)}; layout kept, no communication. */
+    public ShardedArray tanh() {
+        return op(new Unary(Unary.Op.TANH));
+    }
+
+    /** {@code jnp.sqrt(x)}; layout kept, no communication. */
+    public ShardedArray sqrt() {
+        return op(new Unary(Unary.Op.SQRT));
+    }
+
+    /** {@code -x}; layout kept, no communication. */
+    public ShardedArray neg() {
+        return op(new Unary(Unary.Op.NEG));
+    }
+
+    /** {@code jnp.abs(x)}; layout kept, no communication. */
+    public ShardedArray abs() {
+        return op(new Unary(Unary.Op.ABS));
+    }
+
+    /** {@code jnp.square(x)}; layout kept, no communication. */
+    public ShardedArray square() {
+        return op(new Unary(Unary.Op.SQUARE));
+    }
+
+    /** {@code jnp.copy(x)}: a new array with the same values and layout, no communication. */
+    public ShardedArray copy() {
+        return op(new Unary(Unary.Op.COPY));
+    }
+
+    /** {@code x.astype(dtype)}; layout kept, no communication. */
+    public ShardedArray astype(DType dtype) {
+        return op(new ConvertType(Objects.requireNonNull(dtype, "dtype")));
+    }
+
+    private ShardedArray binary(Binary.Op o, GlobalOps.Operand other, int otherRank, int[] otherShape,
+                                boolean placed, Object raw) {
+        hostOnly(o.jaxName());
+        GlobalOps.Operand self = GlobalOps.of(this);
+        // numpy rank promotion: the lower-rank operand gets leading size-1 dimensions (broadcast_in_dim), as jnp does
+        if (otherRank > 0 && otherRank < rank()) {
+            other = placed ? GlobalOps.of(((ShardedArray) raw).lift(rank()))
+                    : GlobalOps.of(((NDArray) raw).reshape(liftedShape(otherShape, rank())));
+        } else if (otherRank > rank() && rank() > 0) {
+            self = GlobalOps.of(lift(otherRank));
+        }
+        return GlobalOps.run(new Binary(o), List.of(self, other));
+    }
+
+    private static int[] liftedShape(int[] s, int rank) {
+        int[] out = new int[rank];
+        Arrays.fill(out, 1);
+        System.arraycopy(s, 0, out, rank - s.length, s.length);
+        return out;
+    }
+
+    private ShardedArray lift(int toRank) {
+        List<Integer> dims = new ArrayList<>();
+        for (int k = 0; k < rank(); k++) {
+            dims.add(toRank - rank() + k);
+        }
+        return op(new BroadcastInDim(Arrays.stream(liftedShape(shape, toRank)).boxed().toList(), dims));
+    }
+
+    private ShardedArray binary(Binary.Op o, ShardedArray other) {
+        Objects.requireNonNull(other, "other");
+        return binary(o, GlobalOps.of(other), other.rank(), other.shape, true, other);
+    }
+
+    private ShardedArray binary(Binary.Op o, NDArray other) {
+        Objects.requireNonNull(other, "other");
+        return binary(o, GlobalOps.of(other), other.rank(), other.shape(), false, other);
+    }
+
+    private ShardedArray binary(Binary.Op o, double scalar) {
+        NDArray s = dtype == DType.INT32 && scalar == Math.rint(scalar) ? NDArray.scalar((int) scalar)
+                : NDArray.scalar((float) scalar);
+        return binary(o, GlobalOps.of(s), 0, new int[0], false, s);
+    }
+
+    /**
+     * {@code x + y} with numpy broadcasting (a lower-rank operand gets leading size-1 dimensions). On Explicit axes
+     * the shardings must agree per dimension (a replicated size-1 dimension has no say; one sharded operand wins),
+     * else {@link dev.shardlings.primitive.ShardingTypeError}: "add got incompatible shardings for broadcasting:
+     * ('X', 'Y'), ('Y', 'X')." No communication.
+     */
+    public ShardedArray add(ShardedArray other) {
+        return binary(Binary.Op.ADD, other);
+    }
+
+    /** {@code x + c} with an uncommitted array c (placed replicated on this array's mesh). */
+    public ShardedArray add(NDArray other) {
+        return binary(Binary.Op.ADD, other);
+    }
+
+    /** {@code x + s}: a scalar (int32 arrays stay int32 for a whole number). */
+    public ShardedArray add(double s) {
+        return binary(Binary.Op.ADD, s);
+    }
+
+    /** {@code x - y}; as {@link #add(ShardedArray)}. */
+    public ShardedArray sub(ShardedArray other) {
+        return binary(Binary.Op.SUB, other);
+    }
+
+    /** {@code x - c}; as {@link #add(NDArray)}. */
+    public ShardedArray sub(NDArray other) {
+        return binary(Binary.Op.SUB, other);
+    }
+
+    /** {@code x - s}; as {@link #add(double)}. */
+    public ShardedArray sub(double s) {
+        return binary(Binary.Op.SUB, s);
+    }
+
+    /** {@code x * y}; as {@link #add(ShardedArray)}. */
+    public ShardedArray mul(ShardedArray other) {
+        return binary(Binary.Op.MUL, other);
+    }
+
+    /** {@code x * c}; as {@link #add(NDArray)}. */
+    public ShardedArray mul(NDArray other) {
+        return binary(Binary.Op.MUL, other);
+    }
+
+    /** {@code x * s}; as {@link #add(double)}. */
+    public ShardedArray mul(double s) {
+        return binary(Binary.Op.MUL, s);
+    }
+
+    /** {@code x / y}; as {@link #add(ShardedArray)}. */
+    public ShardedArray div(ShardedArray other) {
+        return binary(Binary.Op.DIV, other);
+    }
+
+    /** {@code x / c}; as {@link #add(NDArray)}. */
+    public ShardedArray div(NDArray other) {
+        return binary(Binary.Op.DIV, other);
+    }
+
+    /** {@code x / s}; as {@link #add(double)}. */
+    public ShardedArray div(double s) {
+        return binary(Binary.Op.DIV, s);
+    }
+
+    /** {@code jnp.maximum(x, y)}; as {@link #add(ShardedArray)}. */
+    public ShardedArray maximum(ShardedArray other) {
+        return binary(Binary.Op.MAX, other);
+    }
+
+    /** {@code jnp.maximum(x, s)}; as {@link #add(double)} ({@code maximum(0)} is a ReLU). */
+    public ShardedArray maximum(double s) {
+        return binary(Binary.Op.MAX, s);
+    }
+
+    /** {@code jnp.minimum(x, y)}; as {@link #add(ShardedArray)}. */
+    public ShardedArray minimum(ShardedArray other) {
+        return binary(Binary.Op.MIN, other);
+    }
+
+    /** {@code jnp.minimum(x, s)}; as {@link #add(double)}. */
+    public ShardedArray minimum(double s) {
+        return binary(Binary.Op.MIN, s);
+    }
+
+    /**
+     * {@code jnp.matmul(x, y)} of 2-D arrays: A[I, J] · B[J, K] → C[I, K]. On Explicit axes the result takes A's
+     * row and B's column shardings; J split on both sides is ambiguous ({@link dev.shardlings.primitive
+     * .ShardingTypeError} asking for {@code out_sharding}: use {@link #matmul(ShardedArray, PartitionSpec)}); J
+     * split on one side only is contracted with one collective (a psum of the result or an all-gather of the split
+     * operand, whichever moves fewer bytes).
+     */
+    public ShardedArray matmul(ShardedArray other) {
+        Objects.requireNonNull(other, "other");
+        return op(DotGeneral.matmul(null), GlobalOps.of(other));
+    }
+
+    /**
+     * {@code jnp.matmul(x, y, out_sharding=outSharding)}: the result laid out by {@code outSharding}. With J split over axes K on both sides: out P() sums the partial products with a psum
+     * over K; out P(K, None) reduce-scatters them.
+     */
+    public ShardedArray matmul(ShardedArray other, PartitionSpec outSharding) {
+        Objects.requireNonNull(other, "other");
+        Objects.requireNonNull(outSharding, "outSharding");
+        return op(DotGeneral.matmul(outSharding), GlobalOps.of(other));
+    }
+
+    /**
+     * {@code lax.dot_general(x, y, dimension_numbers, out_sharding)} with the dimensions and out sharding of
+     * {@code dims}: batch dimensions first in the result, then x's free dimensions, then y's.
+     */
+    public ShardedArray dotGeneral(ShardedArray other, DotGeneral dims) {
+        Objects.requireNonNull(other, "other");
+        return op(Objects.requireNonNull(dims, "dims"), GlobalOps.of(other));
+    }
+
+    private static List<Integer> axesOrAll(int rank, int[] axes) {
+        Objects.requireNonNull(axes, "axes");
+        if (axes.length == 0) {
+            List<Integer> all = new ArrayList<>();
+            for (int d = 0; d < rank; d++) {
+                all.add(d);
+            }
+            return all;
+        }
+        List<Integer> out = new ArrayList<>();
+        for (int a : axes) {
+            out.add(a < 0 ? a + rank : a);
+        }
+        return out;
+    }
+
+    /**
+     * {@code jnp.sum(x, axis=axes)} (no axes: all): A[I_X, J_Y] summed over 0 → B[J_Y]; a reduced dimension split
+     * over mesh axes costs one psum over them.
+     */
+    public ShardedArray sum(int... axes) {
+        return op(new Reduce(Reduce.Op.SUM, axesOrAll(rank(), axes)));
+    }
+
+    /** {@code jnp.max(x, axis=axes)} (no axes: all); a split reduced dimension costs one pmax. */
+    public ShardedArray max(int... axes) {
+        return op(new Reduce(Reduce.Op.MAX, axesOrAll(rank(), axes)));
+    }
+
+    /** {@code jnp.min(x, axis=axes)} (no axes: all); a split reduced dimension costs one pmin. */
+    public ShardedArray min(int... axes) {
+        return op(new Reduce(Reduce.Op.MIN, axesOrAll(rank(), axes)));
+    }
+
+    /** {@code jnp.mean(x, axis=axes)} (no axes: all): the sum divided by the count, float32. */
+    public ShardedArray mean(int... axes) {
+        List<Integer> ax = axesOrAll(rank(), axes);
+        long count = 1;
+        for (int a : ax) {
+            count *= shape[a];
+        }
+        ShardedArray f = dtype == DType.FLOAT32 ? this : astype(DType.FLOAT32);
+        return f.op(new Reduce(Reduce.Op.SUM, ax)).div((double) count);
+    }
+
+    /** {@code jnp.transpose(x, perm)} (no perm: reversed): shardings move with their dimensions, nothing moves. */
+    public ShardedArray transpose(int... perm) {
+        Objects.requireNonNull(perm, "perm");
+        List<Integer> p = new ArrayList<>();
+        if (perm.length == 0) {
+            for (int d = rank() - 1; d >= 0; d--) {
+                p.add(d);
+            }
+        } else {
+            Arrays.stream(perm).forEach(p::add);
+        }
+        return op(new Transpose(p));
+    }
+
+    /** {@code jnp.reshape(x, newSizes)}; see {@link Reshape} for which layouts the typing rule allows. */
+    public ShardedArray reshape(int... newSizes) {
+        Objects.requireNonNull(newSizes, "newSizes");
+        return op(new Reshape(Arrays.stream(newSizes).boxed().toList(), null));
+    }
+
+    /** {@code lax.reshape(x, newSizes, out_sharding=outSharding)}: any result layout, moving data if needed. */
+    public ShardedArray reshape(PartitionSpec outSharding, int... newSizes) {
+        Objects.requireNonNull(outSharding, "outSharding");
+        Objects.requireNonNull(newSizes, "newSizes");
+        return op(new Reshape(Arrays.stream(newSizes).boxed().toList(), outSharding));
+    }
+
+    /** {@code jnp.broadcast_to(x, shape)} (numpy rules: x's dimensions align with the trailing ones). */
+    public ShardedArray broadcastTo(int... newShape) {
+        Objects.requireNonNull(newShape, "newShape");
+        List<Integer> dims = new ArrayList<>();
+        for (int k = 0; k < rank(); k++) {
+            dims.add(newShape.length - rank() + k);
+        }
+        return op(new BroadcastInDim(Arrays.stream(newShape).boxed().toList(), dims));
+    }
+
+    /**
+     * {@code lax.slice_in_dim(x, start, stop, axis=axis)}. On Explicit axes a split dimension must stay divisible
+     * by its axes.
+     */
+    public ShardedArray slice(int axis, int start, int stop) {
+        return op(Slice.inDim(shape, axis < 0 ? axis + rank() : axis, start, stop));
+    }
+
+    /**
+     * {@code jnp.roll(x, shift, axis)}, built as jnp builds it: two slices joined by a concatenate. On Explicit
+     * axes a split dimension can be rolled only by shifts its axes divide (else JAX's slicing error).
+     */
+    public ShardedArray roll(int shift, int axis) {
+        int ax = axis < 0 ? axis + rank() : axis;
+        int n = shape[ax];
+        if (n == 0) {
+            return this;
+        }
+        int i = Math.floorMod(-shift, n);
+        return concatenate(ax, slice(ax, i, n), slice(ax, 0, i));
+    }
+
+    /** {@code jnp.take(x, indices, axis)} with int32 indices of rank 0 or 1 (an uncommitted array). */
+    public ShardedArray take(NDArray indices, int axis) {
+        Objects.requireNonNull(indices, "indices");
+        return op(new Take(axis < 0 ? axis + rank() : axis), GlobalOps.of(indices));
+    }
+
+    /** {@code x[i]}: the slice at index i of dimension 0, that dimension removed (a gather, as in JAX). */
+    public ShardedArray index(int i) {
+        return take(NDArray.scalar(i), 0);
+    }
+
+    /** {@code jax.nn.one_hot(x, numClasses)} of int32 labels: float32 [..., numClasses], the labels' sharding kept. */
+    public ShardedArray oneHot(int numClasses) {
+        return op(new OneHot(numClasses));
+    }
+
+    /**
+     * {@code jnp.concatenate(arrays, axis)}. On Explicit axes all arrays must have the same sharding.
+     *
+     * @throws IllegalArgumentException if no array is given
+     */
+    public static ShardedArray concatenate(int axis, ShardedArray... arrays) {
+        Objects.requireNonNull(arrays, "arrays");
+        if (arrays.length == 0) {
+            throw new IllegalArgumentException("Need at least one array to concatenate.");
+        }
+        int ax = axis < 0 ? axis + arrays[0].rank() : axis;
+        List<GlobalOps.Operand> operands = new ArrayList<>();
+        for (int k = 0; k < arrays.length; k++) {
+            operands.add(GlobalOps.of(Objects.requireNonNull(arrays[k], "arrays[" + k + "]")));
+        }
+        arrays[0].hostOnly("concatenate");
+        return GlobalOps.run(new Concatenate(ax), operands);
+    }
+
+    /**
+     * {@code jax.sharding.reshard(x, spec)}: the same values laid out by spec — the Explicit-mode way to move data
+     * (an all-gather where an axis leaves a dimension, an all-to-all where it moves, local slicing where one is
+     * added).
+     */
+    public ShardedArray reshard(PartitionSpec spec) {
+        return op(new Reshard(Objects.requireNonNull(spec, "spec")));
+    }
+
+    /**
+     * {@code jax.lax.with_sharding_constraint(x, spec)}: on Auto axes, re-lays the value out to spec; on a mesh
+     * whose axes are all Explicit, an assertion that the type already has that sharding.
+     *
+     * @throws AssertionError with JAX's text when an all-Explicit type has another sharding
+     */
+    public ShardedArray withShardingConstraint(PartitionSpec spec) {
+        return op(new ShardingConstraint(Objects.requireNonNull(spec, "spec")));
+    }
+
+    /**
+     * {@code jnp.full(shape, value, dtype, out_sharding=sharding)}: created in place, each device filling its block.
+     *
+     * @throws IllegalArgumentException if a dimension is negative or the sharding does not divide the shape
+     */
+    public static ShardedArray full(NamedSharding sharding, DType dtype, double value, int... shape) {
+        Objects.requireNonNull(sharding, "sharding");
+        Objects.requireNonNull(shape, "shape");
+        return GlobalOps.run(new Full(Arrays.stream(shape).boxed().toList(), Objects.requireNonNull(dtype, "dtype"),
+                value, sharding.mesh(), sharding.spec()), List.of());
+    }
+
+    /** {@code jnp.zeros(shape, dtype, out_sharding=sharding)}; see {@link #full}. */
+    public static ShardedArray zeros(NamedSharding sharding, DType dtype, int... shape) {
+        return full(sharding, dtype, 0, shape);
     }
 
     /** A short description, e.g. {@code ShardedArray(f32[8, 4], NamedSharding(mesh=..., spec=P('x', 'y')))}. */

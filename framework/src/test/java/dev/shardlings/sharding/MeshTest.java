@@ -211,4 +211,28 @@ class MeshTest {
         Device foreign = Mesh.makeMesh(new int[]{8}, "i").deviceById(0);
         assertThrows(IllegalArgumentException.class, () -> XY.flatIndex(foreign));
     }
+    @org.junit.jupiter.api.Test
+    void axisTypesFollowJaxDefaults() {
+        Mesh made = Mesh.makeMesh(new int[] {4, 2}, "X", "Y");
+        org.junit.jupiter.api.Assertions.assertEquals(java.util.List.of(AxisType.EXPLICIT, AxisType.EXPLICIT),
+                made.axisTypes());
+        Mesh constructed = Mesh.ofDeviceIds(new int[] {0, 1, 2, 3, 4, 5, 6, 7}, new int[] {4, 2}, "X", "Y");
+        org.junit.jupiter.api.Assertions.assertEquals(AxisType.AUTO, constructed.axisType("Y"));
+        // the same devices under other axis types: not equal (as in JAX), but the same devices
+        org.junit.jupiter.api.Assertions.assertNotEquals(made, constructed);
+        org.junit.jupiter.api.Assertions.assertTrue(made.sameDevicesAs(constructed));
+        org.junit.jupiter.api.Assertions.assertEquals(made, constructed.withAxisTypes(AxisType.EXPLICIT,
+                AxisType.EXPLICIT));
+        Mesh mixed = Mesh.makeMesh(new int[] {4, 2}, new String[] {"X", "Y"}, AxisType.EXPLICIT, AxisType.AUTO);
+        org.junit.jupiter.api.Assertions.assertTrue(mixed.hasExplicitAxes());
+        org.junit.jupiter.api.Assertions.assertFalse(mixed.allAxesExplicit());
+    }
+
+    @org.junit.jupiter.api.Test
+    void oneAxisTypePerAxisOrJaxsError() {
+        IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> Mesh.makeMesh(new int[] {4, 2}, new String[] {"X", "Y"}, AxisType.EXPLICIT));
+        org.junit.jupiter.api.Assertions.assertEquals("Number of axis names should match the number of axis_types."
+                + " Got axis_names=('X', 'Y') and axis_types=(Explicit,)", e.getMessage());
+    }
 }

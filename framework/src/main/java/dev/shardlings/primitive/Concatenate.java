@@ -1,0 +1,79 @@
+package dev.shardlings.primitive;
+
+import dev.shardlings.array.NDArray;
+import dev.shardlings.sharding.Mesh;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Collectors;
+
+/**
+ * {@code lax.concatenate(operands, dimension)}: operands of equal shape except along {@code dimension}, joined
+ * along it. Typing: every operand must have the same sharding, which the result keeps
+ * (A[8@X,4@Y] ++ B[8@X,4@Y] → [16@X,4@Y]); otherwise a {@link ShardingTypeError}. Partitioning: joining along a
+ * replicated dimension is local; along a sharded one, each operand is gathered along it first and every device
+ * keeps its block of the result.
+ *
+ * @param dimension the dimension joined along
+ */
+public record Concatenate(int dimension) implements Primitive {
+
+    @Override
+    public String name() {
+        return "concatenate";
+    }
+
+    @Override
+    public Shaped abstractEval(List<ArrayType> operands) {
+        if (operands.isEmpty()) {
+            throw new IllegalArgumentException("concatenate requires at least one operand");
+        }
+        ArrayType a = operands.get(0);
+        if (dimension < 0 || dimension >= a.rank()) {
+            throw new IllegalArgumentException("concatenate dimension out of bounds: dimension " + dimension
+                    + " for shapes " + operands.stream().map(t -> Specs.ints(t.shape()))
+                    .collect(Collectors.joining(", ")) + ".");
+        }
+        int total = 0;
+        for (ArrayType t : operands) {
+            boolean ok = t.rank() == a.rank() && t.dtype() == a.dtype();
+            for (int d = 0; ok && d < a.rank(); d++) {
+                ok = d == dimension || t.shape().get(d).equals(a.shape().get(d));
+            }
+            if (!ok) {
+                throw new IllegalArgumentException("Cannot concatenate arrays with shapes that differ in dimensions"
+                        + " other than the one being concatenated: concatenating along dimension " + dimension
+                        + " for shapes " + operands.stream().map(x -> Specs.ints(x.shape()))
+                        .collect(Collectors.joining(", ")) + ".");
+            }
+            total += t.shape().get(dimension);
+        }
+        List<Integer> shape = new ArrayList<>(a.shape());
+        shape.set(dimension, total);
+        return new Shaped(a.dtype(), shape);
+    }
+
+    @Override
+    public List<List<String>> shardingRule(List<ArrayType> operands, Shaped out, Mesh mesh) {
+        List<List<String>> first = operands.get(0).dims();
+        if (!operands.stream().allMatch(t -> t.dims().equals(first))) {
+            throw new ShardingTypeError("All operands should have the same sharding. Got shardings "
+                    + operands.stream().map(t -> "NamedSharding(mesh=" + mesh + ", spec=" + t.spec() + ")")
+                    .collect(Collectors.joining(", ")));
+        }
+        return first;
+    }
+
+    @Override
+    public NDArray apply(List<NDArray> operands) {
+        return NDArray.concat(dimension, operands);
+    }
+
+    @Override
+    public Partitioning partition(List<ArrayType> operands, ArrayType out) {
+        List<List<String>> dims = new ArrayList<>(out.dims());
+        dims.set(dimension, Specs.NONE);
+        List<List<List<String>>> need = operands.stream().map(t -> (List<List<String>>) dims).toList();
+        return Partitioning.local(need, this, dims);
+    }
+}

@@ -1,0 +1,310 @@
+package dev.shardlings.primitive;
+
+import dev.shardlings.array.DType;
+import dev.shardlings.array.NDArray;
+import dev.shardlings.sharding.Mesh;
+import dev.shardlings.sharding.PartitionSpec;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * {@code lax.dot_general(lhs, rhs, ((lhsContracting, rhsContracting), (lhsBatch, rhsBatch)), out_sharding)}:
+ * contracts pairs of dimensions and keeps batch dimensions, e.g. a matmul A[I, J] · B[J, K] → C[I, K] contracts
+ * (1, 0). The result's dimensions are the batch dimensions, then lhs's free dimensions, then rhs's.
+ *
+ * <p>Typing (JAX's {@code _dot_general_sharding_rule}): with {@code outSharding} the result has it. Otherwise batch
+ * and contracting dimensions must not be sharded differently on the two sides; a contracting dimension sharded on
+ * both sides is ambiguous (the result could be summed to replicated or scattered) and is a {@link ShardingTypeError}
+ * asking for {@code outSharding}; the result takes lhs's batch shardings and both sides' free-dimension shardings.
+ *
+ * <p>Partitioning: each device multiplies its blocks; when a contracting dimension is split over mesh axes K,
+ * the local products are partial sums, completed by a psum over K (or a reduce-scatter when the result's layout
+ * splits a dimension over exactly K). When a contracting dimension is split on one side only, the cheaper of two
+ * plans is taken by bytes moved per device: slice the other side locally and psum the result, or all-gather the
+ * split side (ties go to the psum).
+ *
+ * @param lhsContracting lhs dimensions contracted
+ * @param rhsContracting the rhs dimensions they contract with, pairwise
+ * @param lhsBatch       lhs batch dimensions
+ * @param rhsBatch       the rhs batch dimensions they pair with
+ * @param outSharding    the result's sharding, or null to let the typing rule decide
+ */
+public record DotGeneral(List<Integer> lhsContracting, List<Integer> rhsContracting, List<Integer> lhsBatch,
+                         List<Integer> rhsBatch, PartitionSpec outSharding) implements Primitive {
+
+    /** @throws NullPointerException if a dimension list is null */
+    public DotGeneral {
+        lhsContracting = List.copyOf(lhsContracting);
+        rhsContracting = List.copyOf(rhsContracting);
+        lhsBatch = List.copyOf(lhsBatch);
+        rhsBatch = List.copyOf(rhsBatch);
+    }
+
+    /** {@code jnp.matmul} of two 2-D arrays: contracts lhs dimension 1 with rhs dimension 0. */
+    public static DotGeneral matmul(PartitionSpec outSharding) {
+        return new DotGeneral(List.of(1), List.of(0), List.of(), List.of(), outSharding);
+    }
+
+    @Override
+    public String name() {
+        return "dot_general";
+    }
+
+    @Override
+    public Shaped abstractEval(List<ArrayType> operands) {
+        Typing.arity(this, operands, 2);
+        ArrayType l = operands.get(0);
+        ArrayType r = operands.get(1);
+        if (lhsContracting.size() != rhsContracting.size() || lhsBatch.size() != rhsBatch.size()) {
+            throw new IllegalArgumentException("dot_general requires equal numbers of lhs and rhs contracting and"
+                    + " batch dimensions, got lhs_contracting_dimensions " + Specs.ints(lhsContracting)
+                    + ", rhs_contracting_dimensions " + Specs.ints(rhsContracting) + ", lhs_batch_dimensions "
+                    + Specs.ints(lhsBatch) + ", rhs_batch_dimensions " + Specs.ints(rhsBatch) + ".");
+        }
+        checkDims("lhs", l, lhsContracting, lhsBatch);
+        checkDims("rhs", r, rhsContracting, rhsBatch);
+        for (int i = 0; i < lhsContracting.size(); i++) {
+            if (!l.shape().get(lhsContracting.get(i)).equals(r.shape().get(rhsContracting.get(i)))) {
+                throw new IllegalArgumentException("dot_general requires contracting dimensions to have the same"
+                        + " shape, got " + sizes(l, lhsContracting) + " and " + sizes(r, rhsContracting) + ".");
+            }
+        }
+        for (int i = 0; i < lhsBatch.size(); i++) {
+            if (!l.shape().get(lhsBatch.get(i)).equals(r.shape().get(rhsBatch.get(i)))) {
+                throw new IllegalArgumentException("dot_general requires lhs batch dimensions and rhs batch"
+                        + " dimensions to have the same shape, got " + sizes(l, lhsBatch) + " and "
+                        + sizes(r, rhsBatch) + ".");
+            }
+        }
+        List<Integer> shape = new ArrayList<>(sizes(l, lhsBatch));
+        shape.addAll(sizes(l, free(l.rank(), lhsContracting, lhsBatch)));
+        shape.addAll(sizes(r, free(r.rank(), rhsContracting, rhsBatch)));
+        return new Shaped(l.dtype() == r.dtype() ? l.dtype() : DType.FLOAT32, shape);
+    }
+
+    private static void checkDims(String side, ArrayType t, List<Integer> contracting, List<Integer> batch) {
+        Set<Integer> seen = new HashSet<>();
+        for (List<Integer> ds : List.of(contracting, batch)) {
+            for (int d : ds) {
+                if (d < 0 || d >= t.rank() || !seen.add(d)) {
+                    throw new IllegalArgumentException("dot_general requires " + side + " contracting and batch"
+                            + " dimensions to be distinct and in [0, " + t.rank() + "), got contracting "
+                            + Specs.ints(contracting) + " and batch " + Specs.ints(batch) + " for " + side
+                            + " of shape " + Specs.ints(t.shape()) + ".");
+                }
+            }
+        }
+    }
+
+    private static List<Integer> sizes(ArrayType t, List<Integer> dims) {
+        return dims.stream().map(t.shape()::get).toList();
+    }
+
+    private static List<Integer> free(int rank, List<Integer> contracting, List<Integer> batch) {
+        List<Integer> out = new ArrayList<>();
+        for (int d = 0; d < rank; d++) {
+            if (!contracting.contains(d) && !batch.contains(d)) {
+                out.add(d);
+            }
+        }
+        return out;
+    }
+
+    private static List<List<String>> specsAt(ArrayType t, List<Integer> dims) {
+        return dims.stream().map(t.dims()::get).toList();
+    }
+
+    @Override
+    public List<List<String>> shardingRule(List<ArrayType> operands, Shaped out, Mesh mesh) {
+        if (outSharding != null) {
+            return Specs.typed(outSharding, out.shape().size(), mesh);
+        }
+        ArrayType l = operands.get(0);
+        ArrayType r = operands.get(1);
+        List<List<String>> lb = specsAt(l, lhsBatch);
+        List<List<String>> rb = specsAt(r, rhsBatch);
+        checkMatch(lb, rb, "dot_general requires lhs batch dimensions and rhs batch dimensions to have the consistent"
+                + " sharding, got " + Specs.tuple(lb) + " and " + Specs.tuple(rb) + ".");
+        List<List<String>> lc = specsAt(l, lhsContracting);
+        List<List<String>> rc = specsAt(r, rhsContracting);
+        checkMatch(lc, rc, "dot_general requires contracting dimensions to have consistent sharding, got "
+                + Specs.tuple(lc) + " and " + Specs.tuple(rc) + ".");
+        for (int i = 0; i < lc.size(); i++) {
+            if (!lc.get(i).isEmpty() && !rc.get(i).isEmpty()) {
+                throw new ShardingTypeError("Contracting dimensions are sharded and it is ambiguous how the output"
+                        + " should be sharded. Please specify the output sharding via the `out_sharding` parameter."
+                        + " Got lhs_contracting_spec=" + Specs.tuple(lc) + " and rhs_contracting_spec="
+                        + Specs.tuple(rc));
+            }
+        }
+        List<List<String>> dims = new ArrayList<>(lb);
+        dims.addAll(specsAt(l, free(l.rank(), lhsContracting, lhsBatch)));
+        dims.addAll(specsAt(r, free(r.rank(), rhsContracting, rhsBatch)));
+        return dims;
+    }
+
+    private static void checkMatch(List<List<String>> a, List<List<String>> b, String message) {
+        for (int i = 0; i < a.size(); i++) {
+            if (!a.get(i).isEmpty() && !b.get(i).isEmpty() && !a.get(i).equals(b.get(i))) {
+                throw new ShardingTypeError(message);
+            }
+        }
+    }
+
+    /** On Auto axes an ambiguous contraction is summed: the result keeps only the free and batch shardings. */
+    @Override
+    public List<List<String>> autoFallback(List<ArrayType> operands, Shaped out, Mesh mesh) {
+        return plan(operands.get(0), operands.get(1), false).natural;
+    }
+
+    @Override
+    public NDArray apply(List<NDArray> operands) {
+        NDArray l = operands.get(0);
+        NDArray r = operands.get(1);
+        int[] ls = l.shape();
+        int[] rs = r.shape();
+        List<Integer> lf = free(ls.length, lhsContracting, lhsBatch);
+        List<Integer> rf = free(rs.length, rhsContracting, rhsBatch);
+        int b = prod(ls, lhsBatch);
+        int m = prod(ls, lf);
+        int k = prod(ls, lhsContracting);
+        int n = prod(rs, rf);
+        NDArray lt = l.transpose(concat(lhsBatch, lf, lhsContracting)).reshape(b, m, k);
+        NDArray rt = r.transpose(concat(rhsBatch, rhsContracting, rf)).reshape(b, k, n);
+        List<NDArray> products = new ArrayList<>(b);
+        for (int i = 0; i < b; i++) {
+            products.add(lt.index(i).matmul(rt.index(i)));
+        }
+        List<Integer> shape = new ArrayList<>();
+        lhsBatch.forEach(d -> shape.add(ls[d]));
+        lf.forEach(d -> shape.add(ls[d]));
+        rf.forEach(d -> shape.add(rs[d]));
+        NDArray stacked = b == 1 ? products.get(0) : NDArray.stack(0, products);
+        return stacked.reshape(shape.stream().mapToInt(Integer::intValue).toArray());
+    }
+
+    private static int prod(int[] shape, List<Integer> dims) {
+        int p = 1;
+        for (int d : dims) {
+            p *= shape[d];
+        }
+        return p;
+    }
+
+    @SafeVarargs
+    private static int[] concat(List<Integer>... lists) {
+        List<Integer> all = new ArrayList<>();
+        for (List<Integer> l : lists) {
+            all.addAll(l);
+        }
+        return all.stream().mapToInt(Integer::intValue).toArray();
+    }
+
+    /** What each operand needs and what the local products are, for one choice of contracting layout. */
+    private record Plan(List<List<String>> lhs, List<List<String>> rhs, List<String> contracted,
+                        List<List<String>> natural) {
+    }
+
+    /**
+     * The operand layouts for local products. With {@code gather}, contracting dimensions are whole on every
+     * device (no partial sums); otherwise each keeps the axes of whichever side splits it (lhs first).
+     */
+    private Plan plan(ArrayType l, ArrayType r, boolean gather) {
+        List<List<String>> lhs = new ArrayList<>(Specs.replicated(l.rank()));
+        List<List<String>> rhs = new ArrayList<>(Specs.replicated(r.rank()));
+        Set<String> used = new HashSet<>();
+        List<String> contracted = new ArrayList<>();
+        for (int i = 0; i < lhsContracting.size(); i++) {
+            List<String> a = l.dims().get(lhsContracting.get(i));
+            List<String> k = gather ? Specs.NONE : !a.isEmpty() ? a : r.dims().get(rhsContracting.get(i));
+            if (k.stream().anyMatch(used::contains)) {
+                k = Specs.NONE;
+            }
+            used.addAll(k);
+            contracted.addAll(k);
+            lhs.set(lhsContracting.get(i), k);
+            rhs.set(rhsContracting.get(i), k);
+        }
+        List<List<String>> natural = new ArrayList<>();
+        for (int i = 0; i < lhsBatch.size(); i++) {
+            List<String> a = l.dims().get(lhsBatch.get(i));
+            List<String> bs = !a.isEmpty() ? a : r.dims().get(rhsBatch.get(i));
+            if (bs.stream().anyMatch(used::contains)) {
+                bs = Specs.NONE;
+            }
+            used.addAll(bs);
+            lhs.set(lhsBatch.get(i), bs);
+            rhs.set(rhsBatch.get(i), bs);
+            natural.add(bs);
+        }
+        for (int[] side : new int[][] {{0}, {1}}) {
+            ArrayType t = side[0] == 0 ? l : r;
+            List<List<String>> need = side[0] == 0 ? lhs : rhs;
+            List<Integer> f = side[0] == 0 ? free(l.rank(), lhsContracting, lhsBatch)
+                    : free(r.rank(), rhsContracting, rhsBatch);
+            for (int d : f) {
+                List<String> s = t.dims().get(d);
+                if (s.stream().anyMatch(used::contains)) {
+                    s = Specs.NONE;
+                }
+                used.addAll(s);
+                need.set(d, s);
+                natural.add(s);
+            }
+        }
+        return new Plan(lhs, rhs, contracted, natural);
+    }
+
+    @Override
+    public Partitioning partition(List<ArrayType> operands, ArrayType out) {
+        ArrayType l = operands.get(0);
+        ArrayType r = operands.get(1);
+        DotGeneral local = new DotGeneral(lhsContracting, rhsContracting, lhsBatch, rhsBatch, null);
+        Plan sum = plan(l, r, false);
+        if (sum.contracted.isEmpty()) {
+            return Partitioning.local(List.of(sum.lhs, sum.rhs), local, sum.natural);
+        }
+        Plan gathered = plan(l, r, true);
+        Mesh mesh = out.mesh();
+        int n = Specs.parts(mesh, sum.contracted);
+        long resultBytes = (long) out.dtype().byteSize() * localSize(out.shape(), sum.natural, mesh);
+        boolean scatter = false;
+        for (int d = 0; d < out.rank(); d++) {
+            scatter |= sum.natural.get(d).isEmpty() && out.dims().get(d).equals(sum.contracted);
+        }
+        long reduceBytes = (scatter ? 1 : 2) * (n - 1) * resultBytes / n;
+        long gatherBytes = gatherBytes(l, l.dims(), gathered.lhs, mesh) + gatherBytes(r, r.dims(), gathered.rhs, mesh);
+        if (gatherBytes < reduceBytes) {
+            return Partitioning.local(List.of(gathered.lhs, gathered.rhs), local, gathered.natural);
+        }
+        return new Partitioning(List.of(sum.lhs, sum.rhs), local, sum.contracted, Reduce.Op.SUM, sum.natural);
+    }
+
+    /** Bytes a device receives to go from the operand's own layout to {@code to} (0 when {@code to} is finer). */
+    private static long gatherBytes(ArrayType t, List<List<String>> from, List<List<String>> to, Mesh mesh) {
+        long own = (long) t.dtype().byteSize() * localSize(t.shape(), from, mesh);
+        long whole = (long) t.dtype().byteSize() * localSize(t.shape(), to, mesh);
+        return Math.max(0, whole - own);
+    }
+
+    private static long localSize(List<Integer> shape, List<List<String>> dims, Mesh mesh) {
+        long n = 1;
+        for (int s : Typing.localShape(shape, dims, mesh)) {
+            n *= s;
+        }
+        return n;
+    }
+
+    @Override
+    public long flops(List<ArrayType> operands, ArrayType out) {
+        ArrayType l = operands.get(0);
+        long k = 1;
+        for (int d : lhsContracting) {
+            k *= l.shape().get(d);
+        }
+        return 2 * out.size() * k;
+    }
+}

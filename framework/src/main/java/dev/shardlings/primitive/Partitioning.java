@@ -1,0 +1,35 @@
+package dev.shardlings.primitive;
+
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * How one primitive runs per device: every device re-lays out each operand block to {@code operandDims[k]}
+ * (slicing locally where an axis is added, collectives where data must move), runs {@code local} on its blocks,
+ * completes the result by reducing over {@code reduceAxes} (a psum, pmax or pmin — or a reduce-scatter when the
+ * result's layout splits a dimension over exactly those axes), and so holds a block of layout {@code resultDims}
+ * before the final re-layout to the chosen output layout.
+ *
+ * @param operandDims the layout each operand must have for the local operation (per dimension, its mesh axes)
+ * @param local       the operation on blocks (parameters in local sizes)
+ * @param reduceAxes  mesh axes over which the local results are partial (empty: none)
+ * @param reduceOp    how partial results combine
+ * @param resultDims  the layout of the block after the reduction, before it is re-laid out to the output's
+ */
+public record Partitioning(List<List<List<String>>> operandDims, Primitive local, List<String> reduceAxes,
+                           Reduce.Op reduceOp, List<List<String>> resultDims) {
+
+    /** @throws NullPointerException if an argument is null */
+    public Partitioning {
+        operandDims = operandDims.stream().map(d -> d.stream().map(List::copyOf).toList()).toList();
+        Objects.requireNonNull(local, "local");
+        reduceAxes = List.copyOf(reduceAxes);
+        Objects.requireNonNull(reduceOp, "reduceOp");
+        resultDims = resultDims.stream().map(List::copyOf).toList();
+    }
+
+    /** A partitioning with no reduction. */
+    static Partitioning local(List<List<List<String>>> operandDims, Primitive local, List<List<String>> resultDims) {
+        return new Partitioning(operandDims, local, List.of(), Reduce.Op.SUM, resultDims);
+    }
+}

@@ -1,0 +1,115 @@
+package dev.shardlings.primitive;
+
+import dev.shardlings.array.NDArray;
+import dev.shardlings.sharding.Mesh;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * {@code lax.reduce_sum / reduce_max / reduce_min} over some dimensions: A[I_X, J_Y] summed over 0 → B[J_Y].
+ * Typing: the reduced dimensions' shardings disappear, the others are kept. Partitioning: each device reduces its
+ * block; where a reduced dimension was split over mesh axes, a psum (pmax, pmin) over those axes completes it.
+ *
+ * @param op   how elements combine
+ * @param axes the dimensions reduced (distinct)
+ */
+public record Reduce(Op op, List<Integer> axes) implements Primitive {
+
+    /** How elements (and partial results on different devices) combine. */
+    public enum Op {
+        /** Sum; partial results combine with psum. */
+        SUM("reduce_sum"),
+        /** Maximum; partial results combine with pmax. */
+        MAX("reduce_max"),
+        /** Minimum; partial results combine with pmin. */
+        MIN("reduce_min");
+
+        private final String jaxName;
+
+        Op(String jaxName) {
+            this.jaxName = jaxName;
+        }
+
+        /** JAX's primitive name. */
+        public String jaxName() {
+            return jaxName;
+        }
+    }
+
+    /** @throws NullPointerException if an argument is null */
+    public Reduce {
+        Objects.requireNonNull(op, "op");
+        axes = List.copyOf(axes);
+    }
+
+    @Override
+    public String name() {
+        return op.jaxName;
+    }
+
+    @Override
+    public Shaped abstractEval(List<ArrayType> operands) {
+        Typing.arity(this, operands, 1);
+        ArrayType a = operands.get(0);
+        for (int i = 0; i < axes.size(); i++) {
+            int d = axes.get(i);
+            if (d < 0 || d >= a.rank() || axes.subList(0, i).contains(d)) {
+                throw new IllegalArgumentException(name() + ": reduction axes " + Specs.ints(axes)
+                        + " must be distinct and in [0, " + a.rank() + ") for operand shape " + Specs.ints(a.shape()));
+            }
+        }
+        List<Integer> shape = new ArrayList<>();
+        for (int d = 0; d < a.rank(); d++) {
+            if (!axes.contains(d)) {
+                shape.add(a.shape().get(d));
+            }
+        }
+        return new Shaped(a.dtype(), shape);
+    }
+
+    @Override
+    public List<List<String>> shardingRule(List<ArrayType> operands, Shaped out, Mesh mesh) {
+        return kept(operands.get(0).dims());
+    }
+
+    private List<List<String>> kept(List<List<String>> dims) {
+        List<List<String>> out = new ArrayList<>();
+        for (int d = 0; d < dims.size(); d++) {
+            if (!axes.contains(d)) {
+                out.add(dims.get(d));
+            }
+        }
+        return out;
+    }
+
+    @Override
+    public NDArray apply(List<NDArray> operands) {
+        NDArray x = operands.get(0);
+        int[] ax = axes.stream().mapToInt(Integer::intValue).toArray();
+        if (ax.length == 0) {
+            return x.add(x.dtype().isFloating() ? NDArray.scalar(0f) : NDArray.scalar(0));
+        }
+        return switch (op) {
+            case SUM -> x.sum(ax);
+            case MAX -> x.max(ax);
+            case MIN -> x.min(ax);
+        };
+    }
+
+    @Override
+    public Partitioning partition(List<ArrayType> operands, ArrayType out) {
+        ArrayType a = operands.get(0);
+        List<String> reduced = new ArrayList<>();
+        for (int d : axes) {
+            reduced.addAll(a.dims().get(d));
+        }
+        return new Partitioning(List.of(a.dims()), this, reduced, op, kept(a.dims()));
+    }
+
+    @Override
+    public long flops(List<ArrayType> operands, ArrayType out) {
+        return operands.get(0).size() - out.size();
+    }
+}

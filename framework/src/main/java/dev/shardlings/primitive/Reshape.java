@@ -1,0 +1,273 @@
+package dev.shardlings.primitive;
+
+import dev.shardlings.array.NDArray;
+import dev.shardlings.sharding.Mesh;
+import dev.shardlings.sharding.PartitionSpec;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * {@code lax.reshape(x, newSizes, out_sharding=…)}: the same elements in row-major order under a new shape.
+ *
+ * <p>Typing (JAX's {@code _reshape_sharding_rule}): with {@code outSharding} the result has it; a replicated
+ * operand gives a replicated result; inserting or removing size-1 dimensions keeps the shardings; splitting one
+ * dimension puts its mesh axes on the leading new dimensions, as far as they divide them (8@X → 4@X,2); merging
+ * dimensions gives the merged one the axes of the merged dimensions in order (8@X,4@Y → 32@(X,Y)), provided no
+ * replicated dimension comes before a sharded one. Anything else — several splits or merges at once, axes that do
+ * not divide — is a {@link ShardingTypeError} asking for {@code outSharding}.
+ *
+ * <p>Partitioning: a reshape whose result blocks are the operand blocks reshaped (size-1 changes, splits, and
+ * merges where only the first merged dimension is sharded) runs locally. Other layouts (e.g. 8@X,4@Y → 32@(X,Y),
+ * where each device's elements are not contiguous in the result) gather the operand to every device, reshape it
+ * whole and keep each device's block — correct, though it moves more bytes than XLA's all-to-all.
+ *
+ * @param newSizes    the result's global shape
+ * @param outSharding the result's sharding, or null to let the typing rule decide
+ */
+public record Reshape(List<Integer> newSizes, PartitionSpec outSharding) implements Primitive {
+
+    /** @throws NullPointerException if newSizes is null */
+    public Reshape {
+        newSizes = List.copyOf(newSizes);
+    }
+
+    @Override
+    public String name() {
+        return "reshape";
+    }
+
+    @Override
+    public Shaped abstractEval(List<ArrayType> operands) {
+        Typing.arity(this, operands, 1);
+        ArrayType a = operands.get(0);
+        long n = 1;
+        for (int s : newSizes) {
+            if (s < 0) {
+                throw new IllegalArgumentException("reshape new_sizes must all be non-negative, got "
+                        + Specs.ints(newSizes) + ".");
+            }
+            n *= s;
+        }
+        if (n != a.size()) {
+            throw new IllegalArgumentException("reshape total size must be unchanged, got new_sizes "
+                    + Specs.ints(newSizes) + " (of total size " + n + ") for shape " + Specs.ints(a.shape())
+                    + " (of total size " + a.size() + ").");
+        }
+        return new Shaped(a.dtype(), newSizes);
+    }
+
+    @Override
+    public List<List<String>> shardingRule(List<ArrayType> operands, Shaped out, Mesh mesh) {
+        if (outSharding != null) {
+            return Specs.typed(outSharding, newSizes.size(), mesh);
+        }
+        return rule(operands.get(0), mesh).dims;
+    }
+
+    /** The rule's result and whether each device's result block is its operand block reshaped. */
+    private record Ruled(List<List<String>> dims, boolean local) {
+    }
+
+    private static final class NotSupported extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        NotSupported() {
+            super(null, null, false, false);
+        }
+    }
+
+    private ShardingTypeError error(ArrayType a) {
+        return new ShardingTypeError("This reshape is not supported. Please specify the sharding of the output via"
+                + " the `out_sharding` argument of jax.lax.reshape. Got operand type: " + a + ", new sizes: "
+                + Specs.ints(newSizes));
+    }
+
+    private Ruled rule(ArrayType a, Mesh mesh) {
+        if (a.isReplicated()) {
+            return new Ruled(Specs.replicated(newSizes.size()), true);
+        }
+        List<Integer> op = a.shape();
+        if (op.stream().filter(s -> s != 1).toList().equals(newSizes.stream().filter(s -> s != 1).toList())) {
+            List<List<String>> dims = new ArrayList<>();
+            int k = 0;
+            List<List<String>> filtered = new ArrayList<>();
+            for (int d = 0; d < op.size(); d++) {
+                if (op.get(d) != 1) {
+                    filtered.add(a.dims().get(d));
+                }
+            }
+            for (int s : newSizes) {
+                dims.add(s == 1 ? Specs.NONE : filtered.get(k++));
+            }
+            return new Ruled(dims, true);
+        }
+        try {
+            List<Object> split = splitOnOneAxis(op, newSizes);
+            if (split != null) {
+                List<List<String>> dims = new ArrayList<>();
+                for (int d = 0; d < split.size(); d++) {
+                    List<String> sp = a.dims().get(d);
+                    if (split.get(d) instanceof List<?> group) {
+                        List<Integer> sizes = ints(group);
+                        if (sp.isEmpty()) {
+                            sizes.forEach(s -> dims.add(Specs.NONE));
+                        } else {
+                            dims.addAll(splitPartitions(mesh, sp, sizes, a));
+                        }
+                    } else {
+                        dims.add(sp);
+                    }
+                }
+                return new Ruled(dims, true);
+            }
+            List<Object> merge = newSizes.size() < op.size() ? splitOnOneAxis(newSizes, op) : null;
+            if (merge != null) {
+                List<List<String>> dims = new ArrayList<>();
+                boolean local = true;
+                int k = 0;
+                for (int d = 0; d < newSizes.size(); d++) {
+                    if (merge.get(d) instanceof List<?> group) {
+                        List<List<String>> tup = new ArrayList<>(a.dims().subList(k, k + group.size()));
+                        k += group.size();
+                        if (tup.stream().allMatch(List::isEmpty)) {
+                            dims.add(Specs.NONE);
+                            continue;
+                        }
+                        while (tup.get(tup.size() - 1).isEmpty()) {
+                            tup.remove(tup.size() - 1);
+                        }
+                        if (tup.stream().anyMatch(List::isEmpty)) {
+                            throw error(a);
+                        }
+                        local &= tup.size() == 1; // only the leading merged dimension is split
+                        List<String> flat = tup.stream().flatMap(List::stream).toList();
+                        dims.addAll(splitPartitions(mesh, flat, List.of(newSizes.get(d)), a));
+                    } else {
+                        dims.add(a.dims().get(k++));
+                    }
+                }
+                return new Ruled(dims, local);
+            }
+        } catch (NotSupported e) {
+            throw error(a);
+        }
+        throw error(a);
+    }
+
+    private static List<Integer> ints(List<?> xs) {
+        return xs.stream().map(x -> (Integer) x).toList();
+    }
+
+    /** JAX's {@code split_partitions}: hands the axes to the sizes in order while they divide them. */
+    private List<List<String>> splitPartitions(Mesh mesh, List<String> axes, List<Integer> sizes, ArrayType a) {
+        int next = 0;
+        List<List<String>> out = new ArrayList<>();
+        for (int o : sizes) {
+            List<String> part = new ArrayList<>();
+            while (o > 1 && next < axes.size()) {
+                String ax = axes.get(next++);
+                int size = mesh.axisSize(ax);
+                if (o % size != 0) {
+                    throw error(a);
+                }
+                o /= size;
+                part.add(ax);
+            }
+            out.add(List.copyOf(part));
+        }
+        if (next < axes.size()) {
+            throw error(a);
+        }
+        return out;
+    }
+
+    /**
+     * JAX's {@code _split_on_one_axis}: null when {@code to} is not {@code from} with exactly one dimension split
+     * into several; otherwise, per dimension of {@code from}, its size or the list of sizes it splits into.
+     */
+    private static List<Object> splitOnOneAxis(List<Integer> from, List<Integer> to) throws NotSupported {
+        if (to.size() <= from.size()) {
+            return null;
+        }
+        int origRank = from.size();
+        List<Integer> op = new ArrayList<>(from);
+        List<Integer> ns = new ArrayList<>(to);
+        int ones = 0;
+        while (!op.isEmpty() && !ns.isEmpty() && op.get(op.size() - 1) == 1 && ns.get(ns.size() - 1) == 1) {
+            ones++;
+            op.remove(op.size() - 1);
+            ns.remove(ns.size() - 1);
+        }
+        int i = 0;
+        int j = 0;
+        int count = 0;
+        List<Object> out = new ArrayList<>();
+        while (j < ns.size()) {
+            if (i >= op.size()) {
+                return null;
+            }
+            if (op.get(i).equals(ns.get(j))) {
+                out.add(op.get(i));
+            } else {
+                if (++count > 1) {
+                    throw new NotSupported();
+                }
+                List<Integer> temp = new ArrayList<>(List.of(ns.get(j)));
+                int nextJ = j + 1;
+                int nextI = i + 1;
+                while (prod(temp) != op.get(i) || (nextJ < ns.size() && ns.get(nextJ) == 1)) {
+                    if (prod(temp) > op.get(i)) {
+                        return null;
+                    }
+                    if (prod(temp) == op.get(i) && nextI < op.size() && ns.get(nextJ).equals(op.get(nextI))) {
+                        break;
+                    }
+                    j++;
+                    if (j >= ns.size()) {
+                        return null;
+                    }
+                    temp.add(ns.get(j));
+                    nextJ++;
+                }
+                out.add(temp);
+            }
+            i++;
+            j++;
+        }
+        for (int k = 0; k < ones; k++) {
+            out.add(1);
+        }
+        return out.size() == origRank ? out : null;
+    }
+
+    private static long prod(List<Integer> xs) {
+        long p = 1;
+        for (int x : xs) {
+            p *= x;
+        }
+        return p;
+    }
+
+    @Override
+    public NDArray apply(List<NDArray> operands) {
+        return operands.get(0).reshape(newSizes.stream().mapToInt(Integer::intValue).toArray());
+    }
+
+    @Override
+    public Partitioning partition(List<ArrayType> operands, ArrayType out) {
+        ArrayType a = operands.get(0);
+        Ruled ruled = null;
+        try {
+            ruled = rule(a, out.mesh());
+        } catch (ShardingTypeError e) {
+            // no local plan
+        }
+        if (ruled != null && ruled.local && ruled.dims.equals(out.dims())) {
+            int[] local = Typing.localShape(newSizes, out.dims(), out.mesh());
+            return Partitioning.local(List.of(a.dims()), new Reshape(ArrayType.boxed(local), null), out.dims());
+        }
+        return Partitioning.local(List.of(Specs.replicated(a.rank())), new Reshape(newSizes, null),
+                Specs.replicated(newSizes.size()));
+    }
+}
