@@ -249,6 +249,81 @@ public record Reshape(List<Integer> newSizes, PartitionSpec outSharding) impleme
         return p;
     }
 
+    /**
+     * On Auto axes: the dimensions are matched in groups of equal size (one dimension split into several, several
+     * merged into one, or a group of each), and each group maps its shardings as the Explicit rule maps a single
+     * split or merge; a group that cannot keep its sharding is replicated. (So (512@X, 8@Y) → (4, 128, 2, 4),
+     * two splits at once, keeps both axes: (4@X, 128, 2@Y, 4).)
+     */
+    @Override
+    public List<List<String>> autoFallback(List<ArrayType> operands, Shaped out, Mesh mesh) {
+        return grouped(operands.get(0), mesh).dims;
+    }
+
+    private Ruled grouped(ArrayType a, Mesh mesh) {
+        List<Integer> in = a.shape();
+        List<List<String>> dims = new ArrayList<>();
+        boolean local = true;
+        int i = 0;
+        int j = 0;
+        while (i < in.size() || j < newSizes.size()) {
+            int i0 = i;
+            int j0 = j;
+            long pi = i < in.size() ? in.get(i++) : 1;
+            long pj = j < newSizes.size() ? newSizes.get(j++) : 1;
+            while (pi != pj) {
+                if (pi < pj && i < in.size()) {
+                    pi *= in.get(i++);
+                } else if (pj < pi && j < newSizes.size()) {
+                    pj *= newSizes.get(j++);
+                } else {
+                    break;
+                }
+            }
+            List<List<String>> gin = a.dims().subList(i0, i);
+            List<Integer> gout = newSizes.subList(j0, j);
+            List<List<String>> mapped = null;
+            if (gin.stream().allMatch(List::isEmpty)) {
+                mapped = Specs.replicated(gout.size());
+            } else if (gin.size() == 1) {
+                mapped = tryPartitions(mesh, gin.get(0), gout);
+            } else if (gout.size() == 1) {
+                List<List<String>> tup = new ArrayList<>(gin);
+                while (tup.get(tup.size() - 1).isEmpty()) {
+                    tup.remove(tup.size() - 1);
+                }
+                if (tup.stream().noneMatch(List::isEmpty)) {
+                    mapped = tryPartitions(mesh, tup.stream().flatMap(List::stream).toList(), gout);
+                    local &= tup.size() == 1;
+                }
+            }
+            if (mapped == null) {
+                mapped = Specs.replicated(gout.size());
+                local = false;
+            }
+            dims.addAll(mapped);
+        }
+        return new Ruled(dims, local);
+    }
+
+    private static List<List<String>> tryPartitions(Mesh mesh, List<String> axes, List<Integer> sizes) {
+        int next = 0;
+        List<List<String>> out = new ArrayList<>();
+        for (int o : sizes) {
+            List<String> part = new ArrayList<>();
+            while (o > 1 && next < axes.size()) {
+                int size = mesh.axisSize(axes.get(next));
+                if (o % size != 0) {
+                    return null;
+                }
+                o /= size;
+                part.add(axes.get(next++));
+            }
+            out.add(List.copyOf(part));
+        }
+        return next < axes.size() ? null : out;
+    }
+
     @Override
     public NDArray apply(List<NDArray> operands) {
         return operands.get(0).reshape(newSizes.stream().mapToInt(Integer::intValue).toArray());
@@ -257,13 +332,17 @@ public record Reshape(List<Integer> newSizes, PartitionSpec outSharding) impleme
     @Override
     public Partitioning partition(List<ArrayType> operands, ArrayType out) {
         ArrayType a = operands.get(0);
-        Ruled ruled = null;
+        Ruled ruled;
         try {
             ruled = rule(a, out.mesh());
         } catch (ShardingTypeError e) {
-            // no local plan
+            ruled = grouped(a, out.mesh());
         }
-        if (ruled != null && ruled.local && ruled.dims.equals(out.dims())) {
+        if (!ruled.dims.equals(out.dims())) {
+            Ruled g = grouped(a, out.mesh());
+            ruled = g.dims.equals(out.dims()) ? g : ruled;
+        }
+        if (ruled.local && ruled.dims.equals(out.dims())) {
             int[] local = Typing.localShape(newSizes, out.dims(), out.mesh());
             return Partitioning.local(List.of(a.dims()), new Reshape(ArrayType.boxed(local), null), out.dims());
         }

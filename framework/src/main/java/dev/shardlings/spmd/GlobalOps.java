@@ -2,7 +2,6 @@ package dev.shardlings.spmd;
 
 import dev.shardlings.array.NDArray;
 import dev.shardlings.primitive.ArrayType;
-import dev.shardlings.primitive.Partitioning;
 import dev.shardlings.primitive.Primitive;
 import dev.shardlings.sharding.Mesh;
 import dev.shardlings.sharding.NamedSharding;
@@ -74,6 +73,11 @@ final class GlobalOps {
      *                                  not fit the primitive
      */
     static ShardedArray run(Primitive p, List<Operand> operands) {
+        Staging.Binder binder = Staging.current();
+        if (binder != null) {
+            return binder.bind(p, operands.stream()
+                    .map(o -> o instanceof Placed pl ? (Object) pl.array() : ((Unplaced) o).array()).toList());
+        }
         ArrayType type = typeOf(p, operands);
         Mesh mesh = type.mesh();
         if (mesh == null) {
@@ -92,46 +96,18 @@ final class GlobalOps {
         PartitionSpec outSpec = PartitionSpec.P(trimmed.stream().map(e -> (Object) (e.isEmpty() ? null : e)).toArray());
         NamedSharding outSharding = new NamedSharding(mesh, outSpec);
         outSharding.shardShape(out.shapeArray()); // an indivisible layout fails here, with JAX's text
-        Partitioning plan = p.partition(layouts, out);
-
+        DeviceProgram.Builder b = new DeviceProgram.Builder(mesh, operands.size());
+        List<Integer> inputs = new ArrayList<>();
         List<ShardedArray> args = new ArrayList<>();
         List<PartitionSpec> inSpecs = new ArrayList<>();
         for (int k = 0; k < operands.size(); k++) {
+            inputs.add(k);
             ShardedArray a = operands.get(k) instanceof Placed pl ? pl.array()
                     : ShardedArray.devicePut(((Unplaced) operands.get(k)).array(), mesh, PartitionSpec.P());
             args.add(a);
             inSpecs.add(layouts.get(k).spec());
         }
-        ShardMap.DeviceFunction body = blocks -> {
-            List<NDArray> local = new ArrayList<>(blocks.size());
-            for (int k = 0; k < blocks.size(); k++) {
-                local.add(Relayout.apply(blocks.get(k), layouts.get(k).dims(), plan.operandDims().get(k), mesh));
-            }
-            NDArray r = plan.local().apply(local);
-            List<List<String>> dims = plan.resultDims();
-            if (!plan.reduceAxes().isEmpty()) {
-                int scatter = -1;
-                for (int d = 0; d < dims.size() && scatter < 0; d++) {
-                    if (dims.get(d).isEmpty() && outDims.get(d).equals(plan.reduceAxes())) {
-                        scatter = d;
-                    }
-                }
-                if (scatter >= 0) {
-                    r = Collectives.psumScatter(r, plan.reduceAxes(), scatter, Tiling.TILED);
-                    List<List<String>> next = new ArrayList<>(dims);
-                    next.set(scatter, plan.reduceAxes());
-                    dims = next;
-                } else {
-                    r = switch (plan.reduceOp()) {
-                        case SUM -> Collectives.psum(r, plan.reduceAxes());
-                        case MAX -> Collectives.pmax(r, plan.reduceAxes());
-                        case MIN -> Collectives.pmin(r, plan.reduceAxes());
-                    };
-                }
-            }
-            return List.of(Relayout.apply(r, dims, outDims, mesh));
-        };
-        return ShardMap.shardMap(body, mesh, inSpecs, List.of(outSpec)).checkVma(false).named(p.name())
-                .call(args).get(0);
+        int result = b.equation(p, inputs, layouts, out);
+        return b.build().run(mesh, args, inSpecs, List.of(result), List.of(outSpec), p.name()).get(0);
     }
 }

@@ -7,30 +7,32 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Moves one device's block from one layout to another inside a shardMap body — the data movement
- * {@code jax.sharding.reshard} and the partitioner insert. A layout gives, per dimension, the mesh axes splitting
- * it (major first).
+ * The steps that move a value from one layout to another — the data movement {@code jax.sharding.reshard} and the
+ * partitioner insert. A layout gives, per dimension, the mesh axes splitting it (major first).
  *
  * <p>The plan, in this order: an axis that leaves one dimension and is the next to split another moves with one
  * all-to-all; when no such move is possible, the axes that must leave a dimension are all-gathered (one dimension
- * at a time, then moves are tried again); finally axes that newly split a dimension are taken by slicing the
- * block locally at the device's axis index, which moves nothing. Package-private.
+ * at a time, the last dimension first, then moves are tried again); finally axes that newly split a dimension are taken by slicing the
+ * block locally at the device's axis index, which moves nothing. (XLA may choose other collectives for the same
+ * move, e.g. a collective-permute for a transposed layout; the values are the same.)
  */
-final class Relayout {
+public final class Relayout {
     private Relayout() {
     }
 
     /**
-     * This device's block of the same global array under layout {@code to}, given its block under {@code from}.
-     * Must run on a device thread; collectives are recorded as usual.
+     * The steps from layout {@code from} to layout {@code to} (empty when they are equal).
+     *
+     * @throws NullPointerException if an argument is null
      */
-    static NDArray apply(NDArray block, List<List<String>> from, List<List<String>> to, Mesh mesh) {
+    public static List<Step> plan(List<List<String>> from, List<List<String>> to, Mesh mesh) {
+        java.util.Objects.requireNonNull(mesh, "mesh");
         if (from.equals(to)) {
-            return block;
+            return List.of();
         }
+        List<Step> steps = new ArrayList<>();
         List<List<String>> cur = new ArrayList<>();
         from.forEach(e -> cur.add(new ArrayList<>(e)));
-        NDArray x = block;
         while (true) {
             boolean moved = false;
             for (int i = 0; i < cur.size() && !moved; i++) {
@@ -43,7 +45,7 @@ final class Relayout {
                     List<String> cj = cur.get(j);
                     List<String> tj = to.get(j);
                     if (j != i && tj.size() > cj.size() && isPrefix(cj, tj) && tj.get(cj.size()).equals(a)) {
-                        x = Collectives.allToAll(x, a, j, i, Tiling.TILED);
+                        steps.add(new Step.AllToAll(a, j, i));
                         ci.remove(ci.size() - 1);
                         cj.add(a);
                         moved = true;
@@ -55,11 +57,11 @@ final class Relayout {
                 continue;
             }
             boolean gathered = false;
-            for (int i = 0; i < cur.size() && !gathered; i++) {
+            for (int i = cur.size() - 1; i >= 0 && !gathered; i--) { // minor dimensions first, as XLA orders them
                 List<String> ci = cur.get(i);
                 int p = commonPrefix(ci, to.get(i));
                 if (p < ci.size()) {
-                    x = Collectives.allGather(x, List.copyOf(ci.subList(p, ci.size())), i, Tiling.TILED);
+                    steps.add(new Step.AllGather(List.copyOf(ci.subList(p, ci.size())), i));
                     cur.set(i, new ArrayList<>(ci.subList(0, p)));
                     gathered = true;
                 }
@@ -71,17 +73,24 @@ final class Relayout {
         for (int i = 0; i < cur.size(); i++) {
             List<String> ti = to.get(i);
             if (ti.size() > cur.get(i).size()) {
-                List<String> extra = ti.subList(cur.get(i).size(), ti.size());
-                int parts = 1;
-                for (String a : extra) {
-                    parts *= mesh.axisSize(a);
-                }
-                int idx = Collectives.axisIndex(extra.toArray(new String[0])).intAt();
-                int size = x.shape(i) / parts;
-                x = x.slice(i, idx * size, (idx + 1) * size);
+                steps.add(new Step.SliceLocal(List.copyOf(ti.subList(cur.get(i).size(), ti.size())), i));
             }
         }
+        return List.copyOf(steps);
+    }
+
+    /** Runs steps on this device's block (inside a shardMap body). */
+    static NDArray apply(List<Step> steps, NDArray block, Mesh mesh) {
+        NDArray x = block;
+        for (Step s : steps) {
+            x = s.apply(x, mesh);
+        }
         return x;
+    }
+
+    /** This device's block under {@code to}, given its block under {@code from} (inside a shardMap body). */
+    static NDArray apply(NDArray block, List<List<String>> from, List<List<String>> to, Mesh mesh) {
+        return apply(plan(from, to, mesh), block, mesh);
     }
 
     private static boolean isPrefix(List<String> p, List<String> of) {

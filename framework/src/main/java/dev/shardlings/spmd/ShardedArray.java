@@ -93,12 +93,36 @@ public final class ShardedArray {
     private final DType dtype;
     private final NamedSharding sharding;
     private final List<Shard> shards;
+    /** Non-null for a traced value inside jit (see {@link Staging}): it has a type but no shards. */
+    private final Object staged;
 
     private ShardedArray(int[] shape, DType dtype, NamedSharding sharding, List<Shard> shards) {
         this.shape = shape;
         this.dtype = dtype;
         this.sharding = sharding;
         this.shards = List.copyOf(shards);
+        this.staged = null;
+    }
+
+    private ShardedArray(ArrayType type, NamedSharding sharding, Object staged) {
+        this.shape = type.shapeArray();
+        this.dtype = type.dtype();
+        this.sharding = sharding;
+        this.shards = List.of();
+        this.staged = staged;
+    }
+
+    static ShardedArray traced(ArrayType type, NamedSharding sharding, Object handle) {
+        return new ShardedArray(type, sharding, handle);
+    }
+
+    Object stagedHandle() {
+        return staged;
+    }
+
+    /** True for a traced value inside {@code jit}: it has a type and a sharding, but no data until the program runs. */
+    public boolean isTraced() {
+        return staged != null;
     }
 
     /**
@@ -224,6 +248,16 @@ public final class ShardedArray {
      *
      * @throws IllegalStateException inside a shardMap function
      */
+    private void readOnHost(String method) {
+        if (staged != null) {
+            throw new IllegalStateException("ShardedArray." + method + " was called on a traced value inside jit: "
+                    + type() + " has a type and a sharding but no data until the compiled program runs (JAX raises a"
+                    + " ConcretizationTypeError here). Return the value from the jitted function and read the"
+                    + " result, or compute what you need with global-view operations.");
+        }
+        hostOnly(method);
+    }
+
     private void hostOnly(String method) {
         DeviceContext ctx = DeviceContext.current();
         if (ctx != null) {
@@ -242,7 +276,7 @@ public final class ShardedArray {
      * @throws IllegalStateException inside a shardMap function (a host operation)
      */
     public List<Shard> addressableShards() {
-        hostOnly("addressableShards()");
+        readOnHost("addressableShards()");
         return shards;
     }
 
@@ -253,7 +287,7 @@ public final class ShardedArray {
      * @throws IllegalStateException    inside a shardMap function (a host operation)
      */
     public Shard shardOn(Device device) {
-        hostOnly("shardOn(device)");
+        readOnHost("shardOn(device)");
         for (Shard s : shards) {
             if (s.device().equals(device)) {
                 return s;
@@ -268,7 +302,7 @@ public final class ShardedArray {
      * @throws IllegalStateException inside a shardMap function (a host operation)
      */
     public List<NDArray> blocks() {
-        hostOnly("blocks()");
+        readOnHost("blocks()");
         return shards.stream().map(Shard::data).toList();
     }
 
@@ -279,7 +313,7 @@ public final class ShardedArray {
      * @throws IllegalStateException inside a shardMap function (a host operation)
      */
     public NDArray gather() {
-        hostOnly("gather()");
+        readOnHost("gather()");
         List<Shard> primaries = shards.stream().filter(s -> s.replicaId() == 0).toList();
         return assemble(primaries, 0);
     }
@@ -316,7 +350,7 @@ public final class ShardedArray {
      * @throws IllegalStateException inside a shardMap function (a host operation)
      */
     public String perDeviceText() {
-        hostOnly("perDeviceText()");
+        readOnHost("perDeviceText()");
         Mesh mesh = sharding.mesh();
         StringBuilder names = new StringBuilder("(");
         for (String a : mesh.axisNames()) {

@@ -1,0 +1,11 @@
+package dev.shardlings.jit;
+
+/**
+ * What one device of a compiled program does, as {@code compiled.cost_analysis()} reports it.
+ *
+ * @param flops             floating-point operations per device (a local f32[8,2]·f32[2,8] matmul is 2·8·2·8 = 256)
+ * @param bytesAccessed     bytes the device's local operations read and write (operands plus results)
+ * @param bytesCommunicated bytes the device receives in the program's collectives
+ */
+public record CostAnalysis(long flops, long bytesAccessed, long bytesCommunicated) {
+}

@@ -1,0 +1,284 @@
+package dev.shardlings.jit;
+
+import dev.shardlings.array.NDArray;
+import dev.shardlings.primitive.ArrayType;
+import dev.shardlings.primitive.Primitive;
+import dev.shardlings.sharding.AxisType;
+import dev.shardlings.sharding.Device;
+import dev.shardlings.sharding.Mesh;
+import dev.shardlings.sharding.NamedSharding;
+import dev.shardlings.sharding.PartitionSpec;
+import dev.shardlings.spmd.DeviceProgram;
+import dev.shardlings.spmd.ShardedArray;
+import dev.shardlings.spmd.Step;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+
+/**
+ * Chooses a layout for every value of a traced program and builds the per-device program (JAX's sharding
+ * propagation and SPMD partitioning, in their simplest form).
+ *
+ * <ul>
+ *   <li>Arguments keep their layouts; captured placed arrays keep theirs; captured whole arrays are replicated.</li>
+ *   <li>On a mesh whose axes are all Explicit, every value's layout is its type's sharding (decided while tracing
+ *       by the typing rules).</li>
+ *   <li>Otherwise each equation's result takes the layout its primitive's Auto rule gives from its operands'
+ *       layouts (forward propagation: elementwise keeps layouts, contractions keep free-dimension shardings and
+ *       sum contracted ones, reductions drop reduced dimensions, reshapes map split dimensions); an axis that would
+ *       not divide its dimension is dropped (replicated).</li>
+ *   <li>{@code with_sharding_constraint} and {@code outShardings} re-lay values out where they stand.</li>
+ * </ul>
+ * Propagation runs forward only: an out sharding or a constraint does not change the layouts chosen before it
+ * (XLA also propagates backward, so its program can differ where that matters; values never differ).
+ */
+final class Partitioner {
+    private Partitioner() {
+    }
+
+    static Compiled compile(String name, Jaxpr jaxpr, Mesh mesh, List<ArrayType> argLayouts,
+                            List<PartitionSpec> outShardings) {
+        Map<Atom, Integer> reg = new HashMap<>();
+        Map<Atom, ArrayType> layout = new HashMap<>();
+        List<PartitionSpec> inSpecs = new ArrayList<>();
+        List<Object> constants = new ArrayList<>();
+        LinkedHashMap<Literal, ArrayType> literals = new LinkedHashMap<>();
+        for (Equation e : jaxpr.equations()) {
+            for (Atom a : e.inputs()) {
+                if (a instanceof Literal l && !literals.containsKey(l)) {
+                    literals.put(l, literalLayout(l, mesh));
+                }
+            }
+        }
+        for (Atom a : jaxpr.outputs()) {
+            if (a instanceof Literal l && !literals.containsKey(l)) {
+                literals.put(l, literalLayout(l, mesh));
+            }
+        }
+        int arguments = jaxpr.inputs().size() + literals.size();
+        DeviceProgram.Builder b = new DeviceProgram.Builder(mesh, arguments);
+        int r = 0;
+        for (int k = 0; k < jaxpr.inputs().size(); k++) {
+            Var v = jaxpr.inputs().get(k);
+            reg.put(v, r++);
+            layout.put(v, argLayouts.get(k));
+            inSpecs.add(argLayouts.get(k).spec());
+        }
+        for (Map.Entry<Literal, ArrayType> l : literals.entrySet()) {
+            reg.put(l.getKey(), r++);
+            layout.put(l.getKey(), l.getValue());
+            inSpecs.add(l.getValue().spec());
+            constants.add(l.getKey().value());
+        }
+        boolean explicit = mesh.allAxesExplicit();
+        for (Equation e : jaxpr.equations()) {
+            Primitive p = e.primitive();
+            List<ArrayType> ins = e.inputs().stream().map(layout::get).toList();
+            ArrayType type = e.output().type();
+            List<List<String>> dims = explicit ? type.dims()
+                    : divisible(p.autoRule(ins, new Primitive.Shaped(type.dtype(), type.shape()), mesh), type, mesh);
+            ArrayType out = new ArrayType(type.dtype(), type.shape(), dims, mesh);
+            new NamedSharding(mesh, out.spec()).shardShape(out.shapeArray()); // JAX's text if it does not divide
+            int result = b.equation(p, e.inputs().stream().map(reg::get).toList(), ins, out);
+            reg.put(e.output(), result);
+            layout.put(e.output(), out);
+        }
+        List<Integer> outputs = new ArrayList<>();
+        List<NamedSharding> outs = new ArrayList<>();
+        for (int k = 0; k < jaxpr.outputs().size(); k++) {
+            Atom a = jaxpr.outputs().get(k);
+            ArrayType l = layout.get(a);
+            int o = reg.get(a);
+            List<List<String>> dims = l.dims();
+            if (outShardings != null) {
+                PartitionSpec wanted = outShardings.get(k);
+                wanted.validate(mesh);
+                dims = ArrayType.layoutOf(l.dtype(), l.shapeArray(), new NamedSharding(mesh, wanted)).dims();
+                new NamedSharding(mesh, wanted).shardShape(l.shapeArray());
+                o = b.relayout(o, l.dims(), dims);
+            }
+            outputs.add(o);
+            // out_shardings come back as given; chosen layouts print without trailing Nones, as JAX's do
+            outs.add(outShardings != null ? new NamedSharding(mesh, outShardings.get(k))
+                    : new NamedSharding(mesh, Tracer.trimmed(new ArrayType(l.dtype(), l.shape(), dims, mesh).spec())));
+        }
+        DeviceProgram program = b.build();
+        List<int[]> argShapes = new ArrayList<>();
+        List<ArrayType> argTypes = new ArrayList<>();
+        for (Var v : jaxpr.inputs()) {
+            argTypes.add(layout.get(v));
+        }
+        argTypes.addAll(literals.values());
+        for (ArrayType t : argTypes) {
+            argShapes.add(localShape(t, mesh));
+        }
+        Text text = new Text(name, mesh, program, argTypes, argShapes, outputs, outs);
+        return new Compiled(name, jaxpr, mesh, program, inSpecs, constants, outputs, outs, text.render(), text.cost);
+    }
+
+    private static ArrayType literalLayout(Literal l, Mesh mesh) {
+        if (l.value() instanceof ShardedArray s) {
+            if (!s.mesh().sameDevicesAs(mesh)) {
+                throw new IllegalArgumentException("a captured array lives on " + s.mesh() + ", not on the program's "
+                        + mesh + "; pass it as an argument or place it on the same mesh");
+            }
+            return ArrayType.layoutOf(s.dtype(), s.shape(), s.sharding());
+        }
+        NDArray a = (NDArray) l.value();
+        return ArrayType.layoutOf(a.dtype(), a.shape(), new NamedSharding(mesh, PartitionSpec.P()));
+    }
+
+    /** Drops, per dimension, trailing axes that would not divide it (an Auto layout is never indivisible). */
+    private static List<List<String>> divisible(List<List<String>> dims, ArrayType type, Mesh mesh) {
+        List<List<String>> out = new ArrayList<>();
+        for (int d = 0; d < dims.size(); d++) {
+            List<String> e = new ArrayList<>(dims.get(d));
+            while (!e.isEmpty() && type.shape().get(d) % mesh.axisSize(e) != 0) {
+                e.remove(e.size() - 1);
+            }
+            out.add(List.copyOf(e));
+        }
+        return out;
+    }
+
+    static int[] localShape(ArrayType t, Mesh mesh) {
+        int[] out = t.shapeArray();
+        for (int d = 0; d < out.length; d++) {
+            out[d] /= mesh.axisSize(t.dims().get(d));
+        }
+        return out;
+    }
+
+    /** The per-device program as text, with its cost. */
+    private static final class Text {
+        final StringBuilder sb = new StringBuilder();
+        final CostAnalysis cost;
+
+        Text(String name, Mesh mesh, DeviceProgram program, List<ArrayType> args, List<int[]> argShapes,
+             List<Integer> outputs, List<NamedSharding> outs) {
+            Map<Integer, int[]> shapes = new HashMap<>();
+            Map<Integer, String> dtypes = new HashMap<>();
+            sb.append("HloModule jit_").append(name).append(", num_partitions=").append(mesh.size()).append(", mesh=")
+                    .append(mesh).append(axisTypes(mesh)).append("\n\nENTRY main {\n");
+            for (int k = 0; k < args.size(); k++) {
+                shapes.put(k, argShapes.get(k));
+                dtypes.put(k, args.get(k).dtype().shortName());
+                sb.append("  %").append(k).append(" = ").append(type(dtypes.get(k), argShapes.get(k)))
+                        .append(" parameter(").append(k).append("), sharding=").append(args.get(k).spec())
+                        .append('\n');
+            }
+            long flops = 0;
+            long bytes = 0;
+            long comm = 0;
+            for (DeviceProgram.Instruction ins : program.instructions()) {
+                if (ins instanceof DeviceProgram.Apply a) {
+                    int[] s = a.localType().shapeArray();
+                    shapes.put(a.output(), s);
+                    dtypes.put(a.output(), a.localType().dtype().shortName());
+                    flops += a.flops();
+                    bytes += a.bytes();
+                    sb.append("  %").append(a.output()).append(" = ").append(type(dtypes.get(a.output()), s)).append(' ')
+                            .append(a.local().name()).append('(').append(a.inputs().stream().map(i -> "%" + i)
+                                    .collect(Collectors.joining(", "))).append(")\n");
+                } else {
+                    DeviceProgram.Move m = (DeviceProgram.Move) ins;
+                    int[] s = shapes.get(m.input());
+                    String dt = dtypes.get(m.input());
+                    String in = "%" + m.input();
+                    for (int i = 0; i < m.steps().size(); i++) {
+                        Step step = m.steps().get(i);
+                        long inBytes = elements(s) * 4L;
+                        comm += step.bytesReceived(inBytes, mesh);
+                        s = step.outShape(s, mesh);
+                        String target = i == m.steps().size() - 1 ? "%" + m.output() : "%" + m.output() + "." + i;
+                        sb.append("  ").append(target).append(" = ").append(type(dt, s)).append(' ')
+                                .append(describe(step, in, mesh)).append('\n');
+                        in = target;
+                    }
+                    shapes.put(m.output(), s);
+                    dtypes.put(m.output(), dt);
+                }
+            }
+            sb.append("  ROOT tuple(").append(outputs.stream().map(i -> "%" + i).collect(Collectors.joining(", ")))
+                    .append("), shardings={").append(outs.stream().map(o -> o.spec().toString())
+                            .collect(Collectors.joining(", "))).append("}\n}\n");
+            cost = new CostAnalysis(flops, bytes, comm);
+        }
+
+        String render() {
+            return sb.toString();
+        }
+
+        private static String axisTypes(Mesh mesh) {
+            return mesh.axisTypes().stream().allMatch(t -> t == AxisType.AUTO) ? ""
+                    : ", axis_types=(" + mesh.axisTypes().stream().map(AxisType::jaxName)
+                    .collect(Collectors.joining(", ")) + ")";
+        }
+
+        private static long elements(int[] s) {
+            long n = 1;
+            for (int x : s) {
+                n *= x;
+            }
+            return n;
+        }
+
+        private static String type(String dtype, int[] s) {
+            return dtype + "[" + java.util.Arrays.stream(s).mapToObj(String::valueOf)
+                    .collect(Collectors.joining(",")) + "]";
+        }
+
+        private static String describe(Step step, String in, Mesh mesh) {
+            String groups = groups(step.axes(), mesh);
+            if (step instanceof Step.AllGather g) {
+                return "all-gather(" + in + "), dimensions={" + g.dim() + "}" + groups;
+            }
+            if (step instanceof Step.AllToAll t) {
+                return "all-to-all(" + in + "), split_dimension=" + t.splitDim() + ", concat_dimension="
+                        + t.concatDim() + groups;
+            }
+            if (step instanceof Step.AllReduce r) {
+                return "all-reduce(" + in + ")" + groups + ", to_apply=" + switch (r.op()) {
+                    case SUM -> "add";
+                    case MAX -> "maximum";
+                    case MIN -> "minimum";
+                };
+            }
+            if (step instanceof Step.ReduceScatter s) {
+                return "reduce-scatter(" + in + "), dimensions={" + s.dim() + "}" + groups + ", to_apply=add";
+            }
+            Step.SliceLocal s = (Step.SliceLocal) step;
+            return "dynamic-slice(" + in + "), dimension=" + s.dim() + ", by axis_index" + s.axes();
+        }
+
+        /** {@code , replica_groups={{0,1},{2,3}}}: device ids per group, omitted when all devices form one. */
+        static String groups(List<String> axes, Mesh mesh) {
+            if (axes.isEmpty() || mesh.axisSize(axes) == mesh.size()) {
+                return "";
+            }
+            TreeMap<String, TreeMap<Integer, Integer>> byRest = new TreeMap<>();
+            for (Device d : mesh.devices()) {
+                StringBuilder rest = new StringBuilder();
+                int idx = 0;
+                for (int a = 0; a < mesh.rank(); a++) {
+                    String n = mesh.axisNames().get(a);
+                    if (!axes.contains(n)) {
+                        rest.append(String.format("%05d,", d.coords().get(a)));
+                    }
+                }
+                for (String n : axes) {
+                    idx = idx * mesh.axisSize(n) + d.coords().get(mesh.axisPosition(n));
+                }
+                byRest.computeIfAbsent(rest.toString(), k -> new TreeMap<>()).put(idx, d.id());
+            }
+            return ", replica_groups={" + byRest.values().stream().map(g -> g.values().stream()
+                    .map(String::valueOf).collect(Collectors.joining(",", "{", "}")))
+                    .collect(Collectors.joining(",")) + "}";
+        }
+    }
+}

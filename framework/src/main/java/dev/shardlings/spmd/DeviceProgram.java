@@ -1,0 +1,200 @@
+package dev.shardlings.spmd;
+
+import dev.shardlings.array.NDArray;
+import dev.shardlings.primitive.ArrayType;
+import dev.shardlings.primitive.Partitioning;
+import dev.shardlings.primitive.Primitive;
+import dev.shardlings.sharding.Mesh;
+import dev.shardlings.sharding.PartitionSpec;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * A partitioned program: what every device runs, as instructions over numbered registers that each hold one
+ * block. Registers 0 … k−1 hold the arguments' blocks; {@link Apply} runs a primitive's local operation on
+ * blocks; {@link Move} runs data-movement {@link Step}s (collectives, local slices). {@link #run} executes it as one
+ * shardMap over the mesh, so every collective is traced and costed like hand-written code.
+ *
+ * @param instructions in order
+ * @param registers    how many registers the program uses
+ */
+public record DeviceProgram(List<Instruction> instructions, int registers) {
+
+    /** @throws NullPointerException if instructions is null */
+    public DeviceProgram {
+        instructions = List.copyOf(instructions);
+    }
+
+    /** One instruction. */
+    public sealed interface Instruction permits Apply, Move {
+        /** The register written. */
+        int output();
+    }
+
+    /**
+     * Runs a primitive's local operation on blocks.
+     *
+     * @param local     the primitive, with parameters in local sizes
+     * @param inputs    registers read
+     * @param output    register written
+     * @param localType the block it produces (dtype and local shape)
+     * @param flops     floating-point operations of the local operation
+     * @param bytes     bytes the local operation reads and writes
+     */
+    public record Apply(Primitive local, List<Integer> inputs, int output, ArrayType localType, long flops,
+                        long bytes) implements Instruction {
+        /** @throws NullPointerException if an argument is null */
+        public Apply {
+            Objects.requireNonNull(local, "local");
+            inputs = List.copyOf(inputs);
+            Objects.requireNonNull(localType, "localType");
+        }
+    }
+
+    /**
+     * Moves data: runs steps on one block.
+     *
+     * @param steps  the steps, in order
+     * @param input  register read
+     * @param output register written
+     */
+    public record Move(List<Step> steps, int input, int output) implements Instruction {
+        /** @throws NullPointerException if steps is null */
+        public Move {
+            steps = List.copyOf(steps);
+        }
+    }
+
+    /** Builds a program equation by equation. Not thread-safe. */
+    public static final class Builder {
+        private final Mesh mesh;
+        private final List<Instruction> instructions = new ArrayList<>();
+        private int registers;
+
+        /**
+         * @param mesh      the mesh the program runs on
+         * @param arguments how many arguments (registers 0 … arguments−1)
+         */
+        public Builder(Mesh mesh, int arguments) {
+            this.mesh = Objects.requireNonNull(mesh, "mesh");
+            this.registers = arguments;
+        }
+
+        /** A fresh register. */
+        public int register() {
+            return registers++;
+        }
+
+        /**
+         * Re-lays a block out; returns its register (the same one when nothing moves).
+         */
+        public int relayout(int input, List<List<String>> from, List<List<String>> to) {
+            List<Step> steps = Relayout.plan(from, to, mesh);
+            if (steps.isEmpty()) {
+                return input;
+            }
+            int out = register();
+            instructions.add(new Move(steps, input, out));
+            return out;
+        }
+
+        /**
+         * Adds one primitive applied to values with the given layouts, producing layout {@code out}: the operands'
+         * relayouts, the local operation, the reduction completing it, and the final relayout.
+         *
+         * @return the register holding the result under {@code out}'s layout
+         */
+        public int equation(Primitive p, List<Integer> inputs, List<ArrayType> layouts, ArrayType out) {
+            Partitioning plan = p.partition(layouts, out);
+            List<Integer> local = new ArrayList<>();
+            for (int k = 0; k < inputs.size(); k++) {
+                local.add(relayout(inputs.get(k), layouts.get(k).dims(), plan.operandDims().get(k)));
+            }
+            int r = register();
+            List<ArrayType> localIn = new ArrayList<>();
+            long bytes = 0;
+            for (int k = 0; k < inputs.size(); k++) {
+                ArrayType t = layouts.get(k);
+                ArrayType lt = ArrayType.unsharded(t.dtype(), blockShape(t.shape(), plan.operandDims().get(k)));
+                localIn.add(lt);
+                bytes += lt.size() * lt.dtype().byteSize();
+            }
+            ArrayType localOut = ArrayType.unsharded(out.dtype(), blockShape(out.shape(), plan.resultDims()));
+            bytes += localOut.size() * localOut.dtype().byteSize();
+            instructions.add(new Apply(plan.local(), local, r, localOut, plan.local().flops(localIn, localOut),
+                    bytes));
+            List<List<String>> dims = plan.resultDims();
+            if (!plan.reduceAxes().isEmpty()) {
+                Step reduce = null;
+                for (int d = 0; d < dims.size() && reduce == null; d++) {
+                    if (dims.get(d).isEmpty() && out.dims().get(d).equals(plan.reduceAxes())
+                            && plan.reduceOp() == dev.shardlings.primitive.Reduce.Op.SUM) {
+                        reduce = new Step.ReduceScatter(plan.reduceAxes(), d);
+                        List<List<String>> next = new ArrayList<>(dims);
+                        next.set(d, plan.reduceAxes());
+                        dims = next;
+                    }
+                }
+                if (reduce == null) {
+                    reduce = new Step.AllReduce(plan.reduceAxes(), plan.reduceOp());
+                }
+                int reduced = register();
+                instructions.add(new Move(List.of(reduce), r, reduced));
+                r = reduced;
+            }
+            return relayout(r, dims, out.dims());
+        }
+
+        private int[] blockShape(List<Integer> shape, List<List<String>> dims) {
+            int[] out = new int[shape.size()];
+            for (int d = 0; d < out.length; d++) {
+                int parts = 1;
+                for (String a : dims.get(d)) {
+                    parts *= mesh.axisSize(a);
+                }
+                out[d] = shape.get(d) / parts;
+            }
+            return out;
+        }
+
+        /** The program built so far. */
+        public DeviceProgram build() {
+            return new DeviceProgram(instructions, registers);
+        }
+    }
+
+    /**
+     * Runs the program on every device of the mesh as one shardMap.
+     *
+     * @param args     the arguments, laid out by inSpecs (re-laid out first if not)
+     * @param inSpecs  the arguments' layouts
+     * @param outputs  the registers returned
+     * @param outSpecs their layouts
+     * @param name     the shardMap's name in the trace
+     */
+    public List<ShardedArray> run(Mesh mesh, List<ShardedArray> args, List<PartitionSpec> inSpecs,
+                                  List<Integer> outputs, List<PartitionSpec> outSpecs, String name) {
+        ShardMap.DeviceFunction body = blocks -> {
+            NDArray[] reg = new NDArray[registers];
+            for (int k = 0; k < blocks.size(); k++) {
+                reg[k] = blocks.get(k);
+            }
+            for (Instruction ins : instructions) {
+                if (ins instanceof Apply a) {
+                    List<NDArray> in = new ArrayList<>(a.inputs().size());
+                    a.inputs().forEach(i -> in.add(reg[i]));
+                    reg[a.output()] = a.local().apply(in);
+                } else {
+                    Move m = (Move) ins;
+                    reg[m.output()] = Relayout.apply(m.steps(), reg[m.input()], mesh);
+                }
+            }
+            List<NDArray> out = new ArrayList<>(outputs.size());
+            outputs.forEach(i -> out.add(reg[i]));
+            return out;
+        };
+        return ShardMap.shardMap(body, mesh, inSpecs, outSpecs).checkVma(false).named(name).call(args);
+    }
+}

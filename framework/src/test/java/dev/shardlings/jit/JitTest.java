@@ -1,0 +1,242 @@
+package dev.shardlings.jit;
+
+import dev.shardlings.array.DType;
+import dev.shardlings.array.NDArray;
+import dev.shardlings.primitive.ShardingTypeError;
+import dev.shardlings.sharding.Mesh;
+import dev.shardlings.sharding.NamedSharding;
+import dev.shardlings.spmd.ShardedArray;
+import dev.shardlings.trace.Trace;
+import dev.shardlings.trace.Tracing;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static dev.shardlings.sharding.PartitionSpec.P;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@code jit} against jax-auto.md: §3's seed programs on Auto axes (output sharding, values equal to the program on
+ * whole arrays, no communication where JAX has none, the kind of collective where only one works), the seed 002
+ * intro in Explicit mode, §4's incompatible-devices error, §5's compiled text, and the cache.
+ */
+class JitTest {
+
+    private static final int[] IDS8 = {0, 1, 2, 3, 4, 5, 6, 7};
+    private static final int[] IDS4 = {0, 1, 2, 3};
+
+    private static NDArray data(int... shape) {
+        int n = 1;
+        for (int s : shape) {
+            n *= s;
+        }
+        float[] v = new float[n];
+        for (int i = 0; i < n; i++) {
+            v[i] = ((i * 3) % 17) - 8f;
+        }
+        return NDArray.fromFloats(v, shape);
+    }
+
+    private static ShardedArray put(Mesh mesh, NDArray x, Object... spec) {
+        return ShardedArray.devicePut(x, new NamedSharding(mesh, P(spec)));
+    }
+
+    private static void assertClose(NDArray expected, ShardedArray got) {
+        NDArray g = got.gather();
+        assertTrue(g.allclose(expected, 1e-5, 1e-3), () -> "expected " + expected + " got " + g);
+    }
+
+    private static long collectiveCount(Trace t) {
+        return t.collectives().size();
+    }
+
+    @Test
+    void seed001SinDotAndCopyKeepLayoutsAndCommunicateNothing() {
+        Mesh m = Mesh.ofDeviceIds(IDS8, new int[] {4, 2}, "a", "b");
+        NDArray x = data(8, 8);
+        Compiled sin = Jit.jit(a -> a.sin()).lower(put(m, x, "a", "b"));
+        assertEquals(List.of(new NamedSharding(m, P("a", "b"))), sin.outputShardings());
+        assertFalse(sin.asText().contains("all-"), sin.asText());
+        Tracing.Traced<List<ShardedArray>> run = Tracing.record(() -> Jit.jit(a -> a.sin()).call(put(m, x, "a", "b")));
+        assertEquals(0, collectiveCount(run.trace()));
+        assertClose(x.sin(), run.value().get(0));
+
+        Jitted dot = Jit.jit((a, b) -> a.matmul(b));
+        Tracing.Traced<List<ShardedArray>> d = Tracing.record(() -> dot.call(put(m, x, "a", null), put(m, x, null, "b")));
+        assertEquals(P("a", "b"), d.value().get(0).spec());
+        assertEquals(0, collectiveCount(d.trace()));
+        assertClose(x.matmul(x), d.value().get(0));
+
+        ShardedArray c = Jit.jit(a -> a.copy()).call(put(m, x, "a", "b")).get(0);
+        assertEquals(P("a", "b"), c.spec());
+        assertClose(x, c);
+    }
+
+    @Test
+    void seed001ConstraintsToATransposedLayoutAndToReplicated() {
+        Mesh m = Mesh.ofDeviceIds(IDS8, new int[] {4, 2}, "x", "y");
+        NDArray x = data(64, 64);
+        Compiled t = Jit.jit(a -> a.add(1.0).withShardingConstraint(P("y", "x"))).lower(put(m, x, "x", "y"));
+        assertEquals(P("y", "x"), t.outputShardings().get(0).spec());
+        // only data movement: no all-reduce, no arithmetic on the values beyond the add
+        assertFalse(t.asText().contains("all-reduce"), t.asText());
+        assertTrue(t.asText().contains("all-to-all"), t.asText());
+        assertClose(x.add(1f), t.call(List.of(put(m, x, "x", "y"))).get(0));
+
+        Compiled r = Jit.jit(a -> a.add(1.0).withShardingConstraint(P())).lower(put(m, x, "x", "y"));
+        assertEquals(P(), r.outputShardings().get(0).spec());
+        String text = r.asText();
+        // all-gather dim 1 (over y), then dim 0 (over x), as XLA does
+        int g1 = text.indexOf("all-gather(");
+        assertTrue(text.substring(g1).startsWith("all-gather(%") && text.contains("dimensions={1}"), text);
+        assertTrue(text.indexOf("dimensions={1}") < text.indexOf("dimensions={0}"), text);
+        assertClose(x.add(1f), r.call(List.of(put(m, x, "x", "y"))).get(0));
+    }
+
+    @Test
+    void seed002MatmulSquareWithOutShardingsIsOneAllReduceOverY() {
+        Mesh m = Mesh.ofDeviceIds(IDS4, new int[] {2, 2}, "X", "Y");
+        NDArray in = data(8, 256);
+        NDArray w = data(256, 512);
+        Jitted f = Jit.jit((a, b) -> a.square().matmul(b)).named("matmul_square").outShardings(P("X", null));
+        Compiled c = f.lower(put(m, in, "X", "Y"), put(m, w, "Y", null));
+        assertEquals(P("X", null), c.outputShardings().get(0).spec());
+        String text = c.asText();
+        assertEquals(1, text.split("all-reduce\\(", -1).length - 1, text);
+        assertTrue(text.contains("f32[4,512] all-reduce("), text);
+        assertTrue(text.contains("replica_groups={{0,1},{2,3}}"), text);
+        assertFalse(text.contains("all-gather") || text.contains("all-to-all"), text);
+        assertTrue(text.startsWith("HloModule jit_matmul_square, num_partitions=4"), text);
+        assertClose(in.square().matmul(w), f.call(put(m, in, "X", "Y"), put(m, w, "Y", null)).get(0));
+        // the same without out_shardings: the same all-reduce, and the chosen layout P('X',)
+        Compiled bare = Jit.jit((a, b) -> a.square().matmul(b)).lower(put(m, in, "X", "Y"), put(m, w, "Y", null));
+        assertEquals(P("X"), bare.outputShardings().get(0).spec());
+        assertEquals(2 * 4 * 128 * 512, bare.costAnalysis().flops() - 4 * 128, "local matmul + square FLOPs");
+    }
+
+    @Test
+    void seed002IntroInExplicitModeNeedsAnOutSharding() {
+        Mesh m = Mesh.makeMesh(new int[] {2, 2}, "X", "Y");
+        NDArray in = data(8, 256);
+        NDArray w = data(256, 512);
+        ShardingTypeError e = assertThrows(ShardingTypeError.class, () -> Jit.jit((a, b) -> a.square().matmul(b))
+                .call(put(m, in, "X", "Y"), put(m, w, "Y", null)));
+        assertTrue(e.getMessage().startsWith("Contracting dimensions are sharded and it is ambiguous"), e.getMessage());
+        Compiled fixed = Jit.jit((a, b) -> a.square().matmul(b, P("X", null))).lower(put(m, in, "X", "Y"),
+                put(m, w, "Y", null));
+        String text = fixed.asText();
+        assertEquals(1, text.split("all-reduce\\(", -1).length - 1, text);
+        assertTrue(text.contains("f32[4,512] all-reduce(") && text.contains("replica_groups={{0,1},{2,3}}"), text);
+        assertEquals("float32[8@X,512]", fixed.jaxpr().outputs().get(0).type().toString());
+    }
+
+    @Test
+    void seed000MatmulCasesUnderJit() {
+        Mesh m = Mesh.ofDeviceIds(IDS4, new int[] {2, 2}, "x", "y");
+        NDArray a = data(16, 16);
+        Jitted mm = Jit.jit((p, q) -> p.matmul(q));
+        Compiled c1 = mm.lower(put(m, a, "x", null), put(m, a, null, "y"));
+        assertEquals(P("x", "y"), c1.outputShardings().get(0).spec());
+        assertFalse(c1.asText().contains("all-"), c1.asText());
+        Compiled c2 = mm.lower(put(m, a, null, "x"), put(m, a));
+        assertEquals(P(), c2.outputShardings().get(0).spec());
+        assertTrue(c2.asText().contains("all-gather(") && !c2.asText().contains("all-reduce"), c2.asText());
+        Compiled c3 = mm.lower(put(m, a, null, "x"), put(m, a, "x", null));
+        assertEquals(P(), c3.outputShardings().get(0).spec());
+        assertTrue(c3.asText().contains("all-reduce(") && !c3.asText().contains("all-gather"), c3.asText());
+        assertEquals(3, mm.traceCount());
+        assertClose(a.matmul(a), mm.call(put(m, a, null, "x"), put(m, a, "x", null)).get(0));
+    }
+
+    @Test
+    void problem1JitFormsCompileToNoCollective() {
+        Mesh m = Mesh.ofDeviceIds(IDS8, new int[] {4, 2}, "X", "Y");
+        int[] iv = new int[512 * 8];
+        for (int i = 0; i < iv.length; i++) {
+            iv[i] = i;
+        }
+        NDArray x = NDArray.fromInts(iv, 512, 8);
+        ShardedArray xs = put(m, x, "X", "Y");
+        Jitted average = Jit.jit(a -> a.reshape(4, 128, 2, 4).mean(1, 3)).named("average").outShardings(P("X", "Y"));
+        Tracing.Traced<List<ShardedArray>> avg = Tracing.record(() -> average.call(xs));
+        assertEquals(0, collectiveCount(avg.trace()), average.lower(xs).asText());
+        assertClose(x.astype(DType.FLOAT32).reshape(4, 128, 2, 4).mean(1, 3), avg.value().get(0));
+
+        Jitted shift = Jit.jit(a -> a.reshape(4, 128, 8).roll(5, 1).reshape(512, 8)).named("shift_jit")
+                .outShardings(P("X", "Y"));
+        Tracing.Traced<List<ShardedArray>> sh = Tracing.record(() -> shift.call(xs));
+        assertEquals(0, collectiveCount(sh.trace()), shift.lower(xs).asText());
+        assertEquals(P("X", "Y"), sh.value().get(0).spec());
+        NDArray expected = x.reshape(4, 128, 8).roll(5, 1).reshape(512, 8);
+        assertEquals(expected, sh.value().get(0).gather());
+
+        // the plain roll of the whole array moves rows between devices
+        Jitted naive = Jit.jit(a -> a.roll(5, 0)).outShardings(P("X", "Y"));
+        Tracing.Traced<List<ShardedArray>> nv = Tracing.record(() -> naive.call(xs));
+        assertTrue(collectiveCount(nv.trace()) > 0);
+        assertEquals(x.roll(5, 0), nv.value().get(0).gather());
+    }
+
+    @Test
+    void incompatibleDevicesAreJaxsError() {
+        Mesh a = Mesh.ofDeviceIds(IDS8, new int[] {8}, "i");
+        Mesh b = Mesh.ofDeviceIds(new int[] {0, 1, 2, 3, 6, 7, 4, 5}, new int[] {8}, "i");
+        int[] v = new int[24];
+        NDArray x = NDArray.fromInts(v, 24);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Jit.jit((p, q) -> p.add(q))
+                .named("add").call(put(a, x, "i"), put(b, x, "i")));
+        assertEquals("Received incompatible devices for jitted computation. Got argument args[0] of add with shape"
+                + " int32[24] and with device ids [0, 1, 2, 3, 4, 5, 6, 7] on platform CPU and argument args[1] of add"
+                + " with shape int32[24] and with device ids [0, 1, 2, 3, 6, 7, 4, 5] on platform CPU", e.getMessage());
+    }
+
+    @Test
+    void anUncommittedArgumentFollowsTheCommittedOne() {
+        Mesh m = Mesh.ofDeviceIds(IDS8, new int[] {8}, "x");
+        NDArray y = data(24);
+        ShardedArray out = Jit.jit((p, q) -> p.add(q)).call(put(m, y, "x"), NDArray.ones(DType.FLOAT32, 24)).get(0);
+        assertEquals(P("x"), out.spec());
+        assertClose(y.add(1f), out);
+    }
+
+    @Test
+    void aNewSignatureRetracesAndASeenOneDoesNot() {
+        Mesh m = Mesh.ofDeviceIds(IDS8, new int[] {4, 2}, "x", "y");
+        Jitted f = Jit.jit(a -> a.sin());
+        f.call(put(m, data(8, 8), "x", "y"));
+        f.call(put(m, data(8, 8), "x", "y"));
+        assertEquals(1, f.traceCount());
+        f.call(put(m, data(8, 8), "x", null));
+        f.call(put(m, data(16, 8), "x", "y"));
+        assertEquals(3, f.traceCount());
+    }
+
+    @Test
+    void readingATracedValueIsAClearError() {
+        Mesh m = Mesh.makeMesh(new int[] {4, 2}, "X", "Y");
+        IllegalStateException e = assertThrows(IllegalStateException.class,
+                () -> Jit.jit(a -> ShardedArray.devicePut(a.gather(), a.sharding())).call(put(m, data(8, 4), "X", "Y")));
+        assertTrue(e.getMessage().startsWith("ShardedArray.gather() was called on a traced value inside jit:"
+                + " float32[8@X,4@Y] has a type"), e.getMessage());
+    }
+
+    @Test
+    void jaxprShowsTheTypedEquations() {
+        Mesh m = Mesh.makeMesh(new int[] {4, 2}, "X", "Y");
+        Compiled c = Jit.jit(a -> a.sin().sum(0)).lower(put(m, data(8, 4), "X", "Y"));
+        assertEquals("{ lambda ; a:f32[8@X,4@Y]. let\n    b:f32[8@X,4@Y] = sin a\n    c:f32[4@Y] = reduce_sum b\n"
+                + "  in (c) }", c.jaxpr().toString());
+    }
+
+    @Test
+    void capturedArraysAreConstantsOfTheProgram() {
+        Mesh m = Mesh.ofDeviceIds(IDS8, new int[] {4, 2}, "x", "y");
+        ShardedArray w = put(m, data(8, 8), null, "y");
+        NDArray bias = data(8);
+        ShardedArray out = Jit.jit(a -> a.matmul(w).add(bias)).call(put(m, data(8, 8), "x", null)).get(0);
+        assertClose(data(8, 8).matmul(data(8, 8)).add(bias), out);
+    }
+}
