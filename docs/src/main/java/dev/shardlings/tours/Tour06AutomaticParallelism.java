@@ -1,0 +1,99 @@
+package dev.shardlings.tours;
+
+import dev.shardlings.array.DType;
+import dev.shardlings.array.NDArray;
+import dev.shardlings.jit.Compiled;
+import dev.shardlings.jit.Jit;
+import dev.shardlings.jit.Jitted;
+import dev.shardlings.primitive.ShardingTypeError;
+import dev.shardlings.sharding.AxisType;
+import dev.shardlings.sharding.Mesh;
+import dev.shardlings.sharding.NamedSharding;
+import dev.shardlings.spmd.ShardedArray;
+
+import static dev.shardlings.sharding.PartitionSpec.P;
+
+/**
+ * Tour 6 (docs/automatic-parallelism.md): seed 001's "computation follows sharding" programs (sin, dot, copy and
+ * the two sharding constraints) with their layouts, seed 002's {@code matmul_square} compiled with
+ * {@code out_shardings=P('X', None)} and its per-device program, and the same program on Explicit axes, where the
+ * contraction needs an out sharding. Run: {@code mvn -q -pl docs exec:exec -Dtour=Tour06AutomaticParallelism}.
+ */
+public final class Tour06AutomaticParallelism {
+
+    private Tour06AutomaticParallelism() {
+    }
+
+    private static NDArray values(int rows, int cols) {
+        float[] v = new float[rows * cols];
+        for (int i = 0; i < v.length; i++) {
+            v[i] = (float) Math.sin(i * 0.37);
+        }
+        return NDArray.fromFloats(v, rows, cols);
+    }
+
+    /** Prints the layouts, the compiled programs and the type error. */
+    public static void main(String[] args) {
+        // The notebook's meshes behave as Auto axes; jax.make_mesh gives Explicit axes in JAX 0.10.2, so ask for Auto.
+        Mesh ab = Mesh.makeMesh(new int[] {4, 2}, new String[] {"a", "b"}, AxisType.AUTO, AxisType.AUTO);
+        NDArray whole = values(1024, 1024);
+        ShardedArray x = ShardedArray.devicePut(whole, new NamedSharding(ab, P("a", "b")));
+        System.out.println("== seed 001: computation follows sharding (mesh " + ab + ", Auto axes)");
+        System.out.println("input sharding:");
+        System.out.print(x.visualize());
+        ShardedArray y = x.sin();
+        System.out.println("sin output sharding: " + y.spec());
+        System.out.print(y.visualize());
+
+        ShardedArray lhs = ShardedArray.devicePut(whole, new NamedSharding(ab, P("a", null)));
+        ShardedArray rhs = ShardedArray.devicePut(whole, new NamedSharding(ab, P(null, "b")));
+        System.out.println("lhs sharding " + lhs.spec() + ", rhs sharding " + rhs.spec());
+        ShardedArray w = lhs.matmul(rhs);
+        System.out.println("dot output sharding: " + w.spec());
+        System.out.print(w.visualize());
+        System.out.println("dot equals the single-device product: "
+                + w.gather().allclose(whole.matmul(whole), 1e-4, 1e-3));
+        System.out.println("copy keeps the sharding: " + w.copy().spec());
+
+        Mesh xy = Mesh.makeMesh(new int[] {4, 2}, new String[] {"x", "y"}, AxisType.AUTO, AxisType.AUTO);
+        ShardedArray xs = ShardedArray.devicePut(whole, new NamedSharding(xy, P("x", "y")));
+        for (Object[] c : new Object[][] {{"P('y', 'x')", P("y", "x")}, {"P()", P()}}) {
+            System.out.println();
+            System.out.println("== seed 001: x + 1, then with_sharding_constraint(" + c[0] + ")");
+            Jitted f = Jit.jit(v -> v.add(1.0).withShardingConstraint((dev.shardlings.sharding.PartitionSpec) c[1]))
+                    .named("f");
+            ShardedArray out = f.call(xs).get(0);
+            System.out.println("output sharding: " + out.spec());
+            System.out.print(out.visualize());
+            System.out.println("communication:");
+            f.lower(xs).asText().lines().filter(l -> l.contains("all-") || l.contains("dynamic-slice"))
+                    .forEach(l -> System.out.println("  " + l.trim()));
+        }
+
+        System.out.println();
+        System.out.println("== seed 002: matmul_square, jit with out_shardings=P('X', None) (2 x 2 mesh, Auto axes)");
+        Mesh m = Mesh.makeMesh(new int[] {2, 2}, new String[] {"X", "Y"}, AxisType.AUTO, AxisType.AUTO);
+        ShardedArray in = ShardedArray.zeros(new NamedSharding(m, P("X", "Y")), DType.FLOAT32, 8, 2048);
+        ShardedArray wt = ShardedArray.zeros(new NamedSharding(m, P("Y", null)), DType.FLOAT32, 2048, 8192);
+        Compiled c = Jit.jit((a, b) -> a.square().matmul(b)).named("matmul_square").outShardings(P("X", null))
+                .lower(in, wt);
+        System.out.println(c.jaxpr());
+        System.out.print(c.asText());
+        System.out.println(c.costAnalysis());
+
+        System.out.println();
+        System.out.println("== the same program on Explicit axes (jax.make_mesh's default in JAX 0.10.2)");
+        Mesh e = Mesh.makeMesh(new int[] {2, 2}, "X", "Y");
+        ShardedArray ie = ShardedArray.zeros(new NamedSharding(e, P("X", "Y")), DType.FLOAT32, 8, 2048);
+        ShardedArray we = ShardedArray.zeros(new NamedSharding(e, P("Y", null)), DType.FLOAT32, 2048, 8192);
+        System.out.println("In: " + ie.type() + ", W: " + we.type());
+        try {
+            Jit.jit((a, b) -> a.square().matmul(b)).lower(ie, we);
+        } catch (ShardingTypeError err) {
+            System.out.println("ShardingTypeError: " + err.getMessage());
+        }
+        Compiled fixed = Jit.jit((a, b) -> a.square().matmul(b, P("X", null))).named("matmul_square").lower(ie, we);
+        System.out.println("with out_sharding=P('X', None): " + fixed.jaxpr().outputs().get(0).type());
+        fixed.asText().lines().filter(l -> l.contains("all-")).forEach(l -> System.out.println("  " + l.trim()));
+    }
+}
