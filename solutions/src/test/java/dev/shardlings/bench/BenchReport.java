@@ -107,6 +107,27 @@ public final class BenchReport {
             }
         }
 
+        // jit: tracing and partitioning, the cache, and a jitted program against the shardMap of the same work.
+        if (!results(jmh, "JitBench.traceAndPartitionMlp").isEmpty()) {
+            double cold = results(jmh, "JitBench.traceAndPartitionMlp").stream().mapToDouble(BenchReport::micros)
+                    .findFirst().orElse(Double.NaN);
+            double hit = results(jmh, "JitBench.cacheHitMlp").stream().mapToDouble(BenchReport::micros)
+                    .findFirst().orElse(Double.NaN);
+            double jitted = results(jmh, "JitBench.jittedElementwise").stream().mapToDouble(BenchReport::micros)
+                    .findFirst().orElse(Double.NaN);
+            double manual = results(jmh, "JitBench.shardMapElementwise").stream().mapToDouble(BenchReport::micros)
+                    .findFirst().orElse(Double.NaN);
+            md.append("\n## jit (8 devices, Auto axes)\n\n| figure | µs | reference, same run |\n|---|---:|---|\n")
+                    .append(row("trace + partition the MLP forward and loss, cold", f1(cold), "—"))
+                    .append(row("cache hit of the same signature", f1(hit), "—"))
+                    .append(row("jitted 2·x + 1 on f32[8192]", f1(jitted), f2(jitted / manual)
+                            + "× the shardMap of the same work (" + f1(manual) + " µs)"));
+            verdicts.add(verdict("jit trace + partition of the MLP ≤ 20 ms cold", cold <= 20_000, f1(cold) + " µs"));
+            verdicts.add(verdict("jit cache hit ≤ 50 µs", hit <= 50, f1(hit) + " µs"));
+            verdicts.add(verdict("jitted elementwise ≤ 2× its shardMap", jitted <= 2 * manual,
+                    f2(jitted / manual) + "×"));
+        }
+
         // All-gather against System.arraycopy.
         if (!results(jmh, "AllGatherBench.allGather").isEmpty()) {
             md.append("\n## All-gather of 64 MB\n\nEvery device receives the whole array: devices × 64 MiB written"
