@@ -58,7 +58,7 @@ public record Concatenate(int dimension) implements Primitive {
         List<List<String>> first = operands.get(0).dims();
         if (!operands.stream().allMatch(t -> t.dims().equals(first))) {
             throw new ShardingTypeError("All operands should have the same sharding. Got shardings "
-                    + operands.stream().map(t -> "NamedSharding(mesh=" + mesh + ", spec=" + t.spec() + ")")
+                    + operands.stream().map(t -> "NamedSharding(mesh=" + Specs.abstractMesh(mesh) + ", spec=" + t.spec() + ")")
                     .collect(Collectors.joining(", ")));
         }
         return first;

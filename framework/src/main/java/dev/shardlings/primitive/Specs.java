@@ -94,6 +94,22 @@ final class Specs {
         return e.size() == 1 ? e.get(0) : entry(e);
     }
 
+    /**
+     * The mesh as JAX prints the abstract mesh of a type:
+     * {@code AbstractMesh('X': 4, 'Y': 2, axis_types=(Explicit, Explicit), device_kind=cpu, num_cores=None,
+     * platform=cpu)}.
+     */
+    static String abstractMesh(Mesh mesh) {
+        StringBuilder sb = new StringBuilder("AbstractMesh(");
+        for (int i = 0; i < mesh.rank(); i++) {
+            sb.append('\'').append(mesh.axisNames().get(i)).append("': ").append(mesh.axisSizes().get(i)).append(", ");
+        }
+        String types = mesh.axisTypes().stream().map(AxisType::jaxName).collect(Collectors.joining(", "));
+        String platform = mesh.devices().get(0).platform();
+        return sb.append("axis_types=(").append(types).append(mesh.rank() == 1 ? ",)" : ")").append(", device_kind=")
+                .append(platform).append(", num_cores=None, platform=").append(platform).append(')').toString();
+    }
+
     /** Python's tuple of ints: {@code (2, 4, 4)}, {@code (32,)}. */
     static String ints(List<Integer> xs) {
         String body = xs.stream().map(String::valueOf).collect(Collectors.joining(", "));
