@@ -16,6 +16,7 @@ import dev.shardlings.spmd.ShardMap;
 import dev.shardlings.spmd.ShardedArray;
 import dev.shardlings.trace.Collective;
 import dev.shardlings.trace.DeviceTrace;
+import dev.shardlings.trace.Origin;
 import dev.shardlings.trace.ShardMapTrace;
 import dev.shardlings.trace.Trace;
 import dev.shardlings.trace.TraceEvent;
@@ -59,8 +60,8 @@ class NullArgumentsTest {
             NamedSharding.Index.class, PartitionSpec.class, PartitionSpec.AxisTuple.class, ShardingVisualizer.class,
             ShardedArray.class, ShardedArray.Shard.class, ShardMap.class, ShardMap.Unary.class, ShardMap.Binary.class,
             Collectives.class, PRNG.class, PRNG.Key.class, Collective.class, DeviceTrace.class, ShardMapTrace.class,
-            Trace.class, TraceEvent.class, TraceEvent.CollectiveEvent.class, TraceEvent.MatmulEvent.class,
-            TraceEvent.LocalOpEvent.class, Tracing.class, Tracing.Traced.class);
+            Origin.class, Trace.class, TraceEvent.class, TraceEvent.CollectiveEvent.class,
+            TraceEvent.MatmulEvent.class, TraceEvent.LocalOpEvent.class, Tracing.class, Tracing.Traced.class);
 
     /**
      * Arguments for which null means something, by "Class.method(parameter)": each with the reason. Nothing else
@@ -81,6 +82,7 @@ class NullArgumentsTest {
     static final Map<String, String> SKIPPED = Map.of(
             "Tracing.report", "refuses every caller but ShardMap (IllegalCallerException) before looking at its argument",
             "Collective.valueOf", "the enum's own valueOf (the JDK's NullPointerException: \"Name is null\")",
+            "Origin.valueOf", "the enum's own valueOf (the JDK's NullPointerException: \"Name is null\")",
             "AxisType.valueOf", "the enum's own valueOf (the JDK's NullPointerException: \"Name is null\")");
 
     static final Mesh MESH = Mesh.makeMesh(new int[]{4}, "i");
@@ -121,6 +123,7 @@ class NullArgumentsTest {
         byClass.put(NDArray.class, () -> X);
         byClass.put(DType.class, () -> DType.INT32);
         byClass.put(AxisType.class, () -> AxisType.EXPLICIT);
+        byClass.put(Origin.class, () -> Origin.SHARD_MAP);
         byClass.put(dev.shardlings.primitive.DotGeneral.class, () -> dev.shardlings.primitive.DotGeneral.matmul(P()));
         byClass.put(AxisType[].class, () -> new AxisType[]{AxisType.EXPLICIT});
         byClass.put(Mesh.class, () -> MESH);

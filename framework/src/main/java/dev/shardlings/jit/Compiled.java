@@ -90,6 +90,6 @@ public final class Compiled {
                     : ShardedArray.devicePut((NDArray) c, mesh, inSpecs.get(args.size() + k)));
         }
         return program.run(mesh, all, inSpecs, outputs,
-                outShardings.stream().map(NamedSharding::spec).toList(), name);
+                outShardings.stream().map(NamedSharding::spec).toList(), "jit_" + name, dev.shardlings.trace.Origin.JIT);
     }
 }

@@ -6,6 +6,7 @@ import dev.shardlings.primitive.Partitioning;
 import dev.shardlings.primitive.Primitive;
 import dev.shardlings.sharding.Mesh;
 import dev.shardlings.sharding.PartitionSpec;
+import dev.shardlings.trace.Origin;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -172,10 +173,11 @@ public record DeviceProgram(List<Instruction> instructions, int registers) {
      * @param inSpecs  the arguments' layouts
      * @param outputs  the registers returned
      * @param outSpecs their layouts
-     * @param name     the shardMap's name in the trace
+     * @param name     the program's name in the trace
+     * @param origin   what the trace records as its author ({@link Origin#JIT} or {@link Origin#GLOBAL_OP})
      */
     public List<ShardedArray> run(Mesh mesh, List<ShardedArray> args, List<PartitionSpec> inSpecs,
-                                  List<Integer> outputs, List<PartitionSpec> outSpecs, String name) {
+                                  List<Integer> outputs, List<PartitionSpec> outSpecs, String name, Origin origin) {
         ShardMap.DeviceFunction body = blocks -> {
             NDArray[] reg = new NDArray[registers];
             for (int k = 0; k < blocks.size(); k++) {
@@ -195,6 +197,7 @@ public record DeviceProgram(List<Instruction> instructions, int registers) {
             outputs.forEach(i -> out.add(reg[i]));
             return out;
         };
-        return ShardMap.shardMap(body, mesh, inSpecs, outSpecs).checkVma(false).named(name).call(args);
+        return ShardMap.shardMap(body, mesh, inSpecs, outSpecs).checkVma(false).named(name)
+                .origin(Objects.requireNonNull(origin, "origin")).call(args);
     }
 }

@@ -7,6 +7,7 @@ import dev.shardlings.array.OpObservers;
 import dev.shardlings.sharding.Mesh;
 import dev.shardlings.sharding.PartitionSpec;
 import dev.shardlings.trace.DeviceTrace;
+import dev.shardlings.trace.Origin;
 import dev.shardlings.trace.ShardMapTrace;
 import dev.shardlings.trace.Tracing;
 
@@ -109,15 +110,28 @@ public final class ShardMap {
     private final Duration timeout;
     /** Axis groups by axes, shared by this map's calls and copies (a mesh's groups never change). */
     private final Map<List<String>, AxisGroups> groups;
+    /** Who wrote the per-device program: a hand-written shardMap, or the framework for jit / a global-view op. */
+    private final Origin origin;
 
     private ShardMap(DeviceFunction fn, BlockLayout layout, boolean checkVma, String name, Duration timeout,
                      Map<List<String>, AxisGroups> groups) {
+        this(fn, layout, checkVma, name, timeout, groups, Origin.SHARD_MAP);
+    }
+
+    private ShardMap(DeviceFunction fn, BlockLayout layout, boolean checkVma, String name, Duration timeout,
+                     Map<List<String>, AxisGroups> groups, Origin origin) {
         this.fn = fn;
         this.layout = layout;
         this.checkVma = checkVma;
         this.name = name;
         this.timeout = timeout;
         this.groups = groups;
+        this.origin = origin;
+    }
+
+    /** A copy recorded in the trace as run by {@code origin} (the framework's own programs). */
+    ShardMap origin(Origin o) {
+        return new ShardMap(fn, layout, checkVma, name, timeout, groups, o);
     }
 
     /**
@@ -190,7 +204,7 @@ public final class ShardMap {
 
     /** A copy with JAX's {@code check_vma} switched on or off (on by default). */
     public ShardMap checkVma(boolean on) {
-        return new ShardMap(fn, layout, on, name, timeout, groups);
+        return new ShardMap(fn, layout, on, name, timeout, groups, origin);
     }
 
     /**
@@ -202,7 +216,7 @@ public final class ShardMap {
      */
     public ShardMap named(String functionName) {
         return new ShardMap(fn, layout, checkVma, Objects.requireNonNull(functionName, "functionName"), timeout,
-                groups);
+                groups, origin);
     }
 
     /**
@@ -217,7 +231,7 @@ public final class ShardMap {
         if (limit.isNegative() || limit.isZero()) {
             throw new IllegalArgumentException("collective timeout must be a positive duration, got " + limit);
         }
-        return new ShardMap(fn, layout, checkVma, name, limit, groups);
+        return new ShardMap(fn, layout, checkVma, name, limit, groups, origin);
     }
 
     /**
@@ -306,7 +320,7 @@ public final class ShardMap {
         if (tracing) {
             List<DeviceTrace> traces = Arrays.stream(run.contexts()).map(DeviceContext::toTrace).toList();
             // Reported from here: Tracing accepts reports from this class only.
-            Tracing.report(new ShardMapTrace(name, layout.mesh, layout.inSpecs, layout.outSpecs, traces));
+            Tracing.report(new ShardMapTrace(name, layout.mesh, layout.inSpecs, layout.outSpecs, traces, origin));
         }
         return result;
     }

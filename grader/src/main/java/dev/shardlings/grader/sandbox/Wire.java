@@ -514,6 +514,9 @@ public final class Wire {
         for (Device dev : devices) {
             out.writeInt(dev.id());
         }
+        for (dev.shardlings.sharding.AxisType t : m.axisTypes()) {
+            out.writeByte(t.ordinal());
+        }
     }
 
     private static Mesh readMesh(DataInputStream in) throws IOException {
@@ -540,13 +543,27 @@ public final class Wire {
             ids[i] = in.readInt();
             identity &= ids[i] == i;
         }
+        dev.shardlings.sharding.AxisType[] types = new dev.shardlings.sharding.AxisType[axes];
+        dev.shardlings.sharding.AxisType[] all = dev.shardlings.sharding.AxisType.values();
+        for (int a = 0; a < axes; a++) {
+            int t = in.readUnsignedByte();
+            if (t >= all.length) {
+                throw new ProtocolException("axis type " + t);
+            }
+            types[a] = all[t];
+        }
         String key = platform + java.util.Arrays.toString(names) + java.util.Arrays.toString(sizes)
-                + java.util.Arrays.toString(ids);
+                + java.util.Arrays.toString(ids) + java.util.Arrays.toString(types);
         if (in instanceof In b && b.meshes.containsKey(key)) {
             return b.meshes.get(key);
         }
         charge(in, (long) DEVICE_COST * n);
         Mesh mesh = buildMesh(platform, names, sizes, ids, identity, n, total);
+        try {
+            mesh = mesh.withAxisTypes(types);
+        } catch (RuntimeException e) {
+            throw new ProtocolException("a mesh that does not hold: " + e.getMessage());
+        }
         if (in instanceof In b) {
             b.meshes.put(key, mesh);
         }
@@ -594,6 +611,7 @@ public final class Wire {
         out.writeInt(t.shardMaps().size());
         for (ShardMapTrace s : t.shardMaps()) {
             writeString(out, s.functionName());
+            out.writeByte(s.origin().ordinal());
             writeMesh(out, s.mesh());
             out.writeInt(s.inSpecs().size());
             for (PartitionSpec p : s.inSpecs()) {
@@ -622,6 +640,11 @@ public final class Wire {
         List<ShardMapTrace> maps = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             String name = readString(in);
+            int o = in.readUnsignedByte();
+            if (o >= dev.shardlings.trace.Origin.values().length) {
+                throw new ProtocolException("trace origin " + o);
+            }
+            dev.shardlings.trace.Origin origin = dev.shardlings.trace.Origin.values()[o];
             Mesh mesh = readMesh(in);
             List<PartitionSpec> ins = new ArrayList<>();
             for (int k = readCount(in, 4096); k > 0; k--) {
@@ -636,7 +659,7 @@ public final class Wire {
                 devs.add(new DeviceTrace(in.readInt(), readIntList(in, MAX_RANK), readEvents(in), in.readLong(),
                         in.readLong()));
             }
-            maps.add(new ShardMapTrace(name, mesh, ins, outs, devs));
+            maps.add(new ShardMapTrace(name, mesh, ins, outs, devs, origin));
         }
         return new Trace(maps, readEvents(in), in.readLong());
     }
