@@ -4,6 +4,7 @@ package dev.shardlings.course;
 import dev.shardlings.ExerciseNotDone;
 import dev.shardlings.array.KeepDims;
 import dev.shardlings.array.NDArray;
+import dev.shardlings.jit.Jit;
 import dev.shardlings.sharding.Mesh;
 import dev.shardlings.spmd.ShardedArray;
 
@@ -42,17 +43,19 @@ public final class Problem1 {
     }
 
     /**
-     * Part 1.1b — the same per-shard means in global view, on the whole array.
+     * Part 1.1b — the same per-shard means, compiled with jit.
      *
-     * <p>Input: the whole A f32[S, D] as one NDArray, and the mesh (for the sizes of axes "X" and "Y").
-     * Output: f32[X, Y], out[i, j] = mean of the block that device (i, j) would hold. Use reshapes and a mean over
-     * axes, as a compiler would see it — no shardMap here.
+     * <p>Input: A f32[S_X, D_Y] laid out {@code P("X", "Y")} on a mesh whose axes are Auto (the compiler chooses the
+     * layouts of intermediate values). Output: f32[X, Y] laid out {@code P("X", "Y")}, out[i, j] = the mean of the
+     * block on device (i, j). Write the program on the whole array (ShardedArray's reshape and mean) inside
+     * {@code Jit.jit(...)} with {@code outShardings(P("X", "Y"))}, and call it on A — no shardMap here.
      *
-     * <p>Graded: values (float tolerance); no shardMap call and no collectives.
-     * Docs: docs/problem-1.md#part-11b-per-shard-mean-in-global-view
+     * <p>Graded: values (float tolerance) and layout; compiled by jit, with no hand-written shardMap; the compiled
+     * program has no collective.
+     * Docs: docs/problem-1.md#part-11b-per-shard-mean-with-jit
      */
-    public static NDArray perShardMeanGlobal(NDArray a, Mesh mesh) {
-        // TODO(1.1b): reshape to (X, S/X, Y, D/Y) and take the mean over the right axes.
+    public static ShardedArray perShardMeanGlobal(ShardedArray a) {
+        // TODO(1.1b): jit a reshape to (X, S/X, Y, D/Y) and a mean over the right axes, out sharding P("X", "Y").
         throw new ExerciseNotDone("1.1b");
     }
 
@@ -74,17 +77,19 @@ public final class Problem1 {
     }
 
     /**
-     * Part 1.2b — roll within shards in global view.
+     * Part 1.2b — roll within shards, compiled with jit.
      *
-     * <p>Input: the whole A f32[S, D], the mesh, and the shift. Output: f32[S, D], equal to what 1.2a gathers:
-     * inside each group of S/X rows, roll(rows, shift, axis 0) − rows. Use a reshape so that a plain roll cannot
-     * cross a shard boundary — no shardMap here.
+     * <p>Input: A f32[S_X, D_Y] laid out {@code P("X", "Y")} on a mesh whose axes are Auto, and the shift. Output:
+     * f32[S_X, D_Y] laid out {@code P("X", "Y")}, equal to 1.2a's: inside each group of S/X rows,
+     * roll(rows, shift, axis 0) − rows. A roll of the whole array along axis 0 moves rows across shards, and the
+     * compiler must communicate to do it; reshape so that the roll runs along a dimension no device splits.
      *
-     * <p>Graded: values; no shardMap call and no collectives.
-     * Docs: docs/problem-1.md#part-12b-roll-within-shards-in-global-view
+     * <p>Graded: values (exact) and layout; compiled by jit, with no hand-written shardMap; the compiled program has
+     * no collective.
+     * Docs: docs/problem-1.md#part-12b-roll-within-shards-with-jit
      */
-    public static NDArray rollWithinShardsGlobal(NDArray a, Mesh mesh, int shift) {
-        // TODO(1.2b): reshape to (X, S/X, D), roll along axis 1, reshape back, subtract.
+    public static ShardedArray rollWithinShardsGlobal(ShardedArray a, int shift) {
+        // TODO(1.2b): jit a reshape to (X, S/X, D), a roll along axis 1, a reshape back and a subtraction.
         throw new ExerciseNotDone("1.2b");
     }
 }

@@ -126,20 +126,23 @@ public record DeviceProgram(List<Instruction> instructions, int registers) {
             bytes += localOut.size() * localOut.dtype().byteSize();
             instructions.add(new Apply(plan.local(), local, r, localOut, plan.local().flops(localIn, localOut),
                     bytes));
-            List<List<String>> dims = plan.resultDims();
-            if (!plan.reduceAxes().isEmpty()) {
+            // Partial results over axes of size 1 are already complete: no collective for a group of one device.
+            List<List<String>> dims = Relayout.withoutTrivialAxes(plan.resultDims(), mesh);
+            List<List<String>> outDims = Relayout.withoutTrivialAxes(out.dims(), mesh);
+            List<String> reduceAxes = plan.reduceAxes().stream().filter(a -> mesh.axisSize(a) > 1).toList();
+            if (!reduceAxes.isEmpty()) {
                 Step reduce = null;
                 for (int d = 0; d < dims.size() && reduce == null; d++) {
-                    if (dims.get(d).isEmpty() && out.dims().get(d).equals(plan.reduceAxes())
+                    if (dims.get(d).isEmpty() && outDims.get(d).equals(reduceAxes)
                             && plan.reduceOp() == dev.shardlings.primitive.Reduce.Op.SUM) {
-                        reduce = new Step.ReduceScatter(plan.reduceAxes(), d);
+                        reduce = new Step.ReduceScatter(reduceAxes, d);
                         List<List<String>> next = new ArrayList<>(dims);
-                        next.set(d, plan.reduceAxes());
+                        next.set(d, reduceAxes);
                         dims = next;
                     }
                 }
                 if (reduce == null) {
-                    reduce = new Step.AllReduce(plan.reduceAxes(), plan.reduceOp());
+                    reduce = new Step.AllReduce(reduceAxes, plan.reduceOp());
                 }
                 int reduced = register();
                 instructions.add(new Move(List.of(reduce), r, reduced));

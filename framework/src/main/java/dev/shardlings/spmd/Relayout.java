@@ -27,6 +27,9 @@ public final class Relayout {
      */
     public static List<Step> plan(List<List<String>> from, List<List<String>> to, Mesh mesh) {
         java.util.Objects.requireNonNull(mesh, "mesh");
+        // An axis of size 1 splits nothing: it never needs to move (XLA drops such single-device collectives).
+        from = withoutTrivialAxes(from, mesh);
+        to = withoutTrivialAxes(to, mesh);
         if (from.equals(to)) {
             return List.of();
         }
@@ -77,6 +80,15 @@ public final class Relayout {
             }
         }
         return List.copyOf(steps);
+    }
+
+    /** The layout without the mesh axes of size 1. */
+    static List<List<String>> withoutTrivialAxes(List<List<String>> dims, Mesh mesh) {
+        List<List<String>> out = new ArrayList<>(dims.size());
+        for (List<String> e : dims) {
+            out.add(e.stream().filter(a -> mesh.axisSize(a) > 1).toList());
+        }
+        return out;
     }
 
     /** Runs steps on this device's block (inside a shardMap body). */

@@ -14,6 +14,8 @@ public enum Check {
     USES_SHARD_MAP,
     /** The code ran no shardMap (a global-view part). */
     NO_SHARD_MAP,
+    /** The work ran in a program compiled by jit, and no shardMap was written by hand. */
+    USES_JIT,
     /** No collective at all. */
     NO_COLLECTIVES,
     /** Which collectives, over which axes, how many and in which order. */

@@ -243,6 +243,64 @@ public final class Checks {
         }
     }
 
+    /**
+     * The work ran in at least one program compiled by {@code jit}, and the code wrote no shardMap of its own
+     * (the compiler, not the student, decides what each device does).
+     */
+    public static void compiledByJit(CaseRun<?> run) {
+        CheckLog.ran(Check.USES_JIT);
+        List<dev.shardlings.trace.ShardMapTrace> maps = run.trace().shardMaps();
+        if (maps.stream().anyMatch(m -> m.origin() == dev.shardlings.trace.Origin.SHARD_MAP)) {
+            throw run.report("writes a shardMap")
+                    .paragraph("This part asks the compiler to partition the program: write it on whole arrays"
+                            + " (ShardedArray's sin, add, reshape, roll, mean, …) inside Jit.jit(...), and let jit"
+                            + " decide what each device computes. A hand-written shardMap is Problem 1's other half.")
+                    .noHint()
+                    .failure(GradingFailure.Kind.STRUCTURE, "uses shardMap in a jit part");
+        }
+        if (maps.stream().noneMatch(m -> m.origin() == dev.shardlings.trace.Origin.JIT)) {
+            throw run.report("never calls a jitted function")
+                    .paragraph("The result is not from a program compiled by jit. Wrap the computation:"
+                            + " Jit.jit(x -> …).outShardings(P(\"X\", \"Y\")).call(a).get(0).")
+                    .noHint()
+                    .failure(GradingFailure.Kind.STRUCTURE, "does not use jit");
+        }
+    }
+
+    /**
+     * No collective in any compiled program: the layout the compiler chose lets every device work on its own
+     * block. The report lists what the compiler inserted, per program, as device 0 ran it.
+     *
+     * @param advice what usually causes the communication in this part, and how to avoid it
+     */
+    public static void compiledWithoutCommunication(CaseRun<?> run, String advice) {
+        CheckLog.ran(Check.NO_COLLECTIVES);
+        List<TraceEvent.CollectiveEvent> cs = run.trace().collectives();
+        if (cs.isEmpty()) {
+            return;
+        }
+        StringBuilder list = new StringBuilder();
+        for (dev.shardlings.trace.ShardMapTrace m : run.trace().shardMaps()) {
+            if (m.devices().isEmpty() || m.devices().get(0).collectives().isEmpty()) {
+                continue;
+            }
+            list.append("  in ").append(m.functionName()).append(" (").append(m.origin() == dev.shardlings.trace
+                    .Origin.JIT ? "compiled by jit" : "an eager operation").append("), device ")
+                    .append(m.devices().get(0).deviceId()).append(" runs:\n");
+            for (TraceEvent.CollectiveEvent c : m.devices().get(0).collectives()) {
+                list.append("    ").append(c.describe()).append('\n');
+            }
+        }
+        throw run.report("the compiled program communicates")
+                .paragraph("To run this program the compiler had to move data between devices — the program it"
+                        + " built contains collectives:")
+                .lines(list.toString())
+                .lines(advice)
+                .noHint()
+                .failure(GradingFailure.Kind.STRUCTURE, "the compiled program contains "
+                        + cs.get(0).kind().jaxName() + " but needs no communication");
+    }
+
     /** The code ran at least one shardMap. */
     public static void usesShardMap(CaseRun<?> run) {
         CheckLog.ran(Check.USES_SHARD_MAP);

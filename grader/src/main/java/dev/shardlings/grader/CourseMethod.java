@@ -37,9 +37,9 @@ public enum CourseMethod {
     FOLD_KEY_OVER_AXIS("Chapter0", "foldKeyOverAxis", ShardedArray.class, NDArray.class, Mesh.class),
 
     PER_SHARD_MEAN("Problem1", "perShardMean", ShardedArray.class, ShardedArray.class),
-    PER_SHARD_MEAN_GLOBAL("Problem1", "perShardMeanGlobal", NDArray.class, NDArray.class, Mesh.class),
+    PER_SHARD_MEAN_GLOBAL("Problem1", "perShardMeanGlobal", ShardedArray.class, ShardedArray.class),
     ROLL_WITHIN_SHARDS("Problem1", "rollWithinShards", ShardedArray.class, ShardedArray.class, int.class),
-    ROLL_WITHIN_SHARDS_GLOBAL("Problem1", "rollWithinShardsGlobal", NDArray.class, NDArray.class, Mesh.class,
+    ROLL_WITHIN_SHARDS_GLOBAL("Problem1", "rollWithinShardsGlobal", ShardedArray.class, ShardedArray.class,
             int.class),
 
     MOE_LOCAL("Problem2", "moeLocal", NDArray.class, NDArray.class, NDArray.class, NDArray.class),

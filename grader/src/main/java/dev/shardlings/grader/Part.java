@@ -69,10 +69,11 @@ public enum Part {
             "docs/problem-1.md#part-11a-per-shard-mean-with-shardmap",
             "reduce each block to shape (1, 1) with mean(true) so that out spec P(\"X\", \"Y\") assembles an [X, Y] array."),
     /** Part 1.1b. */
-    P1_1B("1.1b", "per-shard mean in global view", 2,
+    P1_1B("1.1b", "per-shard mean with jit", 2,
             List.of(CourseMethod.PER_SHARD_MEAN_GLOBAL),
-            "docs/problem-1.md#part-11b-per-shard-mean-in-global-view",
-            "reshape [S, D] to [X, S/X, Y, D/Y]: axes 0 and 2 pick the shard, axes 1 and 3 run inside it."),
+            "docs/problem-1.md#part-11b-per-shard-mean-with-jit",
+            "inside Jit.jit reshape [S, D] to [X, S/X, Y, D/Y]: axes 0 and 2 pick the shard, axes 1 and 3 run inside"
+                    + " it, so mean(1, 3) never crosses a device; outShardings(P(\"X\", \"Y\"))."),
     /** Part 1.2a. */
     P1_2A("1.2a", "roll within shards with shardMap", 3,
             List.of(CourseMethod.ROLL_WITHIN_SHARDS),
@@ -80,11 +81,11 @@ public enum Part {
             "inside shardMap each device sees only its block, so roll(block, shift, 0) can never cross a shard"
                     + " boundary; subtract the block afterwards."),
     /** Part 1.2b. */
-    P1_2B("1.2b", "roll within shards in global view", 3,
+    P1_2B("1.2b", "roll within shards with jit", 3,
             List.of(CourseMethod.ROLL_WITHIN_SHARDS_GLOBAL),
-            "docs/problem-1.md#part-12b-roll-within-shards-in-global-view",
-            "reshape [S, D] to [X, S/X, D] and roll along axis 1: a roll along the whole axis 0 would move rows"
-                    + " across shard boundaries."),
+            "docs/problem-1.md#part-12b-roll-within-shards-with-jit",
+            "inside Jit.jit reshape [S, D] to [X, S/X, D] and roll along axis 1: a roll along the whole axis 0 would"
+                    + " move rows across shard boundaries, and the compiler would have to communicate."),
     /** Part 2.1. */
     P2_1("2.1", "mixture of experts, local", 3,
             List.of(CourseMethod.MOE_LOCAL),

@@ -120,10 +120,12 @@ public final class Requirements {
                     req(CourseMethod.PER_SHARD_MEAN, "the whole array is never gathered on the host",
                             Check.HOST_MEMORY));
             case P1_1B -> List.of(
-                    req(CourseMethod.PER_SHARD_MEAN_GLOBAL, "values (float tolerance)",
-                            Check.VALUES),
-                    req(CourseMethod.PER_SHARD_MEAN_GLOBAL, "no shardMap call and no collectives",
-                            Check.NO_SHARD_MAP));
+                    req(CourseMethod.PER_SHARD_MEAN_GLOBAL, "values (float tolerance) and layout",
+                            Check.VALUES, Check.LAYOUT),
+                    req(CourseMethod.PER_SHARD_MEAN_GLOBAL, "compiled by jit, with no hand-written shardMap",
+                            Check.USES_JIT),
+                    req(CourseMethod.PER_SHARD_MEAN_GLOBAL, "the compiled program has no collective",
+                            Check.NO_COLLECTIVES));
             case P1_2A -> List.of(
                     req(CourseMethod.ROLL_WITHIN_SHARDS, "values against the definition applied to each block of the whole array, and "
                             + "layout",
@@ -137,10 +139,12 @@ public final class Requirements {
                     req(CourseMethod.ROLL_WITHIN_SHARDS, "the whole array is never gathered on the host",
                             Check.HOST_MEMORY));
             case P1_2B -> List.of(
-                    req(CourseMethod.ROLL_WITHIN_SHARDS_GLOBAL, "values",
-                            Check.VALUES),
-                    req(CourseMethod.ROLL_WITHIN_SHARDS_GLOBAL, "no shardMap call and no collectives",
-                            Check.NO_SHARD_MAP));
+                    req(CourseMethod.ROLL_WITHIN_SHARDS_GLOBAL, "values (exact) and layout",
+                            Check.VALUES, Check.LAYOUT),
+                    req(CourseMethod.ROLL_WITHIN_SHARDS_GLOBAL, "compiled by jit, with no hand-written shardMap",
+                            Check.USES_JIT),
+                    req(CourseMethod.ROLL_WITHIN_SHARDS_GLOBAL, "the compiled program has no collective",
+                            Check.NO_COLLECTIVES));
             case P2_1 -> List.of(
                     req(CourseMethod.MOE_LOCAL, "values (routings: uniform, all tokens to one expert, experts that get no token)",
                             Check.VALUES),

@@ -1,8 +1,7 @@
 package dev.shardlings.course;
 
 import dev.shardlings.array.KeepDims;
-import dev.shardlings.array.NDArray;
-import dev.shardlings.sharding.Mesh;
+import dev.shardlings.jit.Jit;
 import dev.shardlings.spmd.ShardedArray;
 
 import static dev.shardlings.sharding.PartitionSpec.P;
@@ -22,13 +21,17 @@ public final class Problem1 {
         return shardMap(block -> block.mean(KeepDims.KEEP), a.mesh(), P("X", "Y"), P("X", "Y")).apply(a);
     }
 
-    /** Part 1.1b: the same in global view: [S, D] → [X, S/X, Y, D/Y] → mean over axes 1 and 3 → [X, Y]. */
-    public static NDArray perShardMeanGlobal(NDArray a, Mesh mesh) {
-        int x = mesh.axisSize("X");
-        int y = mesh.axisSize("Y");
-        int s = a.shape(0);
-        int d = a.shape(1);
-        return a.reshape(x, s / x, y, d / y).mean(1, 3);
+    /**
+     * Part 1.1b: the same, compiled with jit (seed 002's {@code average}): [S_X, D_Y] → [X, S/X, Y, D/Y] keeps X on
+     * dimension 0 and Y on dimension 2, so the mean over dimensions 1 and 3 stays on each device.
+     */
+    public static ShardedArray perShardMeanGlobal(ShardedArray a) {
+        int x = a.mesh().axisSize("X");
+        int y = a.mesh().axisSize("Y");
+        int s = a.shape()[0];
+        int d = a.shape()[1];
+        return Jit.jit(v -> v.reshape(x, s / x, y, d / y).mean(1, 3)).named("average").outShardings(P("X", "Y"))
+                .call(a).get(0);
     }
 
     /** Part 1.2a: roll(block, shift, axis 0) − block on every device. */
@@ -36,12 +39,15 @@ public final class Problem1 {
         return shardMap(block -> block.roll(shift, 0).sub(block), a.mesh(), P("X", "Y"), P("X", "Y")).apply(a);
     }
 
-    /** Part 1.2b: [S, D] → [X, S/X, D], roll along axis 1 so rows never leave their shard, back to [S, D]. */
-    public static NDArray rollWithinShardsGlobal(NDArray a, Mesh mesh, int shift) {
-        int x = mesh.axisSize("X");
-        int s = a.shape(0);
-        int d = a.shape(1);
-        NDArray rolled = a.reshape(x, s / x, d).roll(shift, 1).reshape(s, d);
-        return rolled.sub(a);
+    /**
+     * Part 1.2b: compiled with jit (seed 002's {@code shift_jit}): [S_X, D_Y] → [X, S/X, D] puts the shards on their
+     * own dimension, the roll along dimension 1 never leaves a device, and reshaping back restores the layout.
+     */
+    public static ShardedArray rollWithinShardsGlobal(ShardedArray a, int shift) {
+        int x = a.mesh().axisSize("X");
+        int s = a.shape()[0];
+        int d = a.shape()[1];
+        return Jit.jit(v -> v.reshape(x, s / x, d).roll(shift, 1).reshape(s, d).sub(v)).named("shift_jit")
+                .outShardings(P("X", "Y")).call(a).get(0);
     }
 }

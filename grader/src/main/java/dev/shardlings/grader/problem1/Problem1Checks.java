@@ -8,6 +8,7 @@ import dev.shardlings.grader.Guard;
 import dev.shardlings.grader.Part;
 import dev.shardlings.grader.Reports;
 import dev.shardlings.grader.TraceRules;
+import dev.shardlings.sharding.AxisType;
 import dev.shardlings.sharding.Mesh;
 import dev.shardlings.sharding.NamedSharding;
 import dev.shardlings.sharding.PartitionSpec;
@@ -37,7 +38,7 @@ public final class Problem1Checks {
     /** Part 1.1b's signature. */
     @FunctionalInterface
     public interface PerShardMeanGlobal {
-        NDArray apply(NDArray a, Mesh mesh);
+        ShardedArray apply(ShardedArray a);
     }
 
     /** Part 1.2a's signature. */
@@ -49,7 +50,7 @@ public final class Problem1Checks {
     /** Part 1.2b's signature. */
     @FunctionalInterface
     public interface RollWithinShardsGlobal {
-        NDArray apply(NDArray a, Mesh mesh, int shift);
+        ShardedArray apply(ShardedArray a, int shift);
     }
 
     /**
@@ -98,16 +99,28 @@ public final class Problem1Checks {
                         + " the first row of the same shard, never to the next shard"));
     }
 
-    /** 1.1b: values equal the per-block means; no shardMap and so no collectives. */
+    /** The case's mesh with Auto axes: in the jit parts the compiler, not the types, chooses layouts. */
+    private static Mesh autoMesh(Problem1Case c) {
+        return c.mesh().withAxisTypes(AxisType.AUTO, AxisType.AUTO);
+    }
+
+    /**
+     * 1.1b: compiled by jit with no shardMap of its own; the compiled program has no collective; values equal the
+     * per-block means, laid out P('X', 'Y').
+     */
     public static void perShardMeanGlobal(PerShardMeanGlobal impl, Problem1Case c) {
-        Mesh mesh = c.mesh();
+        Mesh mesh = autoMesh(c);
         NDArray a = c.array();
+        ShardedArray sharded = ShardedArray.devicePut(a, mesh, XY);
         String text = c.describe(false);
-        CaseRun<NDArray> run = Guard.run(Part.P1_1B, text, () -> impl.apply(a, mesh));
+        CaseRun<ShardedArray> run = Guard.run(Part.P1_1B, text, () -> impl.apply(sharded));
+        Checks.compiledByJit(run);
+        Checks.compiledWithoutCommunication(run, "Each output element depends on one device's block only. Reshape"
+                + " [S, D] to [X, S/X, Y, D/Y]: X stays on dimension 0 and Y on dimension 2, so a mean over"
+                + " dimensions 1 and 3 runs inside every device.");
         NDArray expected = Problem1Oracles.perShardMean(a, c.x(), c.y());
-        Checks.wholeResult(run, Reports.inputs("Input A", a), expected, Tolerance.float32(8),
-                NamedSharding.of(mesh, XY), List.of());
-        Checks.noShardMap(run);
+        Checks.shardedResult(run, Reports.inputs("Input A", a), expected, XY, Tolerance.float32(8),
+                Reports.picture(sharded));
     }
 
     /**
@@ -127,15 +140,24 @@ public final class Problem1Checks {
         Checks.noHostGather(run, a.nbytes(), mesh.size());
     }
 
-    /** 1.2b: values equal roll-minus-self inside every group of S/X rows; no shardMap. */
+    /**
+     * 1.2b: compiled by jit with no shardMap of its own; the compiled program has no collective (a roll along the
+     * split axis 0 makes the compiler move rows between devices); values equal roll-minus-self inside every group
+     * of S/X rows, laid out P('X', 'Y').
+     */
     public static void rollWithinShardsGlobal(RollWithinShardsGlobal impl, Problem1Case c) {
-        Mesh mesh = c.mesh();
+        Mesh mesh = autoMesh(c);
         NDArray a = c.array();
+        ShardedArray sharded = ShardedArray.devicePut(a, mesh, XY);
         String text = c.describe(true);
-        CaseRun<NDArray> run = Guard.run(Part.P1_2B, text, () -> impl.apply(a, mesh, c.shift()));
+        CaseRun<ShardedArray> run = Guard.run(Part.P1_2B, text, () -> impl.apply(sharded, c.shift()));
+        Checks.compiledByJit(run);
+        Checks.compiledWithoutCommunication(run, "A roll along dimension 0, which X splits, moves rows from one"
+                + " device to another, so the compiler had to move them. Reshape A to [X, S/X, D] first: the roll then"
+                + " runs along dimension 1, which no device splits, and reshaping back gives every device its own"
+                + " rows again.");
         NDArray expected = Problem1Oracles.rollWithinShards(a, c.x(), c.shift());
-        Checks.wholeResult(run, Reports.inputs("Input A", a), expected, Tolerance.EXACT, NamedSharding.of(mesh, XY),
-                rollMistakes(a, c));
-        Checks.noShardMap(run);
+        Checks.shardedResult(run, Reports.inputs("Input A", a), expected, XY, Tolerance.EXACT,
+                Reports.picture(sharded), rollMistakes(a, c));
     }
 }

@@ -8,6 +8,7 @@ import dev.shardlings.grader.GradingFailure;
 import dev.shardlings.grader.GradingFailure.Kind;
 import dev.shardlings.grader.problem1.Problem1Case;
 import dev.shardlings.grader.problem1.Problem1Checks;
+import dev.shardlings.jit.Jit;
 import dev.shardlings.spmd.ShardedArray;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
@@ -35,13 +36,25 @@ class WrongImplementationsTest {
     }
 
     @Test
-    void rollAcrossShardBoundariesIsWrongValues() {
+    void rollOfTheWholeArrayInJitMakesTheCompilerCommunicate() {
         Problem1Case c = new Problem1Case(2, 1, 3, 2, 5, 1, DType.FLOAT32);
-        GradingFailure f = rejected(Kind.WRONG_VALUES, () -> Problem1Checks.rollWithinShardsGlobal(
-                (a, mesh, shift) -> a.roll(shift, 0).sub(a), c));
-        assertTrue(f.getMessage().contains("expected"), f.getMessage());
-        assertTrue(f.getMessage().contains("Hint:"), f.getMessage());
+        GradingFailure f = rejected(Kind.STRUCTURE, () -> Problem1Checks.rollWithinShardsGlobal(
+                (a, shift) -> Jit.jit(v -> v.roll(shift, 0).sub(v)).outShardings(P("X", "Y")).call(a).get(0), c));
+        assertTrue(f.getMessage().contains("the compiled program communicates"), f.getMessage());
+        assertTrue(f.getMessage().contains("all_gather over ('X',)"), "the report lists what the compiler inserted: "
+                + f.getMessage());
+        assertTrue(f.getMessage().contains("Reshape A to [X, S/X, D]"), f.getMessage());
         assertTrue(f.getMessage().contains("shift = 1"), "the report names the case: " + f.getMessage());
+    }
+
+    @Test
+    void eagerGlobalViewOperationsWithoutJitAreNotACompiledProgram() {
+        GradingFailure f = rejected(Kind.STRUCTURE, () -> Problem1Checks.perShardMeanGlobal(a -> {
+            int x = a.mesh().axisSize("X");
+            int y = a.mesh().axisSize("Y");
+            return a.reshape(x, a.shape()[0] / x, y, a.shape()[1] / y).mean(1, 3);
+        }, TWO_BY_TWO));
+        assertTrue(f.getMessage().contains("never calls a jitted function"), f.getMessage());
     }
 
     @Test
@@ -57,12 +70,25 @@ class WrongImplementationsTest {
     }
 
     @Test
-    void meanOverTheWrongAxesIsWrongValues() {
-        rejected(Kind.WRONG_VALUES, () -> Problem1Checks.perShardMeanGlobal((a, mesh) -> {
-            int x = mesh.axisSize("X");
-            int y = mesh.axisSize("Y");
-            return a.reshape(x, a.shape(0) / x, y, a.shape(1) / y).mean(0, 2);
+    void meanOverTheWrongAxesAveragesAcrossDevicesAndSoCommunicates() {
+        GradingFailure f = rejected(Kind.STRUCTURE, () -> Problem1Checks.perShardMeanGlobal(a -> {
+            int x = a.mesh().axisSize("X");
+            int y = a.mesh().axisSize("Y");
+            return Jit.jit(v -> v.reshape(x, a.shape()[0] / x, y, a.shape()[1] / y).mean(0, 2))
+                    .call(a).get(0);
         }, TWO_BY_TWO));
+        assertTrue(f.getMessage().contains("psum"), f.getMessage());
+    }
+
+    @Test
+    void averagingOnlyTheRowsIsTheWrongShape() {
+        // rows of each shard averaged, columns kept: [X, D] instead of [X, Y], with no communication
+        Problem1Case c = new Problem1Case(2, 1, 2, 4, 7, 1, DType.FLOAT32);
+        rejected(Kind.WRONG_SHAPE, () -> Problem1Checks.perShardMeanGlobal(a -> {
+            int x = a.mesh().axisSize("X");
+            return Jit.jit(v -> v.reshape(x, a.shape()[0] / x, a.shape()[1]).mean(1)).outShardings(P("X", null))
+                    .call(a).get(0);
+        }, c));
     }
 
     @Test
@@ -106,8 +132,9 @@ class WrongImplementationsTest {
 
     @Test
     void shardMapInAGlobalViewPartIsRejected() {
-        rejected(Kind.STRUCTURE, () -> Problem1Checks.rollWithinShardsGlobal((a, mesh, shift) ->
-                shardMap(b -> b.roll(shift, 0).sub(b), mesh, P("X", "Y"), P("X", "Y")).apply(a).gather(), TWO_BY_TWO));
+        GradingFailure f = rejected(Kind.STRUCTURE, () -> Problem1Checks.rollWithinShardsGlobal((a, shift) ->
+                shardMap(b -> b.roll(shift, 0).sub(b), a.mesh(), P("X", "Y"), P("X", "Y")).apply(a), TWO_BY_TWO));
+        assertTrue(f.getMessage().contains("writes a shardMap"), f.getMessage());
     }
 
     @Test
@@ -136,8 +163,10 @@ class WrongImplementationsTest {
 
     @Test
     void returningNullIsReported() {
-        GradingFailure f = rejected(Kind.WRONG_SHAPE, () -> Problem1Checks.perShardMeanGlobal((a, m) -> null,
-                TWO_BY_TWO));
+        GradingFailure f = rejected(Kind.WRONG_SHAPE, () -> Problem1Checks.perShardMeanGlobal(a -> {
+            Jit.jit(v -> v.sin()).call(a);
+            return null;
+        }, TWO_BY_TWO));
         assertTrue(f.reason().contains("null"), f.reason());
     }
 }
