@@ -66,6 +66,7 @@ public final class FakeSandbox {
                     d.writeInt(maps);
                     for (int m = 0; m < maps; m++) {
                         writeString(d, "f");
+                        d.writeByte(0); // origin: a shardMap
                         writeString(d, "cpu");
                         d.writeInt(12);
                         for (int a = 0; a < 12; a++) {
@@ -75,6 +76,9 @@ public final class FakeSandbox {
                         d.writeInt(4096);
                         for (int i = 0; i < 4096; i++) {
                             d.writeInt(i);
+                        }
+                        for (int a = 0; a < 12; a++) {
+                            d.writeByte(0); // axis type
                         }
                         d.writeInt(0);
                         d.writeInt(0);
