@@ -33,9 +33,12 @@ import java.util.stream.Collectors;
  *       sum contracted ones, reductions drop reduced dimensions, reshapes map split dimensions); an axis that would
  *       not divide its dimension is dropped (replicated).</li>
  *   <li>{@code with_sharding_constraint} and {@code outShardings} re-lay values out where they stand.</li>
+ *   <li>An all-reduce whose only reader keeps one slice of it over the same axes becomes a reduce-scatter
+ *       ({@link DeviceProgram#withReduceScatters}), as XLA's reduce-scatter creation does.</li>
  * </ul>
- * Propagation runs forward only: an out sharding or a constraint does not change the layouts chosen before it
- * (XLA also propagates backward, so its program can differ where that matters; values never differ).
+ * Propagation runs forward, plus one step backward: a value whose only use is an out sharding or a constraint is
+ * computed in that layout ({@link #wantedLayouts}). XLA propagates backward through whole chains, so its program
+ * can differ where that matters; values never differ.
  */
 final class Partitioner {
     private Partitioner() {
@@ -76,11 +79,12 @@ final class Partitioner {
             constants.add(l.getKey().value());
         }
         boolean explicit = mesh.allAxesExplicit();
+        Map<Var, List<List<String>>> backward = explicit ? Map.of() : wantedLayouts(jaxpr, mesh, outShardings);
         for (Equation e : jaxpr.equations()) {
             Primitive p = e.primitive();
             List<ArrayType> ins = e.inputs().stream().map(layout::get).toList();
             ArrayType type = e.output().type();
-            List<List<String>> dims = explicit ? type.dims()
+            List<List<String>> dims = explicit ? type.dims() : backward.containsKey(e.output()) ? backward.get(e.output())
                     : divisible(p.autoRule(ins, new Primitive.Shaped(type.dtype(), type.shape()), mesh), type, mesh);
             ArrayType out = new ArrayType(type.dtype(), type.shape(), dims, mesh);
             new NamedSharding(mesh, out.spec()).shardShape(out.shapeArray()); // JAX's text if it does not divide
@@ -107,7 +111,7 @@ final class Partitioner {
             outs.add(outShardings != null ? new NamedSharding(mesh, outShardings.get(k))
                     : new NamedSharding(mesh, Tracer.trimmed(new ArrayType(l.dtype(), l.shape(), dims, mesh).spec())));
         }
-        DeviceProgram program = b.build();
+        DeviceProgram program = b.build().withReduceScatters(outputs);
         List<int[]> argShapes = new ArrayList<>();
         List<ArrayType> argTypes = new ArrayList<>();
         for (Var v : jaxpr.inputs()) {
@@ -119,6 +123,53 @@ final class Partitioner {
         }
         Text text = new Text(name, mesh, program, argTypes, argShapes, outputs, outs);
         return new Compiled(name, jaxpr, mesh, program, inSpecs, constants, outputs, outs, text.render(), text.cost);
+    }
+
+    /**
+     * Backward propagation, one step: a value whose only use is to be returned under an out sharding, or to be
+     * constrained by {@code with_sharding_constraint}, is computed in that layout directly, so its primitive's
+     * partitioning sees the layout it must produce (a contraction then completes its partial sums with a
+     * reduce-scatter, or gathers, whichever moves fewer bytes, instead of all-reducing and slicing afterwards).
+     * Layouts that would not divide the value are left to forward propagation.
+     */
+    private static Map<Var, List<List<String>>> wantedLayouts(Jaxpr jaxpr, Mesh mesh,
+                                                               List<PartitionSpec> outShardings) {
+        Map<Atom, Integer> uses = new HashMap<>();
+        for (Equation e : jaxpr.equations()) {
+            e.inputs().forEach(a -> uses.merge(a, 1, Integer::sum));
+        }
+        jaxpr.outputs().forEach(a -> uses.merge(a, 1, Integer::sum));
+        Map<Var, List<List<String>>> out = new HashMap<>();
+        if (outShardings != null) {
+            for (int k = 0; k < jaxpr.outputs().size(); k++) {
+                if (jaxpr.outputs().get(k) instanceof Var v && uses.get(v) == 1) {
+                    put(out, v, outShardings.get(k), mesh);
+                }
+            }
+        }
+        for (Equation e : jaxpr.equations()) {
+            if (e.primitive() instanceof dev.shardlings.primitive.ShardingConstraint c
+                    && e.inputs().get(0) instanceof Var v && uses.get(v) == 1) {
+                put(out, v, c.spec(), mesh);
+            }
+        }
+        jaxpr.inputs().forEach(out::remove);
+        return out;
+    }
+
+    private static void put(Map<Var, List<List<String>>> out, Var v, PartitionSpec spec, Mesh mesh) {
+        ArrayType t = v.type();
+        if (spec.length() > t.rank()) {
+            return; // the out sharding's own check reports it
+        }
+        try {
+            spec.validate(mesh);
+            NamedSharding s = new NamedSharding(mesh, spec);
+            s.shardShape(t.shapeArray());
+            out.put(v, ArrayType.layoutOf(t.dtype(), t.shapeArray(), s).dims());
+        } catch (RuntimeException notApplicable) {
+            // left to forward propagation; the out sharding's own check reports what is wrong with it
+        }
     }
 
     private static ArrayType literalLayout(Literal l, Mesh mesh) {

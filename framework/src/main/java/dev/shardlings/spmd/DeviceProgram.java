@@ -170,6 +170,54 @@ public record DeviceProgram(List<Instruction> instructions, int registers) {
     }
 
     /**
+     * XLA's reduce-scatter creation: an all-reduce (sum) whose only reader keeps, as its first step, the device's
+     * slice of the sum over the same axes becomes one reduce-scatter. Each device then receives (n−1)/n of its
+     * block instead of 2(n−1)/n and the values are the same. This is what makes an out sharding that splits a
+     * contraction's result (C[I_X, K] from A[I, J_X] · B[J_X, K]) cost a reduce-scatter rather than an all-reduce.
+     *
+     * @param outputs the registers the program returns (an all-reduce whose result is returned is kept)
+     * @return this program with every such pair fused (this program itself when there is none)
+     */
+    public DeviceProgram withReduceScatters(List<Integer> outputs) {
+        int[] reads = new int[registers];
+        outputs.forEach(o -> reads[o]++);
+        for (Instruction ins : instructions) {
+            if (ins instanceof Apply a) {
+                a.inputs().forEach(i -> reads[i]++);
+            } else {
+                reads[((Move) ins).input()]++;
+            }
+        }
+        List<Instruction> out = new ArrayList<>(instructions);
+        boolean changed = false;
+        for (int i = 0; i < out.size(); i++) {
+            if (!(out.get(i) instanceof Move first) || reads[first.output()] != 1
+                    || !(first.steps().get(first.steps().size() - 1) instanceof Step.AllReduce r)
+                    || r.op() != dev.shardlings.primitive.Reduce.Op.SUM) {
+                continue;
+            }
+            for (int j = i + 1; j < out.size(); j++) {
+                if (out.get(j) instanceof Move second && second.input() == first.output()) {
+                    if (second.steps().get(0) instanceof Step.SliceLocal s && s.axes().equals(r.axes())) {
+                        List<Step> steps = new ArrayList<>(first.steps().subList(0, first.steps().size() - 1));
+                        steps.add(new Step.ReduceScatter(r.axes(), s.dim()));
+                        steps.addAll(second.steps().subList(1, second.steps().size()));
+                        out.set(j, new Move(steps, first.input(), second.output()));
+                        out.set(i, null);
+                        changed = true;
+                    }
+                    break;
+                }
+            }
+        }
+        if (!changed) {
+            return this;
+        }
+        out.removeIf(Objects::isNull);
+        return new DeviceProgram(out, registers);
+    }
+
+    /**
      * Runs the program on every device of the mesh as one shardMap.
      *
      * @param args     the arguments, laid out by inSpecs (re-laid out first if not)

@@ -152,6 +152,41 @@ class JitTest {
     }
 
     @Test
+    void anOutShardingThatSplitsAContractionsResultIsOneReduceScatter() {
+        // seed 000's case 3 with C[I_x, K] asked for: the out sharding reaches the dot (one step of backward
+        // propagation), whose partitioning then completes the partial sums with a reduce-scatter over x.
+        Mesh m = Mesh.ofDeviceIds(IDS4, new int[] {2, 2}, "x", "y");
+        NDArray a = data(8, 16);
+        NDArray b = data(16, 6);
+        Jitted mm = Jit.jit((p, q) -> p.matmul(q)).outShardings(P("x", null));
+        Compiled c = mm.lower(put(m, a, null, "x"), put(m, b, "x", null));
+        String text = c.asText();
+        assertTrue(text.contains("f32[4,6] reduce-scatter(") && text.contains("dimensions={0}, replica_groups={{0,2},"
+                + "{1,3}}"), text);
+        assertFalse(text.contains("all-reduce") || text.contains("all-gather") || text.contains("dynamic-slice"), text);
+        assertEquals(8L * 6 * 4 / 2, c.costAnalysis().bytesCommunicated(), "(n−1)/n of the [8, 6] partial product");
+        assertClose(a.matmul(b), mm.call(put(m, a, null, "x"), put(m, b, "x", null)).get(0));
+        // the same through a constraint inside the program
+        Compiled viaConstraint = Jit.jit((p, q) -> p.matmul(q).withShardingConstraint(P("x", null)))
+                .lower(put(m, a, null, "x"), put(m, b, "x", null));
+        assertTrue(viaConstraint.asText().contains("reduce-scatter(") && !viaConstraint.asText().contains("all-reduce"),
+                viaConstraint.asText());
+        // returned twice (once replicated, once split), the sum is needed whole: one all-reduce, then a slice
+        Compiled twice = Jit.jitList(xs -> {
+            ShardedArray prod = xs.get(0).matmul(xs.get(1));
+            return List.of(prod, prod);
+        }).outShardings(P(), P("x", null)).lower(put(m, a, null, "x"), put(m, b, "x", null));
+        assertTrue(twice.asText().contains("all-reduce(") && !twice.asText().contains("reduce-scatter"),
+                twice.asText());
+        List<ShardedArray> both = Jit.jitList(xs -> {
+            ShardedArray prod = xs.get(0).matmul(xs.get(1));
+            return List.of(prod, prod);
+        }).outShardings(P(), P("x", null)).call(put(m, a, null, "x"), put(m, b, "x", null));
+        assertClose(a.matmul(b), both.get(0));
+        assertClose(a.matmul(b), both.get(1));
+    }
+
+    @Test
     void problem1JitFormsCompileToNoCollective() {
         Mesh m = Mesh.ofDeviceIds(IDS8, new int[] {4, 2}, "X", "Y");
         int[] iv = new int[512 * 8];
