@@ -80,10 +80,26 @@ final class Partitioner {
         }
         boolean explicit = mesh.allAxesExplicit();
         Map<Var, List<List<String>>> backward = explicit ? Map.of() : wantedLayouts(jaxpr, mesh, outShardings);
+        Map<Var, Roll> rolls = explicit ? Map.of() : Roll.find(jaxpr);
+        Map<Var, Roll> rollOfSlice = new HashMap<>();
+        rolls.values().forEach(roll -> roll.slices().forEach(v -> rollOfSlice.put(v, roll)));
         for (Equation e : jaxpr.equations()) {
             Primitive p = e.primitive();
             List<ArrayType> ins = e.inputs().stream().map(layout::get).toList();
             ArrayType type = e.output().type();
+            Roll roll = rolls.get(e.output());
+            if (rollOfSlice.containsKey(e.output()) && rollOfSlice.get(e.output()).splitAxes(layout, mesh) != null) {
+                continue; // the slices of a roll along a split dimension are part of its collective-permutes
+            }
+            if (roll != null && roll.splitAxes(layout, mesh) != null) {
+                ArrayType xl = layout.get(roll.x());
+                int moved = b.move(reg.get(roll.x()), List.of(new Step.RollSplit(roll.splitAxes(layout, mesh),
+                        roll.dim(), roll.shift())));
+                List<List<String>> want = backward.getOrDefault(e.output(), xl.dims());
+                reg.put(e.output(), b.relayout(moved, xl.dims(), want));
+                layout.put(e.output(), new ArrayType(type.dtype(), type.shape(), want, mesh));
+                continue;
+            }
             List<List<String>> dims = explicit ? type.dims() : backward.containsKey(e.output()) ? backward.get(e.output())
                     : divisible(p.autoRule(ins, new Primitive.Shaped(type.dtype(), type.shape()), mesh), type, mesh);
             ArrayType out = new ArrayType(type.dtype(), type.shape(), dims, mesh);
@@ -123,6 +139,64 @@ final class Partitioner {
         }
         Text text = new Text(name, mesh, program, argTypes, argShapes, outputs, outs);
         return new Compiled(name, jaxpr, mesh, program, inSpecs, constants, outputs, outs, text.render(), text.cost);
+    }
+
+    /**
+     * {@code roll(x, shift, dim)} as jnp traces it: concatenate(dim)[slice(x, dim ∈ [i, n)), slice(x, dim ∈ [0, i))]
+     * with shift = n − i, each slice used by the concatenate only. XLA recognises the pattern and partitions it as a
+     * halo exchange; so does this partitioner when dim is split ({@link Step.RollSplit}).
+     *
+     * @param x      the rolled value
+     * @param dim    the dimension rolled
+     * @param shift  the shift (1 … n; n is a roll by 0, which moves nothing)
+     * @param slices the two slices' results
+     */
+    record Roll(Var x, int dim, int shift, List<Var> slices) {
+
+        /** The mesh axes splitting dim in x's layout, or {@code null} when none does (the slices are then local). */
+        List<String> splitAxes(Map<Atom, ArrayType> layout, Mesh mesh) {
+            List<String> axes = layout.get(x).dims().get(dim).stream().filter(a -> mesh.axisSize(a) > 1).toList();
+            return axes.isEmpty() ? null : axes;
+        }
+
+        /** Every roll of the program, by the concatenate's result. */
+        static Map<Var, Roll> find(Jaxpr jaxpr) {
+            Map<Atom, Integer> uses = new HashMap<>();
+            Map<Var, Equation> producer = new HashMap<>();
+            for (Equation e : jaxpr.equations()) {
+                e.inputs().forEach(a -> uses.merge(a, 1, Integer::sum));
+                producer.put(e.output(), e);
+            }
+            jaxpr.outputs().forEach(a -> uses.merge(a, 1, Integer::sum));
+            Map<Var, Roll> out = new HashMap<>();
+            for (Equation e : jaxpr.equations()) {
+                if (!(e.primitive() instanceof dev.shardlings.primitive.Concatenate c) || e.inputs().size() != 2
+                        || !(e.inputs().get(0) instanceof Var v1) || !(e.inputs().get(1) instanceof Var v2)
+                        || uses.get(v1) != 1 || uses.get(v2) != 1 || v1.equals(v2)
+                        || producer.get(v1) == null || producer.get(v2) == null
+                        || !(producer.get(v1).primitive() instanceof dev.shardlings.primitive.Slice s1)
+                        || !(producer.get(v2).primitive() instanceof dev.shardlings.primitive.Slice s2)
+                        || !(producer.get(v1).inputs().get(0) instanceof Var x)
+                        || !x.equals(producer.get(v2).inputs().get(0))) {
+                    continue;
+                }
+                int d = c.dimension();
+                List<Integer> shape = x.type().shape();
+                int n = shape.get(d);
+                int i = s1.startIndices().get(d);
+                boolean roll = s1.limitIndices().get(d) == n && s2.startIndices().get(d) == 0
+                        && s2.limitIndices().get(d) == i && i >= 0 && i < n;
+                for (int k = 0; roll && k < shape.size(); k++) {
+                    roll = k == d || (s1.startIndices().get(k) == 0 && s2.startIndices().get(k) == 0
+                            && s1.limitIndices().get(k).equals(shape.get(k))
+                            && s2.limitIndices().get(k).equals(shape.get(k)));
+                }
+                if (roll) {
+                    out.put(e.output(), new Roll(x, d, n - i, List.of(v1, v2)));
+                }
+            }
+            return out;
+        }
     }
 
     /**
@@ -243,8 +317,7 @@ final class Partitioner {
                     String in = "%" + m.input();
                     for (int i = 0; i < m.steps().size(); i++) {
                         Step step = m.steps().get(i);
-                        long inBytes = elements(s) * 4L;
-                        comm += step.bytesReceived(inBytes, mesh);
+                        comm += step.bytesReceived(s, 4L, mesh);
                         s = step.outShape(s, mesh);
                         String target = i == m.steps().size() - 1 ? "%" + m.output() : "%" + m.output() + "." + i;
                         sb.append("  ").append(target).append(" = ").append(type(dt, s)).append(' ')
@@ -271,14 +344,6 @@ final class Partitioner {
                     .collect(Collectors.joining(", ")) + ")";
         }
 
-        private static long elements(int[] s) {
-            long n = 1;
-            for (int x : s) {
-                n *= x;
-            }
-            return n;
-        }
-
         private static String type(String dtype, int[] s) {
             return dtype + "[" + java.util.Arrays.stream(s).mapToObj(String::valueOf)
                     .collect(Collectors.joining(",")) + "]";
@@ -302,6 +367,10 @@ final class Partitioner {
             }
             if (step instanceof Step.ReduceScatter s) {
                 return "reduce-scatter(" + in + "), dimensions={" + s.dim() + "}" + groups + ", to_apply=add";
+            }
+            if (step instanceof Step.RollSplit r) {
+                return "collective-permute(" + in + "), dimension=" + r.dim() + ", shift=" + r.shift()
+                        + ", over axes " + r.axes() + " (rows that wrap past a block go to the next devices)";
             }
             Step.SliceLocal s = (Step.SliceLocal) step;
             return "dynamic-slice(" + in + "), dimension=" + s.dim() + ", by axis_index" + s.axes();

@@ -88,6 +88,13 @@ public record DeviceProgram(List<Instruction> instructions, int registers) {
             return registers++;
         }
 
+        /** Runs {@code steps} on a block; returns the register of the result. */
+        public int move(int input, List<Step> steps) {
+            int out = register();
+            instructions.add(new Move(steps, input, out));
+            return out;
+        }
+
         /**
          * Re-lays a block out; returns its register (the same one when nothing moves).
          */

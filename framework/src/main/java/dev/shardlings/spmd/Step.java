@@ -26,6 +26,18 @@ public sealed interface Step {
     /** Bytes a device receives in this step, for a block of {@code inBytes} bytes (0 for a local step). */
     long bytesReceived(long inBytes, Mesh mesh);
 
+    /**
+     * Bytes a device receives in this step, for a block of shape {@code inShape} with elements of
+     * {@code itemBytes} bytes; exact where the amount depends on the shape, not only on the block's size.
+     */
+    default long bytesReceived(int[] inShape, long itemBytes, Mesh mesh) {
+        long n = itemBytes;
+        for (int d : inShape) {
+            n *= d;
+        }
+        return bytesReceived(n, mesh);
+    }
+
     /** The number of devices in each group of the step's axes. */
     private static int parts(List<String> axes, Mesh mesh) {
         int n = 1;
@@ -201,6 +213,76 @@ public sealed interface Step {
         public long bytesReceived(long inBytes, Mesh mesh) {
             int n = parts(axes, mesh);
             return (n - 1) * inBytes / n;
+        }
+    }
+
+    /**
+     * {@code roll(x, shift, dim)} of a dimension split over {@code axes}, by collective-permutes (XLA's halo
+     * exchange): with blocks of b elements along dim and s = shift mod (n·b) = q·b + r, every device sends its last
+     * r elements q + 1 devices on and its first b − r elements q devices on, then joins what arrives. Each device
+     * receives one block's worth of data at most, never the whole dimension. A permute by a multiple of n moves
+     * nothing and is not run.
+     *
+     * @param axes  the mesh axes splitting dim, major first
+     * @param dim   the dimension rolled
+     * @param shift the roll's shift, in elements of the whole array (any sign)
+     */
+    record RollSplit(List<String> axes, int dim, int shift) implements Step {
+        /** @throws NullPointerException if axes is null */
+        public RollSplit {
+            axes = List.copyOf(axes);
+        }
+
+        /** How far (in devices) the last r elements and the first b − r elements travel, and r, for blocks of b. */
+        int[] plan(int block, Mesh mesh) {
+            int n = parts(axes, mesh);
+            int s = Math.floorMod(shift, n * block);
+            return new int[] {(s / block + 1) % n, (s / block) % n, s % block};
+        }
+
+        @Override
+        public NDArray apply(NDArray x, Mesh mesh) {
+            int b = x.shape(dim);
+            int[] p = plan(b, mesh);
+            int n = parts(axes, mesh);
+            NDArray high = send(x.slice(dim, 0, b - p[2]), p[1], n);
+            if (p[2] == 0) {
+                return high;
+            }
+            NDArray low = send(x.slice(dim, b - p[2], b), p[0], n);
+            return NDArray.concat(dim, List.of(low, high));
+        }
+
+        private NDArray send(NDArray piece, int hops, int n) {
+            if (hops == 0) {
+                return piece;
+            }
+            int[][] perm = new int[n][];
+            for (int k = 0; k < n; k++) {
+                perm[k] = new int[] {k, (k + hops) % n};
+            }
+            return Collectives.ppermute(piece, axes, perm);
+        }
+
+        @Override
+        public int[] outShape(int[] in, Mesh mesh) {
+            return in.clone();
+        }
+
+        @Override
+        public long bytesReceived(long inBytes, Mesh mesh) {
+            return inBytes; // an upper bound; the shape's version is exact
+        }
+
+        @Override
+        public long bytesReceived(int[] inShape, long itemBytes, Mesh mesh) {
+            int b = inShape[dim];
+            int[] p = plan(b, mesh);
+            long row = itemBytes;
+            for (int d = 0; d < inShape.length; d++) {
+                row *= d == dim ? 1 : inShape[d];
+            }
+            return ((p[0] == 0 ? 0 : p[2]) + (p[1] == 0 ? 0 : b - p[2])) * row;
         }
     }
 }

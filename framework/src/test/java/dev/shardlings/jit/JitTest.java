@@ -208,11 +208,41 @@ class JitTest {
         NDArray expected = x.reshape(4, 128, 8).roll(5, 1).reshape(512, 8);
         assertEquals(expected, sh.value().get(0).gather());
 
-        // the plain roll of the whole array moves rows between devices
+        // the plain roll of the whole array moves rows between devices: the 5 wrapped rows, by collective-permute
         Jitted naive = Jit.jit(a -> a.roll(5, 0)).outShardings(P("X", "Y"));
         Tracing.Traced<List<ShardedArray>> nv = Tracing.record(() -> naive.call(xs));
-        assertTrue(collectiveCount(nv.trace()) > 0);
+        assertTrue(nv.trace().collectives().stream().allMatch(c -> c.kind() == dev.shardlings.trace.Collective.PPERMUTE
+                && c.axes().equals(List.of("X"))), nv.trace().collectives().toString());
+        assertEquals(1, nv.trace().shardMaps().get(0).devices().get(0).collectives().size(), "one collective-permute");
+        assertTrue(naive.lower(xs).asText().contains("collective-permute(%0), dimension=0, shift=5"),
+                naive.lower(xs).asText());
+        assertEquals(5L * 4 * 4, naive.lower(xs).costAnalysis().bytesCommunicated(), "5 rows of 4 int32 per device");
         assertEquals(x.roll(5, 0), nv.value().get(0).gather());
+    }
+
+    @Test
+    void aRollAlongASplitDimensionIsAHaloExchangeForEveryShift() {
+        Mesh m = Mesh.ofDeviceIds(IDS8, new int[] {4, 2}, "X", "Y");
+        NDArray x = data(24, 6);
+        for (Object[] spec : new Object[][] {{"X", "Y"}, {dev.shardlings.sharding.PartitionSpec.tuple("X", "Y"), null},
+                {"Y", null}, {null, "Y"}}) {
+            ShardedArray xs = put(m, x, spec);
+            for (int axis = 0; axis < 2; axis++) {
+                for (int shift : new int[] {0, 1, -1, 2, 3, 5, 6, -7, 12, 23, 24, 25, 100}) {
+                    final int ax = axis;
+                    final int sh = shift;
+                    Jitted f = Jit.jit(a -> a.roll(sh, ax));
+                    Tracing.Traced<List<ShardedArray>> t = Tracing.record(() -> f.call(xs));
+                    assertEquals(x.roll(shift, axis), t.value().get(0).gather(), () -> java.util.Arrays.toString(spec)
+                            + " roll " + sh + " along " + ax);
+                    assertTrue(xs.spec().isEquivalentTo(t.value().get(0).spec()), "a roll keeps the layout");
+                    assertTrue(t.trace().collectives().stream().allMatch(c -> c.kind()
+                            == dev.shardlings.trace.Collective.PPERMUTE), () -> t.trace().collectives().toString());
+                    long bound = x.nbytes() / xs.mesh().axisSize(xs.sharding().spec().padTo(2).axesAt(ax));
+                    assertTrue(f.lower(xs).costAnalysis().bytesCommunicated() <= bound, "never more than a block");
+                }
+            }
+        }
     }
 
     @Test

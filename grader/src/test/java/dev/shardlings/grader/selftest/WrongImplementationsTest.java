@@ -41,7 +41,7 @@ class WrongImplementationsTest {
         GradingFailure f = rejected(Kind.STRUCTURE, () -> Problem1Checks.rollWithinShardsGlobal(
                 (a, shift) -> Jit.jit(v -> v.roll(shift, 0).sub(v)).outShardings(P("X", "Y")).call(a).get(0), c));
         assertTrue(f.getMessage().contains("the compiled program communicates"), f.getMessage());
-        assertTrue(f.getMessage().contains("all_gather over ('X',)"), "the report lists what the compiler inserted: "
+        assertTrue(f.getMessage().contains("ppermute over ('X',)"), "the report lists what the compiler inserted: "
                 + f.getMessage());
         assertTrue(f.getMessage().contains("Reshape A to [X, S/X, D]"), f.getMessage());
         assertTrue(f.getMessage().contains("shift = 1"), "the report names the case: " + f.getMessage());
