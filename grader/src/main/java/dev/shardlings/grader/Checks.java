@@ -313,6 +313,22 @@ public final class Checks {
         }
     }
 
+    /**
+     * No shardMap written by hand: the programs in the trace are jit's or eager global-view operations' (Explicit
+     * parts, where either is a whole-array program the typing rules partition).
+     */
+    public static void noHandWrittenShardMap(CaseRun<?> run) {
+        CheckLog.ran(Check.NO_SHARD_MAP);
+        if (run.trace().shardMaps().stream().anyMatch(m -> m.origin() == dev.shardlings.trace.Origin.SHARD_MAP)) {
+            throw run.report("writes a shardMap")
+                    .paragraph("This part is written on whole arrays: the einsum's types decide what each device"
+                            + " computes. Use ShardedArray's operations (square, einsum, matmul), eagerly or inside"
+                            + " Jit.jit, and no hand-written shardMap.")
+                    .noHint()
+                    .failure(GradingFailure.Kind.STRUCTURE, "uses shardMap in a whole-array part");
+        }
+    }
+
     /** The code ran no shardMap (global-view parts). */
     public static void noShardMap(CaseRun<?> run) {
         CheckLog.ran(Check.NO_SHARD_MAP);

@@ -66,6 +66,14 @@ public enum CourseMethod {
     P4_ALL_GATHER_MATMUL("Problem4", "allGatherMatmul", ShardedArray.class, ShardedArray.class, ShardedArray.class),
     P4_ALL_REDUCE_MATMUL("Problem4", "allReduceMatmul", ShardedArray.class, ShardedArray.class, ShardedArray.class),
     P4_REDUCE_SCATTER_MATMUL("Problem4", "reduceScatterMatmul", ShardedArray.class, ShardedArray.class,
+            ShardedArray.class),
+
+    C5_MATMUL_WITHOUT_COMMUNICATION("Chapter5", "matmulWithoutCommunication", ShardedArray.class, NDArray.class,
+            NDArray.class, Mesh.class),
+    C5_MATMUL_REDUCE_SCATTER("Chapter5", "matmulReduceScatter", ShardedArray.class, ShardedArray.class,
+            ShardedArray.class),
+    C5_MATMUL_SQUARE("Chapter5", "matmulSquare", ShardedArray.class, ShardedArray.class, ShardedArray.class),
+    C5_MATMUL_SQUARE_EXPLICIT("Chapter5", "matmulSquareExplicit", ShardedArray.class, ShardedArray.class,
             ShardedArray.class);
 
     private static final SecureRandom IDS = new SecureRandom();

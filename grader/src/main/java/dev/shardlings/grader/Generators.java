@@ -142,6 +142,17 @@ public final class Generators {
     }
 
     /**
+     * Chapter 5 cases: {@link #meshXY()} (1–16 devices, X = 1 and Y = 1 included); I/X, J/(X·Y) and K/Y from 1–3;
+     * any value seed.
+     */
+    public static Arbitrary<dev.shardlings.grader.chapter5.Chapter5Case> chapter5Cases() {
+        Arbitrary<Integer> mult = Arbitraries.integers().between(1, 3);
+        return Combinators.combine(meshXY(), mult, mult, mult, Arbitraries.longs())
+                .as((xy, rows, inner, cols, seed) -> new dev.shardlings.grader.chapter5.Chapter5Case(xy[0], xy[1],
+                        rows, inner, cols, seed));
+    }
+
+    /**
      * Problems 3 and 4 cases: {@link #ringMeshes()}; size multipliers 1–3 for B, D and F; any value seed; 2–4
      * tiles for part 3.1.
      */

@@ -155,6 +155,30 @@ public enum Part {
             Text.D4 + "part-42-bidirectional-reduce-scatter-collective-matmul",
             "two accumulators per chunk: its left half travels up from device c + 1, its right half travels down"
                     + " from device c − 1, each adding the partial product of the columns it carries."),
+    /** Part 5.1. */
+    P5_1("5.1", "jit, layouts with no communication", 2,
+            List.of(CourseMethod.C5_MATMUL_WITHOUT_COMMUNICATION),
+            Text.D5 + "part-51-layouts-that-need-no-communication",
+            "split A's rows over X and B's columns over Y (P(\"X\", null) and P(null, \"Y\")): the contracted J is then"
+                    + " whole on every device, and C[I_X, K_Y] is every device's own product."),
+    /** Part 5.2. */
+    P5_2("5.2", "jit, the out sharding chooses the collective", 2,
+            List.of(CourseMethod.C5_MATMUL_REDUCE_SCATTER),
+            Text.D5 + "part-52-the-out-sharding-chooses-the-collective",
+            "give Jit.jit(...) outShardings(P(\"X\", null)) so the layout is part of the program: the compiler then"
+                    + " completes the partial sums with a reduce-scatter instead of an all-reduce and a slice."),
+    /** Part 5.3. */
+    P5_3("5.3", "jit, matmul_square on Auto axes", 2,
+            List.of(CourseMethod.C5_MATMUL_SQUARE),
+            Text.D5 + "part-53-matmul_square-on-auto-axes",
+            "Jit.jit((x, w) -> ShardedArray.einsum(\"bd,df->bf\", x.square(), w)).outShardings(P(\"X\", null)):"
+                    + " square keeps In's layout, and the contraction over D_Y needs one all-reduce over Y."),
+    /** Part 5.4. */
+    P5_4("5.4", "matmul_square on Explicit axes", 2,
+            List.of(CourseMethod.C5_MATMUL_SQUARE_EXPLICIT),
+            Text.D5 + "part-54-matmul_square-on-explicit-axes",
+            "ShardedArray.einsum(\"bd,df->bf\", x.square(), w, P(\"X\", null)): the out sharding argument settles"
+                    + " the ambiguity the typing rule reports."),
     /** Part 3.0p. */
     P3_0P("3.0p", "3.0 modelled time, TPU v5e", 1,
             List.of(CourseMethod.P3_ALL_GATHER_MATMUL),
@@ -190,6 +214,7 @@ public enum Part {
         static final String D2 = "docs/problem-2.md#";
         static final String D3 = "docs/problem-3.md#";
         static final String D4 = "docs/problem-4.md#";
+        static final String D5 = "docs/chapter-5.md#";
         static final String DP = "docs/profiles.md#performance-points";
         static final String PERF_HINT = "the reference overlaps every transfer with a matmul and does no"
             + " elementwise pass the matmul cannot absorb; compare your timeline (written under"
@@ -261,6 +286,7 @@ public enum Part {
             case "Problem2" -> "mixture of experts";
             case "Problem3" -> "collective matmul";
             case "Problem4" -> "bidirectional collective matmul";
+            case "Chapter5" -> "automatic parallelism";
             default -> throw new IllegalStateException("no topic for the course class " + cls);
         };
         return isPerformance() ? List.of(chapter, topic, "modelled time") : List.of(chapter, topic);

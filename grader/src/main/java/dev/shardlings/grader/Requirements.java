@@ -287,6 +287,40 @@ public final class Requirements {
                             Check.MATMULS),
                     req(CourseMethod.P4_REDUCE_SCATTER_MATMUL, "2·(B/X)·(F/Y)·D matmul FLOPs per device",
                             Check.FLOPS));
+            case P5_1 -> List.of(
+                    req(CourseMethod.C5_MATMUL_WITHOUT_COMMUNICATION, "values (float tolerance) and layout",
+                            Check.VALUES, Check.LAYOUT),
+                    req(CourseMethod.C5_MATMUL_WITHOUT_COMMUNICATION, "compiled by jit, with no hand-written shardMap",
+                            Check.USES_JIT),
+                    req(CourseMethod.C5_MATMUL_WITHOUT_COMMUNICATION, "the compiled program has no collective",
+                            Check.NO_COLLECTIVES),
+                    req(CourseMethod.C5_MATMUL_WITHOUT_COMMUNICATION, "every device does exactly 2·I·J·K/(X·Y) matmul FLOPs",
+                            Check.FLOPS));
+            case P5_2 -> List.of(
+                    req(CourseMethod.C5_MATMUL_REDUCE_SCATTER, "values (float tolerance) and layout",
+                            Check.VALUES, Check.LAYOUT),
+                    req(CourseMethod.C5_MATMUL_REDUCE_SCATTER, "compiled by jit, with no hand-written shardMap",
+                            Check.USES_JIT),
+                    req(CourseMethod.C5_MATMUL_REDUCE_SCATTER, "every device receives at most (X−1)/X · I·K·4 bytes (one "
+                            + "reduce-scatter of its partial product, where an all-reduce would cost twice that)",
+                            Check.BYTES));
+            case P5_3 -> List.of(
+                    req(CourseMethod.C5_MATMUL_SQUARE, "values (float tolerance) and layout",
+                            Check.VALUES, Check.LAYOUT),
+                    req(CourseMethod.C5_MATMUL_SQUARE, "compiled by jit, with no hand-written shardMap",
+                            Check.USES_JIT),
+                    req(CourseMethod.C5_MATMUL_SQUARE, "exactly one collective per device, an all-reduce over Y of "
+                            + "f32[B/X, F] (none when Y = 1)",
+                            Check.COLLECTIVES, Check.OPERANDS));
+            case P5_4 -> List.of(
+                    req(CourseMethod.C5_MATMUL_SQUARE_EXPLICIT, "values (float tolerance) and layout",
+                            Check.VALUES, Check.LAYOUT),
+                    req(CourseMethod.C5_MATMUL_SQUARE_EXPLICIT, "no hand-written shardMap (jit or eager global-view "
+                            + "operations)",
+                            Check.NO_SHARD_MAP),
+                    req(CourseMethod.C5_MATMUL_SQUARE_EXPLICIT, "exactly one collective per device, an all-reduce over Y "
+                            + "of f32[B/X, F] (none when Y = 1)",
+                            Check.COLLECTIVES, Check.OPERANDS));
             case P3_0P -> performance(CourseMethod.P3_ALL_GATHER_MATMUL);
             case P3_1P -> performance(CourseMethod.P3_ALL_REDUCE_MATMUL);
             case P3_2P -> performance(CourseMethod.P3_REDUCE_SCATTER_MATMUL);

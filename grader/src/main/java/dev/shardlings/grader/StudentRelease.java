@@ -33,7 +33,7 @@ import java.util.stream.Stream;
  * {@code hostile} test packages (they grade the solutions); {@code grader/gradescope} and {@code grader/classroom}
  * (the instructor's packaging; the Classroom workflow is put where GitHub reads it, {@code .github/workflows/});
  * {@code DEVELOPERS.md} (it describes the instructor's repository).
- * The release is checked before it is written out as done: no file of it is a solution's, the five course files
+ * The release is checked before it is written out as done: no file of it is a solution's, the course files
  * are the stubs, and the root pom names no solutions module.
  */
 @Command(name = "student-release", mixinStandardHelpOptions = true,

@@ -28,8 +28,9 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
- * Grades a student's submission trusting nothing in it but the five course files: {@code Chapter0.java} and
- * {@code Problem1.java} … {@code Problem4.java} of {@code exercises/src/main/java/dev/shardlings/course/}. Any
+ * Grades a student's submission trusting nothing in it but the course files ({@code Chapter0.java},
+ * {@code Problem1.java} … {@code Problem4.java}, {@code Chapter5.java}: {@link dev.shardlings.grader.sandbox.CourseClasses})
+ * of {@code exercises/src/main/java/dev/shardlings/course/}. Any
  * other file is refused (and named in the report); a course file that is missing, declares another package or does
  * not compile is replaced by the course's stub, so its parts get a clear reason and the other parts are still
  * graded. The files are compiled here with javac (no annotation processing, nothing of the submission on the class
@@ -41,15 +42,14 @@ import java.util.stream.Stream;
  * </pre>
  */
 @Command(name = "grade-submission", mixinStandardHelpOptions = true,
-        description = "Grades only the five course files of a submission, with student code in a sandbox JVM.")
+        description = "Grades only the course files of a submission, with student code in a sandbox JVM.")
 public final class SubmissionGrading implements Callable<Integer> {
 
     /** Where the exercises live, relative to the course root. */
     public static final Path EXERCISES = Path.of("exercises", "src", "main", "java", "dev", "shardlings", "course");
 
     /** The course files, the only ones taken from a submission. */
-    static final List<String> COURSE_FILES = List.of("Chapter0.java", "Problem1.java", "Problem2.java",
-            "Problem3.java", "Problem4.java");
+    static final List<String> COURSE_FILES = dev.shardlings.grader.sandbox.CourseClasses.FILES;
 
     /** The first package declaration of a source file, after comments. */
     private static final Pattern PACKAGE = Pattern.compile("^\\s*package\\s+([\\w.\\s]+?)\\s*;", Pattern.MULTILINE);
@@ -125,7 +125,7 @@ public final class SubmissionGrading implements Callable<Integer> {
             }
             StringBuilder note = new StringBuilder();
             if (!intake.refused().isEmpty()) {
-                note.append("\nRefused (only the five course files are graded): ")
+                note.append("\nRefused (only the course files are graded): ")
                         .append(String.join(", ", intake.refused().keySet())).append('.');
             }
             if (!replaced.isEmpty()) {
@@ -156,7 +156,7 @@ public final class SubmissionGrading implements Callable<Integer> {
     static final String STUBS = "/dev/shardlings/grader/stubs/";
 
     /**
-     * Writes the grader's copy of the five stubs into {@code dir}. The copy, not exercises/, is what stands in for a
+     * Writes the grader's copy of the course stubs into {@code dir}. The copy, not exercises/, is what stands in for a
      * broken file: in a student's repository exercises/ holds the student's own edits. (A self-test keeps the copy
      * equal to exercises/ in the course's repository.)
      *
@@ -180,7 +180,7 @@ public final class SubmissionGrading implements Callable<Integer> {
      * Puts the sources to compile in {@code dir}: the submission's course files where they are regular files that
      * declare package {@code dev.shardlings.course}, the course's stubs for the others.
      *
-     * @param stubs      the folder holding the pristine stubs of the five course files
+     * @param stubs      the folder holding the pristine stubs of the course files
      * @param submission the student's repository, or the folder holding their course files
      * @return what was taken, refused (with why) and replaced by a stub (with why)
      * @throws IOException if a copy fails

@@ -403,6 +403,17 @@ public final class TraceRules {
         }));
     }
 
+    /** The device receives at most {@code bytes} bytes in all its collectives together. */
+    public static Rule bytesReceivedAtMost(long bytes, String why) {
+        return hinted("make the layout the result must have part of the compiled program (out shardings or a"
+                + " sharding constraint inside jit), so the compiler can choose the cheapest way to produce it",
+                Rule.of(Check.BYTES, d -> {
+                    long got = d.collectives().stream().mapToLong(CollectiveEvent::bytesReceived).sum();
+                    return got <= bytes ? null : "it receives " + got + " bytes in " + d.collectives().size()
+                            + " collective(s), more than " + bytes + " (" + why + ")";
+                }));
+    }
+
     /** No collective at all. */
     public static Rule noCollectives(String why) {
         return hinted("every device already holds what it needs: compute on the block shardMap hands it, with no"

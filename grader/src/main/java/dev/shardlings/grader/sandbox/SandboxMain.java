@@ -51,7 +51,7 @@ public final class SandboxMain {
     /** The course's package; the only classes a request may name. */
     static final String COURSE = "dev.shardlings.course.";
     /** The course classes a request may name. */
-    static final Set<String> CLASSES = Set.of("Chapter0", "Problem1", "Problem2", "Problem3", "Problem4");
+    static final Set<String> CLASSES = Set.copyOf(CourseClasses.NAMES);
 
     private static final Map<String, Class<?>> TYPES = Map.of("ShardedArray", ShardedArray.class,
             "NDArray", NDArray.class, "Mesh", Mesh.class, "int", int.class, "float", float.class);

@@ -146,8 +146,7 @@ public final class HostileSubmission {
                 + " } catch (java.io.IOException e) { throw new java.io.UncheckedIOException(e); } }");
         Files.createDirectories(dir);
         List<Path> written = new java.util.ArrayList<>();
-        for (String file : List.of("Chapter0.java", "Problem1.java", "Problem2.java", "Problem3.java",
-                "Problem4.java")) {
+        for (String file : dev.shardlings.grader.sandbox.CourseClasses.FILES) {
             String src = Files.readString(solutions.resolve(file));
             for (Map.Entry<Attack, String> e : code.entrySet()) {
                 if (file.equals(e.getKey().file + ".java")) {

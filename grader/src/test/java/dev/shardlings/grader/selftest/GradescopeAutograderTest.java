@@ -58,7 +58,7 @@ class GradescopeAutograderTest {
 
         Path good = dir.resolve("good");
         Files.createDirectories(good.resolve("submission"));
-        for (String f : List.of("Chapter0.java", "Problem1.java", "Problem2.java", "Problem3.java", "Problem4.java")) {
+        for (String f : dev.shardlings.grader.sandbox.CourseClasses.FILES) {
             Files.copy(SOLUTIONS.resolve(f), good.resolve("submission").resolve(f));
         }
         assertEquals(0, runAutograder(good, classpath));

@@ -100,7 +100,7 @@ class GradingIntegrityTest {
         assertTrue((System.nanoTime() - t0) / 1e9 < 150, "the run ends within a bound");
         assertFalse(Files.exists(work), "the graded copy is deleted");
         Results r = checkGrade(results, secret, false);
-        assertTrue(r.output().contains("Refused (only the five course files are graded): CommandLine.java,"
+        assertTrue(r.output().contains("Refused (only the course files are graded): CommandLine.java,"
                 + " Helpers.java."), r.output());
         assertEquals("submission", r.extraData().get("target"));
     }

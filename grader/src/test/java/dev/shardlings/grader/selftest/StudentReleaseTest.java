@@ -38,8 +38,7 @@ class StudentReleaseTest {
                 assertFalse(name.endsWith(".class") || name.endsWith(".jar"), "compiled code: " + f);
                 assertFalse(out.relativize(f).toString().contains("target"), "build output: " + f);
             }
-            for (String course : List.of("Chapter0.java", "Problem1.java", "Problem2.java", "Problem3.java",
-                    "Problem4.java")) {
+            for (String course : dev.shardlings.grader.sandbox.CourseClasses.FILES) {
                 String solution = Files.readString(SOLUTIONS.resolve(course));
                 for (Path f : all) {
                     assertFalse(Files.readString(f).contains(solution.substring(solution.indexOf("public final class"))),

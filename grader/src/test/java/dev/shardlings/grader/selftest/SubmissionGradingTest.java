@@ -17,7 +17,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * What grade-submission takes from a submission: exactly the five course files, each a regular file declaring
+ * What grade-submission takes from a submission: exactly the course files, each a regular file declaring
  * package dev.shardlings.course; everything else is refused by name, and a course file that is missing, is not
  * taken or does not compile is graded as the stub, so one mistake costs only its own file's parts.
  */
@@ -32,7 +32,7 @@ class SubmissionGradingTest {
     }
 
     @Test
-    void onlyTheFiveCourseFilesAreTaken(@TempDir Path dir) throws Exception {
+    void onlyTheCourseFilesAreTaken(@TempDir Path dir) throws Exception {
         Path sub = dir.resolve("submission/exercises/src/main/java/dev/shardlings/course");
         Files.createDirectories(sub);
         Files.writeString(sub.resolve("Problem1.java"), "// the student's\n" + course("Problem1", ""));
@@ -51,7 +51,7 @@ class SubmissionGradingTest {
         assertTrue(Files.readString(pkg.resolve("Problem1.java")).startsWith("// the student's"));
         assertEquals(Files.readString(STUBS.resolve("Chapter0.java")), Files.readString(pkg.resolve("Chapter0.java")));
         try (var files = Files.list(pkg)) {
-            assertEquals(5, files.count(), "the five course files and nothing else");
+            assertEquals(dev.shardlings.grader.sandbox.CourseClasses.FILES.size(), files.count(), "the course files and nothing else");
         }
     }
 
@@ -69,7 +69,7 @@ class SubmissionGradingTest {
         String msg = broken.get("Problem1.java");
         assertTrue(msg.contains("sub/Problem1.java:2"), "the student's own folder: " + msg);
         assertFalse(msg.contains(dir.toString()), "no temporary folders in the message: " + msg);
-        for (String c : List.of("Chapter0", "Problem1", "Problem2", "Problem3", "Problem4")) {
+        for (String c : dev.shardlings.grader.sandbox.CourseClasses.NAMES) {
             assertTrue(Files.exists(classes.resolve("dev/shardlings/course/" + c + ".class")), c);
         }
     }
@@ -77,7 +77,7 @@ class SubmissionGradingTest {
     @Test
     void theGradersCopyOfTheStubsIsTheExercises(@TempDir Path dir) throws Exception {
         Path copy = SubmissionGrading.writeStubs(dir);
-        for (String f : List.of("Chapter0.java", "Problem1.java", "Problem2.java", "Problem3.java", "Problem4.java")) {
+        for (String f : dev.shardlings.grader.sandbox.CourseClasses.FILES) {
             assertEquals(Files.readString(STUBS.resolve(f)), Files.readString(copy.resolve(f)), f + ": copy the stub to"
                     + " grader/src/stubs/" + f + ".txt");
         }
@@ -101,7 +101,8 @@ class SubmissionGradingTest {
     void aBrokenFileInTheWorkingCopyCostsOnlyItsOwnParts(@TempDir Path dir) throws Exception {
         Path sub = dir.resolve("repo/exercises/src/main/java/dev/shardlings/course");
         Files.createDirectories(sub);
-        for (String f : List.of("Chapter0.java", "Problem2.java", "Problem3.java", "Problem4.java")) {
+        for (String f : dev.shardlings.grader.sandbox.CourseClasses.FILES.stream()
+                .filter(n -> !n.equals("Problem1.java")).toList()) {
             Files.copy(COURSE.resolve("solutions/src/main/java/dev/shardlings/course").resolve(f), sub.resolve(f));
         }
         Files.writeString(sub.resolve("Problem1.java"), Files.readString(STUBS.resolve("Problem1.java"))

@@ -1,0 +1,136 @@
+package dev.shardlings.grader.chapter5;
+
+import dev.shardlings.array.NDArray;
+import dev.shardlings.grader.CaseRun;
+import dev.shardlings.grader.Checks;
+import dev.shardlings.grader.Checks.Tolerance;
+import dev.shardlings.grader.Guard;
+import dev.shardlings.grader.Part;
+import dev.shardlings.grader.Reports;
+import dev.shardlings.grader.TraceRules;
+import dev.shardlings.sharding.AxisType;
+import dev.shardlings.sharding.Mesh;
+import dev.shardlings.spmd.ShardedArray;
+import dev.shardlings.trace.Collective;
+
+import java.util.List;
+import java.util.Set;
+
+import static dev.shardlings.sharding.PartitionSpec.P;
+
+/**
+ * The graded checks of Chapter 5 (automatic parallelism). Each takes the implementation under test as a function,
+ * so the same check grades exercises/, solutions/ and the grader's own deliberately wrong implementations. Values
+ * come from {@link Chapter5Oracles}; what the compiler did comes from the trace of the program it built.
+ */
+public final class Chapter5Checks {
+
+    private Chapter5Checks() {
+    }
+
+    /** Part 5.1's signature. */
+    @FunctionalInterface
+    public interface MatmulWithoutCommunication {
+        ShardedArray apply(NDArray a, NDArray b, Mesh mesh);
+    }
+
+    /** The signature of parts 5.2, 5.3 and 5.4: two placed arrays in, one out. */
+    @FunctionalInterface
+    public interface PlacedMatmul {
+        ShardedArray apply(ShardedArray a, ShardedArray b);
+    }
+
+    /** Float tolerance for a sum of {@code terms} products of values in [−1, 1) (squared ones in 5.3/5.4). */
+    private static Tolerance tolerance(int terms) {
+        return Tolerance.float32(terms);
+    }
+
+    /**
+     * 5.1: compiled by jit with no shardMap of its own; values and layout P('X', 'Y'); no collective; every device
+     * does exactly 2·I·J·K/(X·Y) matmul FLOPs (replicating A and B needs no communication either, but then every
+     * device multiplies everything).
+     */
+    public static void matmulWithoutCommunication(MatmulWithoutCommunication impl, Chapter5Case c) {
+        Mesh mesh = c.mesh(AxisType.AUTO);
+        NDArray a = c.a();
+        NDArray b = c.b();
+        String text = c.describe("A", " on the host", "B", " on the host", "Auto");
+        CaseRun<ShardedArray> run = Guard.run(Part.P5_1, text, () -> impl.apply(a, b, mesh));
+        Checks.compiledByJit(run);
+        Checks.shardedResult(run, Reports.inputs("Input A", a, "Input B", b), Chapter5Oracles.matmul(a, b),
+                P("X", "Y"), tolerance(c.j()), "A and B are whole arrays on the host: you choose their layouts");
+        Checks.compiledWithoutCommunication(run, "The compiler moves data when the layouts you chose split the"
+                + " contracted dimension J, or do not give each device the rows and columns of its block of C."
+                + " Split A's rows over X and B's columns over Y: every device then holds all of J for its block.");
+        long flops = 2L * c.i() * c.j() * c.k() / mesh.size();
+        TraceRules.perDevice(run, "does not share the matmul out", "every device computes its own block of C",
+                TraceRules.flops(flops, "2·I·J·K/(X·Y) = 2·" + c.i() + "·" + c.j() + "·" + c.k() + "/" + mesh.size()));
+    }
+
+    /**
+     * 5.2: compiled by jit with no shardMap of its own; values and layout P('X', None); every device receives at
+     * most what one reduce-scatter of its partial product [I, K] over X costs, (X−1)/X · I·K·4 bytes.
+     */
+    public static void matmulReduceScatter(PlacedMatmul impl, Chapter5Case c) {
+        Mesh mesh = c.mesh(AxisType.AUTO);
+        NDArray a = c.a();
+        NDArray b = c.b();
+        ShardedArray as = ShardedArray.devicePut(a, mesh, P(null, "X"));
+        ShardedArray bs = ShardedArray.devicePut(b, mesh, P("X", null));
+        String text = c.describe("A", " laid out P(None, 'X')", "B", " laid out P('X', None)", "Auto");
+        CaseRun<ShardedArray> run = Guard.run(Part.P5_2, text, () -> impl.apply(as, bs));
+        Checks.compiledByJit(run);
+        Checks.shardedResult(run, Reports.inputs("Input A", a, "Input B", b), Chapter5Oracles.matmul(a, b),
+                P("X", null), tolerance(c.j()), Reports.picture(as) + Reports.picture(bs));
+        long bound = (long) (c.x() - 1) * c.i() * c.k() * 4 / c.x();
+        TraceRules.perDevice(run, "moves more than a reduce-scatter", "every device receives at most (X−1)/X·I·K·4 = "
+                + bound + " bytes, what one reduce-scatter of its partial product costs",
+                TraceRules.bytesReceivedAtMost(bound, "an all-reduce of the partial product [" + c.i() + ", " + c.k()
+                        + "] followed by a slice receives twice a reduce-scatter's bytes"));
+    }
+
+    /**
+     * 5.3: compiled by jit with no shardMap of its own; values and layout P('X', None); exactly one all-reduce over
+     * Y of f32[B/X, F] per device (none on a mesh with Y = 1).
+     */
+    public static void matmulSquare(PlacedMatmul impl, Chapter5Case c) {
+        CaseRun<ShardedArray> run = runMatmulSquare(Part.P5_3, impl, c, AxisType.AUTO);
+        Checks.compiledByJit(run);
+        matmulSquareResult(run, c, AxisType.AUTO);
+    }
+
+    /**
+     * 5.4: no shardMap of its own (jit or eager operations on Explicit axes); values and layout P('X', None);
+     * exactly one all-reduce over Y of f32[B/X, F] per device (none on a mesh with Y = 1).
+     */
+    public static void matmulSquareExplicit(PlacedMatmul impl, Chapter5Case c) {
+        CaseRun<ShardedArray> run = runMatmulSquare(Part.P5_4, impl, c, AxisType.EXPLICIT);
+        Checks.noHandWrittenShardMap(run);
+        matmulSquareResult(run, c, AxisType.EXPLICIT);
+    }
+
+    private static CaseRun<ShardedArray> runMatmulSquare(Part part, PlacedMatmul impl, Chapter5Case c, AxisType type) {
+        Mesh mesh = c.mesh(type);
+        ShardedArray in = ShardedArray.devicePut(c.a(), mesh, P("X", "Y"));
+        ShardedArray w = ShardedArray.devicePut(c.b(), mesh, P("Y", null));
+        String text = c.describe("In", " laid out P('X', 'Y')", "W", " laid out P('Y', None)",
+                type == AxisType.AUTO ? "Auto" : "Explicit");
+        return Guard.run(part, text, () -> impl.apply(in, w));
+    }
+
+    private static void matmulSquareResult(CaseRun<ShardedArray> run, Chapter5Case c, AxisType type) {
+        NDArray in = c.a();
+        NDArray w = c.b();
+        Mesh mesh = c.mesh(type);
+        Checks.shardedResult(run, Reports.inputs("Input In", in, "Input W", w), Chapter5Oracles.matmulSquare(in, w),
+                P("X", null), tolerance(c.j()), Reports.picture(ShardedArray.devicePut(in, mesh, P("X", "Y")))
+                        + Reports.picture(ShardedArray.devicePut(w, mesh, P("Y", null))));
+        boolean reduce = c.y() > 1;
+        List<Integer> shape = List.of(c.i() / c.x(), c.k());
+        String what = reduce ? "one all-reduce (psum) over Y of f32" + shape + ", the partial sums of the rows this"
+                + " device keeps" : "no collective (Y = 1: the contraction is whole on every device)";
+        TraceRules.perDevice(run, "communicates more than the contraction needs", "every device runs " + what,
+                reduce ? TraceRules.collectives(Set.of("Y"), List.of(Set.of(Collective.PSUM)), List.of(shape), what)
+                        : TraceRules.noCollectives("with Y = 1 nothing needs to move"));
+    }
+}

@@ -1,0 +1,122 @@
+package dev.shardlings.grader.selftest;
+
+import dev.shardlings.grader.GradingFailure;
+import dev.shardlings.grader.GradingFailure.Kind;
+import dev.shardlings.grader.chapter5.Chapter5Case;
+import dev.shardlings.grader.chapter5.Chapter5Checks;
+import dev.shardlings.jit.Jit;
+import dev.shardlings.spmd.ShardedArray;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.function.Executable;
+
+import static dev.shardlings.sharding.PartitionSpec.P;
+import static dev.shardlings.spmd.ShardMap.shardMap;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The grader's own tests for Chapter 5: plausible wrong programs, each rejected by the check that names its
+ * mistake, with a report that says what the compiler did.
+ */
+class AutomaticParallelismWrongImplementationsTest {
+
+    /** Seed 002's 2 × 2 mesh: I = 4, J = 8, K = 6. */
+    private static final Chapter5Case TWO_BY_TWO = new Chapter5Case(2, 2, 2, 2, 3, 77);
+
+    private static GradingFailure rejected(Kind kind, Executable check) {
+        GradingFailure f = assertThrows(GradingFailure.class, check);
+        assertEquals(kind, f.kind(), () -> "rejected for another reason: " + f.reason() + "\n" + f.getMessage());
+        return f;
+    }
+
+    private static ShardedArray jitMatmul(ShardedArray a, ShardedArray b) {
+        return Jit.jit((ShardedArray x, ShardedArray y) -> x.matmul(y)).call(a, b).get(0);
+    }
+
+    @Test
+    void replicatingBothInputsNeedsNoCommunicationButEveryDeviceMultipliesEverything() {
+        GradingFailure f = rejected(Kind.STRUCTURE, () -> Chapter5Checks.matmulWithoutCommunication((a, b, mesh) ->
+                Jit.jit((ShardedArray x, ShardedArray y) -> x.matmul(y)).outShardings(P("X", "Y"))
+                        .call(ShardedArray.devicePut(a, mesh, P()), ShardedArray.devicePut(b, mesh, P())).get(0),
+                TWO_BY_TWO));
+        assertTrue(f.getMessage().contains("expected exactly " + 2 * 4 * 8 * 6 / 4), f.getMessage());
+        assertTrue(f.reason().startsWith("does not share the matmul out"), f.reason());
+    }
+
+    @Test
+    void splittingTheContractedDimensionMakesTheCompilerCommunicate() {
+        GradingFailure f = rejected(Kind.STRUCTURE, () -> Chapter5Checks.matmulWithoutCommunication((a, b, mesh) ->
+                Jit.jit((ShardedArray x, ShardedArray y) -> x.matmul(y)).outShardings(P("X", "Y"))
+                        .call(ShardedArray.devicePut(a, mesh, P("X", "Y")), ShardedArray.devicePut(b, mesh, P("Y", null)))
+                        .get(0), TWO_BY_TWO));
+        assertTrue(f.getMessage().contains("the compiled program communicates"), f.getMessage());
+        assertTrue(f.getMessage().contains("compiled by jit"), "the report lists the compiler's collectives: "
+                + f.getMessage());
+    }
+
+    @Test
+    void multiplyingOnTheHostAndPlacingTheResultIsNotACompiledProgram() {
+        GradingFailure f = rejected(Kind.STRUCTURE, () -> Chapter5Checks.matmulWithoutCommunication((a, b, mesh) ->
+                ShardedArray.devicePut(a.matmul(b), mesh, P("X", "Y")), TWO_BY_TWO));
+        assertTrue(f.getMessage().contains("never calls a jitted function"), f.getMessage());
+    }
+
+    @Test
+    void layoutsWhoseProductComesOutTransposedAreTheWrongLayout() {
+        // A's rows over Y and B's columns over X: no communication, but C comes out P('Y', 'X')
+        GradingFailure f = rejected(Kind.WRONG_SHARDING, () -> Chapter5Checks.matmulWithoutCommunication((a, b, mesh) ->
+                jitMatmul(ShardedArray.devicePut(a, mesh, P("Y", null)), ShardedArray.devicePut(b, mesh, P(null, "X"))),
+                TWO_BY_TWO));
+        assertTrue(f.getMessage().contains("P('X', 'Y')"), f.getMessage());
+    }
+
+    @Test
+    void aReshardAfterAnEagerMatmulAllReducesFirstAndSlicesAfterwards() {
+        GradingFailure f = rejected(Kind.STRUCTURE, () -> Chapter5Checks.matmulReduceScatter((a, b) ->
+                Jit.jit((ShardedArray x, ShardedArray y) -> x.matmul(y)).call(a, b).get(0).reshard(P("X", null)),
+                TWO_BY_TWO));
+        assertTrue(f.reason().startsWith("moves more than a reduce-scatter"), f.reason());
+        assertTrue(f.getMessage().contains("psum"), "the device's steps show the all-reduce: " + f.getMessage());
+    }
+
+    @Test
+    void withoutTheOutShardingTheResultIsReplicated() {
+        GradingFailure f = rejected(Kind.WRONG_SHARDING, () -> Chapter5Checks.matmulReduceScatter(
+                AutomaticParallelismWrongImplementationsTest::jitMatmul, TWO_BY_TWO));
+        assertTrue(f.getMessage().contains("P('X', None)") || f.getMessage().contains("P('X',)"), f.getMessage());
+    }
+
+    @Test
+    void gatheringWBeforeTheContractionMovesTheWrongArray() {
+        // W's rows gathered over Y: no partial sums, but In must then be gathered too — not one all-reduce
+        GradingFailure f = rejected(Kind.STRUCTURE, () -> Chapter5Checks.matmulSquare((in, w) ->
+                Jit.jit((ShardedArray x, ShardedArray y) -> ShardedArray.einsum("bd,df->bf",
+                        x.square().withShardingConstraint(P("X", null)), y.withShardingConstraint(P())))
+                        .outShardings(P("X", null)).call(in, w).get(0), TWO_BY_TWO));
+        assertTrue(f.getMessage().contains("all_gather"), f.getMessage());
+        assertTrue(f.getMessage().contains("one all-reduce (psum) over Y of f32[2, 6]"), f.getMessage());
+    }
+
+    @Test
+    void aHandWrittenShardMapIsNotTheCompilersProgram() {
+        GradingFailure f = rejected(Kind.STRUCTURE, () -> Chapter5Checks.matmulSquare((in, w) ->
+                shardMap((x, y) -> dev.shardlings.spmd.Collectives.psum(x.square().matmul(y), "Y"), in.mesh(),
+                        P("X", "Y"), P("Y", null), P("X", null)).apply(in, w), TWO_BY_TWO));
+        assertTrue(f.reason().contains("uses shardMap"), f.reason());
+    }
+
+    @Test
+    void onExplicitAxesTheAmbiguousEinsumIsJaxsTypeError() {
+        GradingFailure f = rejected(Kind.EXCEPTION, () -> Chapter5Checks.matmulSquareExplicit((in, w) ->
+                ShardedArray.einsum("bd,df->bf", in.square(), w), TWO_BY_TWO));
+        assertTrue(f.getMessage().contains("Contracting dimensions are sharded and it is ambiguous"), f.getMessage());
+    }
+
+    @Test
+    void onExplicitAxesAReplicatedResultIsTheWrongLayout() {
+        GradingFailure f = rejected(Kind.WRONG_SHARDING, () -> Chapter5Checks.matmulSquareExplicit((in, w) ->
+                ShardedArray.einsum("bd,df->bf", in.square(), w, P()), TWO_BY_TWO));
+        assertTrue(f.getMessage().contains("P('X', None)") || f.getMessage().contains("P('X',)"), f.getMessage());
+    }
+}
