@@ -4,6 +4,7 @@ package dev.shardlings.course;
 import dev.shardlings.ExerciseNotDone;
 import dev.shardlings.array.DType;
 import dev.shardlings.array.NDArray;
+import dev.shardlings.jit.Jit;
 import dev.shardlings.spmd.ShardMap;
 import dev.shardlings.spmd.ShardedArray;
 
@@ -45,6 +46,35 @@ public final class Problem2 {
     public static NDArray moeLocal(NDArray a, NDArray w, NDArray b) {
         // TODO(2.1): group tokens by expert (argsort), one matmul per expert, gather the rows back in order.
         throw new ExerciseNotDone("2.1");
+    }
+
+    /**
+     * Part 2.2 — jit the local version (the book's question 2): the same layouts as 2.3a (A {@code P("X", "Y")},
+     * W {@code P("X", null, "Y")}, B {@code P("X")}) on a mesh whose axes are Auto; Out f32[S, F] laid out
+     * {@code P("X", "Y")}. Write the masked-buffer form on whole arrays — B.oneHot(E) [S, E], the buffer
+     * einsum("se,sd->esd", …) [E, S, D], einsum("esd,edf->esf", …) with W, einsum("se,esf->sf", …) — and compile it
+     * with {@code Jit.jit} (the sort-based 2.1 cannot be traced: its group sizes depend on B's values).
+     *
+     * <p>Graded: values and layout; compiled by jit, with no hand-written shardMap.
+     * Docs: docs/problem-2.md#part-22-jit-the-local-version-and-read-what-the-compiler-did
+     */
+    public static ShardedArray moeJit(ShardedArray a, ShardedArray w, ShardedArray b) {
+        // TODO(2.2): jit the one-hot masked buffer and its two einsums, out sharding P("X", "Y").
+        throw new ExerciseNotDone("2.2");
+    }
+
+    /**
+     * Part 2.2, the report: how many bytes one device receives in the collectives of the program {@link #moeJit}
+     * compiles for these arguments (read the compiled program: {@code lower(a, w, b)} gives its {@code asText()} and
+     * {@code costAnalysis()}).
+     *
+     * <p>Graded: equal to the bytes every device received in the collectives of the program moeJit ran, read from
+     * the trace.
+     * Docs: docs/problem-2.md#part-22-jit-the-local-version-and-read-what-the-compiler-did
+     */
+    public static int moeJitBytesReceived(ShardedArray a, ShardedArray w, ShardedArray b) {
+        // TODO(2.2): lower the same jitted function on (a, w, b) and read the bytes it communicates per device.
+        throw new ExerciseNotDone("2.2");
     }
 
     /**

@@ -246,6 +246,37 @@ class JitTest {
     }
 
     @Test
+    void problem22TheDenseMoeSendsTheBufferToTheExperts() {
+        // docs/problem-2.md, part 2.2: E = 8, S = 64, D = 32, F = 48 on 4 × 2. JAX 0.10.2's XLA all-gathers W over X
+        // and the buffer over Y (26,624 bytes per device); by bytes, this partitioner moves the buffer instead.
+        Mesh m = Mesh.ofDeviceIds(IDS8, new int[] {4, 2}, "X", "Y");
+        int[] routes = new int[64];
+        for (int i = 0; i < routes.length; i++) {
+            routes[i] = (i * 5) % 8;
+        }
+        NDArray w = data(8, 32, 48);
+        NDArray a = data(64, 32);
+        NDArray b = NDArray.fromInts(routes, 64);
+        Jitted moe = Jit.jitList(xs -> {
+            ShardedArray onehot = xs.get(2).oneHot(8);
+            ShardedArray buffer = ShardedArray.einsum("se,sd->esd", onehot, xs.get(0));
+            return List.of(ShardedArray.einsum("se,esf->sf", onehot,
+                    ShardedArray.einsum("esd,edf->esf", buffer, xs.get(1))));
+        }).named("moe").outShardings(P("X", "Y"));
+        Object[] args = {put(m, a, "X", "Y"), put(m, w, "X", null, "Y"), put(m, b, "X")};
+        Compiled c = moe.lower(args);
+        String text = c.asText();
+        assertEquals(2, text.split("all-to-all\\(", -1).length - 1, text);
+        assertEquals(1, text.split("all-gather\\(", -1).length - 1, text);
+        assertEquals(23_552, c.costAnalysis().bytesCommunicated(), text);
+        List<NDArray> rows = new java.util.ArrayList<>();
+        for (int i = 0; i < 64; i++) {
+            rows.add(a.slice(0, i, i + 1).matmul(w.take(0, routes[i])));
+        }
+        assertClose(NDArray.concat(0, rows), moe.call(args).get(0));
+    }
+
+    @Test
     void incompatibleDevicesAreJaxsError() {
         Mesh a = Mesh.ofDeviceIds(IDS8, new int[] {8}, "i");
         Mesh b = Mesh.ofDeviceIds(new int[] {0, 1, 2, 3, 6, 7, 4, 5}, new int[] {8}, "i");

@@ -36,6 +36,8 @@ public enum Check {
     DEVICE_MEMORY,
     /** The dataflow lets communication overlap compute: each collective's operand comes from its own products. */
     OVERLAP,
+    /** A figure the student reports about a compiled program (bytes received), against that program's trace. */
+    REPORTED_COMMUNICATION,
     /** The modelled time on the part's hardware, against the reference. */
     MODELLED_TIME
 }

@@ -43,6 +43,9 @@ public enum CourseMethod {
             int.class),
 
     MOE_LOCAL("Problem2", "moeLocal", NDArray.class, NDArray.class, NDArray.class, NDArray.class),
+    MOE_JIT("Problem2", "moeJit", ShardedArray.class, ShardedArray.class, ShardedArray.class, ShardedArray.class),
+    MOE_JIT_BYTES_RECEIVED("Problem2", "moeJitBytesReceived", int.class, ShardedArray.class, ShardedArray.class,
+            ShardedArray.class),
     MOE_ALL_GATHER("Problem2", "moeAllGather", ShardedArray.class, ShardedArray.class, ShardedArray.class,
             ShardedArray.class),
     MOE_ALL_TO_ALL("Problem2", "moeAllToAll", ShardedArray.class, ShardedArray.class, ShardedArray.class,
@@ -188,7 +191,9 @@ public enum CourseMethod {
         if (reply.thrown() != null) {
             throw new StudentException(this, reply.thrown());
         }
-        if (reply.value() != null && !returns.isInstance(reply.value())) {
+        // an int or float method's value comes back boxed
+        Class<?> boxed = returns == int.class ? Integer.class : returns == float.class ? Float.class : returns;
+        if (reply.value() != null && !boxed.isInstance(reply.value())) {
             throw new Sandbox.SandboxFailure(Sandbox.FailureKind.PROTOCOL, "the sandbox answered with a "
                     + reply.value().getClass().getSimpleName() + " where " + signature() + " returns a "
                     + returns.getSimpleName(), "", null);

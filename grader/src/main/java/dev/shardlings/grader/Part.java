@@ -92,6 +92,13 @@ public enum Part {
             Text.D2 + "part-21-the-local-version",
             "order = B.argsort() groups the tokens by expert; for each expert e multiply A.take(rows, 0) by"
                     + " W.take(0, e), then put the rows back with one take by the inverse positions."),
+    /** Part 2.2. */
+    P2_2("2.2", "mixture of experts, jit", 2,
+            List.of(CourseMethod.MOE_JIT, CourseMethod.MOE_JIT_BYTES_RECEIVED),
+            Text.D2 + "part-22-jit-the-local-version-and-read-what-the-compiler-did",
+            "oneHot, then einsum(\"se,sd->esd\"), einsum(\"esd,edf->esf\") with W and einsum(\"se,esf->sf\"), inside"
+                    + " Jit.jitList(...).outShardings(P(\"X\", \"Y\")); for the report, lower the same Jitted on"
+                    + " (a, w, b) and read costAnalysis().bytesCommunicated()."),
     /** Part 2.3a. */
     P2_3A("2.3a", "mixture of experts, all-gather", 2,
             List.of(CourseMethod.MOE_ALL_GATHER),

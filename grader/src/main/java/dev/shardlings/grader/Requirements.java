@@ -155,6 +155,14 @@ public final class Requirements {
                     req(CourseMethod.MOE_LOCAL, "each expert's tokens in one matmul: exactly 2·S·D·F matmul FLOPs, at most one "
                             + "matmul per expert that has tokens",
                             Check.FLOPS, Check.MATMULS));
+            case P2_2 -> List.of(
+                    req(CourseMethod.MOE_JIT, "values and layout",
+                            Check.VALUES, Check.LAYOUT),
+                    req(CourseMethod.MOE_JIT, "compiled by jit, with no hand-written shardMap",
+                            Check.USES_JIT),
+                    req(CourseMethod.MOE_JIT_BYTES_RECEIVED, "equal to the bytes every device received in the collectives "
+                            + "of the program moeJit ran, read from the trace",
+                            Check.REPORTED_COMMUNICATION));
             case P2_3A -> List.of(
                     req(CourseMethod.MOE_ALL_GATHER, "values and layout",
                             Check.VALUES, Check.LAYOUT),

@@ -2,6 +2,8 @@ package dev.shardlings.course;
 
 import dev.shardlings.array.DType;
 import dev.shardlings.array.NDArray;
+import dev.shardlings.jit.Jit;
+import dev.shardlings.jit.Jitted;
 import dev.shardlings.spmd.ShardMap;
 import dev.shardlings.spmd.ShardedArray;
 
@@ -70,6 +72,28 @@ public final class Problem2 {
     /** 2.1: Out[S, F] = A[i] · W[B[i]] on one device, tokens grouped by expert. */
     public static NDArray moeLocal(NDArray a, NDArray w, NDArray b) {
         return expertMatmul(a, b.toIntArray(), w);
+    }
+
+    /**
+     * Part 2.2: the masked buffer written on whole arrays and compiled by jit. The compiler, not the program, decides
+     * what moves; see docs/problem-2.md for what it chose.
+     */
+    public static ShardedArray moeJit(ShardedArray a, ShardedArray w, ShardedArray b) {
+        return moeJitted(w.shape()[0]).call(a, w, b).get(0);
+    }
+
+    /** Part 2.2, the report: the compiled program's bytes received per device. */
+    public static int moeJitBytesReceived(ShardedArray a, ShardedArray w, ShardedArray b) {
+        return Math.toIntExact(moeJitted(w.shape()[0]).lower(a, w, b).costAnalysis().bytesCommunicated());
+    }
+
+    private static Jitted moeJitted(int experts) {
+        return Jit.jitList(xs -> {
+            ShardedArray onehot = xs.get(2).oneHot(experts);
+            ShardedArray buffer = ShardedArray.einsum("se,sd->esd", onehot, xs.get(0));
+            ShardedArray perExpert = ShardedArray.einsum("esd,edf->esf", buffer, xs.get(1));
+            return List.of(ShardedArray.einsum("se,esf->sf", onehot, perExpert));
+        }).named("moe").outShardings(P("X", "Y"));
     }
 
     /**

@@ -13,6 +13,7 @@ import dev.shardlings.grader.Part;
 import dev.shardlings.grader.Reports;
 import dev.shardlings.grader.TraceRules;
 import dev.shardlings.grader.TraceRules.Rule;
+import dev.shardlings.sharding.AxisType;
 import dev.shardlings.sharding.Mesh;
 import dev.shardlings.sharding.PartitionSpec;
 import dev.shardlings.spmd.ShardedArray;
@@ -139,12 +140,15 @@ public final class Problem2Checks {
     }
 
     private static Laid lay(MoeCase c, boolean ragged) {
+        return lay(c, ragged, c.mesh().mesh());
+    }
+
+    private static Laid lay(MoeCase c, boolean ragged, Mesh mesh) {
         int[] sz = c.shardedSizes();
         int e = sz[0];
         int s = sz[1];
         int d = sz[2];
         int f = sz[3];
-        Mesh mesh = c.mesh().mesh();
         NDArray a = Generators.smallFloats(c.seed(), s, d);
         NDArray w = Generators.smallFloats(c.seed() + 1, e, d, f);
         NDArray b = c.route(s, e);
@@ -157,6 +161,57 @@ public final class Problem2Checks {
                 + (ragged ? "; capacity " + c.capacity() : ""));
         return new Laid(text, Reports.inputs("A", a, "B", b), Problem2Oracles.moe(a, w, b), as, ws, bs,
                 "A:\n" + Reports.picture(as), sz);
+    }
+
+    /** Part 2.2's report: (A, W, B) → bytes one device receives in the compiled program. */
+    @FunctionalInterface
+    public interface BytesReport {
+        int apply(ShardedArray a, ShardedArray w, ShardedArray b);
+    }
+
+    /**
+     * 2.2: moeJit compiled by jit with no shardMap of its own, values and layout P('X', 'Y') on a mesh of Auto axes;
+     * the report equals the bytes every device received in the collectives of the program moeJit ran.
+     */
+    public static void moeJit(Sharded impl, BytesReport report, MoeCase c) {
+        Mesh mesh = c.mesh().mesh();
+        Mesh auto = mesh.withAxisTypes(java.util.Collections.nCopies(mesh.rank(), AxisType.AUTO)
+                .toArray(AxisType[]::new));
+        Laid l = lay(c, false, auto);
+        CaseRun<ShardedArray> run = Guard.run(Part.P2_2, l.text(), () -> impl.apply(l.a(), l.w(), l.b()));
+        Checks.compiledByJit(run);
+        Checks.shardedResult(run, l.inputs(), l.expected(), XY, tol(l.sizes()[2]), l.pictures());
+        CaseRun<Integer> reported = Guard.run(Part.P2_2, l.text(), () -> report.apply(l.a(), l.w(), l.b()));
+        CheckLog.ran(Check.REPORTED_COMMUNICATION);
+        java.util.Set<Long> received = new java.util.TreeSet<>();
+        StringBuilder program = new StringBuilder();
+        for (dev.shardlings.trace.ShardMapTrace m : run.trace().shardMaps()) {
+            for (DeviceTrace d : m.devices()) {
+                received.add(d.collectives().stream().mapToLong(CollectiveEvent::bytesReceived).sum());
+            }
+            if (!m.devices().isEmpty()) {
+                program.append("  ").append(m.functionName()).append(", device ").append(m.devices().get(0).deviceId())
+                        .append(":\n");
+                for (CollectiveEvent ev : m.devices().get(0).collectives()) {
+                    program.append("    ").append(ev.describe()).append(" — receives ").append(ev.bytesReceived())
+                            .append(" bytes\n");
+                }
+            }
+        }
+        long expected = received.isEmpty() ? 0 : received.iterator().next();
+        if (received.size() > 1 || reported.value() == null || reported.value() != expected) {
+            throw reported.report("reports " + reported.value() + " bytes received per device; the compiled program"
+                            + (received.size() > 1 ? " receives " + received + " bytes on different devices"
+                            : " receives " + expected))
+                    .paragraph("What the program moeJit compiled did, in order:")
+                    .lines(program.length() == 0 ? "  (no collective)\n" : program.toString())
+                    .paragraph("Report the bytes one device receives in all of these together. They are in the"
+                            + " compiled program: Jit.jit(…).lower(a, w, b).costAnalysis().bytesCommunicated(), or"
+                            + " its asText() read collective by collective.")
+                    .noHint()
+                    .failure(GradingFailure.Kind.WRONG_VALUES, "reported " + reported.value() + " bytes received per"
+                            + " device, the compiled program receives " + expected);
+        }
     }
 
     /** 2.3a: values; an all-gather of A over X. */

@@ -242,4 +242,55 @@ class MoeWrongImplementationsTest {
             throw new AssertionError("not reached: the local half fails first");
         }, TOP2));
     }
+    // ------------------------------------------------------------------------------------------ 2.2, jit
+
+    private static dev.shardlings.jit.Jitted denseMoe(int experts) {
+        return dev.shardlings.jit.Jit.jitList(xs -> {
+            ShardedArray onehot = xs.get(2).oneHot(experts);
+            ShardedArray buffer = ShardedArray.einsum("se,sd->esd", onehot, xs.get(0));
+            return List.of(ShardedArray.einsum("se,esf->sf", onehot,
+                    ShardedArray.einsum("esd,edf->esf", buffer, xs.get(1))));
+        }).outShardings(P("X", "Y"));
+    }
+
+    private static ShardedArray moeJit(ShardedArray a, ShardedArray w, ShardedArray b) {
+        return denseMoe(w.shape()[0]).call(a, w, b).get(0);
+    }
+
+    @Test
+    void aJittedMoeIsRightAndItsReportIsTheCompiledProgramsBytes() throws Throwable {
+        Problem2Checks.moeJit(MoeWrongImplementationsTest::moeJit, (a, w, b) -> Math.toIntExact(
+                denseMoe(w.shape()[0]).lower(a, w, b).costAnalysis().bytesCommunicated()), BOOK);
+    }
+
+    @Test
+    void reportingTheBytesOfAllDevicesTogetherIsWrong() {
+        GradingFailure f = rejected(Kind.WRONG_VALUES, "What the program moeJit compiled did", () ->
+                Problem2Checks.moeJit(MoeWrongImplementationsTest::moeJit, (a, w, b) -> Math.toIntExact(
+                        denseMoe(w.shape()[0]).lower(a, w, b).costAnalysis().bytesCommunicated() * a.mesh().size()),
+                        BOOK));
+        assertTrue(f.getMessage().contains("bytes one device receives"), f.getMessage());
+    }
+
+    @Test
+    void aGuessedFigureIsWrong() {
+        rejected(Kind.WRONG_VALUES, "reports 0 bytes received per device", () ->
+                Problem2Checks.moeJit(MoeWrongImplementationsTest::moeJit, (a, w, b) -> 0, BOOK));
+    }
+
+    @Test
+    void theMaskedBufferComputedEagerlyIsNotACompiledProgram() {
+        rejected(Kind.STRUCTURE, "never calls a jitted function", () -> Problem2Checks.moeJit((a, w, b) -> {
+            ShardedArray onehot = b.oneHot(w.shape()[0]);
+            ShardedArray buffer = ShardedArray.einsum("se,sd->esd", onehot, a);
+            return ShardedArray.einsum("se,esf->sf", onehot, ShardedArray.einsum("esd,edf->esf", buffer, w))
+                    .reshard(P("X", "Y"));
+        }, (a, w, b) -> 0, BOOK));
+    }
+
+    @Test
+    void aHandWrittenShardMapIsNotACompiledProgram() {
+        rejected(Kind.STRUCTURE, "writes a shardMap", () -> Problem2Checks.moeJit((a, w, b) ->
+                ShardMap.shardMap(x -> x, a.mesh(), P("X", "Y"), P("X", "Y")).apply(a), (a, w, b) -> 0, BOOK));
+    }
 }
