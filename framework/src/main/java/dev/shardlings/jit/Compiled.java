@@ -90,6 +90,13 @@ public final class Compiled {
                     : ShardedArray.devicePut((NDArray) c, mesh, inSpecs.get(args.size() + k)));
         }
         return program.run(mesh, all, inSpecs, outputs,
-                outShardings.stream().map(NamedSharding::spec).toList(), "jit_" + name, dev.shardlings.trace.Origin.JIT);
+                outShardings.stream().map(NamedSharding::spec).toList(), "jit_" + name, origin());
+    }
+
+    /** JIT, or JIT_WITH_SHARD_MAP when the program contains a shardMap region. */
+    private dev.shardlings.trace.Origin origin() {
+        boolean manual = program.instructions().stream().anyMatch(i -> i instanceof DeviceProgram.Apply a
+                && a.local() instanceof dev.shardlings.primitive.ManualRegion);
+        return manual ? dev.shardlings.trace.Origin.JIT_WITH_SHARD_MAP : dev.shardlings.trace.Origin.JIT;
     }
 }

@@ -2,6 +2,7 @@ package dev.shardlings.spmd;
 
 import dev.shardlings.array.DType;
 import dev.shardlings.array.NDArray;
+import dev.shardlings.primitive.ManualRegion;
 import dev.shardlings.array.OpObserver;
 import dev.shardlings.array.OpObservers;
 import dev.shardlings.sharding.Mesh;
@@ -251,7 +252,45 @@ public final class ShardMap {
      */
     public List<ShardedArray> call(List<ShardedArray> args) {
         List<ShardedArray> a = checkArgs(args);
-        return run(a.size(), () -> layout.argumentBlocks(name, a));
+        if (a.stream().anyMatch(ShardedArray::isTraced)) {
+            return List.of(stage(a));
+        }
+        return run(a.size(), () -> layout.argumentBlocks(name, a), true);
+    }
+
+    /**
+     * This shardMap called on traced values inside {@code jit}: recorded as one {@link ManualRegion} equation
+     * (JAX's shard_map inside jit). Its result's shape is found by running the function once, untraced, on zero
+     * blocks of the arguments' shapes — which also raises here, while tracing, every error a real call would raise
+     * (wrong specs, check_vma). Only a shardMap with one output can be staged.
+     */
+    private ShardedArray stage(List<ShardedArray> args) {
+        Staging.Binder binder = Staging.current();
+        if (binder == null) {
+            throw new IllegalStateException("shardMap " + name + " got a traced value outside the jit trace that"
+                    + " made it; return the value from the jitted function instead of keeping it");
+        }
+        if (layout.outSpecs.size() != 1) {
+            throw new IllegalArgumentException("shardMap " + name + " has " + layout.outSpecs.size() + " outputs;"
+                    + " inside jit a shardMap may return one array only. Split it into one shardMap per output, or"
+                    + " call it outside jit");
+        }
+        for (int k = 0; k < args.size(); k++) {
+            if (!args.get(k).mesh().sameDevicesAs(layout.mesh)) {
+                throw new IllegalArgumentException("shardMap " + name + ": args[" + k + "] lives on "
+                        + args.get(k).mesh() + ", not on the shardMap's " + layout.mesh);
+            }
+        }
+        List<NDArray> zeros;
+        try (OpObservers.Scope ignored = OpObservers.install(SILENT)) {
+            zeros = args.stream().map(x -> NDArray.zeros(x.dtype(), x.shape())).toList();
+        }
+        ShardedArray shaped = run(args.size(), () -> layout.wholeArgumentBlocks(name, zeros), false).get(0);
+        DeviceFunction body = fn;
+        ManualRegion region = new ManualRegion(name, layout.inSpecs, layout.outSpecs.get(0),
+                blocks -> body.apply(blocks).get(0), new dev.shardlings.primitive.Primitive.Shaped(shaped.dtype(),
+                java.util.Arrays.stream(shaped.shape()).boxed().toList()));
+        return binder.bind(region, new ArrayList<>(args));
     }
 
     /**
@@ -272,7 +311,7 @@ public final class ShardMap {
      */
     public List<ShardedArray> callOnWhole(List<NDArray> args) {
         List<NDArray> a = checkArgs(args);
-        return run(a.size(), () -> layout.wholeArgumentBlocks(name, a));
+        return run(a.size(), () -> layout.wholeArgumentBlocks(name, a), true);
     }
 
     /** A copy of the arguments, none null; and no shardMap call may be nested, nor miscount its arguments. */
@@ -297,7 +336,7 @@ public final class ShardMap {
 
     /** Lays the arguments out, runs the devices, assembles the outputs and reports the trace. */
     @SuppressWarnings("try") // the observer scopes are used for their close(), not read
-    private List<ShardedArray> run(int argc, Supplier<List<List<NDArray>>> layOut) {
+    private List<ShardedArray> run(int argc, Supplier<List<List<NDArray>>> layOut, boolean traced) {
         int n = layout.mesh.size();
         List<List<NDArray>> perDevice = new ArrayList<>(n);
         for (int d = 0; d < n; d++) {
@@ -310,7 +349,7 @@ public final class ShardMap {
                 }
             }
         }
-        boolean tracing = Tracing.isRecording();
+        boolean tracing = traced && Tracing.isRecording();
         DeviceLauncher.Run run = DeviceLauncher.launch(fn, name, layout.mesh,
                 perDevice.stream().map(List::copyOf).toList(), timeout.toNanos(), groups, tracing, checkVma);
         List<ShardedArray> result;

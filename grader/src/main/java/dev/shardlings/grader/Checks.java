@@ -250,15 +250,16 @@ public final class Checks {
     public static void compiledByJit(CaseRun<?> run) {
         CheckLog.ran(Check.USES_JIT);
         List<dev.shardlings.trace.ShardMapTrace> maps = run.trace().shardMaps();
-        if (maps.stream().anyMatch(m -> m.origin() == dev.shardlings.trace.Origin.SHARD_MAP)) {
+        if (maps.stream().anyMatch(m -> m.origin().handWritten())) {
             throw run.report("writes a shardMap")
                     .paragraph("This part asks the compiler to partition the program: write it on whole arrays"
                             + " (ShardedArray's sin, add, reshape, roll, mean, …) inside Jit.jit(...), and let jit"
-                            + " decide what each device computes. A hand-written shardMap is Problem 1's other half.")
+                            + " decide what each device computes. A hand-written shardMap, also one called inside"
+                            + " jit, is the Manual mode of the chapters before.")
                     .noHint()
                     .failure(GradingFailure.Kind.STRUCTURE, "uses shardMap in a jit part");
         }
-        if (maps.stream().noneMatch(m -> m.origin() == dev.shardlings.trace.Origin.JIT)) {
+        if (maps.stream().noneMatch(m -> m.origin().compiledByJit())) {
             throw run.report("never calls a jitted function")
                     .paragraph("The result is not from a program compiled by jit. Wrap the computation:"
                             + " Jit.jit(x -> …).outShardings(P(\"X\", \"Y\")).call(a).get(0).")
@@ -284,8 +285,8 @@ public final class Checks {
             if (m.devices().isEmpty() || m.devices().get(0).collectives().isEmpty()) {
                 continue;
             }
-            list.append("  in ").append(m.functionName()).append(" (").append(m.origin() == dev.shardlings.trace
-                    .Origin.JIT ? "compiled by jit" : "an eager operation").append("), device ")
+            list.append("  in ").append(m.functionName()).append(" (").append(m.origin().compiledByJit()
+                    ? "compiled by jit" : "an eager operation").append("), device ")
                     .append(m.devices().get(0).deviceId()).append(" runs:\n");
             for (TraceEvent.CollectiveEvent c : m.devices().get(0).collectives()) {
                 list.append("    ").append(c.describe()).append('\n');
@@ -319,7 +320,7 @@ public final class Checks {
      */
     public static void noHandWrittenShardMap(CaseRun<?> run) {
         CheckLog.ran(Check.NO_SHARD_MAP);
-        if (run.trace().shardMaps().stream().anyMatch(m -> m.origin() == dev.shardlings.trace.Origin.SHARD_MAP)) {
+        if (run.trace().shardMaps().stream().anyMatch(m -> m.origin().handWritten())) {
             throw run.report("writes a shardMap")
                     .paragraph("This part is written on whole arrays: the einsum's types decide what each device"
                             + " computes. Use ShardedArray's operations (square, einsum, matmul), eagerly or inside"
