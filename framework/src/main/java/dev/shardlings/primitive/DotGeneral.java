@@ -172,18 +172,36 @@ public record DotGeneral(List<Integer> lhsContracting, List<Integer> rhsContract
         int m = prod(ls, lf);
         int k = prod(ls, lhsContracting);
         int n = prod(rs, rf);
-        NDArray lt = l.transpose(concat(lhsBatch, lf, lhsContracting)).reshape(b, m, k);
-        NDArray rt = r.transpose(concat(rhsBatch, rhsContracting, rf)).reshape(b, k, n);
-        List<NDArray> products = new ArrayList<>(b);
-        for (int i = 0; i < b; i++) {
-            products.add(lt.index(i).matmul(rt.index(i)));
-        }
         List<Integer> shape = new ArrayList<>();
         lhsBatch.forEach(d -> shape.add(ls[d]));
         lf.forEach(d -> shape.add(ls[d]));
         rf.forEach(d -> shape.add(rs[d]));
-        NDArray stacked = b == 1 ? products.get(0) : NDArray.stack(0, products);
-        return stacked.reshape(shape.stream().mapToInt(Integer::intValue).toArray());
+        int[] outShape = shape.stream().mapToInt(Integer::intValue).toArray();
+        int[] lp = concat(lhsBatch, lf, lhsContracting);
+        int[] rp = concat(rhsBatch, rhsContracting, rf);
+        if (b == 1) {
+            // one matmul: no batch to index, and operands already in [free, contracted] / [contracted, free] order
+            // are only reshaped (views), so a plain matmul runs the kernel on the blocks as they are
+            NDArray l2 = (identity(lp) ? l : l.transpose(lp)).reshape(m, k);
+            NDArray r2 = (identity(rp) ? r : r.transpose(rp)).reshape(k, n);
+            return l2.matmul(r2).reshape(outShape);
+        }
+        NDArray lt = l.transpose(lp).reshape(b, m, k);
+        NDArray rt = r.transpose(rp).reshape(b, k, n);
+        List<NDArray> products = new ArrayList<>(b);
+        for (int i = 0; i < b; i++) {
+            products.add(lt.index(i).matmul(rt.index(i)));
+        }
+        return NDArray.stack(0, products).reshape(outShape);
+    }
+
+    private static boolean identity(int[] perm) {
+        for (int i = 0; i < perm.length; i++) {
+            if (perm[i] != i) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static int prod(int[] shape, List<Integer> dims) {

@@ -107,6 +107,16 @@ class AutomaticParallelismWrongImplementationsTest {
     }
 
     @Test
+    void aShardMapHiddenInsideJitIsStillHandWritten() {
+        // the compiled program runs the hand-written region: right values, right collective, but not the compiler's
+        GradingFailure f = rejected(Kind.STRUCTURE, () -> Chapter5Checks.matmulSquare((in, w) ->
+                Jit.jit((ShardedArray x, ShardedArray y) -> shardMap((p, q) -> dev.shardlings.spmd.Collectives.psum(
+                        p.square().matmul(q), "Y"), in.mesh(), P("X", "Y"), P("Y", null), P("X", null)).apply(x, y))
+                        .call(in, w).get(0), TWO_BY_TWO));
+        assertTrue(f.reason().contains("uses shardMap"), f.reason());
+    }
+
+    @Test
     void onExplicitAxesTheAmbiguousEinsumIsJaxsTypeError() {
         GradingFailure f = rejected(Kind.EXCEPTION, () -> Chapter5Checks.matmulSquareExplicit((in, w) ->
                 ShardedArray.einsum("bd,df->bf", in.square(), w), TWO_BY_TWO));
