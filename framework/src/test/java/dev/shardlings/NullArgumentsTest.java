@@ -61,7 +61,10 @@ class NullArgumentsTest {
             ShardedArray.class, ShardedArray.Shard.class, ShardMap.class, ShardMap.Unary.class, ShardMap.Binary.class,
             Collectives.class, PRNG.class, PRNG.Key.class, Collective.class, DeviceTrace.class, ShardMapTrace.class,
             Origin.class, Trace.class, TraceEvent.class, TraceEvent.CollectiveEvent.class,
-            TraceEvent.MatmulEvent.class, TraceEvent.LocalOpEvent.class, Tracing.class, Tracing.Traced.class);
+            TraceEvent.MatmulEvent.class, TraceEvent.LocalOpEvent.class, Tracing.class, Tracing.Traced.class,
+            dev.shardlings.trace.CollectiveParams.class, dev.shardlings.trace.CollectiveParams.None.class,
+            dev.shardlings.trace.CollectiveParams.AllGather.class, dev.shardlings.trace.CollectiveParams.ReduceScatter.class,
+            dev.shardlings.trace.CollectiveParams.AllToAll.class, dev.shardlings.trace.CollectiveParams.Permute.class);
 
     /**
      * Arguments for which null means something, by "Class.method(parameter)": each with the reason. Nothing else
@@ -124,6 +127,17 @@ class NullArgumentsTest {
         byClass.put(DType.class, () -> DType.INT32);
         byClass.put(AxisType.class, () -> AxisType.EXPLICIT);
         byClass.put(Origin.class, () -> Origin.SHARD_MAP);
+        byClass.put(dev.shardlings.trace.CollectiveParams.class, dev.shardlings.trace.CollectiveParams.None::new);
+        byClass.put(dev.shardlings.trace.CollectiveParams.None.class, dev.shardlings.trace.CollectiveParams.None::new);
+        byClass.put(dev.shardlings.trace.CollectiveParams.AllGather.class,
+                () -> new dev.shardlings.trace.CollectiveParams.AllGather(0, true, false));
+        byClass.put(dev.shardlings.trace.CollectiveParams.ReduceScatter.class,
+                () -> new dev.shardlings.trace.CollectiveParams.ReduceScatter(0, true));
+        byClass.put(dev.shardlings.trace.CollectiveParams.AllToAll.class,
+                () -> new dev.shardlings.trace.CollectiveParams.AllToAll(0, 1, true));
+        byClass.put(dev.shardlings.trace.CollectiveParams.Permute.class,
+                () -> new dev.shardlings.trace.CollectiveParams.Permute(List.of(List.of(0, 1), List.of(1, 0))));
+        byClass.put(dev.shardlings.array.OpKind.class, () -> dev.shardlings.array.OpKind.INDEXING);
         byClass.put(dev.shardlings.primitive.DotGeneral.class, () -> dev.shardlings.primitive.DotGeneral.matmul(P()));
         byClass.put(AxisType[].class, () -> new AxisType[]{AxisType.EXPLICIT});
         byClass.put(Mesh.class, () -> MESH);

@@ -56,24 +56,8 @@ public final class NDArray {
         this.origin = origin;
     }
 
-    /** How an operation is costed for the trace (the cost model reads FLOPs and bytes moved). */
-    private enum Cost {
-        /** Nothing read: bytes = the result; no FLOPs. */
-        CREATE,
-        /** One FLOP per result element; bytes = operands + result. */
-        ELEMENTWISE,
-        /** One FLOP per operand element; bytes = operands + result. */
-        REDUCTION,
-        /** Data movement (slice, transpose, concatenate, ...): reads what it writes; no FLOPs. */
-        MOVE,
-        /** 2·m·k·n FLOPs; bytes = operands + result. */
-        MATMUL,
-        /** n operands added into one: (n−1)·size FLOPs; bytes = operands + result. */
-        ADD_N
-    }
-
-    /** A new array made by an operation from {@code in}: reports the allocation and the operation. */
-    private static NDArray made(Object data, int[] shape, Set<String> vma, Cost cost, String name, NDArray... in) {
+    /** A new array made by an operation of kind {@code cost} from {@code in}: reports the allocation and the operation. */
+    private static NDArray made(Object data, int[] shape, Set<String> vma, OpKind cost, String name, NDArray... in) {
         DType dtype = data instanceof float[] ? DType.FLOAT32 : DType.INT32;
         OpObservers.allocated(dtype, shape);
         long origin = 0;
@@ -93,11 +77,11 @@ public final class NDArray {
                 case CREATE: flops = 0; bytes = outBytes; break;
                 case ELEMENTWISE: flops = Shapes.size(shape); bytes = inBytes + outBytes; break;
                 case REDUCTION: flops = inElements; bytes = inBytes + outBytes; break;
-                case MOVE: flops = 0; bytes = 2 * outBytes; break;
+                case INDEXING: case COPY: flops = 0; bytes = 2 * outBytes; break;
                 case ADD_N: flops = inElements - Shapes.size(shape); bytes = inBytes + outBytes; break;
                 default: flops = 2L * in[0].shape[0] * in[0].shape[1] * in[1].shape[1]; bytes = inBytes + outBytes;
             }
-            origin = OpObservers.op(name, dtype, shape, inputs, flops, bytes);
+            origin = OpObservers.op(cost, name, dtype, shape, inputs, flops, bytes);
         }
         return dtype == DType.FLOAT32 ? new NDArray(dtype, (float[]) data, null, shape, vma, origin)
                 : new NDArray(dtype, null, (int[]) data, shape, vma, origin);
@@ -105,12 +89,12 @@ public final class NDArray {
 
     /** A new array on a freshly allocated float buffer, made from nothing: reports the allocation. */
     private static NDArray fresh(float[] data, int[] shape, Set<String> vma) {
-        return made(data, shape, vma, Cost.CREATE, "create");
+        return made(data, shape, vma, OpKind.CREATE, "create");
     }
 
     /** A new array on a freshly allocated int buffer, made from nothing: reports the allocation. */
     private static NDArray fresh(int[] data, int[] shape, Set<String> vma) {
-        return made(data, shape, vma, Cost.CREATE, "create");
+        return made(data, shape, vma, OpKind.CREATE, "create");
     }
 
     /** A new array on a freshly allocated buffer of either type. */
@@ -625,7 +609,7 @@ public final class NDArray {
         for (int d = 0; d < rank; d++) {
             outShape[d] = shape[p[d]];
         }
-        return made(permuted(p), outShape, vma, Cost.MOVE, "transpose", this);
+        return made(permuted(p), outShape, vma, OpKind.INDEXING, "transpose", this);
     }
 
     /** {@code x.T}: reverses the axes (identity on rank 0 and 1). */
@@ -716,7 +700,7 @@ public final class NDArray {
         for (int o = 0; o < outer; o++) {
             System.arraycopy(src, (o * dim + start) * inner, dst, o * len * inner, len * inner);
         }
-        return made(dst, outShape, vma, Cost.MOVE, "slice", this);
+        return made(dst, outShape, vma, OpKind.INDEXING, "slice", this);
     }
 
     /**
@@ -770,7 +754,7 @@ public final class NDArray {
         for (int o = 0; o < outer; o++) {
             System.arraycopy(src, (o * dim + k) * inner, dst, o * inner, inner);
         }
-        return made(dst, Shapes.remove(shape, ax), vma, Cost.MOVE, "take", this);
+        return made(dst, Shapes.remove(shape, ax), vma, OpKind.INDEXING, "take", this);
     }
 
     /**
@@ -818,7 +802,7 @@ public final class NDArray {
                 System.arraycopy(src, (o * dim + norm[t]) * inner, dst, (o * n + t) * inner, inner);
             }
         }
-        return made(dst, outShape, union(vma, indices.vma), Cost.MOVE, "gather", this, indices);
+        return made(dst, outShape, union(vma, indices.vma), OpKind.COPY, "gather", this, indices);
     }
 
     /**
@@ -856,7 +840,7 @@ public final class NDArray {
         for (int t = 0; t < out.length; t++) {
             out[t] = order[t];
         }
-        return made(out, shape.clone(), vma, Cost.REDUCTION, "sort", this);
+        return made(out, shape.clone(), vma, OpKind.REDUCTION, "sort", this);
     }
 
     /**
@@ -954,7 +938,7 @@ public final class NDArray {
             }
             pos += chunk;
         }
-        return made(dst, outShape, unionAll(xs), Cost.MOVE, "concatenate", xs.toArray(new NDArray[0]));
+        return made(dst, outShape, unionAll(xs), OpKind.COPY, "concatenate", xs.toArray(new NDArray[0]));
     }
 
     /**
@@ -1053,7 +1037,7 @@ public final class NDArray {
             System.arraycopy(src, base + (dim - s) * inner, dst, base, s * inner);
             System.arraycopy(src, base, dst, base + s * inner, (dim - s) * inner);
         }
-        return made(dst, shape.clone(), vma, Cost.MOVE, "roll", this);
+        return made(dst, shape.clone(), vma, OpKind.INDEXING, "roll", this);
     }
 
     /** {@code jnp.roll(x, shift)} without axis: rolls the flattened array; the shape is kept. */
@@ -1064,7 +1048,7 @@ public final class NDArray {
         int s = n == 0 ? 0 : Math.floorMod(shift, n);
         System.arraycopy(src, n - s, dst, 0, s);
         System.arraycopy(src, 0, dst, s, n - s);
-        return made(dst, shape.clone(), vma, Cost.MOVE, "roll", this);
+        return made(dst, shape.clone(), vma, OpKind.INDEXING, "roll", this);
     }
 
     /**
@@ -1080,13 +1064,13 @@ public final class NDArray {
             return view(shape, vma);
         }
         if (dtype == DType.FLOAT32) {
-            return made(toFloats(i), shape.clone(), vma, Cost.ELEMENTWISE, "convert", this);
+            return made(toFloats(i), shape.clone(), vma, OpKind.ELEMENTWISE, "convert", this);
         }
         int[] out = new int[f.length];
         for (int k = 0; k < out.length; k++) {
             out[k] = (int) f[k];
         }
-        return made(out, shape.clone(), vma, Cost.ELEMENTWISE, "convert", this);
+        return made(out, shape.clone(), vma, OpKind.ELEMENTWISE, "convert", this);
     }
 
     /**
@@ -1111,7 +1095,7 @@ public final class NDArray {
             return view(own, vma);
         }
         return made(gather(Shapes.offsets(target, Shapes.broadcastStrides(own, target))), target, vma,
-                Cost.MOVE, "broadcast", this);
+                OpKind.INDEXING, "broadcast", this);
     }
 
     // ---------------------------------------------------------------------------------------------- elementwise
@@ -1189,7 +1173,7 @@ public final class NDArray {
                     out[k] = op.apply(a[oa[k]], b[ob[k]]);
                 }
             }
-            return made(out, outShape, outVma, Cost.ELEMENTWISE, op.numpy, this, other);
+            return made(out, outShape, outVma, OpKind.ELEMENTWISE, op.numpy, this, other);
         }
         float[] a = floatData();
         float[] b = other.floatData();
@@ -1212,7 +1196,7 @@ public final class NDArray {
                 out[k] = op.apply(a[oa[k]], b[ob[k]]);
             }
         }
-        return made(out, outShape, outVma, Cost.ELEMENTWISE, op.numpy, this, other);
+        return made(out, outShape, outVma, OpKind.ELEMENTWISE, op.numpy, this, other);
     }
 
     /** The data as floats: the buffer itself for float32 (read only!), a converted copy for int32. */
@@ -1272,8 +1256,8 @@ public final class NDArray {
         }
         if (list.size() == 1) {
             NDArray only = first;
-            return ints ? made(only.i.clone(), first.shape, only.vma, Cost.MOVE, "copy", only)
-                    : made(only.floatData().clone(), first.shape, only.vma, Cost.MOVE, "copy", only);
+            return ints ? made(only.i.clone(), first.shape, only.vma, OpKind.COPY, "copy", only)
+                    : made(only.floatData().clone(), first.shape, only.vma, OpKind.COPY, "copy", only);
         }
         int n = first.size();
         Object out;
@@ -1294,7 +1278,7 @@ public final class NDArray {
             }
             out = acc;
         }
-        return made(out, first.shape.clone(), unionAll(list), Cost.ADD_N, "add", list.toArray(new NDArray[0]));
+        return made(out, first.shape.clone(), unionAll(list), OpKind.ADD_N, "add", list.toArray(new NDArray[0]));
     }
 
     /** {@code x + s} with a weakly typed int: keeps int32 (wrapping) or float32. */
@@ -1479,7 +1463,7 @@ public final class NDArray {
                     default: out[k] = v * v;
                 }
             }
-            return made(out, shape.clone(), vma, Cost.ELEMENTWISE, op.name().toLowerCase(java.util.Locale.ROOT), this);
+            return made(out, shape.clone(), vma, OpKind.ELEMENTWISE, op.name().toLowerCase(java.util.Locale.ROOT), this);
         }
         float[] a = floatData();
         float[] out = new float[n];
@@ -1500,7 +1484,7 @@ public final class NDArray {
                 default: out[k] = v * v;
             }
         }
-        return made(out, shape.clone(), vma, Cost.ELEMENTWISE, op.name().toLowerCase(java.util.Locale.ROOT), this);
+        return made(out, shape.clone(), vma, OpKind.ELEMENTWISE, op.name().toLowerCase(java.util.Locale.ROOT), this);
     }
 
     /** {@code -x} ({@code jnp.negative}); keeps the dtype (int32 wraps: -MIN_VALUE = MIN_VALUE). */
@@ -1730,7 +1714,7 @@ public final class NDArray {
             }
             out[o] = best;
         }
-        return made(out, outShape, vma, Cost.REDUCTION, "argmax", this);
+        return made(out, outShape, vma, OpKind.REDUCTION, "argmax", this);
     }
 
     private NDArray reduce(Red op, boolean keepdims, int[] axes) {
@@ -1807,7 +1791,7 @@ public final class NDArray {
                     }
                 }
             }
-            return made(out, outShape, vma, Cost.REDUCTION, "reduce_" + op.name().toLowerCase(java.util.Locale.ROOT), this);
+            return made(out, outShape, vma, OpKind.REDUCTION, "reduce_" + op.name().toLowerCase(java.util.Locale.ROOT), this);
         }
         int[] a = (int[]) g;
         if (op == Red.MEAN) {
@@ -1819,7 +1803,7 @@ public final class NDArray {
                 }
                 out[o] = (float) ((double) s / count);
             }
-            return made(out, outShape, vma, Cost.REDUCTION, "reduce_" + op.name().toLowerCase(java.util.Locale.ROOT), this);
+            return made(out, outShape, vma, OpKind.REDUCTION, "reduce_" + op.name().toLowerCase(java.util.Locale.ROOT), this);
         }
         int[] out = new int[outN];
         for (int o = 0; o < outN; o++) {
@@ -1835,7 +1819,7 @@ public final class NDArray {
             }
             out[o] = m;
         }
-        return made(out, outShape, vma, Cost.REDUCTION, "reduce_" + op.name().toLowerCase(java.util.Locale.ROOT), this);
+        return made(out, outShape, vma, OpKind.REDUCTION, "reduce_" + op.name().toLowerCase(java.util.Locale.ROOT), this);
     }
 
     // ------------------------------------------------------------------------------------------ linear algebra
@@ -1879,11 +1863,11 @@ public final class NDArray {
                 }
             }
             OpObservers.matmul(m, k, n, DType.INT32);
-            return made(c, outShape, outVma, Cost.MATMUL, "dot", this, other);
+            return made(c, outShape, outVma, OpKind.MATMUL, "dot", this, other);
         }
         float[] c = Kernels.matmul(floatData(), other.floatData(), m, k, n);
         OpObservers.matmul(m, k, n, DType.FLOAT32);
-        return made(c, outShape, outVma, Cost.MATMUL, "dot", this, other);
+        return made(c, outShape, outVma, OpKind.MATMUL, "dot", this, other);
     }
 
     // ---------------------------------------------------------------------------------------------- comparison

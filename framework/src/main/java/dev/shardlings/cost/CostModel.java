@@ -17,7 +17,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 
 /**
  * Turns a {@link Trace} into a modelled {@link Timeline} on a {@link HardwareModel}: the answer to "how long would
@@ -55,9 +54,6 @@ import java.util.Set;
  * <p>The model is deterministic: the same trace, model and dtype give the same timeline.
  */
 public final class CostModel {
-
-    /** Local operations that fuse into their consumer and cost nothing of their own. */
-    private static final Set<String> FREE = Set.of("slice", "transpose", "broadcast", "take", "roll", "create");
 
     private CostModel() {
     }
@@ -284,7 +280,7 @@ public final class CostModel {
                 int k = d.collectiveNumber.get(c.id());
                 d.arrival[k] = time;
                 arrive(d, k);
-            } else if (e instanceof LocalOpEvent op && FREE.contains(op.name())) {
+            } else if (e instanceof LocalOpEvent op && op.kind().fusesIntoConsumer()) {
                 finish(d, e.id(), time);
             } else {
                 d.runnable.add(i);

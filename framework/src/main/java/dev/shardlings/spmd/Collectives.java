@@ -3,6 +3,7 @@ package dev.shardlings.spmd;
 import dev.shardlings.array.DType;
 import dev.shardlings.array.NDArray;
 import dev.shardlings.trace.Collective;
+import dev.shardlings.trace.CollectiveParams;
 import dev.shardlings.trace.TraceEvent;
 
 import java.util.ArrayList;
@@ -53,6 +54,8 @@ import java.util.function.Function;
  * </ul>
  */
 public final class Collectives {
+
+    private static final CollectiveParams NONE = new CollectiveParams.None();
 
     private Collectives() {
     }
@@ -176,12 +179,12 @@ public final class Collectives {
             requireOneState(ctx, x, axisList, "jax.lax.psum"); // pmean is psum, then a division, in JAX too
         }
         AxisGroups g = ctx.groups(axisList, kind.jaxName());
-        NDArray[] xs = exchange(ctx, g, kind, x, "");
+        NDArray[] xs = exchange(ctx, g, kind, x, NONE);
         // A group of one: the result is still a buffer of its own, as on a real device.
         NDArray acc = xs.length == 1 ? fresh(x) : reduce.apply(xs);
         long b = x.nbytes();
         long moved = 2L * (g.groupSize - 1) * b / g.groupSize;
-        record(ctx, kind, g, x, acc, moved, moved, "");
+        record(ctx, kind, g, x, acc, moved, moved, NONE);
         return acc.withVaryingAxes(minus(x.varyingAxes(), axisList));
     }
 
@@ -258,11 +261,10 @@ public final class Collectives {
         AxisGroups g = ctx.groups(axes, "all_gather");
         int r = x.rank();
         int d = normalise(dim, tiled ? r : r + 1);
-        String params = "axis=" + dim + ", tiled=" + tiled;
-        NDArray[] xs = exchange(ctx, g, Collective.ALL_GATHER, x, params);
+        NDArray[] xs = exchange(ctx, g, Collective.ALL_GATHER, x, new CollectiveParams.AllGather(dim, tiled, false));
         NDArray out = tiled ? NDArray.concat(d, xs) : NDArray.stack(d, xs);
         long moved = (long) (g.groupSize - 1) * x.nbytes();
-        record(ctx, Collective.ALL_GATHER, g, x, out, moved, moved, params + (invariant ? ", to='invarying'" : ""));
+        record(ctx, Collective.ALL_GATHER, g, x, out, moved, moved, new CollectiveParams.AllGather(dim, tiled, invariant));
         Set<String> vma = invariant ? minus(x.varyingAxes(), axes) : plus(x.varyingAxes(), axes);
         return out.withVaryingAxes(vma);
     }
@@ -312,7 +314,7 @@ public final class Collectives {
             throw new IllegalArgumentException("reduce_scatter operand scatter dimension size " + size
                     + " must match shard count " + n);
         }
-        String params = "scatter_dimension=" + dim + ", tiled=" + tiled;
+        CollectiveParams params = new CollectiveParams.ReduceScatter(dim, tiled);
         NDArray[] xs = exchange(ctx, g, Collective.PSUM_SCATTER, x, params);
         int me = g.linearIndex[ctx.flat];
         // Sum only this device's chunk: the same additions, in the same order, as summing everything first.
@@ -374,7 +376,7 @@ public final class Collectives {
             throw new IllegalArgumentException("all_to_all requires the size of the mapped axis axis_name to equal"
                     + " x.shape[split_axis], but they are " + n + " and " + x.shape(s) + " respectively.");
         }
-        String params = "split_axis=" + splitAxis + ", concat_axis=" + concatAxis + ", tiled=" + tiled;
+        CollectiveParams params = new CollectiveParams.AllToAll(splitAxis, concatAxis, tiled);
         NDArray[] xs = exchange(ctx, g, Collective.ALL_TO_ALL, x, params);
         int me = g.linearIndex[ctx.flat];
         int chunk = x.shape(s) / n;
@@ -450,7 +452,7 @@ public final class Collectives {
             throw new IllegalArgumentException("ppermute sources and destinations must be unique, got "
                     + pairsRepr(perm) + ".");
         }
-        String params = "perm=" + pairsRepr(perm);
+        CollectiveParams params = new CollectiveParams.Permute(pairs);
         NDArray[] xs = exchange(ctx, g, Collective.PPERMUTE, x, params);
         int me = g.linearIndex[ctx.flat];
         NDArray out = null;
@@ -471,8 +473,8 @@ public final class Collectives {
         long sentBytes = sent;
         long receivedBytes = received;
         int[] outShape = out.shape();
-        ctx.record(() -> new TraceEvent.CollectiveEvent(Collective.PPERMUTE, g.axes, n, x.dtype().jaxName(),
-                boxed(x.shape()), boxed(outShape), sentBytes, receivedBytes, params, pairs, ctx.collectiveId(),
+        ctx.record(() -> new TraceEvent.CollectiveEvent(Collective.PPERMUTE, g.axes, n, x.dtype(),
+                boxed(x.shape()), boxed(outShape), sentBytes, receivedBytes, params, ctx.collectiveId(),
                 ctx.collectiveInput()));
         return out.withVaryingAxes(plus(x.varyingAxes(), axes));
     }
@@ -537,7 +539,8 @@ public final class Collectives {
     }
 
 
-    private static NDArray[] exchange(DeviceContext ctx, AxisGroups g, Collective kind, NDArray x, String params) {
+    private static NDArray[] exchange(DeviceContext ctx, AxisGroups g, Collective kind, NDArray x,
+                                      CollectiveParams params) {
         ctx.beginCollective(x);
         int step = ctx.nextStep();
         Exchange.Signature signature = new Exchange.Signature(kind, g.axes, x.dtype(), x.shape(), params);
@@ -551,9 +554,9 @@ public final class Collectives {
     }
 
     private static void record(DeviceContext ctx, Collective kind, AxisGroups g, NDArray in, NDArray out,
-                               long sent, long received, String params) {
-        ctx.record(() -> new TraceEvent.CollectiveEvent(kind, g.axes, g.groupSize, in.dtype().jaxName(),
-                boxed(in.shape()), boxed(out.shape()), sent, received, params, List.of(), ctx.collectiveId(),
+                               long sent, long received, CollectiveParams params) {
+        ctx.record(() -> new TraceEvent.CollectiveEvent(kind, g.axes, g.groupSize, in.dtype(),
+                boxed(in.shape()), boxed(out.shape()), sent, received, params, ctx.collectiveId(),
                 ctx.collectiveInput()));
     }
 

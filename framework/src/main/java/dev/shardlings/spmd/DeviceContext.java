@@ -146,7 +146,8 @@ final class DeviceContext implements OpObserver {
     }
 
     @Override
-    public long op(String name, DType dtype, int[] shape, long[] inputs, long flops, long bytes) {
+    public long op(dev.shardlings.array.OpKind kind, String name, DType dtype, int[] shape, long[] inputs, long flops,
+                   long bytes) {
         if (collectiveId != 0) {
             return collectiveId;
         }
@@ -158,9 +159,9 @@ final class DeviceContext implements OpObserver {
         if (pendingMatmul != null) {
             int[] mkn = pendingMatmul;
             pendingMatmul = null;
-            events.add(new TraceEvent.MatmulEvent(mkn[0], mkn[1], mkn[2], dtype.jaxName(), flops, id, in));
+            events.add(new TraceEvent.MatmulEvent(mkn[0], mkn[1], mkn[2], dtype, flops, id, in));
         } else {
-            events.add(new TraceEvent.LocalOpEvent(name, dtype.jaxName(), Arrays.stream(shape).boxed().toList(),
+            events.add(new TraceEvent.LocalOpEvent(kind, name, dtype, Arrays.stream(shape).boxed().toList(),
                     flops, bytes, id, in));
         }
         return id;

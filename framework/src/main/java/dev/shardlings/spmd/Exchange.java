@@ -42,7 +42,8 @@ final class Exchange {
      * What a device calls at a collective step; devices agree when their signatures are equal. The text is built
      * only for messages (building it at every step would cost more than a small collective).
      */
-    record Signature(Collective kind, List<String> axes, DType dtype, int[] shape, String params) {
+    record Signature(Collective kind, List<String> axes, DType dtype, int[] shape,
+                     dev.shardlings.trace.CollectiveParams params) {
         @Override
         public boolean equals(Object o) {
             return o instanceof Signature s && kind == s.kind && dtype == s.dtype && axes.equals(s.axes)
@@ -57,7 +58,7 @@ final class Exchange {
         @Override
         public String toString() {
             return kind.jaxName() + " over " + ShardMapErrors.tupleRepr(axes) + " of " + ShardMapErrors.typeString(dtype, shape)
-                    + (params.isEmpty() ? "" : " (" + params + ")");
+                    + (params.text().isEmpty() ? "" : " (" + params.text() + ")");
         }
     }
 

@@ -26,7 +26,7 @@ public sealed interface TraceEvent permits TraceEvent.CollectiveEvent, TraceEven
      * @param kind          which collective
      * @param axes          the mesh axes it ran over, in the order written (a tuple's first name is major)
      * @param groupSize     number of devices in this device's group ({@code axis_size(axes)})
-     * @param dtype         JAX name of the operand dtype, e.g. {@code "float32"}
+     * @param dtype         the operand's dtype
      * @param inputShape    shape of the operand on this device
      * @param outputShape   shape of the result on this device
      * @param bytesSent     bytes this device sends under the ring model of the book (see
@@ -34,15 +34,14 @@ public sealed interface TraceEvent permits TraceEvent.CollectiveEvent, TraceEven
      *                      all-to-all (n−1)/n·b, ppermute b when the device sends to another device), where b
      *                      is the operand's size in bytes
      * @param bytesReceived bytes this device receives under the same model
-     * @param params        the static parameters in JAX's words, e.g. {@code "axis=0, tiled=true"}
-     * @param permutation   for ppermute the (source, destination) pairs; empty for the others
+     * @param params        the static parameters, typed by kind ({@link CollectiveParams#text()} gives JAX's words)
      * @param id            the event's id (see {@link TraceEvent})
      * @param input         the id of the operand
      */
-    record CollectiveEvent(Collective kind, List<String> axes, int groupSize, String dtype,
+    record CollectiveEvent(Collective kind, List<String> axes, int groupSize, dev.shardlings.array.DType dtype,
                            List<Integer> inputShape, List<Integer> outputShape,
-                           long bytesSent, long bytesReceived, String params,
-                           List<List<Integer>> permutation, long id, long input) implements TraceEvent {
+                           long bytesSent, long bytesReceived, CollectiveParams params, long id, long input)
+            implements TraceEvent {
         /** @throws NullPointerException naming the component if a reference component or an element is null */
         public CollectiveEvent {
             Objects.requireNonNull(kind, "kind");
@@ -51,12 +50,11 @@ public sealed interface TraceEvent permits TraceEvent.CollectiveEvent, TraceEven
             inputShape = Lists.copyOfNonNull(inputShape, "inputShape");
             outputShape = Lists.copyOfNonNull(outputShape, "outputShape");
             Objects.requireNonNull(params, "params");
-            List<List<Integer>> pairs = Lists.copyOfNonNull(permutation, "permutation");
-            permutation = new java.util.ArrayList<>(pairs.size());
-            for (int i = 0; i < pairs.size(); i++) {
-                permutation.add(Lists.copyOfNonNull(pairs.get(i), "permutation[" + i + "]"));
-            }
-            permutation = List.copyOf(permutation);
+        }
+
+        /** For ppermute the (source, destination) pairs; empty for the other collectives. */
+        public List<List<Integer>> permutation() {
+            return params instanceof CollectiveParams.Permute p ? p.pairs() : List.of();
         }
 
         @Override
@@ -76,9 +74,9 @@ public sealed interface TraceEvent permits TraceEvent.CollectiveEvent, TraceEven
         /** A one-line description such as {@code psum over ('x',) of float32[2, 2]}. */
         public String describe() {
             StringBuilder sb = new StringBuilder(kind.jaxName()).append(" over ").append(axesRepr(axes))
-                    .append(" of ").append(dtype).append(inputShape);
-            if (!params.isEmpty()) {
-                sb.append(" (").append(params).append(')');
+                    .append(" of ").append(dtype.jaxName()).append(inputShape);
+            if (!params.text().isEmpty()) {
+                sb.append(" (").append(params.text()).append(')');
             }
             return sb.toString();
         }
@@ -91,7 +89,7 @@ public sealed interface TraceEvent permits TraceEvent.CollectiveEvent, TraceEven
      * @param id     the event's id; 0 for a matmul on the host outside shardMap
      * @param inputs the ids of the two operands (empty on the host)
      */
-    record MatmulEvent(int m, int k, int n, String dtype, long flops, long id, List<Long> inputs)
+    record MatmulEvent(int m, int k, int n, dev.shardlings.array.DType dtype, long flops, long id, List<Long> inputs)
             implements TraceEvent {
         /** @throws NullPointerException naming the component if a reference component or an element is null */
         public MatmulEvent {
@@ -109,18 +107,21 @@ public sealed interface TraceEvent permits TraceEvent.CollectiveEvent, TraceEven
      * Any other local operation on one device that made a new array: elementwise arithmetic, a reduction, data
      * movement (slice, concatenate, transpose, …) or the creation of an array.
      *
-     * @param name   the operation in jax.lax's words, e.g. {@code "add"}, {@code "slice"}, {@code "reduce_sum"}
-     * @param dtype  JAX name of the result dtype
+     * @param kind   what kind of work it is (how the cost model counts it, whether it fuses into its consumer)
+     * @param name   the operation in jax.lax's words, for display, e.g. {@code "add"}, {@code "slice"},
+     *               {@code "reduce_sum"}
+     * @param dtype  the result's dtype
      * @param shape  the result's shape
      * @param flops  arithmetic operations (0 for data movement)
      * @param bytes  bytes read plus bytes written
      * @param id     the event's id
      * @param inputs the ids of the arrays read
      */
-    record LocalOpEvent(String name, String dtype, List<Integer> shape, long flops, long bytes, long id,
-                        List<Long> inputs) implements TraceEvent {
+    record LocalOpEvent(dev.shardlings.array.OpKind kind, String name, dev.shardlings.array.DType dtype,
+                        List<Integer> shape, long flops, long bytes, long id, List<Long> inputs) implements TraceEvent {
         /** @throws NullPointerException naming the component if a reference component or an element is null */
         public LocalOpEvent {
+            Objects.requireNonNull(kind, "kind");
             Objects.requireNonNull(name, "name");
             Objects.requireNonNull(dtype, "dtype");
             shape = Lists.copyOfNonNull(shape, "shape");

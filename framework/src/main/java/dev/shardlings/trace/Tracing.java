@@ -102,7 +102,7 @@ public final class Tracing {
 
         @Override
         public void matmul(int m, int k, int n, DType dtype) {
-            TraceEvent e = new TraceEvent.MatmulEvent(m, k, n, dtype.jaxName(), 2L * m * k * n, 0, List.of());
+            TraceEvent e = new TraceEvent.MatmulEvent(m, k, n, dtype, 2L * m * k * n, 0, List.of());
             for (Recorder r = this; r != null; r = r.parent) {
                 r.hostEvents.add(e);
             }

@@ -199,7 +199,7 @@ public final class TraceRules {
                     sb.append(dir == null ? ", not a one-step ring shift" : ", one step " + dir.word());
                 }
             } else if (e instanceof MatmulEvent m) {
-                sb.append("matmul ").append(m.dtype()).append('[').append(m.m()).append(", ").append(m.k())
+                sb.append("matmul ").append(m.dtype().jaxName()).append('[').append(m.m()).append(", ").append(m.k())
                         .append("] · [").append(m.k()).append(", ").append(m.n()).append("] (").append(m.flops())
                         .append(" FLOPs)");
             }
@@ -293,7 +293,7 @@ public final class TraceRules {
                 Rule.of(Check.RING_STEPS, d -> {
             for (CollectiveEvent c : d.collectives()) {
                 if (c.kind() == Collective.PPERMUTE && !movesNothing(c) && direction(c) == null) {
-                    return "its ring step " + step(d, c) + " (ppermute with " + c.params() + ") is not a shift by"
+                    return "its ring step " + step(d, c) + " (ppermute with " + c.params().text() + ") is not a shift by"
                             + " one step round the ring;"
                             + " on a ring a longer shift costs one link hop per step, so pass data to the"
                             + " neighbour each time";
@@ -309,7 +309,7 @@ public final class TraceRules {
                 Rule.of(Check.OPERANDS, d -> {
             for (CollectiveEvent c : d.collectives()) {
                 if (c.kind() == Collective.PPERMUTE && !c.inputShape().equals(shape)) {
-                    return "at ring step " + step(d, c) + " it passes a " + c.dtype() + c.inputShape()
+                    return "at ring step " + step(d, c) + " it passes a " + c.dtype().jaxName() + c.inputShape()
                             + " with ppermute, expected " + what
                             + " of shape " + shape;
                 }
@@ -326,7 +326,7 @@ public final class TraceRules {
             for (CollectiveEvent c : d.collectives()) {
                 long size = c.inputShape().stream().mapToLong(Integer::longValue).reduce(1, (a, b) -> a * b);
                 if (c.kind() == Collective.PPERMUTE && size > elements) {
-                    return "at ring step " + step(d, c) + " it passes a " + c.dtype() + c.inputShape() + " (" + size
+                    return "at ring step " + step(d, c) + " it passes a " + c.dtype().jaxName() + c.inputShape() + " (" + size
                             + " elements) with ppermute;"
                             + " pass at most " + what + " (" + elements + " elements) at a time";
                 }
@@ -442,7 +442,7 @@ public final class TraceRules {
                     return "its collective #" + (i + 1) + " is " + c.describe() + "; expected " + what;
                 }
                 if (shapes.get(i) != null && !c.inputShape().equals(shapes.get(i))) {
-                    return "its collective #" + (i + 1) + " carries a " + c.dtype() + c.inputShape()
+                    return "its collective #" + (i + 1) + " carries a " + c.dtype().jaxName() + c.inputShape()
                             + "; expected an operand of shape " + shapes.get(i) + " (" + what + ")";
                 }
             }

@@ -201,7 +201,7 @@ public final class Chapter0Checks {
                         }
                         long size = e.inputShape().stream().mapToLong(Integer::longValue).reduce(1, (p, q) -> p * q);
                         if (size > local) {
-                            return "it reduces a " + e.dtype() + e.inputShape() + " (" + size + " elements); reduce"
+                            return "it reduces a " + e.dtype().jaxName() + e.inputShape() + " (" + size + " elements); reduce"
                                     + " the per-row statistics (" + local + " values), not the block";
                         }
                     }

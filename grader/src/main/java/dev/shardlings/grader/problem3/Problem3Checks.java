@@ -188,7 +188,7 @@ public final class Problem3Checks {
                     return "it calls " + e.describe() + "; this part reduces with psum over Y only";
                 }
                 if (!e.inputShape().equals(List.of(bx, ft))) {
-                    return "it reduces a " + e.dtype() + e.inputShape() + "; each psum should reduce one output"
+                    return "it reduces a " + e.dtype().jaxName() + e.inputShape() + "; each psum should reduce one output"
                             + " tile [B/X, F/tiles] = [" + bx + ", " + ft + "], so that the psums together move one"
                             + " all-reduce of the output and no more";
                 }

@@ -8,6 +8,7 @@ import dev.shardlings.sharding.NamedSharding;
 import dev.shardlings.sharding.PartitionSpec;
 import dev.shardlings.spmd.ShardedArray;
 import dev.shardlings.trace.Collective;
+import dev.shardlings.trace.CollectiveParams;
 import dev.shardlings.trace.DeviceTrace;
 import dev.shardlings.trace.ShardMapTrace;
 import dev.shardlings.trace.Trace;
@@ -672,16 +673,12 @@ public final class Wire {
                 out.writeByte(c.kind().ordinal());
                 writeStrings(out, c.axes());
                 out.writeInt(c.groupSize());
-                writeString(out, c.dtype());
+                out.writeByte(c.dtype().ordinal());
                 writeIntList(out, c.inputShape());
                 writeIntList(out, c.outputShape());
                 out.writeLong(c.bytesSent());
                 out.writeLong(c.bytesReceived());
-                writeString(out, c.params());
-                out.writeInt(c.permutation().size());
-                for (List<Integer> pair : c.permutation()) {
-                    writeIntList(out, pair);
-                }
+                writeParams(out, c.params());
                 out.writeLong(c.id());
                 out.writeLong(c.input());
             } else if (e instanceof TraceEvent.MatmulEvent m) {
@@ -689,14 +686,15 @@ public final class Wire {
                 out.writeInt(m.m());
                 out.writeInt(m.k());
                 out.writeInt(m.n());
-                writeString(out, m.dtype());
+                out.writeByte(m.dtype().ordinal());
                 out.writeLong(m.flops());
                 out.writeLong(m.id());
                 writeLongList(out, m.inputs());
             } else if (e instanceof TraceEvent.LocalOpEvent l) {
                 out.writeByte(EV_LOCAL);
+                out.writeByte(l.kind().ordinal());
                 writeString(out, l.name());
-                writeString(out, l.dtype());
+                out.writeByte(l.dtype().ordinal());
                 writeIntList(out, l.shape());
                 out.writeLong(l.flops());
                 out.writeLong(l.bytes());
@@ -721,27 +719,28 @@ public final class Wire {
                     Collective kind = Collective.values()[k];
                     List<String> axes = readStrings(in, MAX_RANK);
                     int group = in.readInt();
-                    String dtype = readString(in);
+                    DType dtype = readDType(in);
                     List<Integer> inShape = readIntList(in, MAX_RANK);
                     List<Integer> outShape = readIntList(in, MAX_RANK);
                     long sent = in.readLong();
                     long received = in.readLong();
-                    String params = readString(in);
-                    List<List<Integer>> perm = new ArrayList<>();
-                    for (int p = readCount(in, Mesh.MAX_DEVICES); p > 0; p--) {
-                        perm.add(readIntList(in, 2));
-                    }
+                    CollectiveParams params = readParams(in);
                     events.add(new TraceEvent.CollectiveEvent(kind, axes, group, dtype, inShape, outShape, sent,
-                            received, params, perm, in.readLong(), in.readLong()));
+                            received, params, in.readLong(), in.readLong()));
                     break;
                 }
                 case EV_MATMUL:
-                    events.add(new TraceEvent.MatmulEvent(in.readInt(), in.readInt(), in.readInt(), readString(in),
+                    events.add(new TraceEvent.MatmulEvent(in.readInt(), in.readInt(), in.readInt(), readDType(in),
                             in.readLong(), in.readLong(), readLongList(in)));
                     break;
                 case EV_LOCAL:
-                    events.add(new TraceEvent.LocalOpEvent(readString(in), readString(in), readIntList(in, MAX_RANK),
-                            in.readLong(), in.readLong(), in.readLong(), readLongList(in)));
+                    int k = in.readUnsignedByte();
+                    if (k >= dev.shardlings.array.OpKind.values().length) {
+                        throw new ProtocolException("unknown operation kind " + k);
+                    }
+                    events.add(new TraceEvent.LocalOpEvent(dev.shardlings.array.OpKind.values()[k], readString(in),
+                            readDType(in), readIntList(in, MAX_RANK), in.readLong(), in.readLong(), in.readLong(),
+                            readLongList(in)));
                     break;
                 default:
                     throw new ProtocolException("unknown trace event tag " + tag);
@@ -758,6 +757,72 @@ public final class Wire {
             throw new ProtocolException("count " + n + " outside [0, " + max + "]");
         }
         return n;
+    }
+
+    private static final int PARAMS_NONE = 0;
+    private static final int PARAMS_ALL_GATHER = 1;
+    private static final int PARAMS_REDUCE_SCATTER = 2;
+    private static final int PARAMS_ALL_TO_ALL = 3;
+    private static final int PARAMS_PERMUTE = 4;
+
+    /** A collective's parameters: a tag, then its fields. */
+    private static void writeParams(DataOutputStream out, CollectiveParams p) throws IOException {
+        if (p instanceof CollectiveParams.None) {
+            out.writeByte(PARAMS_NONE);
+        } else if (p instanceof CollectiveParams.AllGather g) {
+            out.writeByte(PARAMS_ALL_GATHER);
+            out.writeInt(g.axis());
+            out.writeBoolean(g.tiled());
+            out.writeBoolean(g.invariant());
+        } else if (p instanceof CollectiveParams.ReduceScatter r) {
+            out.writeByte(PARAMS_REDUCE_SCATTER);
+            out.writeInt(r.scatterDimension());
+            out.writeBoolean(r.tiled());
+        } else if (p instanceof CollectiveParams.AllToAll a) {
+            out.writeByte(PARAMS_ALL_TO_ALL);
+            out.writeInt(a.splitAxis());
+            out.writeInt(a.concatAxis());
+            out.writeBoolean(a.tiled());
+        } else {
+            CollectiveParams.Permute perm = (CollectiveParams.Permute) p;
+            out.writeByte(PARAMS_PERMUTE);
+            out.writeInt(perm.pairs().size());
+            for (List<Integer> pair : perm.pairs()) {
+                writeIntList(out, pair);
+            }
+        }
+    }
+
+    private static CollectiveParams readParams(DataInputStream in) throws IOException {
+        int tag = in.readUnsignedByte();
+        switch (tag) {
+            case PARAMS_NONE:
+                return new CollectiveParams.None();
+            case PARAMS_ALL_GATHER:
+                return new CollectiveParams.AllGather(in.readInt(), in.readBoolean(), in.readBoolean());
+            case PARAMS_REDUCE_SCATTER:
+                return new CollectiveParams.ReduceScatter(in.readInt(), in.readBoolean());
+            case PARAMS_ALL_TO_ALL:
+                return new CollectiveParams.AllToAll(in.readInt(), in.readInt(), in.readBoolean());
+            case PARAMS_PERMUTE: {
+                List<List<Integer>> perm = new ArrayList<>();
+                for (int p = readCount(in, Mesh.MAX_DEVICES); p > 0; p--) {
+                    perm.add(readIntList(in, 2));
+                }
+                return new CollectiveParams.Permute(perm);
+            }
+            default:
+                throw new ProtocolException("unknown collective parameters " + tag);
+        }
+    }
+
+    /** A dtype, written as its ordinal byte. */
+    private static DType readDType(DataInputStream in) throws IOException {
+        int d = in.readUnsignedByte();
+        if (d >= DType.values().length) {
+            throw new ProtocolException("unknown dtype " + d);
+        }
+        return DType.values()[d];
     }
 
     static void writeString(DataOutputStream out, String s) throws IOException {

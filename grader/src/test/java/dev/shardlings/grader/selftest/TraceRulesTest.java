@@ -20,8 +20,8 @@ class TraceRulesTest {
 
     private static CollectiveEvent permute(int n, long sent, int[]... pairs) {
         List<List<Integer>> p = java.util.Arrays.stream(pairs).map(q -> List.of(q[0], q[1])).toList();
-        return new CollectiveEvent(Collective.PPERMUTE, List.of("Y"), n, "float32", List.of(2), List.of(2), sent,
-                sent, "perm=…", p, 1, 0);
+        return new CollectiveEvent(Collective.PPERMUTE, List.of("Y"), n, dev.shardlings.array.DType.FLOAT32, List.of(2),
+                List.of(2), sent, sent, new dev.shardlings.trace.CollectiveParams.Permute(p), 1, 0);
     }
 
     @Test
