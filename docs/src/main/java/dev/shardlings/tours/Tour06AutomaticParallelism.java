@@ -66,7 +66,8 @@ public final class Tour06AutomaticParallelism {
             System.out.println("output sharding: " + out.spec());
             System.out.print(out.visualize());
             System.out.println("communication:");
-            f.lower(xs).asText().lines().filter(l -> l.contains("all-") || l.contains("dynamic-slice"))
+            f.lower(xs).asText().lines().filter(l -> l.contains("all-") || l.contains("dynamic-slice")
+                    || l.contains("collective-permute"))
                     .forEach(l -> System.out.println("  " + l.trim()));
         }
 

@@ -368,12 +368,21 @@ final class Partitioner {
             if (step instanceof Step.ReduceScatter s) {
                 return "reduce-scatter(" + in + "), dimensions={" + s.dim() + "}" + groups + ", to_apply=add";
             }
+            if (step instanceof Step.Redistribute r) {
+                return "collective-permute(" + in + "), layout " + layoutText(r.from()) + " -> " + layoutText(r.to())
+                        + " (each device receives only the pieces of its new block)";
+            }
             if (step instanceof Step.RollSplit r) {
                 return "collective-permute(" + in + "), dimension=" + r.dim() + ", shift=" + r.shift()
                         + ", over axes " + r.axes() + " (rows that wrap past a block go to the next devices)";
             }
             Step.SliceLocal s = (Step.SliceLocal) step;
             return "dynamic-slice(" + in + "), dimension=" + s.dim() + ", by axis_index" + s.axes();
+        }
+
+        private static String layoutText(List<List<String>> dims) {
+            return Tracer.trimmed(PartitionSpec.P(dims.stream().map(e -> (Object) (e.isEmpty() ? null : e.size() == 1
+                    ? e.get(0) : PartitionSpec.tuple(e.toArray(new String[0])))).toArray())).toString();
         }
 
         /** {@code , replica_groups={{0,1},{2,3}}}: device ids per group, omitted when all devices form one. */

@@ -13,8 +13,10 @@ import java.util.List;
  * <p>The plan, in this order: an axis that leaves one dimension and is the next to split another moves with one
  * all-to-all; when no such move is possible, the axes that must leave a dimension are all-gathered (one dimension
  * at a time, the last dimension first, then moves are tried again); finally axes that newly split a dimension are taken by slicing the
- * block locally at the device's axis index, which moves nothing. (XLA may choose other collectives for the same
- * move, e.g. a collective-permute for a transposed layout; the values are the same.)
+ * block locally at the device's axis index, which moves nothing. When that plan would gather although the new
+ * layout splits over every axis the old one did (a transposed layout, P(X, Y) → P(Y, X)), the data only changes
+ * places: then one {@link Step.Redistribute} sends each device the pieces of its new block by collective-permutes,
+ * as XLA does. (XLA may still choose other collectives for the same move; the values are the same.)
  */
 public final class Relayout {
     private Relayout() {
@@ -79,7 +81,18 @@ public final class Relayout {
                 steps.add(new Step.SliceLocal(List.copyOf(ti.subList(cur.get(i).size(), ti.size())), i));
             }
         }
+        // Gathering to split again over the same axes moves whole dimensions where the data only changes places:
+        // then send each device just the pieces of its new block.
+        if (steps.stream().anyMatch(s -> s instanceof Step.AllGather) && axesOf(to).containsAll(axesOf(from))) {
+            return List.of(new Step.Redistribute(from, to));
+        }
         return List.copyOf(steps);
+    }
+
+    private static java.util.Set<String> axesOf(List<List<String>> dims) {
+        java.util.Set<String> all = new java.util.HashSet<>();
+        dims.forEach(all::addAll);
+        return all;
     }
 
     /** The layout without the mesh axes of size 1. */

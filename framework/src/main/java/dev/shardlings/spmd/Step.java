@@ -285,4 +285,208 @@ public sealed interface Step {
             return ((p[0] == 0 ? 0 : p[2]) + (p[1] == 0 ? 0 : b - p[2])) * row;
         }
     }
+
+    /**
+     * Any layout to another that splits over the same or more axes, by collective-permutes (how XLA moves a
+     * transposed layout): every device sends each other device the part of its block that device's new block
+     * needs — one ppermute per distance k round the devices (mesh order) and piece shape — keeps what it needs of
+     * its own block, and joins the pieces into its new block. Each device receives at most one new block, where
+     * gathering first would receive whole dimensions.
+     *
+     * @param from the layout before (per dimension, the mesh axes splitting it)
+     * @param to   the layout after
+     */
+    record Redistribute(List<List<String>> from, List<List<String>> to) implements Step {
+        /** @throws NullPointerException if an argument is null */
+        public Redistribute {
+            from = from.stream().map(List::copyOf).toList();
+            to = to.stream().map(List::copyOf).toList();
+        }
+
+        @Override
+        public List<String> axes() {
+            java.util.LinkedHashSet<String> all = new java.util.LinkedHashSet<>();
+            from.forEach(all::addAll);
+            to.forEach(all::addAll);
+            return List.copyOf(all);
+        }
+
+        /** The mesh coordinates of the device with this row-major index. */
+        private static int[] coords(int linear, Mesh mesh) {
+            int[] c = new int[mesh.rank()];
+            for (int a = mesh.rank() - 1; a >= 0; a--) {
+                int size = mesh.axisSize(mesh.axisNames().get(a));
+                c[a] = linear % size;
+                linear /= size;
+            }
+            return c;
+        }
+
+        /** [start, end) per dimension of the block a device holds under {@code dims}, for a global shape. */
+        private static int[][] box(List<List<String>> dims, int[] global, int[] coords, Mesh mesh) {
+            int[][] b = new int[global.length][];
+            for (int d = 0; d < global.length; d++) {
+                int index = 0;
+                int parts = 1;
+                for (String a : dims.get(d)) {
+                    int size = mesh.axisSize(a);
+                    index = index * size + coords[mesh.axisPosition(a)];
+                    parts *= size;
+                }
+                int len = global[d] / parts;
+                b[d] = new int[] {index * len, (index + 1) * len};
+            }
+            return b;
+        }
+
+        private static int[][] intersect(int[][] a, int[][] b) {
+            int[][] r = new int[a.length][];
+            for (int d = 0; d < a.length; d++) {
+                int lo = Math.max(a[d][0], b[d][0]);
+                int hi = Math.min(a[d][1], b[d][1]);
+                if (lo >= hi) {
+                    return null;
+                }
+                r[d] = new int[] {lo, hi};
+            }
+            return r;
+        }
+
+        private int[] global(int[] block, Mesh mesh) {
+            int[] g = block.clone();
+            for (int d = 0; d < g.length; d++) {
+                for (String a : from.get(d)) {
+                    g[d] *= mesh.axisSize(a);
+                }
+            }
+            return g;
+        }
+
+        /** The piece {@code part} (global coordinates) of a block whose box is {@code owner}. */
+        private static NDArray cut(NDArray block, int[][] owner, int[][] part) {
+            NDArray x = block;
+            for (int d = 0; d < part.length; d++) {
+                if (part[d][1] - part[d][0] != x.shape(d)) {
+                    x = x.slice(d, part[d][0] - owner[d][0], part[d][1] - owner[d][0]);
+                }
+            }
+            return x;
+        }
+
+        @Override
+        public NDArray apply(NDArray x, Mesh mesh) {
+            int n = mesh.size();
+            String[] all = mesh.axisNames().toArray(new String[0]);
+            int me = Collectives.axisIndex(all).intAt();
+            int[] global = global(x.shape(), mesh);
+            int[][][] src = new int[n][][];
+            int[][][] dst = new int[n][][];
+            for (int d = 0; d < n; d++) {
+                int[] c = coords(d, mesh);
+                src[d] = box(from, global, c, mesh);
+                dst[d] = box(to, global, c, mesh);
+            }
+            java.util.Map<java.util.List<Integer>, NDArray> pieces = new java.util.HashMap<>();
+            int[][] mine = intersect(src[me], dst[me]);
+            if (mine != null) {
+                pieces.put(starts(mine), cut(x, src[me], mine));
+            }
+            for (int k = 1; k < n; k++) {
+                // one ppermute per piece shape among the pairs (d, d + k): every device passes a piece of that shape
+                java.util.Map<java.util.List<Integer>, List<int[]>> byShape = new java.util.LinkedHashMap<>();
+                for (int d = 0; d < n; d++) {
+                    int[][] part = intersect(src[d], dst[(d + k) % n]);
+                    if (part != null) {
+                        byShape.computeIfAbsent(sizes(part), s -> new java.util.ArrayList<>()).add(new int[] {d, (d + k) % n});
+                    }
+                }
+                for (java.util.Map.Entry<java.util.List<Integer>, List<int[]>> e : byShape.entrySet()) {
+                    int[][] perm = e.getValue().toArray(new int[0][]);
+                    int[][] out = intersect(src[me], dst[(me + k) % n]);
+                    NDArray send = out != null && sizes(out).equals(e.getKey()) ? cut(x, src[me], out)
+                            : NDArray.zeros(x.dtype(), e.getKey().stream().mapToInt(Integer::intValue).toArray());
+                    NDArray got = Collectives.ppermute(send, List.of(all), perm);
+                    int source = Math.floorMod(me - k, n);
+                    int[][] in = intersect(src[source], dst[me]);
+                    if (in != null && sizes(in).equals(e.getKey())) {
+                        pieces.put(starts(in), got);
+                    }
+                }
+            }
+            return join(pieces, x.shape().length);
+        }
+
+        private static java.util.List<Integer> starts(int[][] box) {
+            return java.util.Arrays.stream(box).map(r -> r[0]).toList();
+        }
+
+        private static java.util.List<Integer> sizes(int[][] box) {
+            return java.util.Arrays.stream(box).map(r -> r[1] - r[0]).toList();
+        }
+
+        /** Joins pieces that tile a block (keyed by their global start) by concatenating dimension by dimension. */
+        private static NDArray join(java.util.Map<java.util.List<Integer>, NDArray> pieces, int rank) {
+            return join(pieces, rank, 0, new java.util.ArrayList<>());
+        }
+
+        private static NDArray join(java.util.Map<java.util.List<Integer>, NDArray> pieces, int rank, int dim,
+                                    java.util.List<Integer> prefix) {
+            if (dim == rank) {
+                return pieces.get(prefix);
+            }
+            java.util.TreeSet<Integer> starts = new java.util.TreeSet<>();
+            for (java.util.List<Integer> k : pieces.keySet()) {
+                if (k.subList(0, dim).equals(prefix)) {
+                    starts.add(k.get(dim));
+                }
+            }
+            List<NDArray> parts = new java.util.ArrayList<>();
+            for (int s : starts) {
+                java.util.List<Integer> p = new java.util.ArrayList<>(prefix);
+                p.add(s);
+                parts.add(join(pieces, rank, dim + 1, p));
+            }
+            return parts.size() == 1 ? parts.get(0) : NDArray.concat(dim, parts);
+        }
+
+        @Override
+        public int[] outShape(int[] in, Mesh mesh) {
+            int[] g = global(in, mesh);
+            for (int d = 0; d < g.length; d++) {
+                for (String a : to.get(d)) {
+                    g[d] /= mesh.axisSize(a);
+                }
+            }
+            return g;
+        }
+
+        @Override
+        public long bytesReceived(long inBytes, Mesh mesh) {
+            return inBytes; // at most one new block, which has as many elements as the old one
+        }
+
+        @Override
+        public long bytesReceived(int[] inShape, long itemBytes, Mesh mesh) {
+            int n = mesh.size();
+            int[] global = global(inShape, mesh);
+            long most = 0;
+            for (int me = 0; me < n; me++) {
+                int[] c = coords(me, mesh);
+                int[][] dst = box(to, global, c, mesh);
+                long got = 0;
+                for (int d = 0; d < n; d++) {
+                    int[][] part = d == me ? null : intersect(box(from, global, coords(d, mesh), mesh), dst);
+                    if (part != null) {
+                        long e = itemBytes;
+                        for (int[] r : part) {
+                            e *= r[1] - r[0];
+                        }
+                        got += e;
+                    }
+                }
+                most = Math.max(most, got);
+            }
+            return most;
+        }
+    }
 }

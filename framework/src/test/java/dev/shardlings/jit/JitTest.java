@@ -81,9 +81,9 @@ class JitTest {
         NDArray x = data(64, 64);
         Compiled t = Jit.jit(a -> a.add(1.0).withShardingConstraint(P("y", "x"))).lower(put(m, x, "x", "y"));
         assertEquals(P("y", "x"), t.outputShardings().get(0).spec());
-        // only data movement: no all-reduce, no arithmetic on the values beyond the add
-        assertFalse(t.asText().contains("all-reduce"), t.asText());
-        assertTrue(t.asText().contains("all-to-all"), t.asText());
+        // only data movement (XLA: an all-to-all and a collective-permute; here collective-permutes of the pieces)
+        assertFalse(t.asText().contains("all-reduce") || t.asText().contains("all-gather"), t.asText());
+        assertTrue(t.asText().contains("collective-permute("), t.asText());
         assertClose(x.add(1f), t.call(List.of(put(m, x, "x", "y"))).get(0));
 
         Compiled r = Jit.jit(a -> a.add(1.0).withShardingConstraint(P())).lower(put(m, x, "x", "y"));
@@ -274,6 +274,36 @@ class JitTest {
             rows.add(a.slice(0, i, i + 1).matmul(w.take(0, routes[i])));
         }
         assertClose(NDArray.concat(0, rows), moe.call(args).get(0));
+    }
+
+    @Test
+    void aTransposedLayoutMovesOnlyThePiecesOfEachNewBlock() {
+        // seed 001: x + 1 constrained from P('x','y') to P('y','x'); XLA moves it with an all-to-all and a
+        // collective-permute, here with collective-permutes of the pieces each device's new block needs
+        Mesh m = Mesh.ofDeviceIds(IDS8, new int[] {4, 2}, "x", "y");
+        NDArray x = data(16, 8, 8);
+        Object[][][] cases = {
+            {{"x", "y", null}, {"y", "x", null}},
+            {{"x", "y", null}, {null, "y", "x"}},
+            {{dev.shardlings.sharding.PartitionSpec.tuple("x", "y"), null, null},
+                {null, dev.shardlings.sharding.PartitionSpec.tuple("y", "x"), null}},
+            {{"y", null, "x"}, {"x", "y", null}},
+        };
+        for (Object[][] c : cases) {
+            ShardedArray xs = put(m, x, c[0]);
+            Jitted f = Jit.jit(a -> a.add(1.0).withShardingConstraint(P(c[1])));
+            Tracing.Traced<List<ShardedArray>> t = Tracing.record(() -> f.call(xs));
+            assertClose(x.add(NDArray.scalar(1f)), t.value().get(0));
+            assertTrue(t.value().get(0).spec().isEquivalentTo(P(c[1])), t.value().get(0).spec().toString());
+            // data only changes places: no gather; permutes (or one all-to-all where an axis just changes dimension)
+            assertTrue(t.trace().collectives().stream().noneMatch(e -> e.kind() == dev.shardlings.trace.Collective
+                    .ALL_GATHER), () -> java.util.Arrays.deepToString(c) + ": " + t.trace().collectives());
+            long block = x.nbytes() / 8;
+            boolean permutesOnly = t.trace().collectives().stream().allMatch(e -> e.kind()
+                    == dev.shardlings.trace.Collective.PPERMUTE);
+            assertTrue(!permutesOnly || f.lower(xs).costAnalysis().bytesCommunicated() <= block,
+                    "permutes receive at most the new block: " + f.lower(xs).asText());
+        }
     }
 
     @Test
