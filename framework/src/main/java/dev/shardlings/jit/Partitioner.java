@@ -87,14 +87,15 @@ final class Partitioner {
             Primitive p = e.primitive();
             List<ArrayType> ins = e.inputs().stream().map(layout::get).toList();
             ArrayType type = e.output().type();
-            Roll roll = rolls.get(e.output());
-            if (rollOfSlice.containsKey(e.output()) && rollOfSlice.get(e.output()).splitAxes(layout, mesh) != null) {
+            Roll ofSlice = rollOfSlice.get(e.output());
+            if (ofSlice != null && ofSlice.splitAxes(layout, mesh) != null) {
                 continue; // the slices of a roll along a split dimension are part of its collective-permutes
             }
-            if (roll != null && roll.splitAxes(layout, mesh) != null) {
+            Roll roll = rolls.get(e.output());
+            List<String> rollAxes = roll == null ? null : roll.splitAxes(layout, mesh);
+            if (rollAxes != null) {
                 ArrayType xl = layout.get(roll.x());
-                int moved = b.move(reg.get(roll.x()), List.of(new Step.RollSplit(roll.splitAxes(layout, mesh),
-                        roll.dim(), roll.shift())));
+                int moved = b.move(reg.get(roll.x()), List.of(new Step.RollSplit(rollAxes, roll.dim(), roll.shift())));
                 List<List<String>> want = backward.getOrDefault(e.output(), xl.dims());
                 reg.put(e.output(), b.relayout(moved, xl.dims(), want));
                 layout.put(e.output(), new ArrayType(type.dtype(), type.shape(), want, mesh));
