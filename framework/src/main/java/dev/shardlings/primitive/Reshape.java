@@ -346,7 +346,107 @@ public record Reshape(List<Integer> newSizes, PartitionSpec outSharding) impleme
             int[] local = Typing.localShape(newSizes, out.dims(), out.mesh());
             return Partitioning.local(List.of(a.dims()), new Reshape(ArrayType.boxed(local), null), out.dims());
         }
+        // Lay the operand out so that the reshape is local for the result's layout (a merge such as
+        // 8@X,4@Y -> 32@(X,Y) then needs one all-to-all of Y into dimension 0, as in XLA); only where that fails,
+        // gather the operand whole.
+        List<List<String>> wanted = operandFor(a, out.dims(), out.mesh());
+        if (wanted != null) {
+            ArrayType laid = new ArrayType(a.dtype(), a.shape(), wanted, out.mesh());
+            Ruled r = grouped(laid, out.mesh());
+            if (r.local && r.dims.equals(out.dims())) {
+                int[] local = Typing.localShape(newSizes, out.dims(), out.mesh());
+                return Partitioning.local(List.of(wanted), new Reshape(ArrayType.boxed(local), null), out.dims());
+            }
+        }
         return Partitioning.local(List.of(Specs.replicated(a.rank())), new Reshape(newSizes, null),
                 Specs.replicated(newSizes.size()));
+    }
+
+    /**
+     * On Auto axes a merged dimension keeps only the axes of the group's major operand dimension, as XLA's
+     * propagation does (JAX 0.10.2: f32[8@X,4@Y] → f32[32] comes out P('X') after an all-gather over Y, and
+     * f32[8@Y,8@X] → f32[64] comes out P('Y')); the Explicit rule would keep them all ({@code 32@(X,Y)}).
+     */
+    @Override
+    public List<List<String>> autoRule(List<ArrayType> operands, Shaped out, Mesh mesh) {
+        List<List<String>> dims = new ArrayList<>(Primitive.super.autoRule(operands, out, mesh));
+        ArrayType a = operands.get(0);
+        List<Integer> in = a.shape();
+        int i = 0;
+        int j = 0;
+        while (i < in.size() && j < newSizes.size()) {
+            int i0 = i;
+            int j0 = j;
+            long pi = in.get(i++);
+            long pj = newSizes.get(j++);
+            while (pi != pj) {
+                if (pi < pj && i < in.size()) {
+                    pi *= in.get(i++);
+                } else if (pj < pi && j < newSizes.size()) {
+                    pj *= newSizes.get(j++);
+                } else {
+                    return dims;
+                }
+            }
+            int major = firstNonTrivial(in, i0, i);
+            if (j - j0 == 1 && i - i0 > 1 && major >= 0) {
+                dims.set(j0, a.dims().get(major));
+            }
+        }
+        return Typing.dropRepeatedAxes(dims);
+    }
+
+    /** The first dimension in [from, to) of size other than 1 (the group's major one), or −1. */
+    private static int firstNonTrivial(List<Integer> shape, int from, int to) {
+        for (int d = from; d < to; d++) {
+            if (shape.get(d) != 1) {
+                return d;
+            }
+        }
+        return -1;
+    }
+
+    /**
+     * The operand layout under which this reshape produces {@code outDims} without moving data, group by group of
+     * dimensions whose sizes multiply to the same product: a merged dimension's axes go on the group's first
+     * operand dimension of size other than 1; a split dimension's axes, when only the group's first result dimension is split, go on
+     * the operand dimension. {@code null} when a group fits neither.
+     */
+    private List<List<String>> operandFor(ArrayType a, List<List<String>> outDims, Mesh mesh) {
+        List<Integer> in = a.shape();
+        List<List<String>> dims = new ArrayList<>();
+        int i = 0;
+        int j = 0;
+        while (i < in.size() || j < newSizes.size()) {
+            int i0 = i;
+            int j0 = j;
+            long pi = i < in.size() ? in.get(i++) : 1;
+            long pj = j < newSizes.size() ? newSizes.get(j++) : 1;
+            while (pi != pj) {
+                if (pi < pj && i < in.size()) {
+                    pi *= in.get(i++);
+                } else if (pj < pi && j < newSizes.size()) {
+                    pj *= newSizes.get(j++);
+                } else {
+                    return null;
+                }
+            }
+            List<List<String>> gout = outDims.subList(j0, j);
+            int width = i - i0;
+            if (gout.stream().allMatch(List::isEmpty)) {
+                for (int k = 0; k < width; k++) {
+                    dims.add(Specs.NONE);
+                }
+            } else if (gout.stream().skip(1).allMatch(List::isEmpty) && firstNonTrivial(in, i0, i) >= 0
+                    && in.get(firstNonTrivial(in, i0, i)) % mesh.axisSize(gout.get(0)) == 0) {
+                int major = firstNonTrivial(in, i0, i);
+                for (int k = i0; k < i; k++) {
+                    dims.add(k == major ? gout.get(0) : Specs.NONE);
+                }
+            } else {
+                return null;
+            }
+        }
+        return dims.size() == in.size() ? dims : null;
     }
 }

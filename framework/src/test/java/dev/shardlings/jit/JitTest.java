@@ -307,6 +307,40 @@ class JitTest {
     }
 
     @Test
+    void aMergeReshapeKeepsTheMajorDimensionsAxesAsXlaDoes() {
+        // JAX 0.10.2, Auto axes: f32[8@X, 4@Y] -> f32[32] comes out P('X') after one all-gather over Y (dimension 1);
+        // f32[8@Y, 8@X] -> f32[64] comes out P('Y'); f32[8, 4@Y] -> f32[32] comes out P()
+        Mesh m = Mesh.ofDeviceIds(IDS8, new int[] {4, 2}, "X", "Y");
+        NDArray x = data(8, 4);
+        Jitted f = Jit.jit(a -> a.reshape(32));
+        Compiled c = f.lower(put(m, x, "X", "Y"));
+        String text = c.asText();
+        assertTrue(text.contains("all-gather(%0), dimensions={1}, replica_groups={{0,1},{2,3},{4,5},{6,7}}"), text);
+        assertEquals(1, text.split("all-", -1).length - 1, text);
+        assertEquals(P("X"), c.outputShardings().get(0).spec());
+        assertEquals(x.reshape(32), f.call(put(m, x, "X", "Y")).get(0).gather());
+        NDArray y = data(8, 8);
+        assertEquals(P("Y"), Jit.jit(a -> a.reshape(64)).lower(put(m, y, "Y", "X")).outputShardings().get(0).spec());
+        assertEquals(P(), f.lower(put(m, x, null, "Y")).outputShardings().get(0).spec());
+        // a merge asked for whole by an out sharding moves Y into dimension 0 with one all-to-all, then reshapes
+        Compiled merged = Jit.jit(a -> a.reshape(32)).outShardings(P(dev.shardlings.sharding.PartitionSpec.tuple("X",
+                "Y"))).lower(put(m, x, "X", "Y"));
+        assertTrue(merged.asText().contains("all-to-all(") && !merged.asText().contains("all-gather"),
+                merged.asText());
+        // a dimension of size 1 is not the major one of a merge: [1, 1, 2@Y] -> [1, 2] keeps Y (Problem 1.2b, X = 1)
+        Mesh row = Mesh.makeMesh(new int[] {1, 2}, new String[] {"X", "Y"}, dev.shardlings.sharding.AxisType.AUTO,
+                dev.shardlings.sharding.AxisType.AUTO);
+        Compiled trivial = Jit.jit(a -> a.reshape(1, 1, 2).reshape(1, 2)).lower(put(row, data(1, 2), "X", "Y"));
+        assertFalse(trivial.asText().contains("all-"), trivial.asText());
+        assertEquals(List.of("Y"), trivial.outputShardings().get(0).spec().axesAt(1), "Y stays on the merged dimension");
+        // and a split of 32@(X,Y) into [8, 4] is local
+        Jitted back = Jit.jit(a -> a.reshape(8, 4));
+        ShardedArray flat = put(m, x.reshape(32), dev.shardlings.sharding.PartitionSpec.tuple("X", "Y"));
+        assertFalse(back.lower(flat).asText().contains("all-"), back.lower(flat).asText());
+        assertEquals(x, back.call(flat).get(0).gather());
+    }
+
+    @Test
     void incompatibleDevicesAreJaxsError() {
         Mesh a = Mesh.ofDeviceIds(IDS8, new int[] {8}, "i");
         Mesh b = Mesh.ofDeviceIds(new int[] {0, 1, 2, 3, 6, 7, 4, 5}, new int[] {8}, "i");
