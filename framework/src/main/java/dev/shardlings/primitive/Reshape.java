@@ -264,24 +264,9 @@ public record Reshape(List<Integer> newSizes, PartitionSpec outSharding) impleme
         List<Integer> in = a.shape();
         List<List<String>> dims = new ArrayList<>();
         boolean local = true;
-        int i = 0;
-        int j = 0;
-        while (i < in.size() || j < newSizes.size()) {
-            int i0 = i;
-            int j0 = j;
-            long pi = i < in.size() ? in.get(i++) : 1;
-            long pj = j < newSizes.size() ? newSizes.get(j++) : 1;
-            while (pi != pj) {
-                if (pi < pj && i < in.size()) {
-                    pi *= in.get(i++);
-                } else if (pj < pi && j < newSizes.size()) {
-                    pj *= newSizes.get(j++);
-                } else {
-                    break;
-                }
-            }
-            List<List<String>> gin = a.dims().subList(i0, i);
-            List<Integer> gout = newSizes.subList(j0, j);
+        for (Group g : groups(in)) {
+            List<List<String>> gin = a.dims().subList(g.i0(), g.i1());
+            List<Integer> gout = newSizes.subList(g.j0(), g.j1());
             List<List<String>> mapped = null;
             if (gin.stream().allMatch(List::isEmpty)) {
                 mapped = Specs.replicated(gout.size());
@@ -372,28 +357,50 @@ public record Reshape(List<Integer> newSizes, PartitionSpec outSharding) impleme
         List<List<String>> dims = new ArrayList<>(Primitive.super.autoRule(operands, out, mesh));
         ArrayType a = operands.get(0);
         List<Integer> in = a.shape();
+        List<Group> groups = groups(in);
+        if (groups.stream().anyMatch(g -> !g.matched())) {
+            return dims;
+        }
+        for (Group g : groups) {
+            int major = firstNonTrivial(in, g.i0(), g.i1());
+            if (g.j1() - g.j0() == 1 && g.i1() - g.i0() > 1 && major >= 0) {
+                dims.set(g.j0(), a.dims().get(major));
+            }
+        }
+        return Typing.dropRepeatedAxes(dims);
+    }
+
+    /**
+     * Operand dimensions [i0, i1) and result dimensions [j0, j1) whose sizes multiply to the same product, in order;
+     * {@code matched} is false for a group where they cannot be made equal (the walk then goes on after it).
+     */
+    private record Group(int i0, int i1, int j0, int j1, boolean matched) {
+    }
+
+    /** The groups of this reshape of an operand of shape {@code in}, walking both shapes from the left. */
+    private List<Group> groups(List<Integer> in) {
+        List<Group> out = new ArrayList<>();
         int i = 0;
         int j = 0;
-        while (i < in.size() && j < newSizes.size()) {
+        while (i < in.size() || j < newSizes.size()) {
             int i0 = i;
             int j0 = j;
-            long pi = in.get(i++);
-            long pj = newSizes.get(j++);
+            long pi = i < in.size() ? in.get(i++) : 1;
+            long pj = j < newSizes.size() ? newSizes.get(j++) : 1;
+            boolean matched = true;
             while (pi != pj) {
                 if (pi < pj && i < in.size()) {
                     pi *= in.get(i++);
                 } else if (pj < pi && j < newSizes.size()) {
                     pj *= newSizes.get(j++);
                 } else {
-                    return dims;
+                    matched = false;
+                    break;
                 }
             }
-            int major = firstNonTrivial(in, i0, i);
-            if (j - j0 == 1 && i - i0 > 1 && major >= 0) {
-                dims.set(j0, a.dims().get(major));
-            }
+            out.add(new Group(i0, i, j0, j, matched));
         }
-        return Typing.dropRepeatedAxes(dims);
+        return out;
     }
 
     /** The first dimension in [from, to) of size other than 1 (the group's major one), or −1. */
@@ -415,23 +422,13 @@ public record Reshape(List<Integer> newSizes, PartitionSpec outSharding) impleme
     private List<List<String>> operandFor(ArrayType a, List<List<String>> outDims, Mesh mesh) {
         List<Integer> in = a.shape();
         List<List<String>> dims = new ArrayList<>();
-        int i = 0;
-        int j = 0;
-        while (i < in.size() || j < newSizes.size()) {
-            int i0 = i;
-            int j0 = j;
-            long pi = i < in.size() ? in.get(i++) : 1;
-            long pj = j < newSizes.size() ? newSizes.get(j++) : 1;
-            while (pi != pj) {
-                if (pi < pj && i < in.size()) {
-                    pi *= in.get(i++);
-                } else if (pj < pi && j < newSizes.size()) {
-                    pj *= newSizes.get(j++);
-                } else {
-                    return null;
-                }
+        for (Group g : groups(in)) {
+            if (!g.matched()) {
+                return null;
             }
-            List<List<String>> gout = outDims.subList(j0, j);
+            int i0 = g.i0();
+            int i = g.i1();
+            List<List<String>> gout = outDims.subList(g.j0(), g.j1());
             int width = i - i0;
             if (gout.stream().allMatch(List::isEmpty)) {
                 for (int k = 0; k < width; k++) {

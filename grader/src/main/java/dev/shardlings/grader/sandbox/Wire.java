@@ -472,11 +472,7 @@ public final class Wire {
     }
 
     private static NDArray readArray(DataInputStream in) throws IOException {
-        int d = in.readUnsignedByte();
-        if (d >= DType.values().length) {
-            throw new ProtocolException("unknown dtype " + d);
-        }
-        DType dtype = DType.values()[d];
+        DType dtype = readDType(in);
         int[] shape = readShape(in);
         long n = 1;
         for (int s : shape) {
@@ -816,7 +812,7 @@ public final class Wire {
         }
     }
 
-    /** A dtype, written as its ordinal byte. */
+    /** A dtype, written as its ordinal byte (arrays and trace events alike). */
     private static DType readDType(DataInputStream in) throws IOException {
         int d = in.readUnsignedByte();
         if (d >= DType.values().length) {
