@@ -36,9 +36,13 @@ import java.util.stream.Collectors;
  *   <li>An all-reduce whose only reader keeps one slice of it over the same axes becomes a reduce-scatter
  *       ({@link DeviceProgram#withReduceScatters}), as XLA's reduce-scatter creation does.</li>
  * </ul>
- * Propagation runs forward, plus one step backward: a value whose only use is an out sharding or a constraint is
- * computed in that layout ({@link #wantedLayouts}). XLA propagates backward through whole chains, so its program
- * can differ where that matters; values never differ.
+ * Propagation runs forward, and backward from out shardings and constraints: a value whose only use is an out
+ * sharding or a constraint is computed in that layout ({@link #wantedLayouts}); further up, the layout passes
+ * through chains of elementwise operations and transposes to the value that feeds them, which takes it where it
+ * only adds axes to what forward propagation gave it ({@link Hints}). So {@code sin(a @ b)} asked for as
+ * P('x', None) computes the product's rows split over x before completing its sum, as XLA does. XLA weighs forward
+ * and backward shardings by priorities and cost; where they conflict here, forward wins and the value is re-laid
+ * out where the layout is required. Values never differ.
  */
 final class Partitioner {
     private Partitioner() {
@@ -80,6 +84,7 @@ final class Partitioner {
         }
         boolean explicit = mesh.allAxesExplicit();
         Map<Var, List<List<String>>> backward = explicit ? Map.of() : wantedLayouts(jaxpr, mesh, outShardings);
+        Map<Var, List<List<String>>> hints = explicit ? Map.of() : Hints.of(jaxpr, backward);
         Map<Var, Roll> rolls = explicit ? Map.of() : Roll.find(jaxpr);
         Map<Var, Roll> rollOfSlice = new HashMap<>();
         rolls.values().forEach(roll -> roll.slices().forEach(v -> rollOfSlice.put(v, roll)));
@@ -101,8 +106,18 @@ final class Partitioner {
                 layout.put(e.output(), new ArrayType(type.dtype(), type.shape(), want, mesh));
                 continue;
             }
-            List<List<String>> dims = explicit ? type.dims() : backward.containsKey(e.output()) ? backward.get(e.output())
-                    : divisible(p.autoRule(ins, new Primitive.Shaped(type.dtype(), type.shape()), mesh), type, mesh);
+            List<List<String>> dims;
+            if (explicit) {
+                dims = type.dims();
+            } else if (backward.containsKey(e.output())) {
+                dims = backward.get(e.output());
+            } else {
+                dims = divisible(p.autoRule(ins, new Primitive.Shaped(type.dtype(), type.shape()), mesh), type, mesh);
+                List<List<String>> hint = hints.get(e.output());
+                if (hint != null && Hints.refines(hint, dims)) {
+                    dims = hint;
+                }
+            }
             ArrayType out = new ArrayType(type.dtype(), type.shape(), dims, mesh);
             new NamedSharding(mesh, out.spec()).shardShape(out.shapeArray()); // JAX's text if it does not divide
             int result = b.equation(p, e.inputs().stream().map(reg::get).toList(), ins, out);
@@ -197,6 +212,82 @@ final class Partitioner {
                 }
             }
             return out;
+        }
+    }
+
+    /**
+     * Backward propagation beyond the first step: the layout wanted for a value passes to the single-use operands
+     * of the operation that made it, as long as that operation maps layouts one to one (elementwise operations,
+     * dtype conversion, transpose). These layouts are hints: the partitioner takes one only where it refines the
+     * forward layout ({@link #refines}), so a sharding that forward propagation chose is never given up for it.
+     */
+    static final class Hints {
+        private Hints() {
+        }
+
+        static Map<Var, List<List<String>>> of(Jaxpr jaxpr, Map<Var, List<List<String>>> wanted) {
+            Map<Atom, Integer> uses = new HashMap<>();
+            for (Equation e : jaxpr.equations()) {
+                e.inputs().forEach(a -> uses.merge(a, 1, Integer::sum));
+            }
+            jaxpr.outputs().forEach(a -> uses.merge(a, 1, Integer::sum));
+            java.util.Set<Var> arguments = new java.util.HashSet<>(jaxpr.inputs());
+            Map<Var, List<List<String>>> out = new HashMap<>();
+            List<Equation> eqs = jaxpr.equations();
+            for (int k = eqs.size() - 1; k >= 0; k--) {
+                Equation e = eqs.get(k);
+                List<List<String>> w = wanted.containsKey(e.output()) ? wanted.get(e.output()) : out.get(e.output());
+                if (w == null) {
+                    continue;
+                }
+                for (Atom a : e.inputs()) {
+                    if (a instanceof Var v && !arguments.contains(v) && uses.get(v) == 1 && !wanted.containsKey(v)) {
+                        List<List<String>> operand = through(e.primitive(), v.type().shape(), w);
+                        if (operand != null) {
+                            out.put(v, operand);
+                        }
+                    }
+                }
+            }
+            return out;
+        }
+
+        /** The operand layout that gives the result layout w under p without communication, or null if none. */
+        private static List<List<String>> through(Primitive p, List<Integer> operandShape, List<List<String>> w) {
+            if (p instanceof dev.shardlings.primitive.Unary || p instanceof dev.shardlings.primitive.ConvertType) {
+                return w;
+            }
+            if (p instanceof dev.shardlings.primitive.Binary) {
+                if (operandShape.size() != w.size()) {
+                    return null; // a scalar operand
+                }
+                List<List<String>> dims = new ArrayList<>();
+                for (int d = 0; d < w.size(); d++) {
+                    // a broadcast dimension of size 1 stays whole
+                    dims.add(operandShape.get(d) == 1 ? List.of() : w.get(d));
+                }
+                return dims;
+            }
+            if (p instanceof dev.shardlings.primitive.Transpose t) {
+                List<List<String>> dims = new ArrayList<>(java.util.Collections.nCopies(w.size(), List.of()));
+                for (int d = 0; d < w.size(); d++) {
+                    dims.set(t.permutation().get(d), w.get(d));
+                }
+                return dims;
+            }
+            return null;
+        }
+
+        /** True when {@code hint} keeps every axis {@code forward} has on each dimension (it may only add axes). */
+        static boolean refines(List<List<String>> hint, List<List<String>> forward) {
+            for (int d = 0; d < forward.size(); d++) {
+                List<String> f = forward.get(d);
+                List<String> h = hint.get(d);
+                if (!f.isEmpty() && !(h.size() >= f.size() && h.subList(0, f.size()).equals(f))) {
+                    return false;
+                }
+            }
+            return true;
         }
     }
 

@@ -157,7 +157,7 @@ public record DotGeneral(List<Integer> lhsContracting, List<Integer> rhsContract
     /** On Auto axes an ambiguous contraction is summed: the result keeps only the free and batch shardings. */
     @Override
     public List<List<String>> autoFallback(List<ArrayType> operands, Shaped out, Mesh mesh) {
-        return plan(operands.get(0), operands.get(1), false).natural;
+        return plan(operands.get(0), operands.get(1), false, null).natural;
     }
 
     @Override
@@ -228,9 +228,13 @@ public record DotGeneral(List<Integer> lhsContracting, List<Integer> rhsContract
 
     /**
      * The operand layouts for local products. With {@code gather}, contracting dimensions are whole on every
-     * device (no partial sums); otherwise each keeps the axes of whichever side splits it (lhs first).
+     * device (no partial sums); otherwise each keeps the axes of whichever side splits it (lhs first). With a
+     * result layout {@code out} (null: none yet), a free or batch dimension that no operand splits but {@code out}
+     * splits over axes still unused is split by slicing the operands locally before the product, so the product
+     * and any reduction of its partial sums work on the block the result keeps (XLA does the same: sin(a @ b) asked
+     * for as P('x', None) all-reduces f32[I/x, K], not f32[I, K]).
      */
-    private Plan plan(ArrayType l, ArrayType r, boolean gather) {
+    private Plan plan(ArrayType l, ArrayType r, boolean gather, ArrayType out) {
         List<List<String>> lhs = new ArrayList<>(Specs.replicated(l.rank()));
         List<List<String>> rhs = new ArrayList<>(Specs.replicated(r.rank()));
         Set<String> used = new HashSet<>();
@@ -273,7 +277,34 @@ public record DotGeneral(List<Integer> lhsContracting, List<Integer> rhsContract
                 natural.add(s);
             }
         }
+        if (out != null) {
+            splitAsOut(l, r, out, lhs, rhs, used, natural);
+        }
         return new Plan(lhs, rhs, contracted, natural);
+    }
+
+    /** Adds to {@code natural} (and the operand layouts) the axes {@code out} splits a free or batch dimension by. */
+    private void splitAsOut(ArrayType l, ArrayType r, ArrayType out, List<List<String>> lhs, List<List<String>> rhs,
+                            Set<String> used, List<List<String>> natural) {
+        List<Integer> lFree = free(l.rank(), lhsContracting, lhsBatch);
+        List<Integer> rFree = free(r.rank(), rhsContracting, rhsBatch);
+        for (int d = 0; d < natural.size(); d++) {
+            List<String> want = out.dims().get(d);
+            if (!natural.get(d).isEmpty() || want.isEmpty() || want.stream().anyMatch(used::contains)) {
+                continue;
+            }
+            used.addAll(want);
+            natural.set(d, want);
+            int b = lhsBatch.size();
+            if (d < b) {
+                lhs.set(lhsBatch.get(d), want);
+                rhs.set(rhsBatch.get(d), want);
+            } else if (d < b + lFree.size()) {
+                lhs.set(lFree.get(d - b), want);
+            } else {
+                rhs.set(rFree.get(d - b - lFree.size()), want);
+            }
+        }
     }
 
     @Override
@@ -281,11 +312,11 @@ public record DotGeneral(List<Integer> lhsContracting, List<Integer> rhsContract
         ArrayType l = operands.get(0);
         ArrayType r = operands.get(1);
         DotGeneral local = new DotGeneral(lhsContracting, rhsContracting, lhsBatch, rhsBatch, null);
-        Plan sum = plan(l, r, false);
+        Plan sum = plan(l, r, false, out);
         if (sum.contracted.isEmpty()) {
             return Partitioning.local(List.of(sum.lhs, sum.rhs), local, sum.natural);
         }
-        Plan gathered = plan(l, r, true);
+        Plan gathered = plan(l, r, true, out);
         Mesh mesh = out.mesh();
         int n = Specs.parts(mesh, sum.contracted);
         long resultBytes = (long) out.dtype().byteSize() * localSize(out.shape(), sum.natural, mesh);
