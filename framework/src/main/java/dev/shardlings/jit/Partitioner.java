@@ -292,7 +292,7 @@ final class Partitioner {
     }
 
     /**
-     * Backward propagation, one step: a value whose only use is to be returned under an out sharding, or to be
+     * Backward propagation, first step: a value whose only use is to be returned under an out sharding, or to be
      * constrained by {@code with_sharding_constraint}, is computed in that layout directly, so its primitive's
      * partitioning sees the layout it must produce (a contraction then completes its partial sums with a
      * reduce-scatter, or gathers, whichever moves fewer bytes, instead of all-reducing and slicing afterwards).
