@@ -81,14 +81,19 @@ public final class Mesh {
             throw new IllegalArgumentException("a mesh of shape " + Arrays.toString(sizes) + " needs " + n
                     + " device ids, got " + deviceIds.length);
         }
-        this.byId = new Device[n];
+        int maxId = -1;
+        Set<Integer> ids = new HashSet<>();
+        for (int id : deviceIds) {
+            if (id < 0 || id >= MAX_DEVICES || !ids.add(id)) {
+                throw new IllegalArgumentException("device ids must be distinct, each in 0.." + (MAX_DEVICES - 1)
+                        + ", got " + Arrays.toString(deviceIds));
+            }
+            maxId = Math.max(maxId, id);
+        }
+        this.byId = new Device[maxId + 1];
         List<Device> ds = new ArrayList<>(n);
         for (int p = 0; p < n; p++) {
             int id = deviceIds[p];
-            if (id < 0 || id >= n || byId[id] != null) {
-                throw new IllegalArgumentException("device ids must be a permutation of 0.." + (n - 1) + ", got "
-                        + Arrays.toString(deviceIds));
-            }
             List<Integer> coords = new ArrayList<>(sizes.length);
             int rest = p;
             int[] c = new int[sizes.length];
@@ -175,12 +180,14 @@ public final class Mesh {
     }
 
     /**
-     * {@code jax.sharding.Mesh(np.array(ids).reshape(sizes), names)}: an explicit, possibly permuted, device order.
-     * Its axes are {@link AxisType#AUTO}, the constructor's default in JAX.
+     * {@code jax.sharding.Mesh(np.array(ids).reshape(sizes), names)}: an explicit device order, possibly permuted,
+     * possibly a subset of the simulated devices ({@code jax.devices()[4:]} gives ids 4…7). Its axes are
+     * {@link AxisType#AUTO}, the constructor's default in JAX.
      *
-     * @param deviceIdsRowMajor the device id at each flat position; a permutation of 0…n−1
+     * @param deviceIdsRowMajor the device id at each flat position: distinct, each in 0 … {@link #MAX_DEVICES}−1
      * @throws NullPointerException     if deviceIdsRowMajor is null
-     * @throws IllegalArgumentException as {@link #makeMesh(int[], String...)}, or when the ids are no permutation
+     * @throws IllegalArgumentException as {@link #makeMesh(int[], String...)}, or when an id repeats or is out of
+     *                                  range
      */
     public static Mesh ofDeviceIds(int[] deviceIdsRowMajor, int[] axisSizes, String... axisNames) {
         Objects.requireNonNull(deviceIdsRowMajor, "deviceIdsRowMajor");
@@ -333,9 +340,9 @@ public final class Mesh {
 
     /** The device with this id. @throws IllegalArgumentException if there is none */
     public Device deviceById(int id) {
-        if (id < 0 || id >= byId.length) {
-            throw new IllegalArgumentException("mesh " + this + " has no device with id " + id + " (ids are 0.."
-                    + (byId.length - 1) + ")");
+        if (id < 0 || id >= byId.length || byId[id] == null) {
+            throw new IllegalArgumentException("mesh " + this + " has no device with id " + id + " (its ids are "
+                    + Arrays.toString(deviceIds()) + ")");
         }
         return byId[id];
     }
@@ -343,7 +350,7 @@ public final class Mesh {
     /** The position of a device in {@link #devices()}. @throws IllegalArgumentException if it is not in the mesh */
     public int flatIndex(Device device) {
         Device d = Objects.requireNonNull(device, "device");
-        if (d.id() < 0 || d.id() >= byId.length || !byId[d.id()].equals(d)) {
+        if (d.id() < 0 || d.id() >= byId.length || !d.equals(byId[d.id()])) {
             throw new IllegalArgumentException(d + " is not a device of " + this);
         }
         int p = 0;

@@ -140,11 +140,20 @@ class MeshTest {
     }
 
     @Test
-    void ofDeviceIdsRejectsANonPermutation() {
+    void ofDeviceIdsRejectsRepeatedOrOutOfRangeIdsAndAcceptsASubset() {
         assertThrows(IllegalArgumentException.class,
                 () -> Mesh.ofDeviceIds(new int[]{0, 1, 1, 3}, new int[]{2, 2}, "a", "b"));
         assertThrows(IllegalArgumentException.class,
-                () -> Mesh.ofDeviceIds(new int[]{0, 1, 2, 4}, new int[]{2, 2}, "a", "b"));
+                () -> Mesh.ofDeviceIds(new int[]{0, 1, 2, -1}, new int[]{2, 2}, "a", "b"));
+        assertThrows(IllegalArgumentException.class,
+                () -> Mesh.ofDeviceIds(new int[]{0, 1, 2, Mesh.MAX_DEVICES}, new int[]{2, 2}, "a", "b"));
+        // jax.devices()[4:] as a 2x2 mesh
+        Mesh upper = Mesh.ofDeviceIds(new int[]{4, 5, 6, 7}, new int[]{2, 2}, "a", "b");
+        assertEquals(6, upper.device(1, 0).id());
+        assertEquals(upper.device(1, 0), upper.deviceById(6));
+        assertEquals(2, upper.flatIndex(upper.deviceById(6)));
+        assertThrows(IllegalArgumentException.class, () -> upper.deviceById(0));
+        assertThrows(IllegalArgumentException.class, () -> upper.flatIndex(Mesh.makeMesh(new int[]{4}, "a").device(0)));
         assertThrows(IllegalArgumentException.class,
                 () -> Mesh.ofDeviceIds(new int[]{0, 1, 2}, new int[]{2, 2}, "a", "b"));
     }
