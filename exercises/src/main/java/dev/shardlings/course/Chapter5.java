@@ -31,10 +31,11 @@ public final class Chapter5 {
      * <p>Input: A f32[I, J] and B f32[J, K] as whole arrays on the host, and a mesh whose axes X and Y are Auto.
      * Place A and B on the mesh with {@code ShardedArray.devicePut} in layouts of your choice and return
      * C = A · B f32[I_X, K_Y] (laid out {@code P("X", "Y")}) from a jitted matmul. Choose the layouts so that the
-     * compiled program needs no collective and every device computes its own 1/(X·Y) of C.
+     * compiled program needs no collective and every device stores and computes only its own share.
      *
      * <p>Graded: values (float tolerance) and layout; compiled by jit, with no hand-written shardMap; the compiled
-     * program has no collective; every device does exactly 2·I·J·K/(X·Y) matmul FLOPs.
+     * program has no collective; every device holds only its blocks of A and B, (I·J/X + J·K/Y)·4 bytes of
+     * inputs; every device does exactly 2·I·J·K/(X·Y) matmul FLOPs.
      * Docs: docs/chapter-5.md#part-51-layouts-that-need-no-communication
      */
     public static ShardedArray matmulWithoutCommunication(NDArray a, NDArray b, Mesh mesh) {

@@ -230,7 +230,8 @@ public record DotGeneral(List<Integer> lhsContracting, List<Integer> rhsContract
      * The operand layouts for local products. With {@code gather}, contracting dimensions are whole on every
      * device (no partial sums); otherwise each keeps the axes of whichever side splits it (lhs first). With a
      * result layout {@code out} (null: none yet), a free or batch dimension that no operand splits but {@code out}
-     * splits over axes still unused is split by slicing the operands locally before the product, so the product
+     * splits over axes still unused, and over which its operand is replicated, is split by slicing the operand
+     * locally before the product, so the product
      * and any reduction of its partial sums work on the block the result keeps (XLA does the same: sin(a @ b) asked
      * for as P('x', None) all-reduces f32[I/x, K], not f32[I, K]).
      */
@@ -290,12 +291,21 @@ public record DotGeneral(List<Integer> lhsContracting, List<Integer> rhsContract
         List<Integer> rFree = free(r.rank(), rhsContracting, rhsBatch);
         for (int d = 0; d < natural.size(); d++) {
             List<String> want = out.dims().get(d);
-            if (!natural.get(d).isEmpty() || want.isEmpty() || want.stream().anyMatch(used::contains)) {
+            int b = lhsBatch.size();
+            // only axes the operand is replicated over: then the split is a local slice, never data movement
+            Set<String> held = new HashSet<>();
+            if (d < b || d < b + lFree.size()) {
+                l.dims().forEach(held::addAll);
+            }
+            if (d < b || d >= b + lFree.size()) {
+                r.dims().forEach(held::addAll);
+            }
+            if (!natural.get(d).isEmpty() || want.isEmpty() || want.stream().anyMatch(a -> used.contains(a)
+                    || held.contains(a))) {
                 continue;
             }
             used.addAll(want);
             natural.set(d, want);
-            int b = lhsBatch.size();
             if (d < b) {
                 lhs.set(lhsBatch.get(d), want);
                 rhs.set(rhsBatch.get(d), want);

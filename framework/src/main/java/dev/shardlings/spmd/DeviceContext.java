@@ -43,11 +43,14 @@ final class DeviceContext implements OpObserver {
 
     /** Whether the caller records a trace: without one, no events are built (they cost more than small ops). */
     private final boolean tracing;
+    /** Bytes of the argument blocks this device was handed (the trace's argumentBytes). */
+    private final long argumentBytes;
     /** Whether the shardMap checks varying axes (JAX's check_vma); collectives check their operand's only then. */
     final boolean checkVma;
 
     DeviceContext(Mesh mesh, int flat, Exchange exchange, Map<List<String>, AxisGroups> groupCache,
-                  boolean tracing, boolean checkVma) {
+                  boolean tracing, boolean checkVma, long argumentBytes) {
+        this.argumentBytes = argumentBytes;
         this.tracing = tracing;
         this.checkVma = checkVma;
         this.mesh = mesh;
@@ -168,6 +171,6 @@ final class DeviceContext implements OpObserver {
     }
 
     DeviceTrace toTrace() {
-        return new DeviceTrace(device.id(), device.coords(), events, largest, allocated);
+        return new DeviceTrace(device.id(), device.coords(), events, largest, allocated, argumentBytes);
     }
 }

@@ -47,9 +47,10 @@ final class DeviceLauncher {
         Thread caller = Thread.currentThread();
         Runnable[] tasks = new Runnable[n];
         for (int d = 0; d < n; d++) {
-            DeviceContext ctx = new DeviceContext(mesh, d, exchange, groups, tracing, checkVma);
-            contexts[d] = ctx;
             List<NDArray> myArgs = args.get(d);
+            DeviceContext ctx = new DeviceContext(mesh, d, exchange, groups, tracing, checkVma,
+                    myArgs.stream().mapToLong(NDArray::nbytes).sum());
+            contexts[d] = ctx;
             int device = d;
             tasks[d] = () -> {
                 try {

@@ -11,9 +11,11 @@ import java.util.List;
  * @param largestAllocation   bytes of the largest single array this device allocated (inputs handed to it by
  *                            shardMap are not counted; its outputs are)
  * @param allocatedBytes      bytes of all arrays this device allocated, added up
+ * @param argumentBytes       bytes of the argument blocks shardMap handed this device (what its inputs occupy in
+ *                            its memory: a replicated argument counts whole, one split over n devices 1/n)
  */
 public record DeviceTrace(int deviceId, List<Integer> coords, List<TraceEvent> events,
-                          long largestAllocation, long allocatedBytes) {
+                          long largestAllocation, long allocatedBytes, long argumentBytes) {
     /** @throws NullPointerException naming the component if coords, events or an element of them is null */
     public DeviceTrace {
         coords = Lists.copyOfNonNull(coords, "coords");

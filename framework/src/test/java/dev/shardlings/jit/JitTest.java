@@ -396,6 +396,29 @@ class JitTest {
     }
 
     @Test
+    void meshesOnDisjointDeviceSubsetsAreIncompatibleAndEachRunsOnItsOwn() {
+        // jax-auto.md §4: jax.devices()[:4] and jax.devices()[4:] as two meshes
+        Mesh low = Mesh.ofDeviceIds(IDS4, new int[] {4}, "i");
+        Mesh high = Mesh.ofDeviceIds(new int[] {4, 5, 6, 7}, new int[] {4}, "i");
+        NDArray x = NDArray.fromInts(new int[24], 24);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Jit.jit((p, q) -> p.add(q))
+                .named("add").call(put(low, x, "i"), put(high, x, "i")));
+        assertEquals("Received incompatible devices for jitted computation. Got argument args[0] of add with shape"
+                + " int32[24] and with device ids [0, 1, 2, 3] on platform CPU and argument args[1] of add"
+                + " with shape int32[24] and with device ids [4, 5, 6, 7] on platform CPU", e.getMessage());
+        // on its own, the upper half is an ordinary mesh: placement, jit, gather
+        NDArray y = data(8, 4);
+        ShardedArray placed = put(high, y, "i");
+        assertEquals(List.of(4, 5, 6, 7), placed.addressableShards().stream().map(s -> s.device().id()).toList());
+        ShardedArray out = Jit.jit(p -> p.sin().sum(0)).call(placed).get(0);
+        assertClose(y.sin().sum(0), out);
+        assertEquals(List.of(4, 5, 6, 7), out.addressableShards().stream().map(s -> s.device().id()).toList());
+        IllegalArgumentException repeated = assertThrows(IllegalArgumentException.class,
+                () -> Mesh.ofDeviceIds(new int[] {4, 5, 5, 7}, new int[] {4}, "i"));
+        assertTrue(repeated.getMessage().contains("device ids must be distinct"), repeated.getMessage());
+    }
+
+    @Test
     void anUncommittedArgumentFollowsTheCommittedOne() {
         Mesh m = Mesh.ofDeviceIds(IDS8, new int[] {8}, "x");
         NDArray y = data(24);

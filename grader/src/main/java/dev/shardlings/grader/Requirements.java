@@ -302,6 +302,8 @@ public final class Requirements {
                             Check.USES_JIT),
                     req(CourseMethod.C5_MATMUL_WITHOUT_COMMUNICATION, "the compiled program has no collective",
                             Check.NO_COLLECTIVES),
+                    req(CourseMethod.C5_MATMUL_WITHOUT_COMMUNICATION, "every device holds only its blocks of A and B,"
+                            + " (I·J/X + J·K/Y)·4 bytes of inputs", Check.DEVICE_MEMORY),
                     req(CourseMethod.C5_MATMUL_WITHOUT_COMMUNICATION, "every device does exactly 2·I·J·K/(X·Y) matmul FLOPs",
                             Check.FLOPS));
             case P5_2 -> List.of(

@@ -121,7 +121,8 @@ public final class TraceRules {
 
     /**
      * Each device's events over every shardMap call of the trace, joined in call order, one record per device id
-     * in the order of the first call's mesh. Allocation figures are the largest (resp. the sum) over the calls.
+     * in the order of the first call's mesh. Allocation figures are the largest (resp. the sum) over the calls; argument
+     * bytes the largest any one call handed the device.
      */
     public static List<DeviceTrace> devices(Trace trace) {
         Map<Integer, DeviceTrace> byId = new LinkedHashMap<>();
@@ -132,7 +133,8 @@ public final class TraceRules {
                     events.addAll(b.events());
                     return new DeviceTrace(a.deviceId(), a.coords(), events,
                             Math.max(a.largestAllocation(), b.largestAllocation()),
-                            a.allocatedBytes() + b.allocatedBytes());
+                            a.allocatedBytes() + b.allocatedBytes(),
+                            Math.max(a.argumentBytes(), b.argumentBytes()));
                 });
             }
         }
@@ -456,6 +458,16 @@ public final class TraceRules {
                 + " device",
                 Rule.of(Check.DEVICE_MEMORY, d -> d.largestAllocation() < bytes ? null : "it allocates an array of "
                 + d.largestAllocation() + " bytes; " + what));
+    }
+
+    /**
+     * No program hands the device more than {@code bytes} of arguments: the blocks its inputs occupy in its memory
+     * (a replicated input counts whole on every device).
+     */
+    public static Rule argumentBytesAtMost(long bytes, String what) {
+        return hinted("lay the inputs out so that each device holds only its own block of each",
+                Rule.of(Check.DEVICE_MEMORY, d -> d.argumentBytes() <= bytes ? null : "its inputs take "
+                + d.argumentBytes() + " bytes of its memory, more than " + bytes + "; " + what));
     }
 
     /** The device does at most {@code count} matmuls. */

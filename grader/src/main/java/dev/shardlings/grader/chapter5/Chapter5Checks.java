@@ -47,8 +47,9 @@ public final class Chapter5Checks {
 
     /**
      * 5.1: compiled by jit with no shardMap of its own; values and layout P('X', 'Y'); no collective; every device
-     * does exactly 2·I·J·K/(X·Y) matmul FLOPs (replicating A and B needs no communication either, but then every
-     * device multiplies everything).
+     * holds only its blocks of A and B, (I·J/X + J·K/Y)·4 bytes (replicating A and B needs no communication either:
+     * the compiler slices them locally, as XLA does, but every device then stores them whole); and every device
+     * does exactly 2·I·J·K/(X·Y) matmul FLOPs.
      */
     public static void matmulWithoutCommunication(MatmulWithoutCommunication impl, Chapter5Case c) {
         Mesh mesh = c.mesh(AxisType.AUTO);
@@ -62,6 +63,11 @@ public final class Chapter5Checks {
         Checks.compiledWithoutCommunication(run, "The compiler moves data when the layouts you chose split the"
                 + " contracted dimension J, or do not give each device the rows and columns of its block of C."
                 + " Split A's rows over X and B's columns over Y: every device then holds all of J for its block.");
+        long inputs = 4L * c.i() * c.j() / c.x() + 4L * c.j() * c.k() / c.y();
+        TraceRules.perDevice(run, "keeps whole inputs on every device", "every device holds only its block of A and"
+                + " of B, (I·J/X + J·K/Y)·4 = " + inputs + " bytes", TraceRules.argumentBytesAtMost(inputs,
+                "replicated inputs need no communication either (the compiler slices them locally), but then every"
+                + " device stores all of A or B"));
         long flops = 2L * c.i() * c.j() * c.k() / mesh.size();
         TraceRules.perDevice(run, "does not share the matmul out", "every device computes its own block of C",
                 TraceRules.flops(flops, "2·I·J·K/(X·Y) = 2·" + c.i() + "·" + c.j() + "·" + c.k() + "/" + mesh.size()));

@@ -625,6 +625,7 @@ public final class Wire {
                 writeEvents(out, d.events());
                 out.writeLong(d.largestAllocation());
                 out.writeLong(d.allocatedBytes());
+                out.writeLong(d.argumentBytes());
             }
         }
         writeEvents(out, t.hostEvents());
@@ -654,7 +655,7 @@ public final class Wire {
             List<DeviceTrace> devs = new ArrayList<>();
             for (int k = readCount(in, Mesh.MAX_DEVICES); k > 0; k--) {
                 devs.add(new DeviceTrace(in.readInt(), readIntList(in, MAX_RANK), readEvents(in), in.readLong(),
-                        in.readLong()));
+                        in.readLong(), in.readLong()));
             }
             maps.add(new ShardMapTrace(name, mesh, ins, outs, devs, origin));
         }

@@ -46,7 +46,7 @@ class TraceRulesTest {
         DeviceTrace d = new DeviceTrace(0, List.of(0), List.<TraceEvent>of(
                 permute(3, 8, new int[]{0, 1}, new int[]{1, 2}, new int[]{2, 0}),
                 permute(3, 4, new int[]{0, 2}, new int[]{1, 0}, new int[]{2, 1}),
-                permute(3, 8, new int[]{0, 1}, new int[]{1, 2}, new int[]{2, 0})), 0, 0);
+                permute(3, 8, new int[]{0, 1}, new int[]{1, 2}, new int[]{2, 0})), 0, 0, 0);
         assertArrayEquals(new long[]{16, 4}, TraceRules.bytesByDirection(d));
         assertNull(TraceRules.bothDirections(3).violation(d));
         assertTrue(TraceRules.bytesPerDirectionAtMost(8, "why").violation(d).contains("16 bytes up"));
