@@ -56,8 +56,8 @@ public final class NDArray {
         this.origin = origin;
     }
 
-    /** A new array made by an operation of kind {@code cost} from {@code in}: reports the allocation and the operation. */
-    private static NDArray made(Object data, int[] shape, Set<String> vma, OpKind cost, String name, NDArray... in) {
+    /** A new array made by operation {@code op} from {@code in}: reports the allocation and the operation. */
+    private static NDArray made(Object data, int[] shape, Set<String> vma, LocalOp op, NDArray... in) {
         DType dtype = data instanceof float[] ? DType.FLOAT32 : DType.INT32;
         OpObservers.allocated(dtype, shape);
         long origin = 0;
@@ -73,7 +73,7 @@ public final class NDArray {
             }
             long flops;
             long bytes;
-            switch (cost) {
+            switch (op.kind()) {
                 case CREATE: flops = 0; bytes = outBytes; break;
                 case ELEMENTWISE: flops = Shapes.size(shape); bytes = inBytes + outBytes; break;
                 case REDUCTION: flops = inElements; bytes = inBytes + outBytes; break;
@@ -81,7 +81,7 @@ public final class NDArray {
                 case ADD_N: flops = inElements - Shapes.size(shape); bytes = inBytes + outBytes; break;
                 default: flops = 2L * in[0].shape[0] * in[0].shape[1] * in[1].shape[1]; bytes = inBytes + outBytes;
             }
-            origin = OpObservers.op(cost, name, dtype, shape, inputs, flops, bytes);
+            origin = OpObservers.op(op, dtype, shape, inputs, flops, bytes);
         }
         return dtype == DType.FLOAT32 ? new NDArray(dtype, (float[]) data, null, shape, vma, origin)
                 : new NDArray(dtype, null, (int[]) data, shape, vma, origin);
@@ -89,12 +89,12 @@ public final class NDArray {
 
     /** A new array on a freshly allocated float buffer, made from nothing: reports the allocation. */
     private static NDArray fresh(float[] data, int[] shape, Set<String> vma) {
-        return made(data, shape, vma, OpKind.CREATE, "create");
+        return made(data, shape, vma, DataOp.CREATE);
     }
 
     /** A new array on a freshly allocated int buffer, made from nothing: reports the allocation. */
     private static NDArray fresh(int[] data, int[] shape, Set<String> vma) {
-        return made(data, shape, vma, OpKind.CREATE, "create");
+        return made(data, shape, vma, DataOp.CREATE);
     }
 
     /** A new array on a freshly allocated buffer of either type. */
@@ -609,7 +609,7 @@ public final class NDArray {
         for (int d = 0; d < rank; d++) {
             outShape[d] = shape[p[d]];
         }
-        return made(permuted(p), outShape, vma, OpKind.INDEXING, "transpose", this);
+        return made(permuted(p), outShape, vma, DataOp.TRANSPOSE, this);
     }
 
     /** {@code x.T}: reverses the axes (identity on rank 0 and 1). */
@@ -700,7 +700,7 @@ public final class NDArray {
         for (int o = 0; o < outer; o++) {
             System.arraycopy(src, (o * dim + start) * inner, dst, o * len * inner, len * inner);
         }
-        return made(dst, outShape, vma, OpKind.INDEXING, "slice", this);
+        return made(dst, outShape, vma, DataOp.SLICE, this);
     }
 
     /**
@@ -754,7 +754,7 @@ public final class NDArray {
         for (int o = 0; o < outer; o++) {
             System.arraycopy(src, (o * dim + k) * inner, dst, o * inner, inner);
         }
-        return made(dst, Shapes.remove(shape, ax), vma, OpKind.INDEXING, "take", this);
+        return made(dst, Shapes.remove(shape, ax), vma, DataOp.TAKE, this);
     }
 
     /**
@@ -802,7 +802,7 @@ public final class NDArray {
                 System.arraycopy(src, (o * dim + norm[t]) * inner, dst, (o * n + t) * inner, inner);
             }
         }
-        return made(dst, outShape, union(vma, indices.vma), OpKind.COPY, "gather", this, indices);
+        return made(dst, outShape, union(vma, indices.vma), DataOp.GATHER, this, indices);
     }
 
     /**
@@ -840,7 +840,7 @@ public final class NDArray {
         for (int t = 0; t < out.length; t++) {
             out[t] = order[t];
         }
-        return made(out, shape.clone(), vma, OpKind.REDUCTION, "sort", this);
+        return made(out, shape.clone(), vma, SearchOp.ARGSORT, this);
     }
 
     /**
@@ -938,7 +938,7 @@ public final class NDArray {
             }
             pos += chunk;
         }
-        return made(dst, outShape, unionAll(xs), OpKind.COPY, "concatenate", xs.toArray(new NDArray[0]));
+        return made(dst, outShape, unionAll(xs), DataOp.CONCATENATE, xs.toArray(new NDArray[0]));
     }
 
     /**
@@ -1037,7 +1037,7 @@ public final class NDArray {
             System.arraycopy(src, base + (dim - s) * inner, dst, base, s * inner);
             System.arraycopy(src, base, dst, base + s * inner, (dim - s) * inner);
         }
-        return made(dst, shape.clone(), vma, OpKind.INDEXING, "roll", this);
+        return made(dst, shape.clone(), vma, DataOp.ROLL, this);
     }
 
     /** {@code jnp.roll(x, shift)} without axis: rolls the flattened array; the shape is kept. */
@@ -1048,7 +1048,7 @@ public final class NDArray {
         int s = n == 0 ? 0 : Math.floorMod(shift, n);
         System.arraycopy(src, n - s, dst, 0, s);
         System.arraycopy(src, 0, dst, s, n - s);
-        return made(dst, shape.clone(), vma, OpKind.INDEXING, "roll", this);
+        return made(dst, shape.clone(), vma, DataOp.ROLL, this);
     }
 
     /**
@@ -1064,13 +1064,13 @@ public final class NDArray {
             return view(shape, vma);
         }
         if (dtype == DType.FLOAT32) {
-            return made(toFloats(i), shape.clone(), vma, OpKind.ELEMENTWISE, "convert", this);
+            return made(toFloats(i), shape.clone(), vma, DataOp.CONVERT, this);
         }
         int[] out = new int[f.length];
         for (int k = 0; k < out.length; k++) {
             out[k] = (int) f[k];
         }
-        return made(out, shape.clone(), vma, OpKind.ELEMENTWISE, "convert", this);
+        return made(out, shape.clone(), vma, DataOp.CONVERT, this);
     }
 
     /**
@@ -1094,50 +1094,39 @@ public final class NDArray {
         if (Arrays.equals(target, own)) {
             return view(own, vma);
         }
-        return made(gather(Shapes.offsets(target, Shapes.broadcastStrides(own, target))), target, vma,
-                OpKind.INDEXING, "broadcast", this);
+        return made(gather(Shapes.offsets(target, Shapes.broadcastStrides(own, target))), target, vma, DataOp.BROADCAST,
+                this);
     }
 
     // ---------------------------------------------------------------------------------------------- elementwise
 
-    private enum Bin {
-        ADD("add"), SUB("subtract"), MUL("multiply"), DIV("divide"), MAX("maximum"), MIN("minimum"),
-        FLOOR_DIV("floor_divide");
-
-        final String numpy;
-
-        Bin(String numpy) {
-            this.numpy = numpy;
+    private static float apply(BinaryOp op, float a, float b) {
+        switch (op) {
+            case ADD: return a + b;
+            case SUB: return a - b;
+            case MUL: return a * b;
+            case DIV: return a / b;
+            case MAX: return Math.max(a, b);
+            case MIN: return Math.min(a, b);
+            default: return floorDivFloat(a, b);
         }
+    }
 
-        float apply(float a, float b) {
-            switch (this) {
-                case ADD: return a + b;
-                case SUB: return a - b;
-                case MUL: return a * b;
-                case DIV: return a / b;
-                case MAX: return Math.max(a, b);
-                case MIN: return Math.min(a, b);
-                default: return floorDivFloat(a, b);
-            }
-        }
-
-        int apply(int a, int b) {
-            switch (this) {
-                case ADD: return a + b;
-                case SUB: return a - b;
-                case MUL: return a * b;
-                case MAX: return Math.max(a, b);
-                case MIN: return Math.min(a, b);
-                case FLOOR_DIV:
-                    if (b == 0) {
-                        throw new ArithmeticException("integer division by zero in floorDiv: the divisor has a 0 "
-                                + "element (JAX would return an unspecified value); check the divisor, or use "
-                                + "div for true division, which gives inf/nan");
-                    }
-                    return Math.floorDiv(a, b);
-                default: throw new AssertionError("int32 " + numpy + " is computed in float32");
-            }
+    private static int apply(BinaryOp op, int a, int b) {
+        switch (op) {
+            case ADD: return a + b;
+            case SUB: return a - b;
+            case MUL: return a * b;
+            case MAX: return Math.max(a, b);
+            case MIN: return Math.min(a, b);
+            case FLOOR_DIV:
+                if (b == 0) {
+                    throw new ArithmeticException("integer division by zero in floorDiv: the divisor has a 0 "
+                            + "element (JAX would return an unspecified value); check the divisor, or use "
+                            + "div for true division, which gives inf/nan");
+                }
+                return Math.floorDiv(a, b);
+            default: throw new AssertionError("int32 " + op.jaxName() + " is computed in float32");
         }
     }
 
@@ -1151,11 +1140,11 @@ public final class NDArray {
         return (float) Math.copySign(Math.floor(Math.abs((double) div) + 0.5), div);
     }
 
-    private NDArray binary(Bin op, NDArray other) {
+    private NDArray binary(BinaryOp op, NDArray other) {
         requireNonNull(other, "other");
         int[] outShape = Shapes.broadcast(shape, other.shape);
         Set<String> outVma = union(vma, other.vma);
-        boolean ints = dtype == DType.INT32 && other.dtype == DType.INT32 && op != Bin.DIV;
+        boolean ints = dtype == DType.INT32 && other.dtype == DType.INT32 && op.keepsIntegers();
         int n = Shapes.size(outShape);
         boolean same = Arrays.equals(shape, other.shape);
         if (ints) {
@@ -1164,16 +1153,16 @@ public final class NDArray {
             int[] b = other.i;
             if (same) {
                 for (int k = 0; k < n; k++) {
-                    out[k] = op.apply(a[k], b[k]);
+                    out[k] = apply(op, a[k], b[k]);
                 }
             } else {
                 int[] oa = Shapes.offsets(outShape, Shapes.broadcastStrides(shape, outShape));
                 int[] ob = Shapes.offsets(outShape, Shapes.broadcastStrides(other.shape, outShape));
                 for (int k = 0; k < n; k++) {
-                    out[k] = op.apply(a[oa[k]], b[ob[k]]);
+                    out[k] = apply(op, a[oa[k]], b[ob[k]]);
                 }
             }
-            return made(out, outShape, outVma, OpKind.ELEMENTWISE, op.numpy, this, other);
+            return made(out, outShape, outVma, op, this, other);
         }
         float[] a = floatData();
         float[] b = other.floatData();
@@ -1186,17 +1175,17 @@ public final class NDArray {
                 case DIV: Kernels.div(a, b, out); break;
                 default:
                     for (int k = 0; k < n; k++) {
-                        out[k] = op.apply(a[k], b[k]);
+                        out[k] = apply(op, a[k], b[k]);
                     }
             }
         } else {
             int[] oa = Shapes.offsets(outShape, Shapes.broadcastStrides(shape, outShape));
             int[] ob = Shapes.offsets(outShape, Shapes.broadcastStrides(other.shape, outShape));
             for (int k = 0; k < n; k++) {
-                out[k] = op.apply(a[oa[k]], b[ob[k]]);
+                out[k] = apply(op, a[oa[k]], b[ob[k]]);
             }
         }
-        return made(out, outShape, outVma, OpKind.ELEMENTWISE, op.numpy, this, other);
+        return made(out, outShape, outVma, op, this, other);
     }
 
     /** The data as floats: the buffer itself for float32 (read only!), a converted copy for int32. */
@@ -1229,7 +1218,7 @@ public final class NDArray {
      *                                  broadcast together with shapes (2,3) (4,)")
      */
     public NDArray add(NDArray other) {
-        return binary(Bin.ADD, other);
+        return binary(BinaryOp.ADD, other);
     }
 
     /**
@@ -1256,8 +1245,8 @@ public final class NDArray {
         }
         if (list.size() == 1) {
             NDArray only = first;
-            return ints ? made(only.i.clone(), first.shape, only.vma, OpKind.COPY, "copy", only)
-                    : made(only.floatData().clone(), first.shape, only.vma, OpKind.COPY, "copy", only);
+            return ints ? made(only.i.clone(), first.shape, only.vma, UnaryOp.COPY, only)
+                    : made(only.floatData().clone(), first.shape, only.vma, UnaryOp.COPY, only);
         }
         int n = first.size();
         Object out;
@@ -1278,17 +1267,17 @@ public final class NDArray {
             }
             out = acc;
         }
-        return made(out, first.shape.clone(), unionAll(list), OpKind.ADD_N, "add", list.toArray(new NDArray[0]));
+        return made(out, first.shape.clone(), unionAll(list), AccumulateOp.ADD_N, list.toArray(new NDArray[0]));
     }
 
     /** {@code x + s} with a weakly typed int: keeps int32 (wrapping) or float32. */
     public NDArray add(int s) {
-        return binary(Bin.ADD, weak(s));
+        return binary(BinaryOp.ADD, weak(s));
     }
 
     /** {@code x + s} with a weakly typed float: the result is float32. */
     public NDArray add(float s) {
-        return binary(Bin.ADD, weak(s));
+        return binary(BinaryOp.ADD, weak(s));
     }
 
     /** {@code x + s} with a weakly typed Python float, rounded to float32 first: the result is float32. */
@@ -1302,17 +1291,17 @@ public final class NDArray {
      * @throws IllegalArgumentException if other is null or the shapes do not broadcast
      */
     public NDArray sub(NDArray other) {
-        return binary(Bin.SUB, other);
+        return binary(BinaryOp.SUB, other);
     }
 
     /** {@code x - s} with a weakly typed int: keeps int32 (wrapping) or float32. */
     public NDArray sub(int s) {
-        return binary(Bin.SUB, weak(s));
+        return binary(BinaryOp.SUB, weak(s));
     }
 
     /** {@code x - s} with a weakly typed float: the result is float32. */
     public NDArray sub(float s) {
-        return binary(Bin.SUB, weak(s));
+        return binary(BinaryOp.SUB, weak(s));
     }
 
     /** {@code x - s} with a weakly typed Python float, rounded to float32 first: the result is float32. */
@@ -1326,17 +1315,17 @@ public final class NDArray {
      * @throws IllegalArgumentException if other is null or the shapes do not broadcast
      */
     public NDArray mul(NDArray other) {
-        return binary(Bin.MUL, other);
+        return binary(BinaryOp.MUL, other);
     }
 
     /** {@code x * s} with a weakly typed int: keeps int32 (wrapping) or float32. */
     public NDArray mul(int s) {
-        return binary(Bin.MUL, weak(s));
+        return binary(BinaryOp.MUL, weak(s));
     }
 
     /** {@code x * s} with a weakly typed float: the result is float32 ({@code int32 * 2.5} is float32). */
     public NDArray mul(float s) {
-        return binary(Bin.MUL, weak(s));
+        return binary(BinaryOp.MUL, weak(s));
     }
 
     /** {@code x * s} with a weakly typed Python float, rounded to float32 first: the result is float32. */
@@ -1351,17 +1340,17 @@ public final class NDArray {
      * @throws IllegalArgumentException if other is null or the shapes do not broadcast
      */
     public NDArray div(NDArray other) {
-        return binary(Bin.DIV, other);
+        return binary(BinaryOp.DIV, other);
     }
 
     /** {@code x / s}: always float32. */
     public NDArray div(int s) {
-        return binary(Bin.DIV, weak(s));
+        return binary(BinaryOp.DIV, weak(s));
     }
 
     /** {@code x / s}: always float32. */
     public NDArray div(float s) {
-        return binary(Bin.DIV, weak(s));
+        return binary(BinaryOp.DIV, weak(s));
     }
 
     /** {@code x / s} with s rounded to float32 first: always float32. */
@@ -1377,7 +1366,7 @@ public final class NDArray {
      * @throws ArithmeticException      on integer division by zero
      */
     public NDArray floorDiv(NDArray other) {
-        return binary(Bin.FLOOR_DIV, other);
+        return binary(BinaryOp.FLOOR_DIV, other);
     }
 
     /**
@@ -1386,12 +1375,12 @@ public final class NDArray {
      * @throws ArithmeticException on integer division by zero
      */
     public NDArray floorDiv(int s) {
-        return binary(Bin.FLOOR_DIV, weak(s));
+        return binary(BinaryOp.FLOOR_DIV, weak(s));
     }
 
     /** {@code x // s} with a weakly typed float: the result is float32. */
     public NDArray floorDiv(float s) {
-        return binary(Bin.FLOOR_DIV, weak(s));
+        return binary(BinaryOp.FLOOR_DIV, weak(s));
     }
 
     /** {@code x // s} with s rounded to float32 first: the result is float32. */
@@ -1405,17 +1394,17 @@ public final class NDArray {
      * @throws IllegalArgumentException if other is null or the shapes do not broadcast
      */
     public NDArray maximum(NDArray other) {
-        return binary(Bin.MAX, other);
+        return binary(BinaryOp.MAX, other);
     }
 
     /** {@code jnp.maximum(x, s)} with a weakly typed int: keeps int32 or float32. */
     public NDArray maximum(int s) {
-        return binary(Bin.MAX, weak(s));
+        return binary(BinaryOp.MAX, weak(s));
     }
 
     /** {@code jnp.maximum(x, s)} with a weakly typed float: the result is float32. */
     public NDArray maximum(float s) {
-        return binary(Bin.MAX, weak(s));
+        return binary(BinaryOp.MAX, weak(s));
     }
 
     /** {@code jnp.maximum(x, s)} with s rounded to float32 first: the result is float32. */
@@ -1429,17 +1418,17 @@ public final class NDArray {
      * @throws IllegalArgumentException if other is null or the shapes do not broadcast
      */
     public NDArray minimum(NDArray other) {
-        return binary(Bin.MIN, other);
+        return binary(BinaryOp.MIN, other);
     }
 
     /** {@code jnp.minimum(x, s)} with a weakly typed int: keeps int32 or float32. */
     public NDArray minimum(int s) {
-        return binary(Bin.MIN, weak(s));
+        return binary(BinaryOp.MIN, weak(s));
     }
 
     /** {@code jnp.minimum(x, s)} with a weakly typed float: the result is float32. */
     public NDArray minimum(float s) {
-        return binary(Bin.MIN, weak(s));
+        return binary(BinaryOp.MIN, weak(s));
     }
 
     /** {@code jnp.minimum(x, s)} with s rounded to float32 first: the result is float32. */
@@ -1447,11 +1436,9 @@ public final class NDArray {
         return minimum((float) s);
     }
 
-    private enum Un { NEG, ABS, EXP, LOG, SQRT, SIN, COS, TANH, RELU, SQUARE, GELU }
-
-    private NDArray unary(Un op) {
+    private NDArray unary(UnaryOp op) {
         int n = size();
-        boolean keepsInt = op == Un.NEG || op == Un.ABS || op == Un.RELU || op == Un.SQUARE;
+        boolean keepsInt = op.keepsIntegers();
         if (i != null && keepsInt) {
             int[] out = new int[n];
             for (int k = 0; k < n; k++) {
@@ -1463,7 +1450,7 @@ public final class NDArray {
                     default: out[k] = v * v;
                 }
             }
-            return made(out, shape.clone(), vma, OpKind.ELEMENTWISE, op.name().toLowerCase(java.util.Locale.ROOT), this);
+            return made(out, shape.clone(), vma, op, this);
         }
         float[] a = floatData();
         float[] out = new float[n];
@@ -1484,42 +1471,42 @@ public final class NDArray {
                 default: out[k] = v * v;
             }
         }
-        return made(out, shape.clone(), vma, OpKind.ELEMENTWISE, op.name().toLowerCase(java.util.Locale.ROOT), this);
+        return made(out, shape.clone(), vma, op, this);
     }
 
     /** {@code -x} ({@code jnp.negative}); keeps the dtype (int32 wraps: -MIN_VALUE = MIN_VALUE). */
     public NDArray neg() {
-        return unary(Un.NEG);
+        return unary(UnaryOp.NEG);
     }
 
     /** {@code jnp.abs(x)}; keeps the dtype (int32: abs(MIN_VALUE) = MIN_VALUE, as numpy). */
     public NDArray abs() {
-        return unary(Un.ABS);
+        return unary(UnaryOp.ABS);
     }
 
     /** {@code jnp.exp(x)}; int32 input gives float32. */
     public NDArray exp() {
-        return unary(Un.EXP);
+        return unary(UnaryOp.EXP);
     }
 
     /** {@code jnp.log(x)} (natural log; log 0 = -inf, negative → nan); int32 input gives float32. */
     public NDArray log() {
-        return unary(Un.LOG);
+        return unary(UnaryOp.LOG);
     }
 
     /** {@code jnp.sqrt(x)} (negative → nan); int32 input gives float32. */
     public NDArray sqrt() {
-        return unary(Un.SQRT);
+        return unary(UnaryOp.SQRT);
     }
 
     /** {@code jnp.sin(x)} (radians); int32 input gives float32. */
     public NDArray sin() {
-        return unary(Un.SIN);
+        return unary(UnaryOp.SIN);
     }
 
     /** {@code jnp.cos(x)} (radians); int32 input gives float32. */
     public NDArray cos() {
-        return unary(Un.COS);
+        return unary(UnaryOp.COS);
     }
 
     /**
@@ -1527,7 +1514,7 @@ public final class NDArray {
      * 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))), evaluated in double and rounded; int32 input gives float32.
      */
     public NDArray gelu() {
-        return unary(Un.GELU);
+        return unary(UnaryOp.GELU);
     }
 
     private static float gelu(float x) {
@@ -1537,34 +1524,24 @@ public final class NDArray {
 
     /** {@code jnp.tanh(x)}; int32 input gives float32. */
     public NDArray tanh() {
-        return unary(Un.TANH);
+        return unary(UnaryOp.TANH);
     }
 
     /** {@code jax.nn.relu(x)} = maximum(x, 0); keeps the dtype; NaN propagates. */
     public NDArray relu() {
-        return unary(Un.RELU);
+        return unary(UnaryOp.RELU);
     }
 
     /** {@code jnp.square(x)} = x·x; keeps the dtype (int32 wraps). */
     public NDArray square() {
-        return unary(Un.SQUARE);
+        return unary(UnaryOp.SQUARE);
     }
 
     // ---------------------------------------------------------------------------------------------- reductions
 
-    private enum Red {
-        SUM("add"), MEAN("mean"), MAX("maximum"), MIN("minimum");
-
-        final String numpy;
-
-        Red(String numpy) {
-            this.numpy = numpy;
-        }
-    }
-
     /** {@code jnp.sum(x)}: the sum of all elements, rank 0. int32 wraps; float32 accumulates in double. */
     public NDArray sum() {
-        return reduce(Red.SUM, false, new int[0]);
+        return reduce(ReduceOp.SUM, false, new int[0]);
     }
 
     /**
@@ -1574,7 +1551,7 @@ public final class NDArray {
      * @throws IllegalArgumentException if an axis is out of bounds or repeated
      */
     public NDArray sum(int... axes) {
-        return reduce(Red.SUM, false, axes);
+        return reduce(ReduceOp.SUM, false, axes);
     }
 
     /**
@@ -1583,12 +1560,12 @@ public final class NDArray {
      * @throws IllegalArgumentException if an axis is out of bounds or repeated
      */
     public NDArray sum(KeepDims keepDims, int... axes) {
-        return reduce(Red.SUM, Objects.requireNonNull(keepDims, "keepDims").keep(), axes);
+        return reduce(ReduceOp.SUM, Objects.requireNonNull(keepDims, "keepDims").keep(), axes);
     }
 
     /** {@code jnp.mean(x)} over all elements: always float32 (int32 input too); empty → nan. */
     public NDArray mean() {
-        return reduce(Red.MEAN, false, new int[0]);
+        return reduce(ReduceOp.MEAN, false, new int[0]);
     }
 
     /**
@@ -1598,7 +1575,7 @@ public final class NDArray {
      * @throws IllegalArgumentException if an axis is out of bounds or repeated
      */
     public NDArray mean(int... axes) {
-        return reduce(Red.MEAN, false, axes);
+        return reduce(ReduceOp.MEAN, false, axes);
     }
 
     /**
@@ -1607,7 +1584,7 @@ public final class NDArray {
      * @throws IllegalArgumentException if an axis is out of bounds or repeated
      */
     public NDArray mean(KeepDims keepDims, int... axes) {
-        return reduce(Red.MEAN, Objects.requireNonNull(keepDims, "keepDims").keep(), axes);
+        return reduce(ReduceOp.MEAN, Objects.requireNonNull(keepDims, "keepDims").keep(), axes);
     }
 
     /**
@@ -1616,7 +1593,7 @@ public final class NDArray {
      * @throws IllegalArgumentException if the array is empty
      */
     public NDArray max() {
-        return reduce(Red.MAX, false, new int[0]);
+        return reduce(ReduceOp.MAX, false, new int[0]);
     }
 
     /**
@@ -1626,7 +1603,7 @@ public final class NDArray {
      *                                  ("zero-size array to reduction operation maximum which has no identity")
      */
     public NDArray max(int... axes) {
-        return reduce(Red.MAX, false, axes);
+        return reduce(ReduceOp.MAX, false, axes);
     }
 
     /**
@@ -1635,7 +1612,7 @@ public final class NDArray {
      * @throws IllegalArgumentException as {@link #max(int...)}
      */
     public NDArray max(KeepDims keepDims, int... axes) {
-        return reduce(Red.MAX, Objects.requireNonNull(keepDims, "keepDims").keep(), axes);
+        return reduce(ReduceOp.MAX, Objects.requireNonNull(keepDims, "keepDims").keep(), axes);
     }
 
     /**
@@ -1644,7 +1621,7 @@ public final class NDArray {
      * @throws IllegalArgumentException if the array is empty
      */
     public NDArray min() {
-        return reduce(Red.MIN, false, new int[0]);
+        return reduce(ReduceOp.MIN, false, new int[0]);
     }
 
     /**
@@ -1653,7 +1630,7 @@ public final class NDArray {
      * @throws IllegalArgumentException if an axis is out of bounds or repeated, or a reduced axis is empty
      */
     public NDArray min(int... axes) {
-        return reduce(Red.MIN, false, axes);
+        return reduce(ReduceOp.MIN, false, axes);
     }
 
     /**
@@ -1662,7 +1639,7 @@ public final class NDArray {
      * @throws IllegalArgumentException as {@link #min(int...)}
      */
     public NDArray min(KeepDims keepDims, int... axes) {
-        return reduce(Red.MIN, Objects.requireNonNull(keepDims, "keepDims").keep(), axes);
+        return reduce(ReduceOp.MIN, Objects.requireNonNull(keepDims, "keepDims").keep(), axes);
     }
 
     /**
@@ -1714,10 +1691,10 @@ public final class NDArray {
             }
             out[o] = best;
         }
-        return made(out, outShape, vma, OpKind.REDUCTION, "argmax", this);
+        return made(out, outShape, vma, SearchOp.ARGMAX, this);
     }
 
-    private NDArray reduce(Red op, boolean keepdims, int[] axes) {
+    private NDArray reduce(ReduceOp op, boolean keepdims, int[] axes) {
         requireNonNull(axes, "axes");
         int rank = shape.length;
         boolean[] reduced = new boolean[rank];
@@ -1757,8 +1734,9 @@ public final class NDArray {
             }
         }
         int outN = Shapes.size(outShape);
-        if ((op == Red.MAX || op == Red.MIN) && count == 0 && outN > 0) {
-            throw new IllegalArgumentException("zero-size array to reduction operation " + op.numpy
+        if ((op == ReduceOp.MAX || op == ReduceOp.MIN) && count == 0 && outN > 0) {
+            throw new IllegalArgumentException("zero-size array to reduction operation "
+                    + (op == ReduceOp.MAX ? "maximum" : "minimum")
                     + " which has no identity: reducing shape " + Shapes.str(shape) + " over axes "
                     + Arrays.toString(axes) + " includes a size-0 axis");
         }
@@ -1791,10 +1769,10 @@ public final class NDArray {
                     }
                 }
             }
-            return made(out, outShape, vma, OpKind.REDUCTION, "reduce_" + op.name().toLowerCase(java.util.Locale.ROOT), this);
+            return made(out, outShape, vma, op, this);
         }
         int[] a = (int[]) g;
-        if (op == Red.MEAN) {
+        if (op == ReduceOp.MEAN) {
             float[] out = new float[outN];
             for (int o = 0; o < outN; o++) {
                 long s = 0; // exact: JAX converts to float before summing, so the mean does not wrap
@@ -1803,14 +1781,14 @@ public final class NDArray {
                 }
                 out[o] = (float) ((double) s / count);
             }
-            return made(out, outShape, vma, OpKind.REDUCTION, "reduce_" + op.name().toLowerCase(java.util.Locale.ROOT), this);
+            return made(out, outShape, vma, op, this);
         }
         int[] out = new int[outN];
         for (int o = 0; o < outN; o++) {
             int from = o * count;
             int to = from + count;
-            int m = op == Red.SUM ? 0 : a[from];
-            for (int t = op == Red.SUM ? from : from + 1; t < to; t++) {
+            int m = op == ReduceOp.SUM ? 0 : a[from];
+            for (int t = op == ReduceOp.SUM ? from : from + 1; t < to; t++) {
                 switch (op) {
                     case SUM: m += a[t]; break;
                     case MAX: m = Math.max(m, a[t]); break;
@@ -1819,7 +1797,7 @@ public final class NDArray {
             }
             out[o] = m;
         }
-        return made(out, outShape, vma, OpKind.REDUCTION, "reduce_" + op.name().toLowerCase(java.util.Locale.ROOT), this);
+        return made(out, outShape, vma, op, this);
     }
 
     // ------------------------------------------------------------------------------------------ linear algebra
@@ -1863,11 +1841,11 @@ public final class NDArray {
                 }
             }
             OpObservers.matmul(m, k, n, DType.INT32);
-            return made(c, outShape, outVma, OpKind.MATMUL, "dot", this, other);
+            return made(c, outShape, outVma, AccumulateOp.DOT, this, other);
         }
         float[] c = Kernels.matmul(floatData(), other.floatData(), m, k, n);
         OpObservers.matmul(m, k, n, DType.FLOAT32);
-        return made(c, outShape, outVma, OpKind.MATMUL, "dot", this, other);
+        return made(c, outShape, outVma, AccumulateOp.DOT, this, other);
     }
 
     // ---------------------------------------------------------------------------------------------- comparison
