@@ -2,13 +2,9 @@ package dev.shardlings.array;
 
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collection;
-import java.util.Collections;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * A dense, row-major (C order), immutable local array of {@code float32} or {@code int32}: the value type of the
@@ -38,16 +34,18 @@ public final class NDArray {
     /** The most elements one array can hold: {@code Integer.MAX_VALUE - 8}, the largest Java array. */
     public static final int MAX_SIZE = Integer.MAX_VALUE - 8;
 
-    private final DType dtype;
-    private final float[] f;  // non-null iff dtype == FLOAT32
-    private final int[] i;    // non-null iff dtype == INT32
-    private final int[] shape;
-    private final Set<String> vma;
+    // The value. The operation families of this package (Creation, ShapeOps, Indexing) read it directly and never
+    // write it; this class checks arguments and delegates to them.
+    final DType dtype;
+    final float[] f;  // non-null iff dtype == FLOAT32
+    final int[] i;    // non-null iff dtype == INT32
+    final int[] shape;
+    final Set<String> vma;
     /** Id of the traced operation that produced the buffer (see {@link OpObserver#op}); 0 when untraced. */
-    private final long origin;
+    final long origin;
 
     /** Wraps buffers without copying or reporting: callers own the buffer and decide about reporting. */
-    private NDArray(DType dtype, float[] f, int[] i, int[] shape, Set<String> vma, long origin) {
+    NDArray(DType dtype, float[] f, int[] i, int[] shape, Set<String> vma, long origin) {
         this.dtype = dtype;
         this.f = f;
         this.i = i;
@@ -57,7 +55,7 @@ public final class NDArray {
     }
 
     /** A new array made by operation {@code op} from {@code in}: reports the allocation and the operation. */
-    private static NDArray made(Object data, int[] shape, Set<String> vma, LocalOp op, NDArray... in) {
+    static NDArray made(Object data, int[] shape, Set<String> vma, LocalOp op, NDArray... in) {
         DType dtype = data instanceof float[] ? DType.FLOAT32 : DType.INT32;
         OpObservers.allocated(dtype, shape);
         long origin = 0;
@@ -87,23 +85,8 @@ public final class NDArray {
                 : new NDArray(dtype, null, (int[]) data, shape, vma, origin);
     }
 
-    /** A new array on a freshly allocated float buffer, made from nothing: reports the allocation. */
-    private static NDArray fresh(float[] data, int[] shape, Set<String> vma) {
-        return made(data, shape, vma, DataOp.CREATE);
-    }
-
-    /** A new array on a freshly allocated int buffer, made from nothing: reports the allocation. */
-    private static NDArray fresh(int[] data, int[] shape, Set<String> vma) {
-        return made(data, shape, vma, DataOp.CREATE);
-    }
-
-    /** A new array on a freshly allocated buffer of either type. */
-    private static NDArray fresh(DType dtype, Object data, int[] shape, Set<String> vma) {
-        return dtype == DType.FLOAT32 ? fresh((float[]) data, shape, vma) : fresh((int[]) data, shape, vma);
-    }
-
     /** A view sharing this buffer with another shape and/or vma: no allocation, nothing reported. */
-    private NDArray view(int[] newShape, Set<String> newVma) {
+    NDArray view(int[] newShape, Set<String> newVma) {
         return new NDArray(dtype, f, i, newShape, newVma, origin);
     }
 
@@ -112,12 +95,9 @@ public final class NDArray {
         return origin;
     }
 
-    private Object buffer() {
+    /** The data buffer, a float[] or an int[] (read only!). */
+    Object buffer() {
         return f != null ? f : i;
-    }
-
-    private static Object newBuffer(DType dtype, int n) {
-        return dtype == DType.FLOAT32 ? new float[n] : new int[n];
     }
 
     // ------------------------------------------------------------------------------------------------ creation
@@ -132,8 +112,7 @@ public final class NDArray {
      */
     public static NDArray zeros(DType dtype, int... shape) {
         requireNonNull(dtype, "dtype");
-        int[] s = checkedShape(shape);
-        return fresh(dtype, newBuffer(dtype, Shapes.size(s)), s, Set.of());
+        return Creation.zeros(dtype, checkedShape(shape));
     }
 
     /**
@@ -144,16 +123,7 @@ public final class NDArray {
      */
     public static NDArray ones(DType dtype, int... shape) {
         requireNonNull(dtype, "dtype");
-        int[] s = checkedShape(shape);
-        int n = Shapes.size(s);
-        if (dtype == DType.FLOAT32) {
-            float[] d = new float[n];
-            Arrays.fill(d, 1f);
-            return fresh(d, s, Set.of());
-        }
-        int[] d = new int[n];
-        Arrays.fill(d, 1);
-        return fresh(d, s, Set.of());
+        return Creation.ones(dtype, checkedShape(shape));
     }
 
     /**
@@ -163,10 +133,7 @@ public final class NDArray {
      *                                  {@link #MAX_SIZE} elements
      */
     public static NDArray full(float value, int... shape) {
-        int[] s = checkedShape(shape);
-        float[] d = new float[Shapes.size(s)];
-        Arrays.fill(d, value);
-        return fresh(d, s, Set.of());
+        return Creation.full(value, checkedShape(shape));
     }
 
     /**
@@ -176,10 +143,7 @@ public final class NDArray {
      *                                  {@link #MAX_SIZE} elements
      */
     public static NDArray full(int value, int... shape) {
-        int[] s = checkedShape(shape);
-        int[] d = new int[Shapes.size(s)];
-        Arrays.fill(d, value);
-        return fresh(d, s, Set.of());
+        return Creation.full(value, checkedShape(shape));
     }
 
     /**
@@ -202,18 +166,7 @@ public final class NDArray {
             throw new IllegalArgumentException("arange(" + n + "): n must be >= 0 (the result has n elements)");
         }
         Shapes.checkedSize(new int[] {n});
-        if (dtype == DType.FLOAT32) {
-            float[] d = new float[n];
-            for (int k = 0; k < n; k++) {
-                d[k] = k;
-            }
-            return fresh(d, new int[] {n}, Set.of());
-        }
-        int[] d = new int[n];
-        for (int k = 0; k < n; k++) {
-            d[k] = k;
-        }
-        return fresh(d, new int[] {n}, Set.of());
+        return Creation.arange(n, dtype);
     }
 
     /**
@@ -224,9 +177,7 @@ public final class NDArray {
      */
     public static NDArray fromFloats(float[] data, int... shape) {
         requireNonNull(data, "data");
-        int[] s = checkedShape(shape);
-        checkDataLength("fromFloats", data.length, s);
-        return fresh(data.clone(), s, Set.of());
+        return Creation.copyOf("fromFloats", data, checkedShape(shape));
     }
 
     /**
@@ -237,9 +188,7 @@ public final class NDArray {
      */
     public static NDArray fromInts(int[] data, int... shape) {
         requireNonNull(data, "data");
-        int[] s = checkedShape(shape);
-        checkDataLength("fromInts", data.length, s);
-        return fresh(data.clone(), s, Set.of());
+        return Creation.copyOf("fromInts", data, checkedShape(shape));
     }
 
     /**
@@ -249,7 +198,7 @@ public final class NDArray {
      */
     public static NDArray of(float... values) {
         requireNonNull(values, "values");
-        return fresh(values.clone(), new int[] {values.length}, Set.of());
+        return Creation.fresh(values.clone(), new int[] {values.length});
     }
 
     /**
@@ -259,7 +208,7 @@ public final class NDArray {
      */
     public static NDArray of(int... values) {
         requireNonNull(values, "values");
-        return fresh(values.clone(), new int[] {values.length}, Set.of());
+        return Creation.fresh(values.clone(), new int[] {values.length});
     }
 
     /**
@@ -270,12 +219,7 @@ public final class NDArray {
      */
     public static NDArray of(float[][] rows) {
         requireNonNull(rows, "rows");
-        int cols = checkRows(rows, rows.length == 0 ? 0 : lengthOfRow(rows[0], 0), k -> lengthOfRow(rows[k], k));
-        float[] d = new float[Shapes.checkedSize(new int[] {rows.length, cols})];
-        for (int r = 0; r < rows.length; r++) {
-            System.arraycopy(rows[r], 0, d, r * cols, cols);
-        }
-        return fresh(d, new int[] {rows.length, cols}, Set.of());
+        return Creation.rows(rows);
     }
 
     /**
@@ -285,49 +229,17 @@ public final class NDArray {
      */
     public static NDArray of(int[][] rows) {
         requireNonNull(rows, "rows");
-        int cols = checkRows(rows, rows.length == 0 ? 0 : lengthOfRow(rows[0], 0), k -> lengthOfRow(rows[k], k));
-        int[] d = new int[Shapes.checkedSize(new int[] {rows.length, cols})];
-        for (int r = 0; r < rows.length; r++) {
-            System.arraycopy(rows[r], 0, d, r * cols, cols);
-        }
-        return fresh(d, new int[] {rows.length, cols}, Set.of());
+        return Creation.rows(rows);
     }
 
     /** A rank-0 float32 array f32[] ({@code jnp.float32(value)}). */
     public static NDArray scalar(float value) {
-        return fresh(new float[] {value}, new int[0], Set.of());
+        return Creation.fresh(new float[] {value}, new int[0]);
     }
 
     /** A rank-0 int32 array i32[] ({@code jnp.int32(value)}). */
     public static NDArray scalar(int value) {
-        return fresh(new int[] {value}, new int[0], Set.of());
-    }
-
-    private static int lengthOfRow(Object row, int k) {
-        if (row == null) {
-            throw new IllegalArgumentException("of(rows): row " + k + " is null; every row must be an array");
-        }
-        return row instanceof float[] ? ((float[]) row).length : ((int[]) row).length;
-    }
-
-    private static int checkRows(Object[] rows, int cols, java.util.function.IntUnaryOperator lengthOf) {
-        for (int r = 0; r < rows.length; r++) {
-            int len = lengthOf.applyAsInt(r);
-            if (len != cols) {
-                throw new IllegalArgumentException("of(rows): ragged rows: row 0 has " + cols + " elements but row "
-                        + r + " has " + len + " (numpy: the requested array has an inhomogeneous shape after 1 "
-                        + "dimensions); give every row the same length");
-            }
-        }
-        return cols;
-    }
-
-    private static void checkDataLength(String method, int length, int[] shape) {
-        int size = Shapes.size(shape);
-        if (size != length) {
-            throw new IllegalArgumentException(method + ": shape " + Shapes.str(shape) + " needs " + size
-                    + " elements but data.length is " + length + "; pass a shape whose product is " + length);
-        }
+        return Creation.fresh(new int[] {value}, new int[0]);
     }
 
     private static int[] checkedShape(int[] shape) {
@@ -424,7 +336,7 @@ public final class NDArray {
 
     /** A row-major copy of the data as floats (int32 elements converted). */
     public float[] toFloatArray() {
-        return f != null ? f.clone() : toFloats(i);
+        return f != null ? f.clone() : DataKernels.toFloats(i);
     }
 
     /**
@@ -467,7 +379,7 @@ public final class NDArray {
      */
     public NDArray withVaryingAxes(Set<String> axes) {
         requireNonNull(axes, "axes");
-        return view(shape, axisSet(axes));
+        return view(shape, VaryingAxes.of(axes));
     }
 
     /**
@@ -478,61 +390,7 @@ public final class NDArray {
      */
     public NDArray pvary(String... axes) {
         requireNonNull(axes, "axes");
-        return view(shape, union(vma, axisSet(Arrays.asList(axes))));
-    }
-
-    /**
-     * Axis sets by their names in order: equal sets made from the same names are one object, so {@link #union}
-     * of two blocks of one shardMap argument is an identity check (it runs in every binary op).
-     */
-    private static final ConcurrentHashMap<List<String>, Set<String>> AXIS_SETS = new ConcurrentHashMap<>();
-
-    private static Set<String> axisSet(Collection<String> axes) {
-        if (axes.isEmpty()) {
-            return Set.of();
-        }
-        List<String> key = new ArrayList<>(axes.size());
-        for (String a : axes) {
-            key.add(a);
-        }
-        Set<String> known = AXIS_SETS.get(key);
-        if (known != null) {
-            return known;
-        }
-        LinkedHashSet<String> s = new LinkedHashSet<>();
-        for (String a : axes) {
-            if (a == null || a.isEmpty()) {
-                throw new IllegalArgumentException("axes: mesh axis names must be non-empty strings, got "
-                        + (a == null ? "null" : "\"\"") + " in " + axes);
-            }
-            s.add(a);
-        }
-        Set<String> made = Collections.unmodifiableSet(s);
-        if (AXIS_SETS.size() < 4096) { // mesh axis names are few; the bound only guards against a name generator
-            Set<String> raced = AXIS_SETS.putIfAbsent(List.copyOf(key), made);
-            return raced != null ? raced : made;
-        }
-        return made;
-    }
-
-    private static Set<String> union(Set<String> a, Set<String> b) {
-        if (a == b || b.isEmpty() || a.containsAll(b)) {
-            return a;
-        }
-        if (a.isEmpty()) {
-            return b;
-        }
-        LinkedHashSet<String> s = new LinkedHashSet<>(a);
-        s.addAll(b);
-        return Collections.unmodifiableSet(s);
-    }
-
-    private static Set<String> unionAll(List<NDArray> arrays) {
-        Set<String> s = Set.of();
-        for (NDArray a : arrays) {
-            s = union(s, a.vma);
-        }
-        return s;
+        return view(shape, VaryingAxes.union(vma, VaryingAxes.of(Arrays.asList(axes))));
     }
 
     // ---------------------------------------------------------------------------------------------- shape ops
@@ -546,42 +404,7 @@ public final class NDArray {
      */
     public NDArray reshape(int... newShape) {
         requireNonNull(newShape, "newShape");
-        int unknown = -1;
-        long known = 1;
-        for (int d = 0; d < newShape.length; d++) {
-            if (newShape[d] == -1) {
-                if (unknown >= 0) {
-                    throw new IllegalArgumentException("can only specify one unknown dimension: "
-                            + Shapes.str(newShape));
-                }
-                unknown = d;
-            } else if (newShape[d] < 0) {
-                throw new IllegalArgumentException("negative dimensions not allowed: " + Shapes.str(newShape)
-                        + " (only -1, meaning 'infer', may be negative)");
-            } else {
-                known *= newShape[d];
-            }
-        }
-        int size = size();
-        int[] out = newShape.clone();
-        if (unknown >= 0) {
-            if (known == 0 || size % known != 0) {
-                throw reshapeError(newShape);
-            }
-            out[unknown] = (int) (size / known);
-        } else if (known != size) {
-            throw reshapeError(newShape);
-        }
-        return view(out, vma);
-    }
-
-    private IllegalArgumentException reshapeError(int[] newShape) {
-        StringBuilder s = new StringBuilder("(");
-        for (int d = 0; d < newShape.length; d++) {
-            s.append(d > 0 ? "," : "").append(newShape[d] == -1 ? "newaxis" : Integer.toString(newShape[d]));
-        }
-        s.append(newShape.length == 1 ? ",)" : ")");
-        return new IllegalArgumentException("cannot reshape array of size " + size() + " into shape " + s);
+        return ShapeOps.reshape(this, newShape);
     }
 
     /**
@@ -591,25 +414,7 @@ public final class NDArray {
      */
     public NDArray transpose(int... perm) {
         requireNonNull(perm, "perm");
-        int rank = shape.length;
-        if (perm.length != rank) {
-            throw new IllegalArgumentException("axes don't match array: transpose of an array of dimension " + rank
-                    + " needs " + rank + " axes, got " + Arrays.toString(perm));
-        }
-        int[] p = new int[rank];
-        boolean[] seen = new boolean[rank];
-        for (int d = 0; d < rank; d++) {
-            p[d] = Shapes.axis(perm[d], rank);
-            if (seen[p[d]]) {
-                throw new IllegalArgumentException("repeated axis in transpose: " + Arrays.toString(perm));
-            }
-            seen[p[d]] = true;
-        }
-        int[] outShape = new int[rank];
-        for (int d = 0; d < rank; d++) {
-            outShape[d] = shape[p[d]];
-        }
-        return made(permuted(p), outShape, vma, DataOp.TRANSPOSE, this);
+        return ShapeOps.transpose(this, perm);
     }
 
     /** {@code x.T}: reverses the axes (identity on rank 0 and 1). */
@@ -638,39 +443,6 @@ public final class NDArray {
         return transpose(p);
     }
 
-    /** This buffer gathered in the order of axis permutation {@code p} (a fresh, unreported buffer). */
-    private Object permuted(int[] p) {
-        int[] strides = Shapes.strides(shape);
-        int[] dims = new int[p.length];
-        int[] st = new int[p.length];
-        boolean identity = true;
-        for (int d = 0; d < p.length; d++) {
-            dims[d] = shape[p[d]];
-            st[d] = strides[p[d]];
-            identity &= p[d] == d;
-        }
-        if (identity) {
-            return f != null ? f.clone() : i.clone();
-        }
-        return gather(Shapes.offsets(dims, st));
-    }
-
-    private Object gather(int[] offsets) {
-        int n = offsets.length;
-        if (f != null) {
-            float[] out = new float[n];
-            for (int t = 0; t < n; t++) {
-                out[t] = f[offsets[t]];
-            }
-            return out;
-        }
-        int[] out = new int[n];
-        for (int t = 0; t < n; t++) {
-            out[t] = i[offsets[t]];
-        }
-        return out;
-    }
-
     /**
      * {@code x[..., start:stop, ...]} along {@code axis} (half-open). Unlike numpy, which silently clips
      * out-of-range bounds, the bounds are checked strictly so that student indexing mistakes are visible.
@@ -686,21 +458,7 @@ public final class NDArray {
                     + ") is out of bounds for axis " + ax + " of size " + dim + ": need 0 <= start <= stop <= " + dim
                     + " (bounds are checked strictly, not clipped as in numpy)");
         }
-        return sliceUnchecked(ax, start, stop - start);
-    }
-
-    private NDArray sliceUnchecked(int ax, int start, int len) {
-        int[] outShape = shape.clone();
-        outShape[ax] = len;
-        int outer = Shapes.outer(shape, ax);
-        int inner = Shapes.inner(shape, ax);
-        int dim = shape[ax];
-        Object src = buffer();
-        Object dst = newBuffer(dtype, outer * len * inner);
-        for (int o = 0; o < outer; o++) {
-            System.arraycopy(src, (o * dim + start) * inner, dst, o * len * inner, len * inner);
-        }
-        return made(dst, outShape, vma, DataOp.SLICE, this);
+        return Indexing.slice(this, ax, start, stop - start);
     }
 
     /**
@@ -721,7 +479,7 @@ public final class NDArray {
         }
         long s = start < 0 ? (long) start + dim : start;
         int clamped = (int) Math.min(Math.max(s, 0), dim - size);
-        return sliceUnchecked(ax, clamped, size);
+        return Indexing.slice(this, ax, clamped, size);
     }
 
     /**
@@ -745,16 +503,7 @@ public final class NDArray {
      */
     public NDArray take(int axis, int idx) {
         int ax = Shapes.axis(axis, shape.length);
-        int k = normIndex(idx, ax);
-        int outer = Shapes.outer(shape, ax);
-        int inner = Shapes.inner(shape, ax);
-        int dim = shape[ax];
-        Object src = buffer();
-        Object dst = newBuffer(dtype, outer * inner);
-        for (int o = 0; o < outer; o++) {
-            System.arraycopy(src, (o * dim + k) * inner, dst, o * inner, inner);
-        }
-        return made(dst, Shapes.remove(shape, ax), vma, DataOp.TAKE, this);
+        return Indexing.take(this, ax, normIndex(idx, ax));
     }
 
     /**
@@ -775,34 +524,7 @@ public final class NDArray {
             throw new IllegalArgumentException("take: indices must be int32, got " + indices.dtype.jaxName()
                     + "; convert them with astype(DType.INT32)");
         }
-        int ax = Shapes.axis(axis, shape.length);
-        int dim = shape[ax];
-        int[] idx = indices.i;
-        int[] norm = new int[idx.length];
-        for (int t = 0; t < idx.length; t++) {
-            int v = idx[t];
-            if (v < -dim || v >= dim) {
-                throw new IllegalArgumentException("take: index " + v + " is out of bounds for axis " + ax
-                        + " with size " + dim + "; indices must be in [" + (-dim) + ", " + dim + ")");
-            }
-            norm[t] = v < 0 ? v + dim : v;
-        }
-        int outer = Shapes.outer(shape, ax);
-        int inner = Shapes.inner(shape, ax);
-        int[] outShape = new int[shape.length - 1 + indices.shape.length];
-        System.arraycopy(shape, 0, outShape, 0, ax);
-        System.arraycopy(indices.shape, 0, outShape, ax, indices.shape.length);
-        System.arraycopy(shape, ax + 1, outShape, ax + indices.shape.length, shape.length - ax - 1);
-        Shapes.checkedSize(outShape);
-        Object src = buffer();
-        Object dst = newBuffer(dtype, Shapes.size(outShape));
-        int n = norm.length;
-        for (int o = 0; o < outer; o++) {
-            for (int t = 0; t < n; t++) {
-                System.arraycopy(src, (o * dim + norm[t]) * inner, dst, (o * n + t) * inner, inner);
-            }
-        }
-        return made(dst, outShape, union(vma, indices.vma), DataOp.GATHER, this, indices);
+        return Indexing.gather(this, indices, Shapes.axis(axis, shape.length));
     }
 
     /**
@@ -849,8 +571,7 @@ public final class NDArray {
      * @throws IllegalArgumentException if the axis is out of bounds for the result rank r+1
      */
     public NDArray expandDims(int axis) {
-        int ax = Shapes.axis(axis, shape.length + 1);
-        return view(Shapes.insert(shape, ax, 1), vma);
+        return ShapeOps.expandDims(this, Shapes.axis(axis, shape.length + 1));
     }
 
     /**
@@ -859,18 +580,12 @@ public final class NDArray {
      * @throws IllegalArgumentException if the axis is out of bounds or its size is not 1
      */
     public NDArray squeeze(int axis) {
-        int ax = Shapes.axis(axis, shape.length);
-        if (shape[ax] != 1) {
-            throw new IllegalArgumentException("cannot select an axis to squeeze out which has size not equal to "
-                    + "one: axis " + ax + " of shape " + Shapes.str(shape) + " has size " + shape[ax]);
-        }
-        return view(Shapes.remove(shape, ax), vma);
+        return ShapeOps.squeeze(this, Shapes.axis(axis, shape.length));
     }
 
     /** {@code jnp.squeeze(x)}: removes every size-1 axis. A view. */
     public NDArray squeeze() {
-        int[] out = Arrays.stream(shape).filter(d -> d != 1).toArray();
-        return view(out, vma);
+        return ShapeOps.squeeze(this);
     }
 
     /**
@@ -891,54 +606,7 @@ public final class NDArray {
      * @throws IllegalArgumentException as {@link #concat(int, NDArray...)}
      */
     public static NDArray concat(int axis, List<NDArray> arrays) {
-        List<NDArray> xs = checkedList(arrays, "concatenate");
-        NDArray first = xs.get(0);
-        int rank = first.rank();
-        if (rank == 0) {
-            throw new IllegalArgumentException("zero-dimensional arrays cannot be concatenated; use stack, or "
-                    + "expandDims(0) first");
-        }
-        for (int k = 1; k < xs.size(); k++) {
-            if (xs.get(k).rank() != rank) {
-                throw new IllegalArgumentException("all the input arrays must have same number of dimensions, but "
-                        + "the array at index 0 has " + rank + " dimension(s) and the array at index " + k
-                        + " has " + xs.get(k).rank() + " dimension(s)");
-            }
-        }
-        int ax = Shapes.axis(axis, rank);
-        int total = 0;
-        DType out = DType.INT32;
-        for (int k = 0; k < xs.size(); k++) {
-            NDArray x = xs.get(k);
-            for (int d = 0; d < rank; d++) {
-                if (d != ax && x.shape[d] != first.shape[d]) {
-                    throw new IllegalArgumentException("all the input array dimensions except for the "
-                            + "concatenation axis must match exactly, but along dimension " + d + ", the array at "
-                            + "index 0 has size " + first.shape[d] + " and the array at index " + k + " has size "
-                            + x.shape[d]);
-                }
-            }
-            total += x.shape[ax];
-            if (x.dtype == DType.FLOAT32) {
-                out = DType.FLOAT32;
-            }
-        }
-        int[] outShape = first.shape.clone();
-        outShape[ax] = total;
-        Shapes.checkedSize(outShape);
-        int outer = Shapes.outer(outShape, ax);
-        int inner = Shapes.inner(outShape, ax);
-        Object dst = newBuffer(out, Shapes.size(outShape));
-        int pos = 0;
-        for (NDArray x : xs) {
-            Object src = out == DType.FLOAT32 ? x.floatData() : x.i;
-            int chunk = x.shape[ax] * inner;
-            for (int o = 0; o < outer; o++) {
-                System.arraycopy(src, o * chunk, dst, o * total * inner + pos, chunk);
-            }
-            pos += chunk;
-        }
-        return made(dst, outShape, unionAll(xs), DataOp.CONCATENATE, xs.toArray(new NDArray[0]));
+        return Indexing.concat(axis, checkedList(arrays, "concatenate"));
     }
 
     /**
@@ -959,21 +627,7 @@ public final class NDArray {
      * @throws IllegalArgumentException as {@link #stack(int, NDArray...)}
      */
     public static NDArray stack(int axis, List<NDArray> arrays) {
-        List<NDArray> xs = checkedList(arrays, "stack");
-        int[] s0 = xs.get(0).shape;
-        for (int k = 1; k < xs.size(); k++) {
-            if (!Arrays.equals(xs.get(k).shape, s0)) {
-                throw new IllegalArgumentException("all input arrays must have the same shape, but the array at "
-                        + "index 0 has shape " + Shapes.str(s0) + " and the array at index " + k + " has shape "
-                        + Shapes.str(xs.get(k).shape));
-            }
-        }
-        int ax = Shapes.axis(axis, s0.length + 1);
-        List<NDArray> expanded = new ArrayList<>(xs.size());
-        for (NDArray x : xs) {
-            expanded.add(x.expandDims(ax)); // views: only concat's result is a new buffer
-        }
-        return concat(ax, expanded);
+        return Indexing.stack(axis, checkedList(arrays, "stack"));
     }
 
     private static List<NDArray> checkedList(List<NDArray> arrays, String op) {
@@ -1009,12 +663,7 @@ public final class NDArray {
             throw new IllegalArgumentException("array split does not result in an equal division: dimension " + dim
                     + " into " + sections + " sections");
         }
-        int len = dim / sections;
-        List<NDArray> out = new ArrayList<>(sections);
-        for (int k = 0; k < sections; k++) {
-            out.add(sliceUnchecked(ax, k * len, len));
-        }
-        return Collections.unmodifiableList(out);
+        return Indexing.split(this, ax, sections);
     }
 
     /**
@@ -1024,31 +673,12 @@ public final class NDArray {
      * @throws IllegalArgumentException if the axis is out of bounds
      */
     public NDArray roll(int shift, int axis) {
-        int ax = Shapes.axis(axis, shape.length);
-        int dim = shape[ax];
-        int outer = Shapes.outer(shape, ax);
-        int inner = Shapes.inner(shape, ax);
-        Object src = buffer();
-        Object dst = newBuffer(dtype, size());
-        int s = dim == 0 ? 0 : Math.floorMod(shift, dim);
-        for (int o = 0; o < outer; o++) {
-            int base = o * dim * inner;
-            // out[j] = in[(j - s) mod dim]: the last s rows move to the front
-            System.arraycopy(src, base + (dim - s) * inner, dst, base, s * inner);
-            System.arraycopy(src, base, dst, base + s * inner, (dim - s) * inner);
-        }
-        return made(dst, shape.clone(), vma, DataOp.ROLL, this);
+        return Indexing.roll(this, shift, Shapes.axis(axis, shape.length));
     }
 
     /** {@code jnp.roll(x, shift)} without axis: rolls the flattened array; the shape is kept. */
     public NDArray roll(int shift) {
-        int n = size();
-        Object src = buffer();
-        Object dst = newBuffer(dtype, n);
-        int s = n == 0 ? 0 : Math.floorMod(shift, n);
-        System.arraycopy(src, n - s, dst, 0, s);
-        System.arraycopy(src, 0, dst, s, n - s);
-        return made(dst, shape.clone(), vma, DataOp.ROLL, this);
+        return Indexing.roll(this, shift);
     }
 
     /**
@@ -1080,22 +710,7 @@ public final class NDArray {
      * @throws IllegalArgumentException if shape is invalid or x cannot be broadcast to it
      */
     public NDArray broadcastTo(int... shape) {
-        int[] target = checkedShape(shape);
-        int[] own = this.shape;
-        boolean ok = target.length >= own.length;
-        for (int d = 0; ok && d < own.length; d++) {
-            int td = target[target.length - own.length + d];
-            ok = own[d] == td || own[d] == 1;
-        }
-        if (!ok) {
-            throw new IllegalArgumentException("Incompatible shapes for broadcasting: " + Shapes.str(own)
-                    + " and requested shape " + Shapes.str(target));
-        }
-        if (Arrays.equals(target, own)) {
-            return view(own, vma);
-        }
-        return made(gather(Shapes.offsets(target, Shapes.broadcastStrides(own, target))), target, vma, DataOp.BROADCAST,
-                this);
+        return ShapeOps.broadcastTo(this, checkedShape(shape));
     }
 
     // ---------------------------------------------------------------------------------------------- elementwise
@@ -1143,7 +758,7 @@ public final class NDArray {
     private NDArray binary(BinaryOp op, NDArray other) {
         requireNonNull(other, "other");
         int[] outShape = Shapes.broadcast(shape, other.shape);
-        Set<String> outVma = union(vma, other.vma);
+        Set<String> outVma = VaryingAxes.union(vma, other.vma);
         boolean ints = dtype == DType.INT32 && other.dtype == DType.INT32 && op.keepsIntegers();
         int n = Shapes.size(outShape);
         boolean same = Arrays.equals(shape, other.shape);
@@ -1189,7 +804,7 @@ public final class NDArray {
     }
 
     /** The data as floats: the buffer itself for float32 (read only!), a converted copy for int32. */
-    private float[] floatData() {
+    float[] floatData() {
         return f != null ? f : toFloats(i);
     }
 
@@ -1267,7 +882,7 @@ public final class NDArray {
             }
             out = acc;
         }
-        return made(out, first.shape.clone(), unionAll(list), AccumulateOp.ADD_N, list.toArray(new NDArray[0]));
+        return made(out, first.shape.clone(), VaryingAxes.unionAll(list), AccumulateOp.ADD_N, list.toArray(new NDArray[0]));
     }
 
     /** {@code x + s} with a weakly typed int: keeps int32 (wrapping) or float32. */
@@ -1662,7 +1277,7 @@ public final class NDArray {
             }
         }
         perm[shape.length - 1] = ax;
-        Object g = permuted(perm);
+        Object g = ShapeOps.permuted(this, perm);
         int[] outShape = Shapes.remove(shape, ax);
         int outN = Shapes.size(outShape);
         int[] out = new int[outN];
@@ -1742,7 +1357,7 @@ public final class NDArray {
         }
         // Move reduced axes last so each output element reduces a contiguous run, in row-major order of the
         // reduced axes: a fixed order, independent of layout and threads.
-        Object g = permuted(perm);
+        Object g = ShapeOps.permuted(this, perm);
         if (g instanceof float[]) {
             float[] a = (float[]) g;
             float[] out = new float[outN];
@@ -1826,7 +1441,7 @@ public final class NDArray {
                     + Shapes.str(other.shape) + " (" + k + " != " + other.shape[0] + ")");
         }
         Shapes.checkedSize(new int[] {m, n});
-        Set<String> outVma = union(vma, other.vma);
+        Set<String> outVma = VaryingAxes.union(vma, other.vma);
         int[] outShape = {m, n};
         if (dtype == DType.INT32 && other.dtype == DType.INT32) {
             int[] a = i;
