@@ -34,8 +34,8 @@ public final class NDArray {
     /** The most elements one array can hold: {@code Integer.MAX_VALUE - 8}, the largest Java array. */
     public static final int MAX_SIZE = Integer.MAX_VALUE - 8;
 
-    // The value. The operation families of this package (Creation, ShapeOps, Indexing) read it directly and never
-    // write it; this class checks arguments and delegates to them.
+    // The value. The operation families of this package (Creation, Elementwise, ShapeOps, Indexing) read it
+    // directly and never write it; this class checks arguments and delegates to them.
     final DType dtype;
     final float[] f;  // non-null iff dtype == FLOAT32
     final int[] i;    // non-null iff dtype == INT32
@@ -693,14 +693,7 @@ public final class NDArray {
         if (dtype == this.dtype) {
             return view(shape, vma);
         }
-        if (dtype == DType.FLOAT32) {
-            return made(toFloats(i), shape.clone(), vma, DataOp.CONVERT, this);
-        }
-        int[] out = new int[f.length];
-        for (int k = 0; k < out.length; k++) {
-            out[k] = (int) f[k];
-        }
-        return made(out, shape.clone(), vma, DataOp.CONVERT, this);
+        return Elementwise.convert(this, dtype);
     }
 
     /**
@@ -715,114 +708,14 @@ public final class NDArray {
 
     // ---------------------------------------------------------------------------------------------- elementwise
 
-    private static float apply(BinaryOp op, float a, float b) {
-        switch (op) {
-            case ADD: return a + b;
-            case SUB: return a - b;
-            case MUL: return a * b;
-            case DIV: return a / b;
-            case MAX: return Math.max(a, b);
-            case MIN: return Math.min(a, b);
-            default: return floorDivFloat(a, b);
-        }
-    }
-
-    private static int apply(BinaryOp op, int a, int b) {
-        switch (op) {
-            case ADD: return a + b;
-            case SUB: return a - b;
-            case MUL: return a * b;
-            case MAX: return Math.max(a, b);
-            case MIN: return Math.min(a, b);
-            case FLOOR_DIV:
-                if (b == 0) {
-                    throw new ArithmeticException("integer division by zero in floorDiv: the divisor has a 0 "
-                            + "element (JAX would return an unspecified value); check the divisor, or use "
-                            + "div for true division, which gives inf/nan");
-                }
-                return Math.floorDiv(a, b);
-            default: throw new AssertionError("int32 " + op.jaxName() + " is computed in float32");
-        }
-    }
-
-    /** JAX's float floor_divide ({@code _float_divmod}): fmod-based, then rounded half away from zero. */
-    static float floorDivFloat(float a, float b) {
-        float mod = a % b;
-        float div = (a - mod) / b;
-        if (mod != 0 && Math.signum(b) != Math.signum(mod)) {
-            div -= 1f;
-        }
-        return (float) Math.copySign(Math.floor(Math.abs((double) div) + 0.5), div);
-    }
-
     private NDArray binary(BinaryOp op, NDArray other) {
         requireNonNull(other, "other");
-        int[] outShape = Shapes.broadcast(shape, other.shape);
-        Set<String> outVma = VaryingAxes.union(vma, other.vma);
-        boolean ints = dtype == DType.INT32 && other.dtype == DType.INT32 && op.keepsIntegers();
-        int n = Shapes.size(outShape);
-        boolean same = Arrays.equals(shape, other.shape);
-        if (ints) {
-            int[] out = new int[n];
-            int[] a = i;
-            int[] b = other.i;
-            if (same) {
-                for (int k = 0; k < n; k++) {
-                    out[k] = apply(op, a[k], b[k]);
-                }
-            } else {
-                int[] oa = Shapes.offsets(outShape, Shapes.broadcastStrides(shape, outShape));
-                int[] ob = Shapes.offsets(outShape, Shapes.broadcastStrides(other.shape, outShape));
-                for (int k = 0; k < n; k++) {
-                    out[k] = apply(op, a[oa[k]], b[ob[k]]);
-                }
-            }
-            return made(out, outShape, outVma, op, this, other);
-        }
-        float[] a = floatData();
-        float[] b = other.floatData();
-        float[] out = new float[n];
-        if (same) {
-            switch (op) {
-                case ADD: Kernels.add(a, b, out); break;
-                case SUB: Kernels.sub(a, b, out); break;
-                case MUL: Kernels.mul(a, b, out); break;
-                case DIV: Kernels.div(a, b, out); break;
-                default:
-                    for (int k = 0; k < n; k++) {
-                        out[k] = apply(op, a[k], b[k]);
-                    }
-            }
-        } else {
-            int[] oa = Shapes.offsets(outShape, Shapes.broadcastStrides(shape, outShape));
-            int[] ob = Shapes.offsets(outShape, Shapes.broadcastStrides(other.shape, outShape));
-            for (int k = 0; k < n; k++) {
-                out[k] = apply(op, a[oa[k]], b[ob[k]]);
-            }
-        }
-        return made(out, outShape, outVma, op, this, other);
+        return Elementwise.binary(this, op, other);
     }
 
     /** The data as floats: the buffer itself for float32 (read only!), a converted copy for int32. */
     float[] floatData() {
-        return f != null ? f : toFloats(i);
-    }
-
-    private static float[] toFloats(int[] src) {
-        float[] out = new float[src.length];
-        for (int k = 0; k < src.length; k++) {
-            out[k] = src[k];
-        }
-        return out;
-    }
-
-    /** A weakly typed Python-style scalar operand: rank 0, no vma, not an allocation the user sees. */
-    private static NDArray weak(int v) {
-        return new NDArray(DType.INT32, null, new int[] {v}, new int[0], Set.of(), 0);
-    }
-
-    private static NDArray weak(float v) {
-        return new NDArray(DType.FLOAT32, new float[] {v}, null, new int[0], Set.of(), 0);
+        return f != null ? f : DataKernels.toFloats(i);
     }
 
     /**
@@ -846,53 +739,17 @@ public final class NDArray {
      *                                  (broadcasting is not applied; chain {@link #add(NDArray)} for that)
      */
     public static NDArray addN(List<NDArray> arrays) {
-        List<NDArray> list = checkedList(arrays, "addN");
-        NDArray first = list.get(0);
-        boolean ints = true;
-        for (int k = 0; k < list.size(); k++) {
-            NDArray x = list.get(k);
-            if (!Arrays.equals(x.shape, first.shape)) {
-                throw new IllegalArgumentException("addN needs operands of one shape, but the array at index 0 has"
-                        + " shape " + Shapes.str(first.shape) + " and the array at index " + k + " has shape "
-                        + Shapes.str(x.shape) + "; chain add(...) to broadcast");
-            }
-            ints &= x.dtype == DType.INT32;
-        }
-        if (list.size() == 1) {
-            NDArray only = first;
-            return ints ? made(only.i.clone(), first.shape, only.vma, UnaryOp.COPY, only)
-                    : made(only.floatData().clone(), first.shape, only.vma, UnaryOp.COPY, only);
-        }
-        int n = first.size();
-        Object out;
-        if (ints) {
-            int[] acc = first.i.clone();
-            for (int k = 1; k < list.size(); k++) {
-                int[] b = list.get(k).i;
-                for (int e = 0; e < n; e++) {
-                    acc[e] += b[e];
-                }
-            }
-            out = acc;
-        } else {
-            float[] acc = new float[n];
-            Kernels.add(first.floatData(), list.get(1).floatData(), acc);
-            for (int k = 2; k < list.size(); k++) {
-                Kernels.add(acc, list.get(k).floatData(), acc); // elementwise, so in place is safe
-            }
-            out = acc;
-        }
-        return made(out, first.shape.clone(), VaryingAxes.unionAll(list), AccumulateOp.ADD_N, list.toArray(new NDArray[0]));
+        return Elementwise.addN(checkedList(arrays, "addN"));
     }
 
     /** {@code x + s} with a weakly typed int: keeps int32 (wrapping) or float32. */
     public NDArray add(int s) {
-        return binary(BinaryOp.ADD, weak(s));
+        return binary(BinaryOp.ADD, Elementwise.weak(s));
     }
 
     /** {@code x + s} with a weakly typed float: the result is float32. */
     public NDArray add(float s) {
-        return binary(BinaryOp.ADD, weak(s));
+        return binary(BinaryOp.ADD, Elementwise.weak(s));
     }
 
     /** {@code x + s} with a weakly typed Python float, rounded to float32 first: the result is float32. */
@@ -911,12 +768,12 @@ public final class NDArray {
 
     /** {@code x - s} with a weakly typed int: keeps int32 (wrapping) or float32. */
     public NDArray sub(int s) {
-        return binary(BinaryOp.SUB, weak(s));
+        return binary(BinaryOp.SUB, Elementwise.weak(s));
     }
 
     /** {@code x - s} with a weakly typed float: the result is float32. */
     public NDArray sub(float s) {
-        return binary(BinaryOp.SUB, weak(s));
+        return binary(BinaryOp.SUB, Elementwise.weak(s));
     }
 
     /** {@code x - s} with a weakly typed Python float, rounded to float32 first: the result is float32. */
@@ -935,12 +792,12 @@ public final class NDArray {
 
     /** {@code x * s} with a weakly typed int: keeps int32 (wrapping) or float32. */
     public NDArray mul(int s) {
-        return binary(BinaryOp.MUL, weak(s));
+        return binary(BinaryOp.MUL, Elementwise.weak(s));
     }
 
     /** {@code x * s} with a weakly typed float: the result is float32 ({@code int32 * 2.5} is float32). */
     public NDArray mul(float s) {
-        return binary(BinaryOp.MUL, weak(s));
+        return binary(BinaryOp.MUL, Elementwise.weak(s));
     }
 
     /** {@code x * s} with a weakly typed Python float, rounded to float32 first: the result is float32. */
@@ -960,12 +817,12 @@ public final class NDArray {
 
     /** {@code x / s}: always float32. */
     public NDArray div(int s) {
-        return binary(BinaryOp.DIV, weak(s));
+        return binary(BinaryOp.DIV, Elementwise.weak(s));
     }
 
     /** {@code x / s}: always float32. */
     public NDArray div(float s) {
-        return binary(BinaryOp.DIV, weak(s));
+        return binary(BinaryOp.DIV, Elementwise.weak(s));
     }
 
     /** {@code x / s} with s rounded to float32 first: always float32. */
@@ -990,12 +847,12 @@ public final class NDArray {
      * @throws ArithmeticException on integer division by zero
      */
     public NDArray floorDiv(int s) {
-        return binary(BinaryOp.FLOOR_DIV, weak(s));
+        return binary(BinaryOp.FLOOR_DIV, Elementwise.weak(s));
     }
 
     /** {@code x // s} with a weakly typed float: the result is float32. */
     public NDArray floorDiv(float s) {
-        return binary(BinaryOp.FLOOR_DIV, weak(s));
+        return binary(BinaryOp.FLOOR_DIV, Elementwise.weak(s));
     }
 
     /** {@code x // s} with s rounded to float32 first: the result is float32. */
@@ -1014,12 +871,12 @@ public final class NDArray {
 
     /** {@code jnp.maximum(x, s)} with a weakly typed int: keeps int32 or float32. */
     public NDArray maximum(int s) {
-        return binary(BinaryOp.MAX, weak(s));
+        return binary(BinaryOp.MAX, Elementwise.weak(s));
     }
 
     /** {@code jnp.maximum(x, s)} with a weakly typed float: the result is float32. */
     public NDArray maximum(float s) {
-        return binary(BinaryOp.MAX, weak(s));
+        return binary(BinaryOp.MAX, Elementwise.weak(s));
     }
 
     /** {@code jnp.maximum(x, s)} with s rounded to float32 first: the result is float32. */
@@ -1038,12 +895,12 @@ public final class NDArray {
 
     /** {@code jnp.minimum(x, s)} with a weakly typed int: keeps int32 or float32. */
     public NDArray minimum(int s) {
-        return binary(BinaryOp.MIN, weak(s));
+        return binary(BinaryOp.MIN, Elementwise.weak(s));
     }
 
     /** {@code jnp.minimum(x, s)} with a weakly typed float: the result is float32. */
     public NDArray minimum(float s) {
-        return binary(BinaryOp.MIN, weak(s));
+        return binary(BinaryOp.MIN, Elementwise.weak(s));
     }
 
     /** {@code jnp.minimum(x, s)} with s rounded to float32 first: the result is float32. */
@@ -1051,77 +908,39 @@ public final class NDArray {
         return minimum((float) s);
     }
 
-    private NDArray unary(UnaryOp op) {
-        int n = size();
-        boolean keepsInt = op.keepsIntegers();
-        if (i != null && keepsInt) {
-            int[] out = new int[n];
-            for (int k = 0; k < n; k++) {
-                int v = i[k];
-                switch (op) {
-                    case NEG: out[k] = -v; break;
-                    case ABS: out[k] = Math.abs(v); break;
-                    case RELU: out[k] = Math.max(v, 0); break;
-                    default: out[k] = v * v;
-                }
-            }
-            return made(out, shape.clone(), vma, op, this);
-        }
-        float[] a = floatData();
-        float[] out = new float[n];
-        for (int k = 0; k < n; k++) {
-            float v = a[k];
-            // StrictMath: bit-identical results on every JVM and CPU (Math may use platform intrinsics)
-            switch (op) {
-                case NEG: out[k] = -v; break;
-                case ABS: out[k] = Math.abs(v); break;
-                case EXP: out[k] = (float) StrictMath.exp(v); break;
-                case LOG: out[k] = (float) StrictMath.log(v); break;
-                case SQRT: out[k] = (float) StrictMath.sqrt(v); break;
-                case SIN: out[k] = (float) StrictMath.sin(v); break;
-                case COS: out[k] = (float) StrictMath.cos(v); break;
-                case TANH: out[k] = (float) StrictMath.tanh(v); break;
-                case RELU: out[k] = Math.max(v, 0f); break;
-                case GELU: out[k] = gelu(v); break;
-                default: out[k] = v * v;
-            }
-        }
-        return made(out, shape.clone(), vma, op, this);
-    }
-
     /** {@code -x} ({@code jnp.negative}); keeps the dtype (int32 wraps: -MIN_VALUE = MIN_VALUE). */
     public NDArray neg() {
-        return unary(UnaryOp.NEG);
+        return Elementwise.unary(this, UnaryOp.NEG);
     }
 
     /** {@code jnp.abs(x)}; keeps the dtype (int32: abs(MIN_VALUE) = MIN_VALUE, as numpy). */
     public NDArray abs() {
-        return unary(UnaryOp.ABS);
+        return Elementwise.unary(this, UnaryOp.ABS);
     }
 
     /** {@code jnp.exp(x)}; int32 input gives float32. */
     public NDArray exp() {
-        return unary(UnaryOp.EXP);
+        return Elementwise.unary(this, UnaryOp.EXP);
     }
 
     /** {@code jnp.log(x)} (natural log; log 0 = -inf, negative → nan); int32 input gives float32. */
     public NDArray log() {
-        return unary(UnaryOp.LOG);
+        return Elementwise.unary(this, UnaryOp.LOG);
     }
 
     /** {@code jnp.sqrt(x)} (negative → nan); int32 input gives float32. */
     public NDArray sqrt() {
-        return unary(UnaryOp.SQRT);
+        return Elementwise.unary(this, UnaryOp.SQRT);
     }
 
     /** {@code jnp.sin(x)} (radians); int32 input gives float32. */
     public NDArray sin() {
-        return unary(UnaryOp.SIN);
+        return Elementwise.unary(this, UnaryOp.SIN);
     }
 
     /** {@code jnp.cos(x)} (radians); int32 input gives float32. */
     public NDArray cos() {
-        return unary(UnaryOp.COS);
+        return Elementwise.unary(this, UnaryOp.COS);
     }
 
     /**
@@ -1129,27 +948,22 @@ public final class NDArray {
      * 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))), evaluated in double and rounded; int32 input gives float32.
      */
     public NDArray gelu() {
-        return unary(UnaryOp.GELU);
-    }
-
-    private static float gelu(float x) {
-        double v = x;
-        return (float) (0.5 * v * (1.0 + StrictMath.tanh(Math.sqrt(2.0 / Math.PI) * (v + 0.044715 * v * v * v))));
+        return Elementwise.unary(this, UnaryOp.GELU);
     }
 
     /** {@code jnp.tanh(x)}; int32 input gives float32. */
     public NDArray tanh() {
-        return unary(UnaryOp.TANH);
+        return Elementwise.unary(this, UnaryOp.TANH);
     }
 
     /** {@code jax.nn.relu(x)} = maximum(x, 0); keeps the dtype; NaN propagates. */
     public NDArray relu() {
-        return unary(UnaryOp.RELU);
+        return Elementwise.unary(this, UnaryOp.RELU);
     }
 
     /** {@code jnp.square(x)} = x·x; keeps the dtype (int32 wraps). */
     public NDArray square() {
-        return unary(UnaryOp.SQUARE);
+        return Elementwise.unary(this, UnaryOp.SQUARE);
     }
 
     // ---------------------------------------------------------------------------------------------- reductions
