@@ -7,8 +7,8 @@ import java.util.List;
 
 /**
  * The indexing and data-movement operations behind {@link NDArray}: slices, takes and gathers, rolls,
- * concatenation, stacking and splitting. Each works out the result's shape and reports one {@link DataOp} per new
- * buffer; the copies run in {@link DataKernels}.
+ * concatenation, stacking and splitting, and argsort. Each works out the result's shape and reports one
+ * {@link DataOp} (argsort: {@link SearchOp#ARGSORT}) per new buffer; the copies run in {@link DataKernels}.
  * Axes and scalar indices arrive normalised and checked.
  */
 final class Indexing {
@@ -168,5 +168,11 @@ final class Indexing {
             out.add(slice(x, ax, k * len, len));
         }
         return Collections.unmodifiableList(out);
+    }
+
+    /** The int32 indices that sort the rank-1 array x ascending, stably, NaNs last: a {@code sort}. */
+    static NDArray argsort(NDArray x) {
+        int[] out = x.f != null ? ReduceKernels.argsort(x.f) : ReduceKernels.argsort(x.i);
+        return NDArray.made(out, x.shape.clone(), x.vma, SearchOp.ARGSORT, x);
     }
 }

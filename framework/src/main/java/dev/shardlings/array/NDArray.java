@@ -34,8 +34,8 @@ public final class NDArray {
     /** The most elements one array can hold: {@code Integer.MAX_VALUE - 8}, the largest Java array. */
     public static final int MAX_SIZE = Integer.MAX_VALUE - 8;
 
-    // The value. The operation families of this package (Creation, Elementwise, ShapeOps, Indexing) read it
-    // directly and never write it; this class checks arguments and delegates to them.
+    // The value. The operation families of this package (Creation, Elementwise, Reductions, ShapeOps, Indexing,
+    // Contraction) read it directly and never write it; this class checks arguments and delegates to them.
     final DType dtype;
     final float[] f;  // non-null iff dtype == FLOAT32
     final int[] i;    // non-null iff dtype == INT32
@@ -538,31 +538,7 @@ public final class NDArray {
             throw new IllegalArgumentException("argsort here sorts rank-1 arrays; got shape " + Shapes.str(shape)
                     + ". Reshape to one dimension first, or sort each row separately");
         }
-        Integer[] order = new Integer[shape[0]];
-        for (int t = 0; t < order.length; t++) {
-            order[t] = t;
-        }
-        if (f != null) {
-            // Float.compare orders NaN after every number (and -0.0 before 0.0, which numpy treats as equal;
-            // compare by value with NaN last instead).
-            java.util.Arrays.sort(order, (p, q) -> {
-                float a = f[p];
-                float b = f[q];
-                boolean na = Float.isNaN(a);
-                boolean nb = Float.isNaN(b);
-                if (na || nb) {
-                    return Boolean.compare(na, nb);
-                }
-                return a < b ? -1 : a > b ? 1 : 0;
-            });
-        } else {
-            java.util.Arrays.sort(order, (p, q) -> Integer.compare(i[p], i[q]));
-        }
-        int[] out = new int[order.length];
-        for (int t = 0; t < out.length; t++) {
-            out[t] = order[t];
-        }
-        return made(out, shape.clone(), vma, SearchOp.ARGSORT, this);
+        return Indexing.argsort(this);
     }
 
     /**
@@ -1078,155 +1054,12 @@ public final class NDArray {
      * @throws IllegalArgumentException if the axis is out of bounds or empty
      */
     public NDArray argmax(int axis) {
-        int ax = Shapes.axis(axis, shape.length);
-        int len = shape[ax];
-        if (len == 0) {
-            throw new IllegalArgumentException("attempt to get argmax of an empty sequence: axis " + ax
-                    + " of shape " + Shapes.str(shape) + " has size 0");
-        }
-        int[] perm = new int[shape.length];
-        for (int d = 0, j = 0; d < shape.length; d++) {
-            if (d != ax) {
-                perm[j++] = d;
-            }
-        }
-        perm[shape.length - 1] = ax;
-        Object g = ShapeOps.permuted(this, perm);
-        int[] outShape = Shapes.remove(shape, ax);
-        int outN = Shapes.size(outShape);
-        int[] out = new int[outN];
-        for (int o = 0; o < outN; o++) {
-            int base = o * len;
-            int best = 0;
-            if (g instanceof float[]) {
-                float[] a = (float[]) g;
-                float bv = a[base];
-                for (int j = 1; j < len && !Float.isNaN(bv); j++) {
-                    float v = a[base + j];
-                    if (Float.isNaN(v) || v > bv) {
-                        bv = v;
-                        best = j;
-                    }
-                }
-            } else {
-                int[] a = (int[]) g;
-                int bv = a[base];
-                for (int j = 1; j < len; j++) {
-                    if (a[base + j] > bv) {
-                        bv = a[base + j];
-                        best = j;
-                    }
-                }
-            }
-            out[o] = best;
-        }
-        return made(out, outShape, vma, SearchOp.ARGMAX, this);
+        return Reductions.argmax(this, Shapes.axis(axis, shape.length));
     }
 
     private NDArray reduce(ReduceOp op, boolean keepdims, int[] axes) {
         requireNonNull(axes, "axes");
-        int rank = shape.length;
-        boolean[] reduced = new boolean[rank];
-        if (axes.length == 0) {
-            Arrays.fill(reduced, true);
-        }
-        for (int a : axes) {
-            int ax = Shapes.axis(a, rank);
-            if (reduced[ax]) {
-                throw new IllegalArgumentException("duplicate value in 'axis': axis " + ax + " appears twice in "
-                        + Arrays.toString(axes));
-            }
-            reduced[ax] = true;
-        }
-        int[] perm = new int[rank];
-        int j = 0;
-        int kept = 0;
-        for (int d = 0; d < rank; d++) {
-            if (!reduced[d]) {
-                perm[j++] = d;
-                kept++;
-            }
-        }
-        int count = 1;
-        for (int d = 0; d < rank; d++) {
-            if (reduced[d]) {
-                perm[j++] = d;
-                count *= shape[d];
-            }
-        }
-        int[] outShape = new int[keepdims ? rank : kept];
-        for (int d = 0, k = 0; d < rank; d++) {
-            if (keepdims) {
-                outShape[d] = reduced[d] ? 1 : shape[d];
-            } else if (!reduced[d]) {
-                outShape[k++] = shape[d];
-            }
-        }
-        int outN = Shapes.size(outShape);
-        if ((op == ReduceOp.MAX || op == ReduceOp.MIN) && count == 0 && outN > 0) {
-            throw new IllegalArgumentException("zero-size array to reduction operation "
-                    + (op == ReduceOp.MAX ? "maximum" : "minimum")
-                    + " which has no identity: reducing shape " + Shapes.str(shape) + " over axes "
-                    + Arrays.toString(axes) + " includes a size-0 axis");
-        }
-        // Move reduced axes last so each output element reduces a contiguous run, in row-major order of the
-        // reduced axes: a fixed order, independent of layout and threads.
-        Object g = ShapeOps.permuted(this, perm);
-        if (g instanceof float[]) {
-            float[] a = (float[]) g;
-            float[] out = new float[outN];
-            for (int o = 0; o < outN; o++) {
-                int from = o * count;
-                int to = from + count;
-                switch (op) {
-                    case SUM: out[o] = (float) Kernels.sum(a, from, to); break;
-                    case MEAN: out[o] = (float) (Kernels.sum(a, from, to) / count); break;
-                    case MAX: {
-                        float m = a[from];
-                        for (int t = from + 1; t < to; t++) {
-                            m = Math.max(m, a[t]);
-                        }
-                        out[o] = m;
-                        break;
-                    }
-                    default: {
-                        float m = a[from];
-                        for (int t = from + 1; t < to; t++) {
-                            m = Math.min(m, a[t]);
-                        }
-                        out[o] = m;
-                    }
-                }
-            }
-            return made(out, outShape, vma, op, this);
-        }
-        int[] a = (int[]) g;
-        if (op == ReduceOp.MEAN) {
-            float[] out = new float[outN];
-            for (int o = 0; o < outN; o++) {
-                long s = 0; // exact: JAX converts to float before summing, so the mean does not wrap
-                for (int t = o * count; t < (o + 1) * count; t++) {
-                    s += a[t];
-                }
-                out[o] = (float) ((double) s / count);
-            }
-            return made(out, outShape, vma, op, this);
-        }
-        int[] out = new int[outN];
-        for (int o = 0; o < outN; o++) {
-            int from = o * count;
-            int to = from + count;
-            int m = op == ReduceOp.SUM ? 0 : a[from];
-            for (int t = op == ReduceOp.SUM ? from : from + 1; t < to; t++) {
-                switch (op) {
-                    case SUM: m += a[t]; break;
-                    case MAX: m = Math.max(m, a[t]); break;
-                    default: m = Math.min(m, a[t]);
-                }
-            }
-            out[o] = m;
-        }
-        return made(out, outShape, vma, op, this);
+        return Reductions.reduce(this, op, keepdims, axes);
     }
 
     // ------------------------------------------------------------------------------------------ linear algebra
@@ -1247,34 +1080,11 @@ public final class NDArray {
             throw new IllegalArgumentException("matmul requires 2-D operands, got shapes " + Shapes.str(shape)
                     + " and " + Shapes.str(other.shape));
         }
-        int m = shape[0];
-        int k = shape[1];
-        int n = other.shape[1];
-        if (other.shape[0] != k) {
+        if (other.shape[0] != shape[1]) {
             throw new IllegalArgumentException("matmul: contracting dimensions differ: " + Shapes.str(shape) + " · "
-                    + Shapes.str(other.shape) + " (" + k + " != " + other.shape[0] + ")");
+                    + Shapes.str(other.shape) + " (" + shape[1] + " != " + other.shape[0] + ")");
         }
-        Shapes.checkedSize(new int[] {m, n});
-        Set<String> outVma = VaryingAxes.union(vma, other.vma);
-        int[] outShape = {m, n};
-        if (dtype == DType.INT32 && other.dtype == DType.INT32) {
-            int[] a = i;
-            int[] b = other.i;
-            int[] c = new int[m * n];
-            for (int r = 0; r < m; r++) {
-                for (int kk = 0; kk < k; kk++) {
-                    int aik = a[r * k + kk];
-                    for (int col = 0; col < n; col++) {
-                        c[r * n + col] += aik * b[kk * n + col];
-                    }
-                }
-            }
-            OpObservers.matmul(m, k, n, DType.INT32);
-            return made(c, outShape, outVma, AccumulateOp.DOT, this, other);
-        }
-        float[] c = Kernels.matmul(floatData(), other.floatData(), m, k, n);
-        OpObservers.matmul(m, k, n, DType.FLOAT32);
-        return made(c, outShape, outVma, AccumulateOp.DOT, this, other);
+        return Contraction.matmul(this, other);
     }
 
     // ---------------------------------------------------------------------------------------------- comparison
