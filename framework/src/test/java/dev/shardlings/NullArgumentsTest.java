@@ -137,7 +137,7 @@ class NullArgumentsTest {
                 () -> new dev.shardlings.trace.CollectiveParams.AllToAll(0, 1, true));
         byClass.put(dev.shardlings.trace.CollectiveParams.Permute.class,
                 () -> new dev.shardlings.trace.CollectiveParams.Permute(List.of(List.of(0, 1), List.of(1, 0))));
-        byClass.put(dev.shardlings.array.OpKind.class, () -> dev.shardlings.array.OpKind.INDEXING);
+        byClass.put(dev.shardlings.array.LocalOp.class, () -> dev.shardlings.array.DataOp.SLICE);
         byClass.put(dev.shardlings.primitive.DotGeneral.class, () -> dev.shardlings.primitive.DotGeneral.matmul(P()));
         byClass.put(AxisType[].class, () -> new AxisType[]{AxisType.EXPLICIT});
         byClass.put(Mesh.class, () -> MESH);

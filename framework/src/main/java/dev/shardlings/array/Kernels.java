@@ -6,8 +6,9 @@ import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorSpecies;
 
 /**
- * Vector-API kernels on dense float buffers, kept apart from the user-facing operations (EJML style) so they
- * can be tested against scalar loops on their own.
+ * Vector-API kernels on dense float buffers, and the matrix multiplications, kept apart from the user-facing
+ * operations (EJML style) so they can be tested against scalar loops on their own. The other families' loops
+ * live beside them: {@link ElementwiseKernels}, {@link ReduceKernels}, {@link DataKernels}.
  *
  * <p>Determinism: every kernel produces bit-identical results on every run and on every machine, whatever
  * {@link FloatVector#SPECIES_PREFERRED} is: elementwise ops are exactly rounded IEEE operations; matmul adds
@@ -164,6 +165,20 @@ final class Kernels {
             return matmulBlocked(a, b, m, k, n);
         }
         return matmulPlain(a, b, m, k, n);
+    }
+
+    /** C[m,n] = A[m,k]·B[k,n] in int32 (wrapping), in the i-k-j order of {@link #matmulPlain}. */
+    static int[] matmul(int[] a, int[] b, int m, int k, int n) {
+        int[] c = new int[m * n];
+        for (int r = 0; r < m; r++) {
+            for (int kk = 0; kk < k; kk++) {
+                int aik = a[r * k + kk];
+                for (int col = 0; col < n; col++) {
+                    c[r * n + col] += aik * b[kk * n + col];
+                }
+            }
+        }
+        return c;
     }
 
     /**

@@ -2,13 +2,9 @@ package dev.shardlings.array;
 
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collection;
-import java.util.Collections;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * A dense, row-major (C order), immutable local array of {@code float32} or {@code int32}: the value type of the
@@ -38,16 +34,18 @@ public final class NDArray {
     /** The most elements one array can hold: {@code Integer.MAX_VALUE - 8}, the largest Java array. */
     public static final int MAX_SIZE = Integer.MAX_VALUE - 8;
 
-    private final DType dtype;
-    private final float[] f;  // non-null iff dtype == FLOAT32
-    private final int[] i;    // non-null iff dtype == INT32
-    private final int[] shape;
-    private final Set<String> vma;
+    // The value. The operation families of this package (Creation, Elementwise, Reductions, ShapeOps, Indexing,
+    // Contraction) read it directly and never write it; this class checks arguments and delegates to them.
+    final DType dtype;
+    final float[] f;  // non-null iff dtype == FLOAT32
+    final int[] i;    // non-null iff dtype == INT32
+    final int[] shape;
+    final Set<String> vma;
     /** Id of the traced operation that produced the buffer (see {@link OpObserver#op}); 0 when untraced. */
-    private final long origin;
+    final long origin;
 
     /** Wraps buffers without copying or reporting: callers own the buffer and decide about reporting. */
-    private NDArray(DType dtype, float[] f, int[] i, int[] shape, Set<String> vma, long origin) {
+    NDArray(DType dtype, float[] f, int[] i, int[] shape, Set<String> vma, long origin) {
         this.dtype = dtype;
         this.f = f;
         this.i = i;
@@ -56,8 +54,8 @@ public final class NDArray {
         this.origin = origin;
     }
 
-    /** A new array made by an operation of kind {@code cost} from {@code in}: reports the allocation and the operation. */
-    private static NDArray made(Object data, int[] shape, Set<String> vma, OpKind cost, String name, NDArray... in) {
+    /** A new array made by operation {@code op} from {@code in}: reports the allocation and the operation. */
+    static NDArray made(Object data, int[] shape, Set<String> vma, LocalOp op, NDArray... in) {
         DType dtype = data instanceof float[] ? DType.FLOAT32 : DType.INT32;
         OpObservers.allocated(dtype, shape);
         long origin = 0;
@@ -73,7 +71,7 @@ public final class NDArray {
             }
             long flops;
             long bytes;
-            switch (cost) {
+            switch (op.kind()) {
                 case CREATE: flops = 0; bytes = outBytes; break;
                 case ELEMENTWISE: flops = Shapes.size(shape); bytes = inBytes + outBytes; break;
                 case REDUCTION: flops = inElements; bytes = inBytes + outBytes; break;
@@ -81,29 +79,14 @@ public final class NDArray {
                 case ADD_N: flops = inElements - Shapes.size(shape); bytes = inBytes + outBytes; break;
                 default: flops = 2L * in[0].shape[0] * in[0].shape[1] * in[1].shape[1]; bytes = inBytes + outBytes;
             }
-            origin = OpObservers.op(cost, name, dtype, shape, inputs, flops, bytes);
+            origin = OpObservers.op(op, dtype, shape, inputs, flops, bytes);
         }
         return dtype == DType.FLOAT32 ? new NDArray(dtype, (float[]) data, null, shape, vma, origin)
                 : new NDArray(dtype, null, (int[]) data, shape, vma, origin);
     }
 
-    /** A new array on a freshly allocated float buffer, made from nothing: reports the allocation. */
-    private static NDArray fresh(float[] data, int[] shape, Set<String> vma) {
-        return made(data, shape, vma, OpKind.CREATE, "create");
-    }
-
-    /** A new array on a freshly allocated int buffer, made from nothing: reports the allocation. */
-    private static NDArray fresh(int[] data, int[] shape, Set<String> vma) {
-        return made(data, shape, vma, OpKind.CREATE, "create");
-    }
-
-    /** A new array on a freshly allocated buffer of either type. */
-    private static NDArray fresh(DType dtype, Object data, int[] shape, Set<String> vma) {
-        return dtype == DType.FLOAT32 ? fresh((float[]) data, shape, vma) : fresh((int[]) data, shape, vma);
-    }
-
     /** A view sharing this buffer with another shape and/or vma: no allocation, nothing reported. */
-    private NDArray view(int[] newShape, Set<String> newVma) {
+    NDArray view(int[] newShape, Set<String> newVma) {
         return new NDArray(dtype, f, i, newShape, newVma, origin);
     }
 
@@ -112,12 +95,9 @@ public final class NDArray {
         return origin;
     }
 
-    private Object buffer() {
+    /** The data buffer, a float[] or an int[] (read only!). */
+    Object buffer() {
         return f != null ? f : i;
-    }
-
-    private static Object newBuffer(DType dtype, int n) {
-        return dtype == DType.FLOAT32 ? new float[n] : new int[n];
     }
 
     // ------------------------------------------------------------------------------------------------ creation
@@ -132,8 +112,7 @@ public final class NDArray {
      */
     public static NDArray zeros(DType dtype, int... shape) {
         requireNonNull(dtype, "dtype");
-        int[] s = checkedShape(shape);
-        return fresh(dtype, newBuffer(dtype, Shapes.size(s)), s, Set.of());
+        return Creation.zeros(dtype, checkedShape(shape));
     }
 
     /**
@@ -144,16 +123,7 @@ public final class NDArray {
      */
     public static NDArray ones(DType dtype, int... shape) {
         requireNonNull(dtype, "dtype");
-        int[] s = checkedShape(shape);
-        int n = Shapes.size(s);
-        if (dtype == DType.FLOAT32) {
-            float[] d = new float[n];
-            Arrays.fill(d, 1f);
-            return fresh(d, s, Set.of());
-        }
-        int[] d = new int[n];
-        Arrays.fill(d, 1);
-        return fresh(d, s, Set.of());
+        return Creation.ones(dtype, checkedShape(shape));
     }
 
     /**
@@ -163,10 +133,7 @@ public final class NDArray {
      *                                  {@link #MAX_SIZE} elements
      */
     public static NDArray full(float value, int... shape) {
-        int[] s = checkedShape(shape);
-        float[] d = new float[Shapes.size(s)];
-        Arrays.fill(d, value);
-        return fresh(d, s, Set.of());
+        return Creation.full(value, checkedShape(shape));
     }
 
     /**
@@ -176,10 +143,7 @@ public final class NDArray {
      *                                  {@link #MAX_SIZE} elements
      */
     public static NDArray full(int value, int... shape) {
-        int[] s = checkedShape(shape);
-        int[] d = new int[Shapes.size(s)];
-        Arrays.fill(d, value);
-        return fresh(d, s, Set.of());
+        return Creation.full(value, checkedShape(shape));
     }
 
     /**
@@ -202,18 +166,7 @@ public final class NDArray {
             throw new IllegalArgumentException("arange(" + n + "): n must be >= 0 (the result has n elements)");
         }
         Shapes.checkedSize(new int[] {n});
-        if (dtype == DType.FLOAT32) {
-            float[] d = new float[n];
-            for (int k = 0; k < n; k++) {
-                d[k] = k;
-            }
-            return fresh(d, new int[] {n}, Set.of());
-        }
-        int[] d = new int[n];
-        for (int k = 0; k < n; k++) {
-            d[k] = k;
-        }
-        return fresh(d, new int[] {n}, Set.of());
+        return Creation.arange(n, dtype);
     }
 
     /**
@@ -224,9 +177,7 @@ public final class NDArray {
      */
     public static NDArray fromFloats(float[] data, int... shape) {
         requireNonNull(data, "data");
-        int[] s = checkedShape(shape);
-        checkDataLength("fromFloats", data.length, s);
-        return fresh(data.clone(), s, Set.of());
+        return Creation.copyOf("fromFloats", data, checkedShape(shape));
     }
 
     /**
@@ -237,9 +188,7 @@ public final class NDArray {
      */
     public static NDArray fromInts(int[] data, int... shape) {
         requireNonNull(data, "data");
-        int[] s = checkedShape(shape);
-        checkDataLength("fromInts", data.length, s);
-        return fresh(data.clone(), s, Set.of());
+        return Creation.copyOf("fromInts", data, checkedShape(shape));
     }
 
     /**
@@ -249,7 +198,7 @@ public final class NDArray {
      */
     public static NDArray of(float... values) {
         requireNonNull(values, "values");
-        return fresh(values.clone(), new int[] {values.length}, Set.of());
+        return Creation.fresh(values.clone(), new int[] {values.length});
     }
 
     /**
@@ -259,7 +208,7 @@ public final class NDArray {
      */
     public static NDArray of(int... values) {
         requireNonNull(values, "values");
-        return fresh(values.clone(), new int[] {values.length}, Set.of());
+        return Creation.fresh(values.clone(), new int[] {values.length});
     }
 
     /**
@@ -270,12 +219,7 @@ public final class NDArray {
      */
     public static NDArray of(float[][] rows) {
         requireNonNull(rows, "rows");
-        int cols = checkRows(rows, rows.length == 0 ? 0 : lengthOfRow(rows[0], 0), k -> lengthOfRow(rows[k], k));
-        float[] d = new float[Shapes.checkedSize(new int[] {rows.length, cols})];
-        for (int r = 0; r < rows.length; r++) {
-            System.arraycopy(rows[r], 0, d, r * cols, cols);
-        }
-        return fresh(d, new int[] {rows.length, cols}, Set.of());
+        return Creation.rows(rows);
     }
 
     /**
@@ -285,49 +229,17 @@ public final class NDArray {
      */
     public static NDArray of(int[][] rows) {
         requireNonNull(rows, "rows");
-        int cols = checkRows(rows, rows.length == 0 ? 0 : lengthOfRow(rows[0], 0), k -> lengthOfRow(rows[k], k));
-        int[] d = new int[Shapes.checkedSize(new int[] {rows.length, cols})];
-        for (int r = 0; r < rows.length; r++) {
-            System.arraycopy(rows[r], 0, d, r * cols, cols);
-        }
-        return fresh(d, new int[] {rows.length, cols}, Set.of());
+        return Creation.rows(rows);
     }
 
     /** A rank-0 float32 array f32[] ({@code jnp.float32(value)}). */
     public static NDArray scalar(float value) {
-        return fresh(new float[] {value}, new int[0], Set.of());
+        return Creation.fresh(new float[] {value}, new int[0]);
     }
 
     /** A rank-0 int32 array i32[] ({@code jnp.int32(value)}). */
     public static NDArray scalar(int value) {
-        return fresh(new int[] {value}, new int[0], Set.of());
-    }
-
-    private static int lengthOfRow(Object row, int k) {
-        if (row == null) {
-            throw new IllegalArgumentException("of(rows): row " + k + " is null; every row must be an array");
-        }
-        return row instanceof float[] ? ((float[]) row).length : ((int[]) row).length;
-    }
-
-    private static int checkRows(Object[] rows, int cols, java.util.function.IntUnaryOperator lengthOf) {
-        for (int r = 0; r < rows.length; r++) {
-            int len = lengthOf.applyAsInt(r);
-            if (len != cols) {
-                throw new IllegalArgumentException("of(rows): ragged rows: row 0 has " + cols + " elements but row "
-                        + r + " has " + len + " (numpy: the requested array has an inhomogeneous shape after 1 "
-                        + "dimensions); give every row the same length");
-            }
-        }
-        return cols;
-    }
-
-    private static void checkDataLength(String method, int length, int[] shape) {
-        int size = Shapes.size(shape);
-        if (size != length) {
-            throw new IllegalArgumentException(method + ": shape " + Shapes.str(shape) + " needs " + size
-                    + " elements but data.length is " + length + "; pass a shape whose product is " + length);
-        }
+        return Creation.fresh(new int[] {value}, new int[0]);
     }
 
     private static int[] checkedShape(int[] shape) {
@@ -424,7 +336,7 @@ public final class NDArray {
 
     /** A row-major copy of the data as floats (int32 elements converted). */
     public float[] toFloatArray() {
-        return f != null ? f.clone() : toFloats(i);
+        return f != null ? f.clone() : DataKernels.toFloats(i);
     }
 
     /**
@@ -467,7 +379,7 @@ public final class NDArray {
      */
     public NDArray withVaryingAxes(Set<String> axes) {
         requireNonNull(axes, "axes");
-        return view(shape, axisSet(axes));
+        return view(shape, VaryingAxes.of(axes));
     }
 
     /**
@@ -478,61 +390,7 @@ public final class NDArray {
      */
     public NDArray pvary(String... axes) {
         requireNonNull(axes, "axes");
-        return view(shape, union(vma, axisSet(Arrays.asList(axes))));
-    }
-
-    /**
-     * Axis sets by their names in order: equal sets made from the same names are one object, so {@link #union}
-     * of two blocks of one shardMap argument is an identity check (it runs in every binary op).
-     */
-    private static final ConcurrentHashMap<List<String>, Set<String>> AXIS_SETS = new ConcurrentHashMap<>();
-
-    private static Set<String> axisSet(Collection<String> axes) {
-        if (axes.isEmpty()) {
-            return Set.of();
-        }
-        List<String> key = new ArrayList<>(axes.size());
-        for (String a : axes) {
-            key.add(a);
-        }
-        Set<String> known = AXIS_SETS.get(key);
-        if (known != null) {
-            return known;
-        }
-        LinkedHashSet<String> s = new LinkedHashSet<>();
-        for (String a : axes) {
-            if (a == null || a.isEmpty()) {
-                throw new IllegalArgumentException("axes: mesh axis names must be non-empty strings, got "
-                        + (a == null ? "null" : "\"\"") + " in " + axes);
-            }
-            s.add(a);
-        }
-        Set<String> made = Collections.unmodifiableSet(s);
-        if (AXIS_SETS.size() < 4096) { // mesh axis names are few; the bound only guards against a name generator
-            Set<String> raced = AXIS_SETS.putIfAbsent(List.copyOf(key), made);
-            return raced != null ? raced : made;
-        }
-        return made;
-    }
-
-    private static Set<String> union(Set<String> a, Set<String> b) {
-        if (a == b || b.isEmpty() || a.containsAll(b)) {
-            return a;
-        }
-        if (a.isEmpty()) {
-            return b;
-        }
-        LinkedHashSet<String> s = new LinkedHashSet<>(a);
-        s.addAll(b);
-        return Collections.unmodifiableSet(s);
-    }
-
-    private static Set<String> unionAll(List<NDArray> arrays) {
-        Set<String> s = Set.of();
-        for (NDArray a : arrays) {
-            s = union(s, a.vma);
-        }
-        return s;
+        return view(shape, VaryingAxes.union(vma, VaryingAxes.of(Arrays.asList(axes))));
     }
 
     // ---------------------------------------------------------------------------------------------- shape ops
@@ -546,42 +404,7 @@ public final class NDArray {
      */
     public NDArray reshape(int... newShape) {
         requireNonNull(newShape, "newShape");
-        int unknown = -1;
-        long known = 1;
-        for (int d = 0; d < newShape.length; d++) {
-            if (newShape[d] == -1) {
-                if (unknown >= 0) {
-                    throw new IllegalArgumentException("can only specify one unknown dimension: "
-                            + Shapes.str(newShape));
-                }
-                unknown = d;
-            } else if (newShape[d] < 0) {
-                throw new IllegalArgumentException("negative dimensions not allowed: " + Shapes.str(newShape)
-                        + " (only -1, meaning 'infer', may be negative)");
-            } else {
-                known *= newShape[d];
-            }
-        }
-        int size = size();
-        int[] out = newShape.clone();
-        if (unknown >= 0) {
-            if (known == 0 || size % known != 0) {
-                throw reshapeError(newShape);
-            }
-            out[unknown] = (int) (size / known);
-        } else if (known != size) {
-            throw reshapeError(newShape);
-        }
-        return view(out, vma);
-    }
-
-    private IllegalArgumentException reshapeError(int[] newShape) {
-        StringBuilder s = new StringBuilder("(");
-        for (int d = 0; d < newShape.length; d++) {
-            s.append(d > 0 ? "," : "").append(newShape[d] == -1 ? "newaxis" : Integer.toString(newShape[d]));
-        }
-        s.append(newShape.length == 1 ? ",)" : ")");
-        return new IllegalArgumentException("cannot reshape array of size " + size() + " into shape " + s);
+        return ShapeOps.reshape(this, newShape);
     }
 
     /**
@@ -591,25 +414,7 @@ public final class NDArray {
      */
     public NDArray transpose(int... perm) {
         requireNonNull(perm, "perm");
-        int rank = shape.length;
-        if (perm.length != rank) {
-            throw new IllegalArgumentException("axes don't match array: transpose of an array of dimension " + rank
-                    + " needs " + rank + " axes, got " + Arrays.toString(perm));
-        }
-        int[] p = new int[rank];
-        boolean[] seen = new boolean[rank];
-        for (int d = 0; d < rank; d++) {
-            p[d] = Shapes.axis(perm[d], rank);
-            if (seen[p[d]]) {
-                throw new IllegalArgumentException("repeated axis in transpose: " + Arrays.toString(perm));
-            }
-            seen[p[d]] = true;
-        }
-        int[] outShape = new int[rank];
-        for (int d = 0; d < rank; d++) {
-            outShape[d] = shape[p[d]];
-        }
-        return made(permuted(p), outShape, vma, OpKind.INDEXING, "transpose", this);
+        return ShapeOps.transpose(this, perm);
     }
 
     /** {@code x.T}: reverses the axes (identity on rank 0 and 1). */
@@ -638,39 +443,6 @@ public final class NDArray {
         return transpose(p);
     }
 
-    /** This buffer gathered in the order of axis permutation {@code p} (a fresh, unreported buffer). */
-    private Object permuted(int[] p) {
-        int[] strides = Shapes.strides(shape);
-        int[] dims = new int[p.length];
-        int[] st = new int[p.length];
-        boolean identity = true;
-        for (int d = 0; d < p.length; d++) {
-            dims[d] = shape[p[d]];
-            st[d] = strides[p[d]];
-            identity &= p[d] == d;
-        }
-        if (identity) {
-            return f != null ? f.clone() : i.clone();
-        }
-        return gather(Shapes.offsets(dims, st));
-    }
-
-    private Object gather(int[] offsets) {
-        int n = offsets.length;
-        if (f != null) {
-            float[] out = new float[n];
-            for (int t = 0; t < n; t++) {
-                out[t] = f[offsets[t]];
-            }
-            return out;
-        }
-        int[] out = new int[n];
-        for (int t = 0; t < n; t++) {
-            out[t] = i[offsets[t]];
-        }
-        return out;
-    }
-
     /**
      * {@code x[..., start:stop, ...]} along {@code axis} (half-open). Unlike numpy, which silently clips
      * out-of-range bounds, the bounds are checked strictly so that student indexing mistakes are visible.
@@ -686,21 +458,7 @@ public final class NDArray {
                     + ") is out of bounds for axis " + ax + " of size " + dim + ": need 0 <= start <= stop <= " + dim
                     + " (bounds are checked strictly, not clipped as in numpy)");
         }
-        return sliceUnchecked(ax, start, stop - start);
-    }
-
-    private NDArray sliceUnchecked(int ax, int start, int len) {
-        int[] outShape = shape.clone();
-        outShape[ax] = len;
-        int outer = Shapes.outer(shape, ax);
-        int inner = Shapes.inner(shape, ax);
-        int dim = shape[ax];
-        Object src = buffer();
-        Object dst = newBuffer(dtype, outer * len * inner);
-        for (int o = 0; o < outer; o++) {
-            System.arraycopy(src, (o * dim + start) * inner, dst, o * len * inner, len * inner);
-        }
-        return made(dst, outShape, vma, OpKind.INDEXING, "slice", this);
+        return Indexing.slice(this, ax, start, stop - start);
     }
 
     /**
@@ -721,7 +479,7 @@ public final class NDArray {
         }
         long s = start < 0 ? (long) start + dim : start;
         int clamped = (int) Math.min(Math.max(s, 0), dim - size);
-        return sliceUnchecked(ax, clamped, size);
+        return Indexing.slice(this, ax, clamped, size);
     }
 
     /**
@@ -745,16 +503,7 @@ public final class NDArray {
      */
     public NDArray take(int axis, int idx) {
         int ax = Shapes.axis(axis, shape.length);
-        int k = normIndex(idx, ax);
-        int outer = Shapes.outer(shape, ax);
-        int inner = Shapes.inner(shape, ax);
-        int dim = shape[ax];
-        Object src = buffer();
-        Object dst = newBuffer(dtype, outer * inner);
-        for (int o = 0; o < outer; o++) {
-            System.arraycopy(src, (o * dim + k) * inner, dst, o * inner, inner);
-        }
-        return made(dst, Shapes.remove(shape, ax), vma, OpKind.INDEXING, "take", this);
+        return Indexing.take(this, ax, normIndex(idx, ax));
     }
 
     /**
@@ -775,34 +524,7 @@ public final class NDArray {
             throw new IllegalArgumentException("take: indices must be int32, got " + indices.dtype.jaxName()
                     + "; convert them with astype(DType.INT32)");
         }
-        int ax = Shapes.axis(axis, shape.length);
-        int dim = shape[ax];
-        int[] idx = indices.i;
-        int[] norm = new int[idx.length];
-        for (int t = 0; t < idx.length; t++) {
-            int v = idx[t];
-            if (v < -dim || v >= dim) {
-                throw new IllegalArgumentException("take: index " + v + " is out of bounds for axis " + ax
-                        + " with size " + dim + "; indices must be in [" + (-dim) + ", " + dim + ")");
-            }
-            norm[t] = v < 0 ? v + dim : v;
-        }
-        int outer = Shapes.outer(shape, ax);
-        int inner = Shapes.inner(shape, ax);
-        int[] outShape = new int[shape.length - 1 + indices.shape.length];
-        System.arraycopy(shape, 0, outShape, 0, ax);
-        System.arraycopy(indices.shape, 0, outShape, ax, indices.shape.length);
-        System.arraycopy(shape, ax + 1, outShape, ax + indices.shape.length, shape.length - ax - 1);
-        Shapes.checkedSize(outShape);
-        Object src = buffer();
-        Object dst = newBuffer(dtype, Shapes.size(outShape));
-        int n = norm.length;
-        for (int o = 0; o < outer; o++) {
-            for (int t = 0; t < n; t++) {
-                System.arraycopy(src, (o * dim + norm[t]) * inner, dst, (o * n + t) * inner, inner);
-            }
-        }
-        return made(dst, outShape, union(vma, indices.vma), OpKind.COPY, "gather", this, indices);
+        return Indexing.gather(this, indices, Shapes.axis(axis, shape.length));
     }
 
     /**
@@ -816,31 +538,7 @@ public final class NDArray {
             throw new IllegalArgumentException("argsort here sorts rank-1 arrays; got shape " + Shapes.str(shape)
                     + ". Reshape to one dimension first, or sort each row separately");
         }
-        Integer[] order = new Integer[shape[0]];
-        for (int t = 0; t < order.length; t++) {
-            order[t] = t;
-        }
-        if (f != null) {
-            // Float.compare orders NaN after every number (and -0.0 before 0.0, which numpy treats as equal;
-            // compare by value with NaN last instead).
-            java.util.Arrays.sort(order, (p, q) -> {
-                float a = f[p];
-                float b = f[q];
-                boolean na = Float.isNaN(a);
-                boolean nb = Float.isNaN(b);
-                if (na || nb) {
-                    return Boolean.compare(na, nb);
-                }
-                return a < b ? -1 : a > b ? 1 : 0;
-            });
-        } else {
-            java.util.Arrays.sort(order, (p, q) -> Integer.compare(i[p], i[q]));
-        }
-        int[] out = new int[order.length];
-        for (int t = 0; t < out.length; t++) {
-            out[t] = order[t];
-        }
-        return made(out, shape.clone(), vma, OpKind.REDUCTION, "sort", this);
+        return Indexing.argsort(this);
     }
 
     /**
@@ -849,8 +547,7 @@ public final class NDArray {
      * @throws IllegalArgumentException if the axis is out of bounds for the result rank r+1
      */
     public NDArray expandDims(int axis) {
-        int ax = Shapes.axis(axis, shape.length + 1);
-        return view(Shapes.insert(shape, ax, 1), vma);
+        return ShapeOps.expandDims(this, Shapes.axis(axis, shape.length + 1));
     }
 
     /**
@@ -859,18 +556,12 @@ public final class NDArray {
      * @throws IllegalArgumentException if the axis is out of bounds or its size is not 1
      */
     public NDArray squeeze(int axis) {
-        int ax = Shapes.axis(axis, shape.length);
-        if (shape[ax] != 1) {
-            throw new IllegalArgumentException("cannot select an axis to squeeze out which has size not equal to "
-                    + "one: axis " + ax + " of shape " + Shapes.str(shape) + " has size " + shape[ax]);
-        }
-        return view(Shapes.remove(shape, ax), vma);
+        return ShapeOps.squeeze(this, Shapes.axis(axis, shape.length));
     }
 
     /** {@code jnp.squeeze(x)}: removes every size-1 axis. A view. */
     public NDArray squeeze() {
-        int[] out = Arrays.stream(shape).filter(d -> d != 1).toArray();
-        return view(out, vma);
+        return ShapeOps.squeeze(this);
     }
 
     /**
@@ -891,54 +582,7 @@ public final class NDArray {
      * @throws IllegalArgumentException as {@link #concat(int, NDArray...)}
      */
     public static NDArray concat(int axis, List<NDArray> arrays) {
-        List<NDArray> xs = checkedList(arrays, "concatenate");
-        NDArray first = xs.get(0);
-        int rank = first.rank();
-        if (rank == 0) {
-            throw new IllegalArgumentException("zero-dimensional arrays cannot be concatenated; use stack, or "
-                    + "expandDims(0) first");
-        }
-        for (int k = 1; k < xs.size(); k++) {
-            if (xs.get(k).rank() != rank) {
-                throw new IllegalArgumentException("all the input arrays must have same number of dimensions, but "
-                        + "the array at index 0 has " + rank + " dimension(s) and the array at index " + k
-                        + " has " + xs.get(k).rank() + " dimension(s)");
-            }
-        }
-        int ax = Shapes.axis(axis, rank);
-        int total = 0;
-        DType out = DType.INT32;
-        for (int k = 0; k < xs.size(); k++) {
-            NDArray x = xs.get(k);
-            for (int d = 0; d < rank; d++) {
-                if (d != ax && x.shape[d] != first.shape[d]) {
-                    throw new IllegalArgumentException("all the input array dimensions except for the "
-                            + "concatenation axis must match exactly, but along dimension " + d + ", the array at "
-                            + "index 0 has size " + first.shape[d] + " and the array at index " + k + " has size "
-                            + x.shape[d]);
-                }
-            }
-            total += x.shape[ax];
-            if (x.dtype == DType.FLOAT32) {
-                out = DType.FLOAT32;
-            }
-        }
-        int[] outShape = first.shape.clone();
-        outShape[ax] = total;
-        Shapes.checkedSize(outShape);
-        int outer = Shapes.outer(outShape, ax);
-        int inner = Shapes.inner(outShape, ax);
-        Object dst = newBuffer(out, Shapes.size(outShape));
-        int pos = 0;
-        for (NDArray x : xs) {
-            Object src = out == DType.FLOAT32 ? x.floatData() : x.i;
-            int chunk = x.shape[ax] * inner;
-            for (int o = 0; o < outer; o++) {
-                System.arraycopy(src, o * chunk, dst, o * total * inner + pos, chunk);
-            }
-            pos += chunk;
-        }
-        return made(dst, outShape, unionAll(xs), OpKind.COPY, "concatenate", xs.toArray(new NDArray[0]));
+        return Indexing.concat(axis, checkedList(arrays, "concatenate"));
     }
 
     /**
@@ -959,21 +603,7 @@ public final class NDArray {
      * @throws IllegalArgumentException as {@link #stack(int, NDArray...)}
      */
     public static NDArray stack(int axis, List<NDArray> arrays) {
-        List<NDArray> xs = checkedList(arrays, "stack");
-        int[] s0 = xs.get(0).shape;
-        for (int k = 1; k < xs.size(); k++) {
-            if (!Arrays.equals(xs.get(k).shape, s0)) {
-                throw new IllegalArgumentException("all input arrays must have the same shape, but the array at "
-                        + "index 0 has shape " + Shapes.str(s0) + " and the array at index " + k + " has shape "
-                        + Shapes.str(xs.get(k).shape));
-            }
-        }
-        int ax = Shapes.axis(axis, s0.length + 1);
-        List<NDArray> expanded = new ArrayList<>(xs.size());
-        for (NDArray x : xs) {
-            expanded.add(x.expandDims(ax)); // views: only concat's result is a new buffer
-        }
-        return concat(ax, expanded);
+        return Indexing.stack(axis, checkedList(arrays, "stack"));
     }
 
     private static List<NDArray> checkedList(List<NDArray> arrays, String op) {
@@ -1009,12 +639,7 @@ public final class NDArray {
             throw new IllegalArgumentException("array split does not result in an equal division: dimension " + dim
                     + " into " + sections + " sections");
         }
-        int len = dim / sections;
-        List<NDArray> out = new ArrayList<>(sections);
-        for (int k = 0; k < sections; k++) {
-            out.add(sliceUnchecked(ax, k * len, len));
-        }
-        return Collections.unmodifiableList(out);
+        return Indexing.split(this, ax, sections);
     }
 
     /**
@@ -1024,31 +649,12 @@ public final class NDArray {
      * @throws IllegalArgumentException if the axis is out of bounds
      */
     public NDArray roll(int shift, int axis) {
-        int ax = Shapes.axis(axis, shape.length);
-        int dim = shape[ax];
-        int outer = Shapes.outer(shape, ax);
-        int inner = Shapes.inner(shape, ax);
-        Object src = buffer();
-        Object dst = newBuffer(dtype, size());
-        int s = dim == 0 ? 0 : Math.floorMod(shift, dim);
-        for (int o = 0; o < outer; o++) {
-            int base = o * dim * inner;
-            // out[j] = in[(j - s) mod dim]: the last s rows move to the front
-            System.arraycopy(src, base + (dim - s) * inner, dst, base, s * inner);
-            System.arraycopy(src, base, dst, base + s * inner, (dim - s) * inner);
-        }
-        return made(dst, shape.clone(), vma, OpKind.INDEXING, "roll", this);
+        return Indexing.roll(this, shift, Shapes.axis(axis, shape.length));
     }
 
     /** {@code jnp.roll(x, shift)} without axis: rolls the flattened array; the shape is kept. */
     public NDArray roll(int shift) {
-        int n = size();
-        Object src = buffer();
-        Object dst = newBuffer(dtype, n);
-        int s = n == 0 ? 0 : Math.floorMod(shift, n);
-        System.arraycopy(src, n - s, dst, 0, s);
-        System.arraycopy(src, 0, dst, s, n - s);
-        return made(dst, shape.clone(), vma, OpKind.INDEXING, "roll", this);
+        return Indexing.roll(this, shift);
     }
 
     /**
@@ -1063,14 +669,7 @@ public final class NDArray {
         if (dtype == this.dtype) {
             return view(shape, vma);
         }
-        if (dtype == DType.FLOAT32) {
-            return made(toFloats(i), shape.clone(), vma, OpKind.ELEMENTWISE, "convert", this);
-        }
-        int[] out = new int[f.length];
-        for (int k = 0; k < out.length; k++) {
-            out[k] = (int) f[k];
-        }
-        return made(out, shape.clone(), vma, OpKind.ELEMENTWISE, "convert", this);
+        return Elementwise.convert(this, dtype);
     }
 
     /**
@@ -1080,145 +679,19 @@ public final class NDArray {
      * @throws IllegalArgumentException if shape is invalid or x cannot be broadcast to it
      */
     public NDArray broadcastTo(int... shape) {
-        int[] target = checkedShape(shape);
-        int[] own = this.shape;
-        boolean ok = target.length >= own.length;
-        for (int d = 0; ok && d < own.length; d++) {
-            int td = target[target.length - own.length + d];
-            ok = own[d] == td || own[d] == 1;
-        }
-        if (!ok) {
-            throw new IllegalArgumentException("Incompatible shapes for broadcasting: " + Shapes.str(own)
-                    + " and requested shape " + Shapes.str(target));
-        }
-        if (Arrays.equals(target, own)) {
-            return view(own, vma);
-        }
-        return made(gather(Shapes.offsets(target, Shapes.broadcastStrides(own, target))), target, vma,
-                OpKind.INDEXING, "broadcast", this);
+        return ShapeOps.broadcastTo(this, checkedShape(shape));
     }
 
     // ---------------------------------------------------------------------------------------------- elementwise
 
-    private enum Bin {
-        ADD("add"), SUB("subtract"), MUL("multiply"), DIV("divide"), MAX("maximum"), MIN("minimum"),
-        FLOOR_DIV("floor_divide");
-
-        final String numpy;
-
-        Bin(String numpy) {
-            this.numpy = numpy;
-        }
-
-        float apply(float a, float b) {
-            switch (this) {
-                case ADD: return a + b;
-                case SUB: return a - b;
-                case MUL: return a * b;
-                case DIV: return a / b;
-                case MAX: return Math.max(a, b);
-                case MIN: return Math.min(a, b);
-                default: return floorDivFloat(a, b);
-            }
-        }
-
-        int apply(int a, int b) {
-            switch (this) {
-                case ADD: return a + b;
-                case SUB: return a - b;
-                case MUL: return a * b;
-                case MAX: return Math.max(a, b);
-                case MIN: return Math.min(a, b);
-                case FLOOR_DIV:
-                    if (b == 0) {
-                        throw new ArithmeticException("integer division by zero in floorDiv: the divisor has a 0 "
-                                + "element (JAX would return an unspecified value); check the divisor, or use "
-                                + "div for true division, which gives inf/nan");
-                    }
-                    return Math.floorDiv(a, b);
-                default: throw new AssertionError("int32 " + numpy + " is computed in float32");
-            }
-        }
-    }
-
-    /** JAX's float floor_divide ({@code _float_divmod}): fmod-based, then rounded half away from zero. */
-    static float floorDivFloat(float a, float b) {
-        float mod = a % b;
-        float div = (a - mod) / b;
-        if (mod != 0 && Math.signum(b) != Math.signum(mod)) {
-            div -= 1f;
-        }
-        return (float) Math.copySign(Math.floor(Math.abs((double) div) + 0.5), div);
-    }
-
-    private NDArray binary(Bin op, NDArray other) {
+    private NDArray binary(BinaryOp op, NDArray other) {
         requireNonNull(other, "other");
-        int[] outShape = Shapes.broadcast(shape, other.shape);
-        Set<String> outVma = union(vma, other.vma);
-        boolean ints = dtype == DType.INT32 && other.dtype == DType.INT32 && op != Bin.DIV;
-        int n = Shapes.size(outShape);
-        boolean same = Arrays.equals(shape, other.shape);
-        if (ints) {
-            int[] out = new int[n];
-            int[] a = i;
-            int[] b = other.i;
-            if (same) {
-                for (int k = 0; k < n; k++) {
-                    out[k] = op.apply(a[k], b[k]);
-                }
-            } else {
-                int[] oa = Shapes.offsets(outShape, Shapes.broadcastStrides(shape, outShape));
-                int[] ob = Shapes.offsets(outShape, Shapes.broadcastStrides(other.shape, outShape));
-                for (int k = 0; k < n; k++) {
-                    out[k] = op.apply(a[oa[k]], b[ob[k]]);
-                }
-            }
-            return made(out, outShape, outVma, OpKind.ELEMENTWISE, op.numpy, this, other);
-        }
-        float[] a = floatData();
-        float[] b = other.floatData();
-        float[] out = new float[n];
-        if (same) {
-            switch (op) {
-                case ADD: Kernels.add(a, b, out); break;
-                case SUB: Kernels.sub(a, b, out); break;
-                case MUL: Kernels.mul(a, b, out); break;
-                case DIV: Kernels.div(a, b, out); break;
-                default:
-                    for (int k = 0; k < n; k++) {
-                        out[k] = op.apply(a[k], b[k]);
-                    }
-            }
-        } else {
-            int[] oa = Shapes.offsets(outShape, Shapes.broadcastStrides(shape, outShape));
-            int[] ob = Shapes.offsets(outShape, Shapes.broadcastStrides(other.shape, outShape));
-            for (int k = 0; k < n; k++) {
-                out[k] = op.apply(a[oa[k]], b[ob[k]]);
-            }
-        }
-        return made(out, outShape, outVma, OpKind.ELEMENTWISE, op.numpy, this, other);
+        return Elementwise.binary(this, op, other);
     }
 
     /** The data as floats: the buffer itself for float32 (read only!), a converted copy for int32. */
-    private float[] floatData() {
-        return f != null ? f : toFloats(i);
-    }
-
-    private static float[] toFloats(int[] src) {
-        float[] out = new float[src.length];
-        for (int k = 0; k < src.length; k++) {
-            out[k] = src[k];
-        }
-        return out;
-    }
-
-    /** A weakly typed Python-style scalar operand: rank 0, no vma, not an allocation the user sees. */
-    private static NDArray weak(int v) {
-        return new NDArray(DType.INT32, null, new int[] {v}, new int[0], Set.of(), 0);
-    }
-
-    private static NDArray weak(float v) {
-        return new NDArray(DType.FLOAT32, new float[] {v}, null, new int[0], Set.of(), 0);
+    float[] floatData() {
+        return f != null ? f : DataKernels.toFloats(i);
     }
 
     /**
@@ -1229,7 +702,7 @@ public final class NDArray {
      *                                  broadcast together with shapes (2,3) (4,)")
      */
     public NDArray add(NDArray other) {
-        return binary(Bin.ADD, other);
+        return binary(BinaryOp.ADD, other);
     }
 
     /**
@@ -1242,53 +715,17 @@ public final class NDArray {
      *                                  (broadcasting is not applied; chain {@link #add(NDArray)} for that)
      */
     public static NDArray addN(List<NDArray> arrays) {
-        List<NDArray> list = checkedList(arrays, "addN");
-        NDArray first = list.get(0);
-        boolean ints = true;
-        for (int k = 0; k < list.size(); k++) {
-            NDArray x = list.get(k);
-            if (!Arrays.equals(x.shape, first.shape)) {
-                throw new IllegalArgumentException("addN needs operands of one shape, but the array at index 0 has"
-                        + " shape " + Shapes.str(first.shape) + " and the array at index " + k + " has shape "
-                        + Shapes.str(x.shape) + "; chain add(...) to broadcast");
-            }
-            ints &= x.dtype == DType.INT32;
-        }
-        if (list.size() == 1) {
-            NDArray only = first;
-            return ints ? made(only.i.clone(), first.shape, only.vma, OpKind.COPY, "copy", only)
-                    : made(only.floatData().clone(), first.shape, only.vma, OpKind.COPY, "copy", only);
-        }
-        int n = first.size();
-        Object out;
-        if (ints) {
-            int[] acc = first.i.clone();
-            for (int k = 1; k < list.size(); k++) {
-                int[] b = list.get(k).i;
-                for (int e = 0; e < n; e++) {
-                    acc[e] += b[e];
-                }
-            }
-            out = acc;
-        } else {
-            float[] acc = new float[n];
-            Kernels.add(first.floatData(), list.get(1).floatData(), acc);
-            for (int k = 2; k < list.size(); k++) {
-                Kernels.add(acc, list.get(k).floatData(), acc); // elementwise, so in place is safe
-            }
-            out = acc;
-        }
-        return made(out, first.shape.clone(), unionAll(list), OpKind.ADD_N, "add", list.toArray(new NDArray[0]));
+        return Elementwise.addN(checkedList(arrays, "addN"));
     }
 
     /** {@code x + s} with a weakly typed int: keeps int32 (wrapping) or float32. */
     public NDArray add(int s) {
-        return binary(Bin.ADD, weak(s));
+        return binary(BinaryOp.ADD, Elementwise.weak(s));
     }
 
     /** {@code x + s} with a weakly typed float: the result is float32. */
     public NDArray add(float s) {
-        return binary(Bin.ADD, weak(s));
+        return binary(BinaryOp.ADD, Elementwise.weak(s));
     }
 
     /** {@code x + s} with a weakly typed Python float, rounded to float32 first: the result is float32. */
@@ -1302,17 +739,17 @@ public final class NDArray {
      * @throws IllegalArgumentException if other is null or the shapes do not broadcast
      */
     public NDArray sub(NDArray other) {
-        return binary(Bin.SUB, other);
+        return binary(BinaryOp.SUB, other);
     }
 
     /** {@code x - s} with a weakly typed int: keeps int32 (wrapping) or float32. */
     public NDArray sub(int s) {
-        return binary(Bin.SUB, weak(s));
+        return binary(BinaryOp.SUB, Elementwise.weak(s));
     }
 
     /** {@code x - s} with a weakly typed float: the result is float32. */
     public NDArray sub(float s) {
-        return binary(Bin.SUB, weak(s));
+        return binary(BinaryOp.SUB, Elementwise.weak(s));
     }
 
     /** {@code x - s} with a weakly typed Python float, rounded to float32 first: the result is float32. */
@@ -1326,17 +763,17 @@ public final class NDArray {
      * @throws IllegalArgumentException if other is null or the shapes do not broadcast
      */
     public NDArray mul(NDArray other) {
-        return binary(Bin.MUL, other);
+        return binary(BinaryOp.MUL, other);
     }
 
     /** {@code x * s} with a weakly typed int: keeps int32 (wrapping) or float32. */
     public NDArray mul(int s) {
-        return binary(Bin.MUL, weak(s));
+        return binary(BinaryOp.MUL, Elementwise.weak(s));
     }
 
     /** {@code x * s} with a weakly typed float: the result is float32 ({@code int32 * 2.5} is float32). */
     public NDArray mul(float s) {
-        return binary(Bin.MUL, weak(s));
+        return binary(BinaryOp.MUL, Elementwise.weak(s));
     }
 
     /** {@code x * s} with a weakly typed Python float, rounded to float32 first: the result is float32. */
@@ -1351,17 +788,17 @@ public final class NDArray {
      * @throws IllegalArgumentException if other is null or the shapes do not broadcast
      */
     public NDArray div(NDArray other) {
-        return binary(Bin.DIV, other);
+        return binary(BinaryOp.DIV, other);
     }
 
     /** {@code x / s}: always float32. */
     public NDArray div(int s) {
-        return binary(Bin.DIV, weak(s));
+        return binary(BinaryOp.DIV, Elementwise.weak(s));
     }
 
     /** {@code x / s}: always float32. */
     public NDArray div(float s) {
-        return binary(Bin.DIV, weak(s));
+        return binary(BinaryOp.DIV, Elementwise.weak(s));
     }
 
     /** {@code x / s} with s rounded to float32 first: always float32. */
@@ -1377,7 +814,7 @@ public final class NDArray {
      * @throws ArithmeticException      on integer division by zero
      */
     public NDArray floorDiv(NDArray other) {
-        return binary(Bin.FLOOR_DIV, other);
+        return binary(BinaryOp.FLOOR_DIV, other);
     }
 
     /**
@@ -1386,12 +823,12 @@ public final class NDArray {
      * @throws ArithmeticException on integer division by zero
      */
     public NDArray floorDiv(int s) {
-        return binary(Bin.FLOOR_DIV, weak(s));
+        return binary(BinaryOp.FLOOR_DIV, Elementwise.weak(s));
     }
 
     /** {@code x // s} with a weakly typed float: the result is float32. */
     public NDArray floorDiv(float s) {
-        return binary(Bin.FLOOR_DIV, weak(s));
+        return binary(BinaryOp.FLOOR_DIV, Elementwise.weak(s));
     }
 
     /** {@code x // s} with s rounded to float32 first: the result is float32. */
@@ -1405,17 +842,17 @@ public final class NDArray {
      * @throws IllegalArgumentException if other is null or the shapes do not broadcast
      */
     public NDArray maximum(NDArray other) {
-        return binary(Bin.MAX, other);
+        return binary(BinaryOp.MAX, other);
     }
 
     /** {@code jnp.maximum(x, s)} with a weakly typed int: keeps int32 or float32. */
     public NDArray maximum(int s) {
-        return binary(Bin.MAX, weak(s));
+        return binary(BinaryOp.MAX, Elementwise.weak(s));
     }
 
     /** {@code jnp.maximum(x, s)} with a weakly typed float: the result is float32. */
     public NDArray maximum(float s) {
-        return binary(Bin.MAX, weak(s));
+        return binary(BinaryOp.MAX, Elementwise.weak(s));
     }
 
     /** {@code jnp.maximum(x, s)} with s rounded to float32 first: the result is float32. */
@@ -1429,17 +866,17 @@ public final class NDArray {
      * @throws IllegalArgumentException if other is null or the shapes do not broadcast
      */
     public NDArray minimum(NDArray other) {
-        return binary(Bin.MIN, other);
+        return binary(BinaryOp.MIN, other);
     }
 
     /** {@code jnp.minimum(x, s)} with a weakly typed int: keeps int32 or float32. */
     public NDArray minimum(int s) {
-        return binary(Bin.MIN, weak(s));
+        return binary(BinaryOp.MIN, Elementwise.weak(s));
     }
 
     /** {@code jnp.minimum(x, s)} with a weakly typed float: the result is float32. */
     public NDArray minimum(float s) {
-        return binary(Bin.MIN, weak(s));
+        return binary(BinaryOp.MIN, Elementwise.weak(s));
     }
 
     /** {@code jnp.minimum(x, s)} with s rounded to float32 first: the result is float32. */
@@ -1447,79 +884,39 @@ public final class NDArray {
         return minimum((float) s);
     }
 
-    private enum Un { NEG, ABS, EXP, LOG, SQRT, SIN, COS, TANH, RELU, SQUARE, GELU }
-
-    private NDArray unary(Un op) {
-        int n = size();
-        boolean keepsInt = op == Un.NEG || op == Un.ABS || op == Un.RELU || op == Un.SQUARE;
-        if (i != null && keepsInt) {
-            int[] out = new int[n];
-            for (int k = 0; k < n; k++) {
-                int v = i[k];
-                switch (op) {
-                    case NEG: out[k] = -v; break;
-                    case ABS: out[k] = Math.abs(v); break;
-                    case RELU: out[k] = Math.max(v, 0); break;
-                    default: out[k] = v * v;
-                }
-            }
-            return made(out, shape.clone(), vma, OpKind.ELEMENTWISE, op.name().toLowerCase(java.util.Locale.ROOT), this);
-        }
-        float[] a = floatData();
-        float[] out = new float[n];
-        for (int k = 0; k < n; k++) {
-            float v = a[k];
-            // StrictMath: bit-identical results on every JVM and CPU (Math may use platform intrinsics)
-            switch (op) {
-                case NEG: out[k] = -v; break;
-                case ABS: out[k] = Math.abs(v); break;
-                case EXP: out[k] = (float) StrictMath.exp(v); break;
-                case LOG: out[k] = (float) StrictMath.log(v); break;
-                case SQRT: out[k] = (float) StrictMath.sqrt(v); break;
-                case SIN: out[k] = (float) StrictMath.sin(v); break;
-                case COS: out[k] = (float) StrictMath.cos(v); break;
-                case TANH: out[k] = (float) StrictMath.tanh(v); break;
-                case RELU: out[k] = Math.max(v, 0f); break;
-                case GELU: out[k] = gelu(v); break;
-                default: out[k] = v * v;
-            }
-        }
-        return made(out, shape.clone(), vma, OpKind.ELEMENTWISE, op.name().toLowerCase(java.util.Locale.ROOT), this);
-    }
-
     /** {@code -x} ({@code jnp.negative}); keeps the dtype (int32 wraps: -MIN_VALUE = MIN_VALUE). */
     public NDArray neg() {
-        return unary(Un.NEG);
+        return Elementwise.unary(this, UnaryOp.NEG);
     }
 
     /** {@code jnp.abs(x)}; keeps the dtype (int32: abs(MIN_VALUE) = MIN_VALUE, as numpy). */
     public NDArray abs() {
-        return unary(Un.ABS);
+        return Elementwise.unary(this, UnaryOp.ABS);
     }
 
     /** {@code jnp.exp(x)}; int32 input gives float32. */
     public NDArray exp() {
-        return unary(Un.EXP);
+        return Elementwise.unary(this, UnaryOp.EXP);
     }
 
     /** {@code jnp.log(x)} (natural log; log 0 = -inf, negative → nan); int32 input gives float32. */
     public NDArray log() {
-        return unary(Un.LOG);
+        return Elementwise.unary(this, UnaryOp.LOG);
     }
 
     /** {@code jnp.sqrt(x)} (negative → nan); int32 input gives float32. */
     public NDArray sqrt() {
-        return unary(Un.SQRT);
+        return Elementwise.unary(this, UnaryOp.SQRT);
     }
 
     /** {@code jnp.sin(x)} (radians); int32 input gives float32. */
     public NDArray sin() {
-        return unary(Un.SIN);
+        return Elementwise.unary(this, UnaryOp.SIN);
     }
 
     /** {@code jnp.cos(x)} (radians); int32 input gives float32. */
     public NDArray cos() {
-        return unary(Un.COS);
+        return Elementwise.unary(this, UnaryOp.COS);
     }
 
     /**
@@ -1527,44 +924,29 @@ public final class NDArray {
      * 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))), evaluated in double and rounded; int32 input gives float32.
      */
     public NDArray gelu() {
-        return unary(Un.GELU);
-    }
-
-    private static float gelu(float x) {
-        double v = x;
-        return (float) (0.5 * v * (1.0 + StrictMath.tanh(Math.sqrt(2.0 / Math.PI) * (v + 0.044715 * v * v * v))));
+        return Elementwise.unary(this, UnaryOp.GELU);
     }
 
     /** {@code jnp.tanh(x)}; int32 input gives float32. */
     public NDArray tanh() {
-        return unary(Un.TANH);
+        return Elementwise.unary(this, UnaryOp.TANH);
     }
 
     /** {@code jax.nn.relu(x)} = maximum(x, 0); keeps the dtype; NaN propagates. */
     public NDArray relu() {
-        return unary(Un.RELU);
+        return Elementwise.unary(this, UnaryOp.RELU);
     }
 
     /** {@code jnp.square(x)} = x·x; keeps the dtype (int32 wraps). */
     public NDArray square() {
-        return unary(Un.SQUARE);
+        return Elementwise.unary(this, UnaryOp.SQUARE);
     }
 
     // ---------------------------------------------------------------------------------------------- reductions
 
-    private enum Red {
-        SUM("add"), MEAN("mean"), MAX("maximum"), MIN("minimum");
-
-        final String numpy;
-
-        Red(String numpy) {
-            this.numpy = numpy;
-        }
-    }
-
     /** {@code jnp.sum(x)}: the sum of all elements, rank 0. int32 wraps; float32 accumulates in double. */
     public NDArray sum() {
-        return reduce(Red.SUM, false, new int[0]);
+        return reduce(ReduceOp.SUM, false, new int[0]);
     }
 
     /**
@@ -1574,7 +956,7 @@ public final class NDArray {
      * @throws IllegalArgumentException if an axis is out of bounds or repeated
      */
     public NDArray sum(int... axes) {
-        return reduce(Red.SUM, false, axes);
+        return reduce(ReduceOp.SUM, false, axes);
     }
 
     /**
@@ -1583,12 +965,12 @@ public final class NDArray {
      * @throws IllegalArgumentException if an axis is out of bounds or repeated
      */
     public NDArray sum(KeepDims keepDims, int... axes) {
-        return reduce(Red.SUM, Objects.requireNonNull(keepDims, "keepDims").keep(), axes);
+        return reduce(ReduceOp.SUM, Objects.requireNonNull(keepDims, "keepDims").keep(), axes);
     }
 
     /** {@code jnp.mean(x)} over all elements: always float32 (int32 input too); empty → nan. */
     public NDArray mean() {
-        return reduce(Red.MEAN, false, new int[0]);
+        return reduce(ReduceOp.MEAN, false, new int[0]);
     }
 
     /**
@@ -1598,7 +980,7 @@ public final class NDArray {
      * @throws IllegalArgumentException if an axis is out of bounds or repeated
      */
     public NDArray mean(int... axes) {
-        return reduce(Red.MEAN, false, axes);
+        return reduce(ReduceOp.MEAN, false, axes);
     }
 
     /**
@@ -1607,7 +989,7 @@ public final class NDArray {
      * @throws IllegalArgumentException if an axis is out of bounds or repeated
      */
     public NDArray mean(KeepDims keepDims, int... axes) {
-        return reduce(Red.MEAN, Objects.requireNonNull(keepDims, "keepDims").keep(), axes);
+        return reduce(ReduceOp.MEAN, Objects.requireNonNull(keepDims, "keepDims").keep(), axes);
     }
 
     /**
@@ -1616,7 +998,7 @@ public final class NDArray {
      * @throws IllegalArgumentException if the array is empty
      */
     public NDArray max() {
-        return reduce(Red.MAX, false, new int[0]);
+        return reduce(ReduceOp.MAX, false, new int[0]);
     }
 
     /**
@@ -1626,7 +1008,7 @@ public final class NDArray {
      *                                  ("zero-size array to reduction operation maximum which has no identity")
      */
     public NDArray max(int... axes) {
-        return reduce(Red.MAX, false, axes);
+        return reduce(ReduceOp.MAX, false, axes);
     }
 
     /**
@@ -1635,7 +1017,7 @@ public final class NDArray {
      * @throws IllegalArgumentException as {@link #max(int...)}
      */
     public NDArray max(KeepDims keepDims, int... axes) {
-        return reduce(Red.MAX, Objects.requireNonNull(keepDims, "keepDims").keep(), axes);
+        return reduce(ReduceOp.MAX, Objects.requireNonNull(keepDims, "keepDims").keep(), axes);
     }
 
     /**
@@ -1644,7 +1026,7 @@ public final class NDArray {
      * @throws IllegalArgumentException if the array is empty
      */
     public NDArray min() {
-        return reduce(Red.MIN, false, new int[0]);
+        return reduce(ReduceOp.MIN, false, new int[0]);
     }
 
     /**
@@ -1653,7 +1035,7 @@ public final class NDArray {
      * @throws IllegalArgumentException if an axis is out of bounds or repeated, or a reduced axis is empty
      */
     public NDArray min(int... axes) {
-        return reduce(Red.MIN, false, axes);
+        return reduce(ReduceOp.MIN, false, axes);
     }
 
     /**
@@ -1662,7 +1044,7 @@ public final class NDArray {
      * @throws IllegalArgumentException as {@link #min(int...)}
      */
     public NDArray min(KeepDims keepDims, int... axes) {
-        return reduce(Red.MIN, Objects.requireNonNull(keepDims, "keepDims").keep(), axes);
+        return reduce(ReduceOp.MIN, Objects.requireNonNull(keepDims, "keepDims").keep(), axes);
     }
 
     /**
@@ -1672,154 +1054,12 @@ public final class NDArray {
      * @throws IllegalArgumentException if the axis is out of bounds or empty
      */
     public NDArray argmax(int axis) {
-        int ax = Shapes.axis(axis, shape.length);
-        int len = shape[ax];
-        if (len == 0) {
-            throw new IllegalArgumentException("attempt to get argmax of an empty sequence: axis " + ax
-                    + " of shape " + Shapes.str(shape) + " has size 0");
-        }
-        int[] perm = new int[shape.length];
-        for (int d = 0, j = 0; d < shape.length; d++) {
-            if (d != ax) {
-                perm[j++] = d;
-            }
-        }
-        perm[shape.length - 1] = ax;
-        Object g = permuted(perm);
-        int[] outShape = Shapes.remove(shape, ax);
-        int outN = Shapes.size(outShape);
-        int[] out = new int[outN];
-        for (int o = 0; o < outN; o++) {
-            int base = o * len;
-            int best = 0;
-            if (g instanceof float[]) {
-                float[] a = (float[]) g;
-                float bv = a[base];
-                for (int j = 1; j < len && !Float.isNaN(bv); j++) {
-                    float v = a[base + j];
-                    if (Float.isNaN(v) || v > bv) {
-                        bv = v;
-                        best = j;
-                    }
-                }
-            } else {
-                int[] a = (int[]) g;
-                int bv = a[base];
-                for (int j = 1; j < len; j++) {
-                    if (a[base + j] > bv) {
-                        bv = a[base + j];
-                        best = j;
-                    }
-                }
-            }
-            out[o] = best;
-        }
-        return made(out, outShape, vma, OpKind.REDUCTION, "argmax", this);
+        return Reductions.argmax(this, Shapes.axis(axis, shape.length));
     }
 
-    private NDArray reduce(Red op, boolean keepdims, int[] axes) {
+    private NDArray reduce(ReduceOp op, boolean keepdims, int[] axes) {
         requireNonNull(axes, "axes");
-        int rank = shape.length;
-        boolean[] reduced = new boolean[rank];
-        if (axes.length == 0) {
-            Arrays.fill(reduced, true);
-        }
-        for (int a : axes) {
-            int ax = Shapes.axis(a, rank);
-            if (reduced[ax]) {
-                throw new IllegalArgumentException("duplicate value in 'axis': axis " + ax + " appears twice in "
-                        + Arrays.toString(axes));
-            }
-            reduced[ax] = true;
-        }
-        int[] perm = new int[rank];
-        int j = 0;
-        int kept = 0;
-        for (int d = 0; d < rank; d++) {
-            if (!reduced[d]) {
-                perm[j++] = d;
-                kept++;
-            }
-        }
-        int count = 1;
-        for (int d = 0; d < rank; d++) {
-            if (reduced[d]) {
-                perm[j++] = d;
-                count *= shape[d];
-            }
-        }
-        int[] outShape = new int[keepdims ? rank : kept];
-        for (int d = 0, k = 0; d < rank; d++) {
-            if (keepdims) {
-                outShape[d] = reduced[d] ? 1 : shape[d];
-            } else if (!reduced[d]) {
-                outShape[k++] = shape[d];
-            }
-        }
-        int outN = Shapes.size(outShape);
-        if ((op == Red.MAX || op == Red.MIN) && count == 0 && outN > 0) {
-            throw new IllegalArgumentException("zero-size array to reduction operation " + op.numpy
-                    + " which has no identity: reducing shape " + Shapes.str(shape) + " over axes "
-                    + Arrays.toString(axes) + " includes a size-0 axis");
-        }
-        // Move reduced axes last so each output element reduces a contiguous run, in row-major order of the
-        // reduced axes: a fixed order, independent of layout and threads.
-        Object g = permuted(perm);
-        if (g instanceof float[]) {
-            float[] a = (float[]) g;
-            float[] out = new float[outN];
-            for (int o = 0; o < outN; o++) {
-                int from = o * count;
-                int to = from + count;
-                switch (op) {
-                    case SUM: out[o] = (float) Kernels.sum(a, from, to); break;
-                    case MEAN: out[o] = (float) (Kernels.sum(a, from, to) / count); break;
-                    case MAX: {
-                        float m = a[from];
-                        for (int t = from + 1; t < to; t++) {
-                            m = Math.max(m, a[t]);
-                        }
-                        out[o] = m;
-                        break;
-                    }
-                    default: {
-                        float m = a[from];
-                        for (int t = from + 1; t < to; t++) {
-                            m = Math.min(m, a[t]);
-                        }
-                        out[o] = m;
-                    }
-                }
-            }
-            return made(out, outShape, vma, OpKind.REDUCTION, "reduce_" + op.name().toLowerCase(java.util.Locale.ROOT), this);
-        }
-        int[] a = (int[]) g;
-        if (op == Red.MEAN) {
-            float[] out = new float[outN];
-            for (int o = 0; o < outN; o++) {
-                long s = 0; // exact: JAX converts to float before summing, so the mean does not wrap
-                for (int t = o * count; t < (o + 1) * count; t++) {
-                    s += a[t];
-                }
-                out[o] = (float) ((double) s / count);
-            }
-            return made(out, outShape, vma, OpKind.REDUCTION, "reduce_" + op.name().toLowerCase(java.util.Locale.ROOT), this);
-        }
-        int[] out = new int[outN];
-        for (int o = 0; o < outN; o++) {
-            int from = o * count;
-            int to = from + count;
-            int m = op == Red.SUM ? 0 : a[from];
-            for (int t = op == Red.SUM ? from : from + 1; t < to; t++) {
-                switch (op) {
-                    case SUM: m += a[t]; break;
-                    case MAX: m = Math.max(m, a[t]); break;
-                    default: m = Math.min(m, a[t]);
-                }
-            }
-            out[o] = m;
-        }
-        return made(out, outShape, vma, OpKind.REDUCTION, "reduce_" + op.name().toLowerCase(java.util.Locale.ROOT), this);
+        return Reductions.reduce(this, op, keepdims, axes);
     }
 
     // ------------------------------------------------------------------------------------------ linear algebra
@@ -1840,34 +1080,11 @@ public final class NDArray {
             throw new IllegalArgumentException("matmul requires 2-D operands, got shapes " + Shapes.str(shape)
                     + " and " + Shapes.str(other.shape));
         }
-        int m = shape[0];
-        int k = shape[1];
-        int n = other.shape[1];
-        if (other.shape[0] != k) {
+        if (other.shape[0] != shape[1]) {
             throw new IllegalArgumentException("matmul: contracting dimensions differ: " + Shapes.str(shape) + " · "
-                    + Shapes.str(other.shape) + " (" + k + " != " + other.shape[0] + ")");
+                    + Shapes.str(other.shape) + " (" + shape[1] + " != " + other.shape[0] + ")");
         }
-        Shapes.checkedSize(new int[] {m, n});
-        Set<String> outVma = union(vma, other.vma);
-        int[] outShape = {m, n};
-        if (dtype == DType.INT32 && other.dtype == DType.INT32) {
-            int[] a = i;
-            int[] b = other.i;
-            int[] c = new int[m * n];
-            for (int r = 0; r < m; r++) {
-                for (int kk = 0; kk < k; kk++) {
-                    int aik = a[r * k + kk];
-                    for (int col = 0; col < n; col++) {
-                        c[r * n + col] += aik * b[kk * n + col];
-                    }
-                }
-            }
-            OpObservers.matmul(m, k, n, DType.INT32);
-            return made(c, outShape, outVma, OpKind.MATMUL, "dot", this, other);
-        }
-        float[] c = Kernels.matmul(floatData(), other.floatData(), m, k, n);
-        OpObservers.matmul(m, k, n, DType.FLOAT32);
-        return made(c, outShape, outVma, OpKind.MATMUL, "dot", this, other);
+        return Contraction.matmul(this, other);
     }
 
     // ---------------------------------------------------------------------------------------------- comparison

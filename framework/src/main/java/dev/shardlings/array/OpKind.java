@@ -2,8 +2,7 @@ package dev.shardlings.array;
 
 /**
  * What kind of work a local operation on one device is: how its FLOPs and bytes are counted, and whether the cost
- * model folds it into the operation that reads its result. Every operation the trace records names its kind with
- * this enum (its name, e.g. {@code "slice"}, is only for display).
+ * model folds it into the operation that reads its result. Every {@link LocalOp} has one.
  */
 public enum OpKind {
     /** A new array from nothing (zeros, arange, a literal): no FLOPs, bytes = the result; fused into its consumer. */

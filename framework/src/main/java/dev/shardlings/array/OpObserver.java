@@ -35,9 +35,8 @@ public interface OpObserver {
      * did. The id returned is carried by the result (and by views of it) and comes back in {@code inputs} of the
      * operations that read it, so an observer can rebuild the dataflow graph of a program.
      *
-     * @param kind   what kind of work it is: how it is costed and whether it fuses into its consumer
-     * @param name   the operation, for display, in jax.lax's words where there is one: {@code "dot"},
-     *               {@code "add"}, {@code "slice"}, {@code "concatenate"}, {@code "reduce_sum"}, {@code "create"}, …
+     * @param op     the operation: its family and name, and by its {@link LocalOp#kind()} how it is costed and
+     *               whether it fuses into its consumer
      * @param dtype  the result's dtype
      * @param shape  the result's shape (a copy the observer may keep)
      * @param inputs the ids of the arrays read, in operand order; 0 for an array made while no observer gave ids
@@ -46,7 +45,7 @@ public interface OpObserver {
      * @param bytes  bytes read plus bytes written (data movement reads what it writes)
      * @return the id of the result, or 0 when this observer does not track the dataflow (the default)
      */
-    default long op(OpKind kind, String name, DType dtype, int[] shape, long[] inputs, long flops, long bytes) {
+    default long op(LocalOp op, DType dtype, int[] shape, long[] inputs, long flops, long bytes) {
         return 0;
     }
 }

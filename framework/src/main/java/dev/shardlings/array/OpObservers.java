@@ -86,9 +86,9 @@ public final class OpObservers {
     }
 
     /** Reports an operation to the installed observer, if any; the id its result carries (0 without one). */
-    static long op(OpKind kind, String name, DType dtype, int[] shape, long[] inputs, long flops, long bytes) {
+    static long op(LocalOp op, DType dtype, int[] shape, long[] inputs, long flops, long bytes) {
         OpObserver o = CURRENT.get();
-        return o == null ? 0 : o.op(kind, name, dtype, shape.clone(), inputs, flops, bytes);
+        return o == null ? 0 : o.op(op, dtype, shape.clone(), inputs, flops, bytes);
     }
 
     /**

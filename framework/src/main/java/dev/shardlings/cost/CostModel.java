@@ -1,5 +1,6 @@
 package dev.shardlings.cost;
 
+import dev.shardlings.array.ReduceOp;
 import dev.shardlings.sharding.Mesh;
 import dev.shardlings.trace.Collective;
 import dev.shardlings.trace.DeviceTrace;
@@ -347,7 +348,7 @@ public final class CostModel {
          */
         private boolean fusesInto(Dev d, LocalOpEvent op, double start) {
             Fusion g = d.group;
-            return g != null && g.matmul && op.flops() > 0 && !op.name().startsWith("reduce") && start <= g.end
+            return g != null && g.matmul && op.flops() > 0 && !(op.op() instanceof ReduceOp) && start <= g.end
                     && op.inputs().contains(g.lastId);
         }
 

@@ -455,6 +455,7 @@ final class Partitioner {
                     case SUM -> "add";
                     case MAX -> "maximum";
                     case MIN -> "minimum";
+                    case MEAN -> throw new AssertionError("Step.AllReduce refuses mean");
                 };
             }
             if (step instanceof Step.ReduceScatter s) {

@@ -1,5 +1,6 @@
 package dev.shardlings.primitive;
 
+import dev.shardlings.array.BinaryOp;
 import dev.shardlings.array.DType;
 import dev.shardlings.array.NDArray;
 import dev.shardlings.sharding.Mesh;
@@ -7,7 +8,6 @@ import dev.shardlings.sharding.Mesh;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import java.util.function.BinaryOperator;
 import java.util.stream.Collectors;
 
 /**
@@ -15,30 +15,12 @@ import java.util.stream.Collectors;
  * …): A[I, J] + B[I, J] → C[I, J]. A rank-0 operand (a scalar) broadcasts to any shape. Typing follows JAX's
  * {@code broadcasting_sharding_rule}: per dimension the operands must agree, a replicated size-1 dimension
  * counting as no opinion; otherwise the one sharded operand wins, and two different shardings are a
- * {@link ShardingTypeError}. Runs on each block with no communication (a broadcast operand is sliced locally).
+ * {@link ShardingTypeError}. Runs on each block with no communication (a broadcast operand is sliced locally), by
+ * the {@link NDArray} method of the same {@link BinaryOp}; jaxprs name it by {@link BinaryOp#laxName()}.
  *
  * @param op which function
  */
-public record Binary(Op op) implements Primitive {
-
-    /** The elementwise functions of two arrays. */
-    public enum Op {
-        ADD("add", NDArray::add), SUB("sub", NDArray::sub), MUL("mul", NDArray::mul), DIV("div", NDArray::div),
-        MAX("max", NDArray::maximum), MIN("min", NDArray::minimum);
-
-        private final String jaxName;
-        private final BinaryOperator<NDArray> fn;
-
-        Op(String jaxName, BinaryOperator<NDArray> fn) {
-            this.jaxName = jaxName;
-            this.fn = fn;
-        }
-
-        /** JAX's primitive name. */
-        public String jaxName() {
-            return jaxName;
-        }
-    }
+public record Binary(BinaryOp op) implements Primitive {
 
     /** @throws NullPointerException if op is null */
     public Binary {
@@ -47,7 +29,7 @@ public record Binary(Op op) implements Primitive {
 
     @Override
     public String name() {
-        return op.jaxName;
+        return op.laxName();
     }
 
     @Override
@@ -121,7 +103,17 @@ public record Binary(Op op) implements Primitive {
 
     @Override
     public NDArray apply(List<NDArray> operands) {
-        return op.fn.apply(operands.get(0), operands.get(1));
+        NDArray a = operands.get(0);
+        NDArray b = operands.get(1);
+        return switch (op) {
+            case ADD -> a.add(b);
+            case SUB -> a.sub(b);
+            case MUL -> a.mul(b);
+            case DIV -> a.div(b);
+            case MAX -> a.maximum(b);
+            case MIN -> a.minimum(b);
+            case FLOOR_DIV -> a.floorDiv(b);
+        };
     }
 
     @Override

@@ -2,6 +2,7 @@ package dev.shardlings.primitive;
 
 import dev.shardlings.array.DType;
 import dev.shardlings.array.NDArray;
+import dev.shardlings.array.ReduceOp;
 import dev.shardlings.sharding.Mesh;
 import dev.shardlings.sharding.PartitionSpec;
 
@@ -339,7 +340,7 @@ public record DotGeneral(List<Integer> lhsContracting, List<Integer> rhsContract
         if (gatherBytes < reduceBytes) {
             return Partitioning.local(List.of(gathered.lhs, gathered.rhs), local, gathered.natural);
         }
-        return new Partitioning(List.of(sum.lhs, sum.rhs), local, sum.contracted, Reduce.Op.SUM, sum.natural);
+        return new Partitioning(List.of(sum.lhs, sum.rhs), local, sum.contracted, ReduceOp.SUM, sum.natural);
     }
 
     /** Bytes a device receives to go from the operand's own layout to {@code to} (0 when {@code to} is finer). */

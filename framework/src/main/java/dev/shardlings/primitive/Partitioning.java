@@ -1,5 +1,7 @@
 package dev.shardlings.primitive;
 
+import dev.shardlings.array.ReduceOp;
+
 import java.util.List;
 import java.util.Objects;
 
@@ -17,7 +19,7 @@ import java.util.Objects;
  * @param resultDims  the layout of the block after the reduction, before it is re-laid out to the output's
  */
 public record Partitioning(List<List<List<String>>> operandDims, Primitive local, List<String> reduceAxes,
-                           Reduce.Op reduceOp, List<List<String>> resultDims) {
+                           ReduceOp reduceOp, List<List<String>> resultDims) {
 
     /** @throws NullPointerException if an argument is null */
     public Partitioning {
@@ -30,6 +32,6 @@ public record Partitioning(List<List<List<String>>> operandDims, Primitive local
 
     /** A partitioning with no reduction. */
     static Partitioning local(List<List<List<String>>> operandDims, Primitive local, List<List<String>> resultDims) {
-        return new Partitioning(operandDims, local, List.of(), Reduce.Op.SUM, resultDims);
+        return new Partitioning(operandDims, local, List.of(), ReduceOp.SUM, resultDims);
     }
 }

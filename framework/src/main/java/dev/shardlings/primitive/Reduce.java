@@ -1,6 +1,7 @@
 package dev.shardlings.primitive;
 
 import dev.shardlings.array.NDArray;
+import dev.shardlings.array.ReduceOp;
 import dev.shardlings.sharding.Mesh;
 
 import java.util.ArrayList;
@@ -12,41 +13,28 @@ import java.util.Objects;
  * Typing: the reduced dimensions' shardings disappear, the others are kept. Partitioning: each device reduces its
  * block; where a reduced dimension was split over mesh axes, a psum (pmax, pmin) over those axes completes it.
  *
- * @param op   how elements combine
+ * @param op   how elements combine: {@link ReduceOp#SUM}, {@link ReduceOp#MAX} or {@link ReduceOp#MIN}
  * @param axes the dimensions reduced (distinct)
  */
-public record Reduce(Op op, List<Integer> axes) implements Primitive {
+public record Reduce(ReduceOp op, List<Integer> axes) implements Primitive {
 
-    /** How elements (and partial results on different devices) combine. */
-    public enum Op {
-        /** Sum; partial results combine with psum. */
-        SUM("reduce_sum"),
-        /** Maximum; partial results combine with pmax. */
-        MAX("reduce_max"),
-        /** Minimum; partial results combine with pmin. */
-        MIN("reduce_min");
-
-        private final String jaxName;
-
-        Op(String jaxName) {
-            this.jaxName = jaxName;
-        }
-
-        /** JAX's primitive name. */
-        public String jaxName() {
-            return jaxName;
-        }
-    }
-
-    /** @throws NullPointerException if an argument is null */
+    /**
+     * @throws NullPointerException     if an argument is null
+     * @throws IllegalArgumentException if op is {@link ReduceOp#MEAN}, which is not a lax reduction: its partial
+     *                                  results do not combine with a collective (reduce_sum, then divide)
+     */
     public Reduce {
         Objects.requireNonNull(op, "op");
+        if (!op.combinesAcrossDevices()) {
+            throw new IllegalArgumentException(op.jaxName() + " is not a lax reduction: partial results on"
+                    + " different devices cannot combine with one collective; use reduce_sum, then divide");
+        }
         axes = List.copyOf(axes);
     }
 
     @Override
     public String name() {
-        return op.jaxName;
+        return op.jaxName();
     }
 
     @Override
@@ -95,6 +83,7 @@ public record Reduce(Op op, List<Integer> axes) implements Primitive {
             case SUM -> x.sum(ax);
             case MAX -> x.max(ax);
             case MIN -> x.min(ax);
+            case MEAN -> throw new AssertionError("refused by the constructor");
         };
     }
 

@@ -2,43 +2,19 @@ package dev.shardlings.primitive;
 
 import dev.shardlings.array.DType;
 import dev.shardlings.array.NDArray;
+import dev.shardlings.array.UnaryOp;
 import dev.shardlings.sharding.Mesh;
 
 import java.util.List;
 import java.util.Objects;
-import java.util.function.UnaryOperator;
 
 /**
  * An elementwise function of one array ({@code jnp.sin}, {@code jnp.exp}, …): A[I, J] → B[I, J], the sharding
- * kept. Runs on each block with no communication.
+ * kept. Runs on each block with no communication, by the {@link NDArray} method of the same {@link UnaryOp}.
  *
  * @param op which function
  */
-public record Unary(Op op) implements Primitive {
-
-    /** The elementwise functions. */
-    public enum Op {
-        SIN("sin", NDArray::sin, true), COS("cos", NDArray::cos, true), EXP("exp", NDArray::exp, true),
-        LOG("log", NDArray::log, true), TANH("tanh", NDArray::tanh, true), SQRT("sqrt", NDArray::sqrt, true),
-        NEG("neg", NDArray::neg, false), ABS("abs", NDArray::abs, false), SQUARE("square", NDArray::square, false),
-        /** {@code jnp.copy}: a new buffer with the same values. */
-        COPY("copy", x -> x, false);
-
-        private final String jaxName;
-        private final UnaryOperator<NDArray> fn;
-        private final boolean floating;
-
-        Op(String jaxName, UnaryOperator<NDArray> fn, boolean floating) {
-            this.jaxName = jaxName;
-            this.fn = fn;
-            this.floating = floating;
-        }
-
-        /** JAX's primitive name. */
-        public String jaxName() {
-            return jaxName;
-        }
-    }
+public record Unary(UnaryOp op) implements Primitive {
 
     /** @throws NullPointerException if op is null */
     public Unary {
@@ -47,7 +23,7 @@ public record Unary(Op op) implements Primitive {
 
     @Override
     public String name() {
-        return op.jaxName;
+        return op.jaxName();
     }
 
     @Override
@@ -55,7 +31,7 @@ public record Unary(Op op) implements Primitive {
         Typing.arity(this, operands, 1);
         ArrayType a = operands.get(0);
         // Transcendental functions of an integer array give floats, as jnp.sin does.
-        return new Shaped(op.floating ? DType.FLOAT32 : a.dtype(), a.shape());
+        return new Shaped(op.keepsIntegers() ? a.dtype() : DType.FLOAT32, a.shape());
     }
 
     @Override
@@ -66,10 +42,22 @@ public record Unary(Op op) implements Primitive {
     @Override
     public NDArray apply(List<NDArray> operands) {
         NDArray x = operands.get(0);
-        if (op == Op.COPY) {
-            return NDArray.concat(0, List.of(x.rank() == 0 ? x.reshape(1) : x)).reshape(x.shape());
-        }
-        return op.fn.apply(op.floating ? x.astype(DType.FLOAT32) : x);
+        NDArray in = op.keepsIntegers() ? x : x.astype(DType.FLOAT32);
+        return switch (op) {
+            // a concatenation of one block: a new buffer with the same values
+            case COPY -> NDArray.concat(0, List.of(in.rank() == 0 ? in.reshape(1) : in)).reshape(in.shape());
+            case NEG -> in.neg();
+            case ABS -> in.abs();
+            case EXP -> in.exp();
+            case LOG -> in.log();
+            case SQRT -> in.sqrt();
+            case SIN -> in.sin();
+            case COS -> in.cos();
+            case TANH -> in.tanh();
+            case RELU -> in.relu();
+            case SQUARE -> in.square();
+            case GELU -> in.gelu();
+        };
     }
 
     @Override
@@ -79,6 +67,6 @@ public record Unary(Op op) implements Primitive {
 
     @Override
     public long flops(List<ArrayType> operands, ArrayType out) {
-        return op == Op.COPY ? 0 : out.size();
+        return op == UnaryOp.COPY ? 0 : out.size();
     }
 }

@@ -149,8 +149,7 @@ final class DeviceContext implements OpObserver {
     }
 
     @Override
-    public long op(dev.shardlings.array.OpKind kind, String name, DType dtype, int[] shape, long[] inputs, long flops,
-                   long bytes) {
+    public long op(dev.shardlings.array.LocalOp op, DType dtype, int[] shape, long[] inputs, long flops, long bytes) {
         if (collectiveId != 0) {
             return collectiveId;
         }
@@ -164,7 +163,7 @@ final class DeviceContext implements OpObserver {
             pendingMatmul = null;
             events.add(new TraceEvent.MatmulEvent(mkn[0], mkn[1], mkn[2], dtype, flops, id, in));
         } else {
-            events.add(new TraceEvent.LocalOpEvent(kind, name, dtype, Arrays.stream(shape).boxed().toList(),
+            events.add(new TraceEvent.LocalOpEvent(op, dtype, Arrays.stream(shape).boxed().toList(),
                     flops, bytes, id, in));
         }
         return id;

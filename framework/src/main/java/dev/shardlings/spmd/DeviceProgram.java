@@ -141,7 +141,7 @@ public record DeviceProgram(List<Instruction> instructions, int registers) {
                 Step reduce = null;
                 for (int d = 0; d < dims.size() && reduce == null; d++) {
                     if (dims.get(d).isEmpty() && outDims.get(d).equals(reduceAxes)
-                            && plan.reduceOp() == dev.shardlings.primitive.Reduce.Op.SUM) {
+                            && plan.reduceOp() == dev.shardlings.array.ReduceOp.SUM) {
                         reduce = new Step.ReduceScatter(reduceAxes, d);
                         List<List<String>> next = new ArrayList<>(dims);
                         next.set(d, reduceAxes);
@@ -200,7 +200,7 @@ public record DeviceProgram(List<Instruction> instructions, int registers) {
         for (int i = 0; i < out.size(); i++) {
             if (!(out.get(i) instanceof Move first) || reads[first.output()] != 1
                     || !(first.steps().get(first.steps().size() - 1) instanceof Step.AllReduce r)
-                    || r.op() != dev.shardlings.primitive.Reduce.Op.SUM) {
+                    || r.op() != dev.shardlings.array.ReduceOp.SUM) {
                 continue;
             }
             for (int j = i + 1; j < out.size(); j++) {

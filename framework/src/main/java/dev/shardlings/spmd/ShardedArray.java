@@ -1,7 +1,10 @@
 package dev.shardlings.spmd;
 
+import dev.shardlings.array.BinaryOp;
 import dev.shardlings.array.DType;
 import dev.shardlings.array.NDArray;
+import dev.shardlings.array.ReduceOp;
+import dev.shardlings.array.UnaryOp;
 import dev.shardlings.primitive.ArrayType;
 import dev.shardlings.primitive.Binary;
 import dev.shardlings.primitive.BroadcastInDim;
@@ -405,52 +408,52 @@ public final class ShardedArray {
 
     /** {@code jnp.sin(x)}: A[I_X, J_Y] → float32[I_X, J_Y], each block on its device, no communication. */
     public ShardedArray sin() {
-        return op(new Unary(Unary.Op.SIN));
+        return op(new Unary(UnaryOp.SIN));
     }
 
     /** {@code jnp.cos(x)}; layout kept, no communication. */
     public ShardedArray cos() {
-        return op(new Unary(Unary.Op.COS));
+        return op(new Unary(UnaryOp.COS));
     }
 
     /** {@code jnp.exp(x)}; layout kept, no communication. */
     public ShardedArray exp() {
-        return op(new Unary(Unary.Op.EXP));
+        return op(new Unary(UnaryOp.EXP));
     }
 
     /** {@code jnp.log(x)}; layout kept, no communication. */
     public ShardedArray log() {
-        return op(new Unary(Unary.Op.LOG));
+        return op(new Unary(UnaryOp.LOG));
     }
 
     /** {@code jnp.tanh(x)}; layout kept, no communication. */
     public ShardedArray tanh() {
-        return op(new Unary(Unary.Op.TANH));
+        return op(new Unary(UnaryOp.TANH));
     }
 
     /** {@code jnp.sqrt(x)}; layout kept, no communication. */
     public ShardedArray sqrt() {
-        return op(new Unary(Unary.Op.SQRT));
+        return op(new Unary(UnaryOp.SQRT));
     }
 
     /** {@code -x}; layout kept, no communication. */
     public ShardedArray neg() {
-        return op(new Unary(Unary.Op.NEG));
+        return op(new Unary(UnaryOp.NEG));
     }
 
     /** {@code jnp.abs(x)}; layout kept, no communication. */
     public ShardedArray abs() {
-        return op(new Unary(Unary.Op.ABS));
+        return op(new Unary(UnaryOp.ABS));
     }
 
     /** {@code jnp.square(x)}; layout kept, no communication. */
     public ShardedArray square() {
-        return op(new Unary(Unary.Op.SQUARE));
+        return op(new Unary(UnaryOp.SQUARE));
     }
 
     /** {@code jnp.copy(x)}: a new array with the same values and layout, no communication. */
     public ShardedArray copy() {
-        return op(new Unary(Unary.Op.COPY));
+        return op(new Unary(UnaryOp.COPY));
     }
 
     /** {@code x.astype(dtype)}; layout kept, no communication. */
@@ -458,9 +461,9 @@ public final class ShardedArray {
         return op(new ConvertType(Objects.requireNonNull(dtype, "dtype")));
     }
 
-    private ShardedArray binary(Binary.Op o, GlobalOps.Operand other, int otherRank, int[] otherShape,
+    private ShardedArray binary(BinaryOp o, GlobalOps.Operand other, int otherRank, int[] otherShape,
                                 boolean placed, Object raw) {
-        hostOnly(o.jaxName());
+        hostOnly(o.laxName());
         GlobalOps.Operand self = GlobalOps.of(this);
         // numpy rank promotion: the lower-rank operand gets leading size-1 dimensions (broadcast_in_dim), as jnp does
         if (otherRank > 0 && otherRank < rank()) {
@@ -487,17 +490,17 @@ public final class ShardedArray {
         return op(new BroadcastInDim(Arrays.stream(liftedShape(shape, toRank)).boxed().toList(), dims));
     }
 
-    private ShardedArray binary(Binary.Op o, ShardedArray other) {
+    private ShardedArray binary(BinaryOp o, ShardedArray other) {
         Objects.requireNonNull(other, "other");
         return binary(o, GlobalOps.of(other), other.rank(), other.shape, true, other);
     }
 
-    private ShardedArray binary(Binary.Op o, NDArray other) {
+    private ShardedArray binary(BinaryOp o, NDArray other) {
         Objects.requireNonNull(other, "other");
         return binary(o, GlobalOps.of(other), other.rank(), other.shape(), false, other);
     }
 
-    private ShardedArray binary(Binary.Op o, double scalar) {
+    private ShardedArray binary(BinaryOp o, double scalar) {
         NDArray s = dtype == DType.INT32 && scalar == Math.rint(scalar) ? NDArray.scalar((int) scalar)
                 : NDArray.scalar((float) scalar);
         return binary(o, GlobalOps.of(s), 0, new int[0], false, s);
@@ -510,82 +513,82 @@ public final class ShardedArray {
      * ('X', 'Y'), ('Y', 'X')." No communication.
      */
     public ShardedArray add(ShardedArray other) {
-        return binary(Binary.Op.ADD, other);
+        return binary(BinaryOp.ADD, other);
     }
 
     /** {@code x + c} with an uncommitted array c (placed replicated on this array's mesh). */
     public ShardedArray add(NDArray other) {
-        return binary(Binary.Op.ADD, other);
+        return binary(BinaryOp.ADD, other);
     }
 
     /** {@code x + s}: a scalar (int32 arrays stay int32 for a whole number). */
     public ShardedArray add(double s) {
-        return binary(Binary.Op.ADD, s);
+        return binary(BinaryOp.ADD, s);
     }
 
     /** {@code x - y}; as {@link #add(ShardedArray)}. */
     public ShardedArray sub(ShardedArray other) {
-        return binary(Binary.Op.SUB, other);
+        return binary(BinaryOp.SUB, other);
     }
 
     /** {@code x - c}; as {@link #add(NDArray)}. */
     public ShardedArray sub(NDArray other) {
-        return binary(Binary.Op.SUB, other);
+        return binary(BinaryOp.SUB, other);
     }
 
     /** {@code x - s}; as {@link #add(double)}. */
     public ShardedArray sub(double s) {
-        return binary(Binary.Op.SUB, s);
+        return binary(BinaryOp.SUB, s);
     }
 
     /** {@code x * y}; as {@link #add(ShardedArray)}. */
     public ShardedArray mul(ShardedArray other) {
-        return binary(Binary.Op.MUL, other);
+        return binary(BinaryOp.MUL, other);
     }
 
     /** {@code x * c}; as {@link #add(NDArray)}. */
     public ShardedArray mul(NDArray other) {
-        return binary(Binary.Op.MUL, other);
+        return binary(BinaryOp.MUL, other);
     }
 
     /** {@code x * s}; as {@link #add(double)}. */
     public ShardedArray mul(double s) {
-        return binary(Binary.Op.MUL, s);
+        return binary(BinaryOp.MUL, s);
     }
 
     /** {@code x / y}; as {@link #add(ShardedArray)}. */
     public ShardedArray div(ShardedArray other) {
-        return binary(Binary.Op.DIV, other);
+        return binary(BinaryOp.DIV, other);
     }
 
     /** {@code x / c}; as {@link #add(NDArray)}. */
     public ShardedArray div(NDArray other) {
-        return binary(Binary.Op.DIV, other);
+        return binary(BinaryOp.DIV, other);
     }
 
     /** {@code x / s}; as {@link #add(double)}. */
     public ShardedArray div(double s) {
-        return binary(Binary.Op.DIV, s);
+        return binary(BinaryOp.DIV, s);
     }
 
     /** {@code jnp.maximum(x, y)}; as {@link #add(ShardedArray)}. */
     public ShardedArray maximum(ShardedArray other) {
-        return binary(Binary.Op.MAX, other);
+        return binary(BinaryOp.MAX, other);
     }
 
     /** {@code jnp.maximum(x, s)}; as {@link #add(double)} ({@code maximum(0)} is a ReLU). */
     public ShardedArray maximum(double s) {
-        return binary(Binary.Op.MAX, s);
+        return binary(BinaryOp.MAX, s);
     }
 
     /** {@code jnp.minimum(x, y)}; as {@link #add(ShardedArray)}. */
     public ShardedArray minimum(ShardedArray other) {
-        return binary(Binary.Op.MIN, other);
+        return binary(BinaryOp.MIN, other);
     }
 
     /** {@code jnp.minimum(x, s)}; as {@link #add(double)}. */
     public ShardedArray minimum(double s) {
-        return binary(Binary.Op.MIN, s);
+        return binary(BinaryOp.MIN, s);
     }
 
     /**
@@ -785,17 +788,17 @@ public final class ShardedArray {
      * over mesh axes costs one psum over them.
      */
     public ShardedArray sum(int... axes) {
-        return op(new Reduce(Reduce.Op.SUM, axesOrAll(rank(), axes)));
+        return op(new Reduce(ReduceOp.SUM, axesOrAll(rank(), axes)));
     }
 
     /** {@code jnp.max(x, axis=axes)} (no axes: all); a split reduced dimension costs one pmax. */
     public ShardedArray max(int... axes) {
-        return op(new Reduce(Reduce.Op.MAX, axesOrAll(rank(), axes)));
+        return op(new Reduce(ReduceOp.MAX, axesOrAll(rank(), axes)));
     }
 
     /** {@code jnp.min(x, axis=axes)} (no axes: all); a split reduced dimension costs one pmin. */
     public ShardedArray min(int... axes) {
-        return op(new Reduce(Reduce.Op.MIN, axesOrAll(rank(), axes)));
+        return op(new Reduce(ReduceOp.MIN, axesOrAll(rank(), axes)));
     }
 
     /** {@code jnp.mean(x, axis=axes)} (no axes: all): the sum divided by the count, float32. */
@@ -806,7 +809,7 @@ public final class ShardedArray {
             count *= shape[a];
         }
         ShardedArray f = dtype == DType.FLOAT32 ? this : astype(DType.FLOAT32);
-        return f.op(new Reduce(Reduce.Op.SUM, ax)).div((double) count);
+        return f.op(new Reduce(ReduceOp.SUM, ax)).div((double) count);
     }
 
     /** {@code jnp.transpose(x, perm)} (no perm: reversed): shardings move with their dimensions, nothing moves. */

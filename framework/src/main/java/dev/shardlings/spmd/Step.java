@@ -1,7 +1,7 @@
 package dev.shardlings.spmd;
 
 import dev.shardlings.array.NDArray;
-import dev.shardlings.primitive.Reduce;
+import dev.shardlings.array.ReduceOp;
 import dev.shardlings.sharding.Mesh;
 
 import java.util.List;
@@ -159,11 +159,17 @@ public sealed interface Step {
      * @param axes mesh axes
      * @param op   how partial results combine
      */
-    record AllReduce(List<String> axes, Reduce.Op op) implements Step {
-        /** @throws NullPointerException if an argument is null */
+    record AllReduce(List<String> axes, ReduceOp op) implements Step {
+        /**
+         * @throws NullPointerException     if an argument is null
+         * @throws IllegalArgumentException if op has no collective ({@link ReduceOp#MEAN})
+         */
         public AllReduce {
             axes = List.copyOf(axes);
             java.util.Objects.requireNonNull(op, "op");
+            if (!op.combinesAcrossDevices()) {
+                throw new IllegalArgumentException("no all-reduce combines partial results by " + op.jaxName());
+            }
         }
 
         @Override
@@ -172,6 +178,7 @@ public sealed interface Step {
                 case SUM -> Collectives.psum(x, axes);
                 case MAX -> Collectives.pmax(x, axes);
                 case MIN -> Collectives.pmin(x, axes);
+                case MEAN -> throw new AssertionError("refused by the constructor");
             };
         }
 

@@ -107,9 +107,8 @@ public sealed interface TraceEvent permits TraceEvent.CollectiveEvent, TraceEven
      * Any other local operation on one device that made a new array: elementwise arithmetic, a reduction, data
      * movement (slice, concatenate, transpose, …) or the creation of an array.
      *
-     * @param kind   what kind of work it is (how the cost model counts it, whether it fuses into its consumer)
-     * @param name   the operation in jax.lax's words, for display, e.g. {@code "add"}, {@code "slice"},
-     *               {@code "reduce_sum"}
+     * @param op     the operation, e.g. {@link dev.shardlings.array.BinaryOp#ADD},
+     *               {@link dev.shardlings.array.DataOp#SLICE}, {@link dev.shardlings.array.ReduceOp#SUM}
      * @param dtype  the result's dtype
      * @param shape  the result's shape
      * @param flops  arithmetic operations (0 for data movement)
@@ -117,15 +116,24 @@ public sealed interface TraceEvent permits TraceEvent.CollectiveEvent, TraceEven
      * @param id     the event's id
      * @param inputs the ids of the arrays read
      */
-    record LocalOpEvent(dev.shardlings.array.OpKind kind, String name, dev.shardlings.array.DType dtype,
-                        List<Integer> shape, long flops, long bytes, long id, List<Long> inputs) implements TraceEvent {
+    record LocalOpEvent(dev.shardlings.array.LocalOp op, dev.shardlings.array.DType dtype, List<Integer> shape,
+                        long flops, long bytes, long id, List<Long> inputs) implements TraceEvent {
         /** @throws NullPointerException naming the component if a reference component or an element is null */
         public LocalOpEvent {
-            Objects.requireNonNull(kind, "kind");
-            Objects.requireNonNull(name, "name");
+            Objects.requireNonNull(op, "op");
             Objects.requireNonNull(dtype, "dtype");
             shape = Lists.copyOfNonNull(shape, "shape");
             inputs = Lists.copyOfNonNull(inputs, "inputs");
+        }
+
+        /** What kind of work the operation is: how the cost model counts it, whether it fuses into its consumer. */
+        public dev.shardlings.array.OpKind kind() {
+            return op.kind();
+        }
+
+        /** The operation's name for display, in JAX's words ({@link dev.shardlings.array.LocalOp#jaxName()}). */
+        public String name() {
+            return op.jaxName();
         }
 
         /** True for operations that only move data (no arithmetic). */

@@ -207,4 +207,66 @@ class OpObserversTest {
         assertArrayEquals(new int[] {2, 3}, x.shape());
         assertEquals(1, shapes.size());
     }
+
+    /** A case of {@link #everyOperationReportsItsLocalOpWithTheNameTracesShow}. */
+    private record Named(LocalOp op, String name, Supplier<?> run) {
+    }
+
+    @Test
+    void everyOperationReportsItsLocalOpWithTheNameTracesShow() {
+        NDArray x = NDArray.arange(6, DType.FLOAT32).reshape(2, 3);
+        NDArray i = NDArray.arange(6).reshape(2, 3);
+        List<Named> cases = List.of(
+                new Named(DataOp.CREATE, "create", () -> NDArray.zeros(DType.INT32, 2)),
+                new Named(DataOp.CONVERT, "convert", () -> x.astype(DType.INT32)),
+                new Named(DataOp.TRANSPOSE, "transpose", () -> x.transpose()),
+                new Named(DataOp.BROADCAST, "broadcast", () -> x.broadcastTo(2, 2, 3)),
+                new Named(DataOp.SLICE, "slice", () -> x.dynamicSlice(1, 1, 2)),
+                new Named(DataOp.TAKE, "take", () -> x.index(1)),
+                new Named(DataOp.ROLL, "roll", () -> x.roll(1)),
+                new Named(DataOp.GATHER, "gather", () -> x.take(NDArray.of(1, 0), 0)),
+                new Named(DataOp.CONCATENATE, "concatenate", () -> NDArray.stack(0, x, x)),
+                new Named(UnaryOp.SIN, "sin", () -> i.sin()),
+                new Named(UnaryOp.RELU, "relu", () -> i.relu()),
+                new Named(UnaryOp.COPY, "copy", () -> NDArray.addN(List.of(x))),
+                new Named(BinaryOp.SUB, "subtract", () -> x.sub(1)),
+                new Named(BinaryOp.FLOOR_DIV, "floor_divide", () -> i.floorDiv(i.add(1))),
+                new Named(ReduceOp.SUM, "reduce_sum", () -> i.sum(0)),
+                new Named(ReduceOp.MEAN, "reduce_mean", () -> x.mean()),
+                new Named(SearchOp.ARGMAX, "argmax", () -> x.argmax(1)),
+                new Named(SearchOp.ARGSORT, "sort", () -> NDArray.of(3, 1, 2).argsort()),
+                new Named(AccumulateOp.DOT, "dot", () -> x.matmul(x.transpose())),
+                new Named(AccumulateOp.ADD_N, "add", () -> NDArray.addN(List.of(x, x, x))));
+        for (Named c : cases) {
+            List<LocalOp> seen = new ArrayList<>();
+            OpObserver o = new OpObserver() {
+                @Override
+                public void allocated(DType dtype, int[] shape, long bytes) {
+                }
+
+                @Override
+                public void matmul(int m, int k, int n, DType dtype) {
+                }
+
+                @Override
+                public long op(LocalOp op, DType dtype, int[] shape, long[] inputs, long flops, long bytes) {
+                    seen.add(op);
+                    return 0;
+                }
+            };
+            try (OpObservers.Scope s = OpObservers.install(o)) {
+                c.run().get();
+            }
+            assertEquals(c.op(), seen.get(seen.size() - 1), c.name());
+            assertEquals(c.name(), c.op().jaxName());
+        }
+    }
+
+    @Test
+    void everyLocalOpIsListedOnceInAll() {
+        assertEquals(LocalOp.ALL.size(), new java.util.HashSet<>(LocalOp.ALL).size());
+        assertEquals(UnaryOp.values().length + BinaryOp.values().length + ReduceOp.values().length
+                + SearchOp.values().length + DataOp.values().length + AccumulateOp.values().length,
+                LocalOp.ALL.size());
+    }
 }

@@ -2,7 +2,10 @@ package dev.shardlings.primitive;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.shardlings.array.BinaryOp;
 import dev.shardlings.array.DType;
+import dev.shardlings.array.ReduceOp;
+import dev.shardlings.array.UnaryOp;
 import dev.shardlings.sharding.AxisType;
 import dev.shardlings.sharding.Mesh;
 import dev.shardlings.sharding.PartitionSpec;
@@ -81,14 +84,14 @@ class ExplicitTypingConformanceTest {
         }
         JsonNode p = c.get("params");
         return switch (c.get("op").asText()) {
-            case "sin" -> new Call(new Unary(Unary.Op.SIN), in);
-            case "add" -> new Call(new Binary(Binary.Op.ADD), in);
-            case "add_scalar" -> new Call(new Binary(Binary.Op.ADD), List.of(in.get(0),
+            case "sin" -> new Call(new Unary(UnaryOp.SIN), in);
+            case "add" -> new Call(new Binary(BinaryOp.ADD), in);
+            case "add_scalar" -> new Call(new Binary(BinaryOp.ADD), List.of(in.get(0),
                     ArrayType.unsharded(DType.FLOAT32)));
             case "dot_general" -> new Call(new DotGeneral(ints(p.get("lhs_contracting")), ints(p.get("rhs_contracting")),
                     ints(p.get("lhs_batch")), ints(p.get("rhs_batch")), spec(p.get("out_sharding"))), in);
-            case "reduce_sum" -> new Call(new Reduce(Reduce.Op.SUM, ints(p.get("axes"))), in);
-            case "reduce_max" -> new Call(new Reduce(Reduce.Op.MAX, ints(p.get("axes"))), in);
+            case "reduce_sum" -> new Call(new Reduce(ReduceOp.SUM, ints(p.get("axes"))), in);
+            case "reduce_max" -> new Call(new Reduce(ReduceOp.MAX, ints(p.get("axes"))), in);
             case "transpose" -> new Call(new Transpose(ints(p.get("permutation"))), in);
             case "reshape" -> new Call(new Reshape(ints(p.get("new_sizes")), spec(p.get("out_sharding"))), in);
             case "concatenate" -> new Call(new Concatenate(p.get("dimension").asInt()), in);

@@ -2,8 +2,11 @@ package dev.shardlings.spmd;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.shardlings.array.BinaryOp;
 import dev.shardlings.array.DType;
 import dev.shardlings.array.NDArray;
+import dev.shardlings.array.ReduceOp;
+import dev.shardlings.array.UnaryOp;
 import dev.shardlings.primitive.ArrayType;
 import dev.shardlings.primitive.Binary;
 import dev.shardlings.primitive.BroadcastInDim;
@@ -83,12 +86,12 @@ class PartitioningConformanceTest {
     private static Primitive primitive(JsonNode c) {
         JsonNode p = c.get("params");
         return switch (c.get("op").asText()) {
-            case "sin" -> new Unary(Unary.Op.SIN);
-            case "add" -> new Binary(Binary.Op.ADD);
+            case "sin" -> new Unary(UnaryOp.SIN);
+            case "add" -> new Binary(BinaryOp.ADD);
             case "dot_general" -> new DotGeneral(ints(p.get("lhs_contracting")), ints(p.get("rhs_contracting")),
                     ints(p.get("lhs_batch")), ints(p.get("rhs_batch")), spec(p.get("out_sharding")));
-            case "reduce_sum" -> new Reduce(Reduce.Op.SUM, ints(p.get("axes")));
-            case "reduce_max" -> new Reduce(Reduce.Op.MAX, ints(p.get("axes")));
+            case "reduce_sum" -> new Reduce(ReduceOp.SUM, ints(p.get("axes")));
+            case "reduce_max" -> new Reduce(ReduceOp.MAX, ints(p.get("axes")));
             case "transpose" -> new Transpose(ints(p.get("permutation")));
             case "reshape" -> new Reshape(ints(p.get("new_sizes")), spec(p.get("out_sharding")));
             case "concatenate" -> new Concatenate(p.get("dimension").asInt());

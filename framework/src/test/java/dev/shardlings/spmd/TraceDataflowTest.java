@@ -1,7 +1,11 @@
 package dev.shardlings.spmd;
 
+import dev.shardlings.array.LocalOp;
 import dev.shardlings.array.NDArray;
+import dev.shardlings.array.UnaryOp;
+import dev.shardlings.primitive.Unary;
 import dev.shardlings.sharding.Mesh;
+import dev.shardlings.sharding.NamedSharding;
 import dev.shardlings.trace.DeviceTrace;
 import dev.shardlings.trace.Trace;
 import dev.shardlings.trace.TraceEvent;
@@ -74,5 +78,18 @@ class TraceDataflowTest {
             }
         }
         assertEquals(4, ids.size());
+    }
+
+    @Test
+    void anEagerSinAGlobalSinAndTheirTraceEventsAllNameOneConstant() {
+        NDArray x = NDArray.arange(4, dev.shardlings.array.DType.FLOAT32);
+        Trace eager = Tracing.record(() -> shardMap(NDArray::sin, I2, P("i"), P("i")).apply(x)).trace();
+        Trace global = Tracing.record(() -> ShardedArray.devicePut(x, new NamedSharding(I2, P("i"))).sin()).trace();
+        for (Trace t : List.of(eager, global)) {
+            List<LocalOp> ops = t.shardMaps().stream().flatMap(s -> s.devices().get(0).events().stream())
+                    .map(e -> ((TraceEvent.LocalOpEvent) e).op()).toList();
+            assertEquals(List.of(UnaryOp.SIN), ops);
+        }
+        assertEquals(UnaryOp.SIN.jaxName(), new Unary(UnaryOp.SIN).name(), "a jaxpr prints the trace's name");
     }
 }

@@ -1,6 +1,7 @@
 package dev.shardlings.grader.sandbox;
 
 import dev.shardlings.array.DType;
+import dev.shardlings.array.LocalOp;
 import dev.shardlings.array.NDArray;
 import dev.shardlings.sharding.Device;
 import dev.shardlings.sharding.Mesh;
@@ -689,8 +690,7 @@ public final class Wire {
                 writeLongList(out, m.inputs());
             } else if (e instanceof TraceEvent.LocalOpEvent l) {
                 out.writeByte(EV_LOCAL);
-                out.writeByte(l.kind().ordinal());
-                writeString(out, l.name());
+                out.writeByte(LocalOp.ALL.indexOf(l.op()));
                 out.writeByte(l.dtype().ordinal());
                 writeIntList(out, l.shape());
                 out.writeLong(l.flops());
@@ -731,13 +731,8 @@ public final class Wire {
                             in.readLong(), in.readLong(), readLongList(in)));
                     break;
                 case EV_LOCAL:
-                    int k = in.readUnsignedByte();
-                    if (k >= dev.shardlings.array.OpKind.values().length) {
-                        throw new ProtocolException("unknown operation kind " + k);
-                    }
-                    events.add(new TraceEvent.LocalOpEvent(dev.shardlings.array.OpKind.values()[k], readString(in),
-                            readDType(in), readIntList(in, MAX_RANK), in.readLong(), in.readLong(), in.readLong(),
-                            readLongList(in)));
+                    events.add(new TraceEvent.LocalOpEvent(readLocalOp(in), readDType(in), readIntList(in, MAX_RANK),
+                            in.readLong(), in.readLong(), in.readLong(), readLongList(in)));
                     break;
                 default:
                     throw new ProtocolException("unknown trace event tag " + tag);
@@ -814,6 +809,15 @@ public final class Wire {
     }
 
     /** A dtype, written as its ordinal byte (arrays and trace events alike). */
+    /** A local operation by its index in {@link LocalOp#ALL}, which both ends of the wire share. */
+    private static LocalOp readLocalOp(DataInputStream in) throws IOException {
+        int k = in.readUnsignedByte();
+        if (k >= LocalOp.ALL.size()) {
+            throw new ProtocolException("unknown local operation " + k);
+        }
+        return LocalOp.ALL.get(k);
+    }
+
     private static DType readDType(DataInputStream in) throws IOException {
         int d = in.readUnsignedByte();
         if (d >= DType.values().length) {

@@ -1,0 +1,36 @@
+package dev.shardlings.array;
+
+import java.util.Set;
+
+/**
+ * The matrix multiplication behind {@link NDArray#matmul(NDArray)}: {@link AccumulateOp#DOT} of two matrices whose
+ * shapes were checked, in int32 when both are int32 and in float32 otherwise, by the kernels of {@link Kernels}.
+ * Reports the matmul (m, k, n) and then the operation.
+ */
+final class Contraction {
+
+    private Contraction() {
+    }
+
+    /**
+     * [m,k]·[k,n] → [m,n].
+     *
+     * @throws IllegalArgumentException if the result would be too large
+     */
+    static NDArray matmul(NDArray a, NDArray b) {
+        int m = a.shape[0];
+        int k = a.shape[1];
+        int n = b.shape[1];
+        Shapes.checkedSize(new int[] {m, n});
+        Set<String> outVma = VaryingAxes.union(a.vma, b.vma);
+        int[] outShape = {m, n};
+        if (a.dtype == DType.INT32 && b.dtype == DType.INT32) {
+            int[] c = Kernels.matmul(a.i, b.i, m, k, n);
+            OpObservers.matmul(m, k, n, DType.INT32);
+            return NDArray.made(c, outShape, outVma, AccumulateOp.DOT, a, b);
+        }
+        float[] c = Kernels.matmul(a.floatData(), b.floatData(), m, k, n);
+        OpObservers.matmul(m, k, n, DType.FLOAT32);
+        return NDArray.made(c, outShape, outVma, AccumulateOp.DOT, a, b);
+    }
+}

@@ -1,0 +1,53 @@
+package dev.shardlings.grader.selftest;
+
+import dev.shardlings.array.DType;
+import dev.shardlings.array.LocalOp;
+import dev.shardlings.grader.sandbox.Wire;
+import dev.shardlings.trace.Trace;
+import dev.shardlings.trace.TraceEvent;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** A trace's local operations cross the wire as themselves, and an index no operation has is refused. */
+class WireTraceTest {
+
+    private static Wire.Reply replyWith(LocalOp op) {
+        TraceEvent e = new TraceEvent.LocalOpEvent(op, DType.FLOAT32, List.of(2, 3), 6, 48, 7, List.of(1L, 0L));
+        return new Wire.Reply(11, null, null, new Trace(List.of(), List.of(e), 24), List.of(), false);
+    }
+
+    @Test
+    void everyLocalOperationSurvivesTheRoundTrip() throws IOException {
+        List<TraceEvent> sent = new ArrayList<>();
+        List<TraceEvent> received = new ArrayList<>();
+        for (LocalOp op : LocalOp.ALL) {
+            Wire.Reply r = replyWith(op);
+            sent.addAll(r.trace().hostEvents());
+            received.addAll(Wire.decodeReply(Wire.encode(r)).trace().hostEvents());
+        }
+        assertEquals(sent, received);
+    }
+
+    @Test
+    void anUnknownOperationIndexIsAProtocolError() throws IOException {
+        byte[] first = Wire.encode(replyWith(LocalOp.ALL.get(0)));
+        byte[] second = Wire.encode(replyWith(LocalOp.ALL.get(1)));
+        int at = -1;
+        for (int k = 0; k < first.length; k++) {
+            if (first[k] != second[k]) {
+                assertEquals(-1, at, "the two replies differ only in the operation's index");
+                at = k;
+            }
+        }
+        first[at] = (byte) LocalOp.ALL.size();
+        Wire.ProtocolException e = assertThrows(Wire.ProtocolException.class, () -> Wire.decodeReply(first));
+        assertTrue(e.getMessage().contains("unknown local operation " + LocalOp.ALL.size()), e.getMessage());
+    }
+}
