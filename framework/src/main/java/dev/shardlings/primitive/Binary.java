@@ -37,7 +37,8 @@ public record Binary(BinaryOp op) implements Primitive {
         Typing.arity(this, operands, 2);
         ArrayType a = operands.get(0);
         ArrayType b = operands.get(1);
-        DType dtype = a.dtype() == b.dtype() ? a.dtype() : DType.FLOAT32;
+        // true division of integers is float32, as jnp.true_divide and NDArray.div give it
+        DType dtype = a.dtype() == b.dtype() && op.keepsIntegers() ? a.dtype() : DType.FLOAT32;
         if (a.rank() == 0) {
             return new Shaped(dtype, b.shape());
         }

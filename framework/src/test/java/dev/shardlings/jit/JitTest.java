@@ -419,6 +419,21 @@ class JitTest {
     }
 
     @Test
+    void integerTrueDivisionIsFloat32EagerAndJitted() {
+        Mesh m = Mesh.ofDeviceIds(IDS4, new int[] {4}, "i");
+        NDArray a = NDArray.fromInts(new int[] {1, 2, 3, 4, 5, 6, 7, 8}, 8);
+        NDArray b = NDArray.fromInts(new int[] {2, 2, 2, 2, 4, 4, 4, 4}, 8);
+        NDArray expected = a.div(b);
+        assertEquals(DType.FLOAT32, expected.dtype());
+        ShardedArray eager = put(m, a, "i").div(put(m, b, "i"));
+        assertEquals(DType.FLOAT32, eager.dtype());
+        assertEquals(expected, eager.gather());
+        ShardedArray jitted = Jit.jit((p, q) -> p.div(q)).call(put(m, a, "i"), put(m, b, "i")).get(0);
+        assertEquals(DType.FLOAT32, jitted.dtype());
+        assertEquals(expected, jitted.gather());
+    }
+
+    @Test
     void anUncommittedArgumentFollowsTheCommittedOne() {
         Mesh m = Mesh.ofDeviceIds(IDS8, new int[] {8}, "x");
         NDArray y = data(24);
