@@ -166,6 +166,7 @@ class NullArgumentsTest {
         byClass.put(Supplier.class, () -> (Supplier<Object>) () -> "done");
         byClass.put(int[].class, () -> new int[]{8});
         byClass.put(float[].class, () -> new float[]{0, 1, 2, 3, 4, 5, 6, 7});
+        byClass.put(boolean[].class, () -> new boolean[]{true, false, true, false, true, false, true, false});
         byClass.put(int[][].class, () -> new int[][]{{0, 1}});
         byClass.put(float[][].class, () -> new float[][]{{0, 1}});
         byClass.put(String[].class, () -> new String[]{"i"});

@@ -41,6 +41,25 @@ final class ArrayPrinter {
 
     /** Formats an array: exactly one of {@code f} / {@code ints} is non-null. */
     static String format(int[] shape, float[] f, int[] ints) {
+        return format(shape, f, ints, false);
+    }
+
+    /**
+     * Formats an array; with {@code bool}, ints holds 0/1 and prints as numpy prints a bool array: {@code True}
+     * and {@code False}, each element five wide ({@code [ True False]}).
+     */
+    static String format(int[] shape, float[] f, int[] ints, boolean bool) {
+        if (bool) {
+            if (shape.length == 0) {
+                return ints[0] != 0 ? "True" : "False";
+            }
+            if (Shapes.size(shape) == 0) {
+                return "[]";
+            }
+            ArrayPrinter p = new ArrayPrinter(shape, null, ints);
+            p.format = offset -> ints[offset] != 0 ? " True" : "False";
+            return p.recurse(0, 0, " ", LINE_WIDTH);
+        }
         if (shape.length == 0) {
             return f != null ? scalarString(f[0]) : Integer.toString(ints[0]);
         }

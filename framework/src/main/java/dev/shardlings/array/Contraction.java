@@ -24,6 +24,9 @@ final class Contraction {
         Shapes.checkedSize(new int[] {m, n});
         Set<String> outVma = VaryingAxes.union(a.vma, b.vma);
         int[] outShape = {m, n};
+        if (a.dtype == DType.BOOL || b.dtype == DType.BOOL) {
+            throw Elementwise.notOnBool("matmul", a.dtype == DType.BOOL ? a : b);
+        }
         if (a.dtype == DType.INT32 && b.dtype == DType.INT32) {
             int[] c = Kernels.matmul(a.i, b.i, m, k, n);
             OpObservers.matmul(m, k, n, DType.INT32);

@@ -19,7 +19,7 @@ final class Creation {
     }
 
     static NDArray zeros(DType dtype, int[] shape) {
-        return fresh(DataKernels.newBuffer(dtype, Shapes.size(shape)), shape);
+        return NDArray.made(dtype, DataKernels.newBuffer(dtype, Shapes.size(shape)), shape, Set.of(), DataOp.CREATE);
     }
 
     static NDArray ones(DType dtype, int[] shape) {
@@ -31,7 +31,17 @@ final class Creation {
         }
         int[] d = new int[n];
         Arrays.fill(d, 1);
-        return fresh(d, shape);
+        return NDArray.made(dtype, d, shape, Set.of(), DataOp.CREATE);
+    }
+
+    /** A bool array holding {@code data} (true as 1) with the given shape. */
+    static NDArray copyOf(String method, boolean[] data, int[] shape) {
+        checkDataLength(method, data.length, shape);
+        int[] d = new int[data.length];
+        for (int k = 0; k < d.length; k++) {
+            d[k] = data[k] ? 1 : 0;
+        }
+        return NDArray.made(DType.BOOL, d, shape, Set.of(), DataOp.CREATE);
     }
 
     static NDArray full(float value, int[] shape) {
@@ -48,6 +58,9 @@ final class Creation {
 
     /** [0, n) of shape (n,); n already checked to be in [0, MAX_SIZE]. */
     static NDArray arange(int n, DType dtype) {
+        if (dtype == DType.BOOL) {
+            throw new IllegalArgumentException("arange of dtype bool is not supported; use int32 or float32");
+        }
         return fresh(dtype == DType.FLOAT32 ? DataKernels.iotaFloat(n) : DataKernels.iota(n), new int[] {n});
     }
 

@@ -11,6 +11,8 @@ public enum DataOp implements LocalOp {
     CREATE("create", OpKind.CREATE),
     /** {@code x.astype(dtype)}: one conversion per element. */
     CONVERT("convert", OpKind.ELEMENTWISE),
+    /** {@code jnp.where(c, x, y)} ({@code lax.select_n}): one choice per element. */
+    SELECT("select_n", OpKind.ELEMENTWISE),
     /** {@code jnp.transpose}: the axes permuted. */
     TRANSPOSE("transpose", OpKind.INDEXING),
     /** {@code jnp.broadcast_to}: size-1 and missing leading dimensions repeated. */

@@ -17,6 +17,9 @@ final class Elementwise {
 
     /** op(x): int32 stays int32 for the functions that keep integers, everything else computes in float32. */
     static NDArray unary(NDArray x, UnaryOp op) {
+        if (x.dtype == DType.BOOL && op != UnaryOp.COPY) {
+            throw notOnBool(op.jaxName(), x);
+        }
         Object out = x.i != null && op.keepsIntegers() ? ElementwiseKernels.unary(op, x.i)
                 : ElementwiseKernels.unary(op, x.floatData());
         return NDArray.made(out, x.shape.clone(), x.vma, op, x);
@@ -29,6 +32,15 @@ final class Elementwise {
      * @throws IllegalArgumentException if the shapes do not broadcast
      */
     static NDArray binary(NDArray x, BinaryOp op, NDArray y) {
+        if (x.dtype == DType.BOOL && y.dtype == DType.BOOL) {
+            return bothBool(x, op, y);
+        }
+        // a bool operand takes the other's dtype, as JAX promotes bool * 2 to int32 and bool * 2.0 to float32
+        if (x.dtype == DType.BOOL) {
+            x = convert(x, y.dtype);
+        } else if (y.dtype == DType.BOOL) {
+            y = convert(y, x.dtype);
+        }
         int[] outShape = Shapes.broadcast(x.shape, y.shape);
         Set<String> outVma = VaryingAxes.union(x.vma, y.vma);
         boolean ints = x.dtype == DType.INT32 && y.dtype == DType.INT32 && op.keepsIntegers();
@@ -43,6 +55,28 @@ final class Elementwise {
         float[] out = same ? ElementwiseKernels.binary(op, a, b)
                 : ElementwiseKernels.binary(op, a, offsets(x, outShape), b, offsets(y, outShape));
         return NDArray.made(out, outShape, outVma, op, x, y);
+    }
+
+    /**
+     * op on two bool arrays, as JAX defines it: add and maximum are a logical or, multiply and minimum a logical and
+     * (bool results); true division is float32.
+     *
+     * @throws IllegalArgumentException for subtract and floor_divide, which JAX refuses on bools too
+     */
+    private static NDArray bothBool(NDArray x, BinaryOp op, NDArray y) {
+        switch (op) {
+            case DIV:
+                return binary(convert(x, DType.FLOAT32), op, convert(y, DType.FLOAT32));
+            case ADD: case MAX: case MIN: case MUL: {
+                BinaryOp on01 = op == BinaryOp.ADD || op == BinaryOp.MAX ? BinaryOp.MAX : BinaryOp.MIN;
+                int[] outShape = Shapes.broadcast(x.shape, y.shape);
+                int[] out = Arrays.equals(x.shape, y.shape) ? ElementwiseKernels.binary(on01, x.i, y.i)
+                        : ElementwiseKernels.binary(on01, x.i, offsets(x, outShape), y.i, offsets(y, outShape));
+                return NDArray.made(DType.BOOL, out, outShape, VaryingAxes.union(x.vma, y.vma), op, x, y);
+            }
+            default:
+                throw notOnBool(op.jaxName(), x);
+        }
     }
 
     /** Where each element of a {@code target}-shaped result reads x (broadcast dimensions repeat). */
@@ -60,10 +94,71 @@ final class Elementwise {
         return new NDArray(DType.FLOAT32, new float[] {v}, null, new int[0], Set.of(), 0);
     }
 
-    /** x in the other dtype: float32 → int32 truncates toward zero (XLA's saturating conversion). */
+    /**
+     * x in another dtype: float32 → int32 truncates toward zero (XLA's saturating conversion); to bool, any non-zero
+     * value (NaN included) is true; from bool, true is 1.
+     */
     static NDArray convert(NDArray x, DType dtype) {
-        Object out = dtype == DType.FLOAT32 ? DataKernels.toFloats(x.i) : DataKernels.toInts(x.f);
-        return NDArray.made(out, x.shape.clone(), x.vma, DataOp.CONVERT, x);
+        Object out;
+        if (dtype == DType.BOOL) {
+            int[] b = new int[x.size()];
+            for (int k = 0; k < b.length; k++) {
+                b[k] = (x.f != null ? x.f[k] != 0f : x.i[k] != 0) ? 1 : 0;
+            }
+            out = b;
+        } else if (dtype == DType.FLOAT32) {
+            out = DataKernels.toFloats(x.i);
+        } else {
+            out = x.f != null ? DataKernels.toInts(x.f) : x.i.clone();
+        }
+        return NDArray.made(dtype, out, x.shape.clone(), x.vma, DataOp.CONVERT, x);
+    }
+
+    /**
+     * op(x, y) with numpy broadcasting, as bool: int32 and bool operands compare as integers, anything with a
+     * float32 operand as float32.
+     *
+     * @throws IllegalArgumentException if the shapes do not broadcast
+     */
+    static NDArray compare(NDArray x, CompareOp op, NDArray y) {
+        int[] outShape = Shapes.broadcast(x.shape, y.shape);
+        int n = Shapes.size(outShape);
+        int[] ox = Arrays.equals(x.shape, outShape) ? null : offsets(x, outShape);
+        int[] oy = Arrays.equals(y.shape, outShape) ? null : offsets(y, outShape);
+        int[] out = x.f == null && y.f == null ? ElementwiseKernels.compare(op, x.i, ox, y.i, oy, n)
+                : ElementwiseKernels.compare(op, x.floatData(), ox, y.floatData(), oy, n);
+        return NDArray.made(DType.BOOL, out, outShape, VaryingAxes.union(x.vma, y.vma), op, x, y);
+    }
+
+    /**
+     * {@code jnp.where(c, x, y)}: x where c is true (non-zero), else y, the three broadcast together. The dtype is
+     * x's and y's when they agree, else float32 when either is float32, else int32.
+     *
+     * @throws IllegalArgumentException if the shapes do not broadcast
+     */
+    static NDArray select(NDArray c, NDArray x, NDArray y) {
+        int[] outShape = Shapes.broadcast(Shapes.broadcast(c.shape, x.shape), y.shape);
+        int n = Shapes.size(outShape);
+        DType dtype = x.dtype == y.dtype ? x.dtype
+                : x.dtype == DType.FLOAT32 || y.dtype == DType.FLOAT32 ? DType.FLOAT32 : DType.INT32;
+        int[] oc = Arrays.equals(c.shape, outShape) ? null : offsets(c, outShape);
+        boolean[] which = new boolean[n];
+        for (int k = 0; k < n; k++) {
+            int at = oc == null ? k : oc[k];
+            which[k] = c.f != null ? c.f[at] != 0f : c.i[at] != 0;
+        }
+        int[] ox = Arrays.equals(x.shape, outShape) ? null : offsets(x, outShape);
+        int[] oy = Arrays.equals(y.shape, outShape) ? null : offsets(y, outShape);
+        Object out = dtype == DType.FLOAT32 ? ElementwiseKernels.select(which, x.floatData(), ox, y.floatData(), oy)
+                : ElementwiseKernels.select(which, x.i, ox, y.i, oy);
+        return NDArray.made(dtype, out, outShape, VaryingAxes.union(VaryingAxes.union(c.vma, x.vma), y.vma),
+                DataOp.SELECT, c, x, y);
+    }
+
+    /** The error for arithmetic JAX defines on bool arrays in its own way (logical or for +, …). */
+    static IllegalArgumentException notOnBool(String op, NDArray x) {
+        return new IllegalArgumentException(op + " is not defined on bool arrays here (" + x.describe() + "): convert"
+                + " first, e.g. x.astype(DType.INT32), or choose values with NDArray.where(mask, x, y)");
     }
 
     /**
@@ -81,7 +176,10 @@ final class Elementwise {
                         + " shape " + Shapes.str(first.shape) + " and the array at index " + k + " has shape "
                         + Shapes.str(x.shape) + "; chain add(...) to broadcast");
             }
-            ints &= x.dtype == DType.INT32;
+            if (x.dtype == DType.BOOL && list.size() > 1) {
+                throw notOnBool("add", x);
+            }
+            ints &= x.dtype != DType.FLOAT32;
         }
         if (list.size() == 1) {
             Object copy = ints ? first.i.clone() : first.floatData().clone();

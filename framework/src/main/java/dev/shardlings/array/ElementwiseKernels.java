@@ -12,6 +12,42 @@ final class ElementwiseKernels {
     private ElementwiseKernels() {
     }
 
+    /** op(a[ia[k]], b[ib[k]]) as 1 or 0, for a comparison in float32 (ia, ib: offsets, or null for k). */
+    static int[] compare(CompareOp op, float[] a, int[] ia, float[] b, int[] ib, int n) {
+        int[] out = new int[n];
+        for (int k = 0; k < n; k++) {
+            out[k] = op.test(a[ia == null ? k : ia[k]], b[ib == null ? k : ib[k]]) ? 1 : 0;
+        }
+        return out;
+    }
+
+    /** op(a[ia[k]], b[ib[k]]) as 1 or 0, for a comparison of int32 (or bool) values. */
+    static int[] compare(CompareOp op, int[] a, int[] ia, int[] b, int[] ib, int n) {
+        int[] out = new int[n];
+        for (int k = 0; k < n; k++) {
+            out[k] = op.test(a[ia == null ? k : ia[k]], b[ib == null ? k : ib[k]]) ? 1 : 0;
+        }
+        return out;
+    }
+
+    /** c ? x : y per element, each read through its offsets (null: element k). */
+    static float[] select(boolean[] c, float[] x, int[] ix, float[] y, int[] iy) {
+        float[] out = new float[c.length];
+        for (int k = 0; k < out.length; k++) {
+            out[k] = c[k] ? x[ix == null ? k : ix[k]] : y[iy == null ? k : iy[k]];
+        }
+        return out;
+    }
+
+    /** c ? x : y per element for int32 (or bool) values. */
+    static int[] select(boolean[] c, int[] x, int[] ix, int[] y, int[] iy) {
+        int[] out = new int[c.length];
+        for (int k = 0; k < out.length; k++) {
+            out[k] = c[k] ? x[ix == null ? k : ix[k]] : y[iy == null ? k : iy[k]];
+        }
+        return out;
+    }
+
     /** op(a[k]) for a function that keeps int32 ({@link UnaryOp#keepsIntegers()}; copy excepted). */
     static int[] unary(UnaryOp op, int[] a) {
         int n = a.length;

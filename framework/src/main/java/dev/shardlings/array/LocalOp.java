@@ -13,9 +13,10 @@ import java.util.stream.Stream;
  *
  * <p>The operations come in families, one enum each: {@link UnaryOp} and {@link BinaryOp} (elementwise),
  * {@link ReduceOp} ({@code reduce_sum}, …), {@link SearchOp} ({@code argmax}, {@code sort}), {@link DataOp}
- * (creation, conversion and data movement) and {@link AccumulateOp} ({@code dot}, add_n).
+ * (creation, conversion, selection and data movement), {@link AccumulateOp} ({@code dot}, add_n) and
+ * {@link CompareOp} ({@code greater}, …, giving bool).
  */
-public sealed interface LocalOp permits UnaryOp, BinaryOp, ReduceOp, SearchOp, DataOp, AccumulateOp {
+public sealed interface LocalOp permits UnaryOp, BinaryOp, ReduceOp, SearchOp, DataOp, AccumulateOp, CompareOp {
 
     /**
      * Every local operation: the families in the order of this interface's {@code permits} clause, each family in
@@ -23,7 +24,7 @@ public sealed interface LocalOp permits UnaryOp, BinaryOp, ReduceOp, SearchOp, D
      * it can stand for the operation where traces cross a process boundary.
      */
     List<LocalOp> ALL = Stream.<LocalOp[]>of(UnaryOp.values(), BinaryOp.values(), ReduceOp.values(),
-            SearchOp.values(), DataOp.values(), AccumulateOp.values()).flatMap(Arrays::stream).toList();
+            SearchOp.values(), DataOp.values(), AccumulateOp.values(), CompareOp.values()).flatMap(Arrays::stream).toList();
 
     /**
      * The name traces show, in JAX's words: the {@code jax.numpy} function or {@code jax.lax} primitive, e.g.

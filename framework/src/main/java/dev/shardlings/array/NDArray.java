@@ -54,9 +54,34 @@ public final class NDArray {
         this.origin = origin;
     }
 
-    /** A new array made by operation {@code op} from {@code in}: reports the allocation and the operation. */
+    /**
+     * A new array made by operation {@code op} from {@code in}: reports the allocation and the operation. Its dtype
+     * follows the buffer (float[] is float32; int[] is int32, or bool when the operation moves or picks values of
+     * bool operands only — a slice, a concatenation, a max of bools stays bool).
+     */
     static NDArray made(Object data, int[] shape, Set<String> vma, LocalOp op, NDArray... in) {
-        DType dtype = data instanceof float[] ? DType.FLOAT32 : DType.INT32;
+        return made(data instanceof float[] ? DType.FLOAT32 : keepsBool(op, in) ? DType.BOOL : DType.INT32, data,
+                shape, vma, op, in);
+    }
+
+    private static boolean keepsBool(LocalOp op, NDArray... in) {
+        boolean moves = op instanceof DataOp d && (d.kind() == OpKind.INDEXING || d.kind() == OpKind.COPY)
+                || op == UnaryOp.COPY || op == ReduceOp.MAX || op == ReduceOp.MIN;
+        if (!moves || in.length == 0) {
+            return false;
+        }
+        // the data operand decides (a gather's second operand is its int32 indices); a concatenation needs all
+        int data = op == DataOp.CONCATENATE || op instanceof ReduceOp ? in.length : 1;
+        for (int k = 0; k < data; k++) {
+            if (in[k].dtype != DType.BOOL) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** {@link #made(Object, int[], Set, LocalOp, NDArray...)} with the dtype given (int[] data for int32 or bool). */
+    static NDArray made(DType dtype, Object data, int[] shape, Set<String> vma, LocalOp op, NDArray... in) {
         OpObservers.allocated(dtype, shape);
         long origin = 0;
         if (OpObservers.current() != null) {
@@ -189,6 +214,17 @@ public final class NDArray {
     public static NDArray fromInts(int[] data, int... shape) {
         requireNonNull(data, "data");
         return Creation.copyOf("fromInts", data, checkedShape(shape));
+    }
+
+    /**
+     * A bool array with {@code data} in row-major order and the given shape ({@code jnp.array([...], bool)}).
+     *
+     * @throws IllegalArgumentException if data or shape is null, a dimension is negative, or the shape's
+     *                                  product differs from {@code data.length}
+     */
+    public static NDArray fromBooleans(boolean[] data, int... shape) {
+        requireNonNull(data, "data");
+        return Creation.copyOf("fromBooleans", data, checkedShape(shape));
     }
 
     /**
@@ -340,7 +376,24 @@ public final class NDArray {
     }
 
     /**
-     * A row-major copy of the data of an int32 array.
+     * A row-major copy of the data of a bool array.
+     *
+     * @throws IllegalStateException on a float32 or int32 array
+     */
+    public boolean[] toBooleanArray() {
+        if (dtype != DType.BOOL) {
+            throw new IllegalStateException("toBooleanArray() needs a bool array but this is " + describe()
+                    + ": compare it first, e.g. x.greater(0)");
+        }
+        boolean[] out = new boolean[i.length];
+        for (int k = 0; k < out.length; k++) {
+            out[k] = i[k] != 0;
+        }
+        return out;
+    }
+
+    /**
+     * A row-major copy of the data of an int32 array (0 and 1 for a bool array).
      *
      * @throws IllegalStateException on a float32 array
      */
@@ -687,6 +740,137 @@ public final class NDArray {
     private NDArray binary(BinaryOp op, NDArray other) {
         requireNonNull(other, "other");
         return Elementwise.binary(this, op, other);
+    }
+
+    /**
+     * {@code x > y} ({@code jnp.greater}) with numpy broadcasting: a bool array. int32 and bool operands compare
+     * as integers; with a float32 operand, as float32 (NaN compares false).
+     *
+     * @throws IllegalArgumentException if other is null or the shapes do not broadcast
+     */
+    public NDArray greater(NDArray other) {
+        return compare(CompareOp.GT, other);
+    }
+
+    /** {@code x > s}: a whole number compares with an int32 array as an int, anything else as float32. */
+    public NDArray greater(double s) {
+        return compare(CompareOp.GT, s);
+    }
+
+    /**
+     * {@code x >= y} ({@code jnp.greater_equal}) with numpy broadcasting: a bool array. int32 and bool operands compare
+     * as integers; with a float32 operand, as float32 (NaN compares false).
+     *
+     * @throws IllegalArgumentException if other is null or the shapes do not broadcast
+     */
+    public NDArray greaterEqual(NDArray other) {
+        return compare(CompareOp.GE, other);
+    }
+
+    /** {@code x >= s}: a whole number compares with an int32 array as an int, anything else as float32. */
+    public NDArray greaterEqual(double s) {
+        return compare(CompareOp.GE, s);
+    }
+
+    /**
+     * {@code x < y} ({@code jnp.less}) with numpy broadcasting: a bool array. int32 and bool operands compare
+     * as integers; with a float32 operand, as float32 (NaN compares false).
+     *
+     * @throws IllegalArgumentException if other is null or the shapes do not broadcast
+     */
+    public NDArray less(NDArray other) {
+        return compare(CompareOp.LT, other);
+    }
+
+    /** {@code x < s}: a whole number compares with an int32 array as an int, anything else as float32. */
+    public NDArray less(double s) {
+        return compare(CompareOp.LT, s);
+    }
+
+    /**
+     * {@code x <= y} ({@code jnp.less_equal}) with numpy broadcasting: a bool array. int32 and bool operands compare
+     * as integers; with a float32 operand, as float32 (NaN compares false).
+     *
+     * @throws IllegalArgumentException if other is null or the shapes do not broadcast
+     */
+    public NDArray lessEqual(NDArray other) {
+        return compare(CompareOp.LE, other);
+    }
+
+    /** {@code x <= s}: a whole number compares with an int32 array as an int, anything else as float32. */
+    public NDArray lessEqual(double s) {
+        return compare(CompareOp.LE, s);
+    }
+
+    /**
+     * {@code x == y} ({@code jnp.equal}) with numpy broadcasting: a bool array. int32 and bool operands compare
+     * as integers; with a float32 operand, as float32 (NaN compares false).
+     *
+     * @throws IllegalArgumentException if other is null or the shapes do not broadcast
+     */
+    public NDArray equal(NDArray other) {
+        return compare(CompareOp.EQ, other);
+    }
+
+    /** {@code x == s}: a whole number compares with an int32 array as an int, anything else as float32. */
+    public NDArray equal(double s) {
+        return compare(CompareOp.EQ, s);
+    }
+
+    /**
+     * {@code x != y} ({@code jnp.not_equal}) with numpy broadcasting: a bool array. int32 and bool operands compare
+     * as integers; with a float32 operand, as float32 (NaN compares true).
+     *
+     * @throws IllegalArgumentException if other is null or the shapes do not broadcast
+     */
+    public NDArray notEqual(NDArray other) {
+        return compare(CompareOp.NE, other);
+    }
+
+    /** {@code x != s}: a whole number compares with an int32 array as an int, anything else as float32. */
+    public NDArray notEqual(double s) {
+        return compare(CompareOp.NE, s);
+    }
+
+    private NDArray compare(CompareOp op, NDArray other) {
+        requireNonNull(other, "other");
+        return Elementwise.compare(this, op, other);
+    }
+
+    private NDArray compare(CompareOp op, double s) {
+        return Elementwise.compare(this, op, weakLike(dtype, s));
+    }
+
+    /** A Python-style scalar next to an array of this dtype: a whole number stays an int beside integers. */
+    private static NDArray weakLike(DType dtype, double s) {
+        return dtype != DType.FLOAT32 && s == Math.rint(s) && Math.abs(s) <= Integer.MAX_VALUE
+                ? Elementwise.weak((int) s) : Elementwise.weak((float) s);
+    }
+
+    /**
+     * {@code jnp.where(condition, x, y)}: x where the condition holds, else y, the three broadcast together
+     * (numpy's rules). A condition that is not bool counts non-zero as true, as JAX converts it. The dtype is x's
+     * and y's when they agree, else float32 if either is float32, else int32.
+     *
+     * @throws IllegalArgumentException if an argument is null or the shapes do not broadcast
+     */
+    public static NDArray where(NDArray condition, NDArray x, NDArray y) {
+        requireNonNull(condition, "condition");
+        requireNonNull(x, "x");
+        requireNonNull(y, "y");
+        return Elementwise.select(condition, x, y);
+    }
+
+    /** {@code jnp.where(condition, x, s)} with a Python-style scalar for y (whole numbers stay int beside ints). */
+    public static NDArray where(NDArray condition, NDArray x, double y) {
+        requireNonNull(x, "x");
+        return where(condition, x, weakLike(x.dtype, y));
+    }
+
+    /** {@code jnp.where(condition, s, y)} with a Python-style scalar for x (whole numbers stay int beside ints). */
+    public static NDArray where(NDArray condition, double x, NDArray y) {
+        requireNonNull(y, "y");
+        return where(condition, weakLike(y.dtype, x), y);
     }
 
     /** The data as floats: the buffer itself for float32 (read only!), a converted copy for int32. */
@@ -1181,7 +1365,7 @@ public final class NDArray {
      */
     @Override
     public String toString() {
-        return ArrayPrinter.format(shape, f, i);
+        return ArrayPrinter.format(shape, f, i, dtype == DType.BOOL);
     }
 
     /**

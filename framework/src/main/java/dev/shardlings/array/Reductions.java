@@ -19,6 +19,9 @@ final class Reductions {
      *                                  into a non-empty result
      */
     static NDArray reduce(NDArray x, ReduceOp op, boolean keepdims, int[] axes) {
+        if (x.dtype == DType.BOOL && (op == ReduceOp.SUM || op == ReduceOp.MEAN)) {
+            x = Elementwise.convert(x, DType.INT32); // jnp.sum(bool) counts: int32; jnp.mean(bool) is float32
+        }
         int[] shape = x.shape;
         int rank = shape.length;
         boolean[] reduced = new boolean[rank];

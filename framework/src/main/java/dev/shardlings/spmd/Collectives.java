@@ -177,6 +177,9 @@ public final class Collectives {
         DeviceContext ctx = DeviceContext.require(kind.jaxName(), axisList);
         if (kind == Collective.PSUM || kind == Collective.PMEAN) {
             requireOneState(ctx, x, axisList, "jax.lax.psum"); // pmean is psum, then a division, in JAX too
+            if (x.dtype() == DType.BOOL) {
+                x = x.astype(DType.INT32); // JAX counts: psum of a bool array is int32 (pmax and pmin keep bool)
+            }
         }
         AxisGroups g = ctx.groups(axisList, kind.jaxName());
         NDArray[] xs = exchange(ctx, g, kind, x, NONE);
@@ -562,7 +565,7 @@ public final class Collectives {
 
     /** A copy with its own buffer (values, including -0.0 and NaN, unchanged). */
     private static NDArray fresh(NDArray x) {
-        return x.dtype() == DType.FLOAT32 ? x.mul(1.0f) : x.add(0);
+        return x.dtype() == DType.FLOAT32 ? x.mul(1.0f) : x.dtype() == DType.BOOL ? NDArray.addN(List.of(x)) : x.add(0);
     }
 
     /** A dimension in [−rank, rank) as one in [0, rank); numpy's and all_gather's text otherwise. */

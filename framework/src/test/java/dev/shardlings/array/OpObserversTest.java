@@ -266,7 +266,8 @@ class OpObserversTest {
     void everyLocalOpIsListedOnceInAll() {
         assertEquals(LocalOp.ALL.size(), new java.util.HashSet<>(LocalOp.ALL).size());
         assertEquals(UnaryOp.values().length + BinaryOp.values().length + ReduceOp.values().length
-                + SearchOp.values().length + DataOp.values().length + AccumulateOp.values().length,
+                + SearchOp.values().length + DataOp.values().length + AccumulateOp.values().length
+                + CompareOp.values().length,
                 LocalOp.ALL.size());
     }
 }
