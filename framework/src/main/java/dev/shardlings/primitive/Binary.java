@@ -37,16 +37,40 @@ public record Binary(BinaryOp op) implements Primitive {
         Typing.arity(this, operands, 2);
         ArrayType a = operands.get(0);
         ArrayType b = operands.get(1);
+        return new Shaped(dtype(a.dtype(), b.dtype()), broadcastShape(name(), a, b));
+    }
+
+    /** The result dtype, as NDArray computes it: a bool operand takes the other's dtype; two bools stay bool. */
+    private DType dtype(DType a, DType b) {
+        if (a == DType.BOOL && b == DType.BOOL) {
+            return switch (op) {
+                case ADD, MUL, MAX, MIN -> DType.BOOL; // logical or / and, as in JAX
+                case DIV -> DType.FLOAT32;
+                default -> throw new IllegalArgumentException(op.jaxName() + " is not defined on bool arrays; convert"
+                        + " first, e.g. x.astype(DType.INT32)");
+            };
+        }
+        DType x = a == DType.BOOL ? b : a;
+        DType y = b == DType.BOOL ? a : b;
         // true division of integers is float32, as jnp.true_divide and NDArray.div give it
-        DType dtype = a.dtype() == b.dtype() && op.keepsIntegers() ? a.dtype() : DType.FLOAT32;
+        return x == y && op.keepsIntegers() ? x : DType.FLOAT32;
+    }
+
+    /**
+     * The shape two operands broadcast to: equal ranks, each dimension equal or 1; a rank-0 operand takes the
+     * other's shape. Shared by the elementwise primitives of two or more operands.
+     *
+     * @throws IllegalArgumentException with lax's text when the ranks differ or a dimension does not broadcast
+     */
+    static List<Integer> broadcastShape(String name, ArrayType a, ArrayType b) {
         if (a.rank() == 0) {
-            return new Shaped(dtype, b.shape());
+            return b.shape();
         }
         if (b.rank() == 0) {
-            return new Shaped(dtype, a.shape());
+            return a.shape();
         }
         if (a.rank() != b.rank()) {
-            throw new IllegalArgumentException(name() + ": arrays must have same number of dimensions, got "
+            throw new IllegalArgumentException(name + ": arrays must have same number of dimensions, got "
                     + Specs.ints(a.shape()) + ", " + Specs.ints(b.shape()) + ".");
         }
         List<Integer> shape = new ArrayList<>();
@@ -54,16 +78,29 @@ public record Binary(BinaryOp op) implements Primitive {
             int x = a.shape().get(d);
             int y = b.shape().get(d);
             if (x != y && x != 1 && y != 1) {
-                throw new IllegalArgumentException(name() + " got incompatible shapes for broadcasting: "
+                throw new IllegalArgumentException(name + " got incompatible shapes for broadcasting: "
                         + Specs.ints(a.shape()) + ", " + Specs.ints(b.shape()) + ".");
             }
             shape.add(x == 1 ? y : x);
         }
-        return new Shaped(dtype, shape);
+        return shape;
     }
 
     @Override
     public List<List<String>> shardingRule(List<ArrayType> operands, Shaped out, Mesh mesh) {
+        return broadcastingRule(name(), operands);
+    }
+
+    /**
+     * JAX's {@code broadcasting_sharding_rule}: per dimension the operands must agree, a replicated size-1
+     * dimension counting as no opinion; otherwise the one sharded operand wins. Rank-0 operands are ignored.
+     *
+     * @param name     the primitive named in the error, e.g. {@code "add"} or {@code "broadcast_shardings"}
+     * @param operands the operands' types (rank 0, or one common rank)
+     * @return the result's sharding, per dimension the mesh axes splitting it
+     * @throws ShardingTypeError "NAME got incompatible shardings for broadcasting: …" when two differ
+     */
+    public static List<List<String>> broadcastingRule(String name, List<ArrayType> operands) {
         List<ArrayType> shaped = operands.stream().filter(t -> t.rank() > 0).toList();
         if (shaped.isEmpty()) {
             return List.of();
@@ -91,7 +128,7 @@ public record Binary(BinaryOp op) implements Primitive {
                     if (r.isEmpty() && !s.isEmpty()) {
                         r = s;
                     } else if (!r.isEmpty() && !s.isEmpty() && !r.equals(s)) {
-                        throw new ShardingTypeError(name() + " got incompatible shardings for broadcasting: "
+                        throw new ShardingTypeError(name + " got incompatible shardings for broadcasting: "
                                 + shaped.stream().map(t -> Specs.tuple(t.dims())).collect(Collectors.joining(", "))
                                 + ".");
                     }
@@ -119,6 +156,11 @@ public record Binary(BinaryOp op) implements Primitive {
 
     @Override
     public Partitioning partition(List<ArrayType> operands, ArrayType out) {
+        return elementwise(this, operands, out);
+    }
+
+    /** An elementwise primitive per device: every operand in the result's layout, broadcast dimensions whole. */
+    static Partitioning elementwise(Primitive p, List<ArrayType> operands, ArrayType out) {
         List<List<List<String>>> need = new ArrayList<>();
         for (ArrayType t : operands) {
             List<List<String>> dims = new ArrayList<>();
@@ -128,7 +170,7 @@ public record Binary(BinaryOp op) implements Primitive {
             }
             need.add(dims);
         }
-        return Partitioning.local(need, this, out.dims());
+        return Partitioning.local(need, p, out.dims());
     }
 
     @Override

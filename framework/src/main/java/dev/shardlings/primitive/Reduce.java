@@ -1,5 +1,6 @@
 package dev.shardlings.primitive;
 
+import dev.shardlings.array.DType;
 import dev.shardlings.array.NDArray;
 import dev.shardlings.array.ReduceOp;
 import dev.shardlings.sharding.Mesh;
@@ -54,7 +55,8 @@ public record Reduce(ReduceOp op, List<Integer> axes) implements Primitive {
                 shape.add(a.shape().get(d));
             }
         }
-        return new Shaped(a.dtype(), shape);
+        // jnp.sum of bool counts in int32; max and min of bool stay bool
+        return new Shaped(a.dtype() == DType.BOOL && op == ReduceOp.SUM ? DType.INT32 : a.dtype(), shape);
     }
 
     @Override

@@ -30,6 +30,10 @@ public record Unary(UnaryOp op) implements Primitive {
     public Shaped abstractEval(List<ArrayType> operands) {
         Typing.arity(this, operands, 1);
         ArrayType a = operands.get(0);
+        if (a.dtype() == DType.BOOL && op != UnaryOp.COPY) {
+            throw new IllegalArgumentException(op.jaxName() + " is not defined on bool arrays here; convert first,"
+                    + " e.g. x.astype(DType.FLOAT32)");
+        }
         // Transcendental functions of an integer array give floats, as jnp.sin does.
         return new Shaped(op.keepsIntegers() ? a.dtype() : DType.FLOAT32, a.shape());
     }

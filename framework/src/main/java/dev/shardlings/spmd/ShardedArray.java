@@ -1,6 +1,7 @@
 package dev.shardlings.spmd;
 
 import dev.shardlings.array.BinaryOp;
+import dev.shardlings.array.CompareOp;
 import dev.shardlings.array.DType;
 import dev.shardlings.array.NDArray;
 import dev.shardlings.array.ReduceOp;
@@ -8,6 +9,7 @@ import dev.shardlings.array.UnaryOp;
 import dev.shardlings.primitive.ArrayType;
 import dev.shardlings.primitive.Binary;
 import dev.shardlings.primitive.BroadcastInDim;
+import dev.shardlings.primitive.Compare;
 import dev.shardlings.primitive.Concatenate;
 import dev.shardlings.primitive.ConvertType;
 import dev.shardlings.primitive.DotGeneral;
@@ -17,6 +19,7 @@ import dev.shardlings.primitive.Primitive;
 import dev.shardlings.primitive.Reduce;
 import dev.shardlings.primitive.Reshape;
 import dev.shardlings.primitive.Reshard;
+import dev.shardlings.primitive.Select;
 import dev.shardlings.primitive.ShardingConstraint;
 import dev.shardlings.primitive.Slice;
 import dev.shardlings.primitive.Take;
@@ -463,7 +466,13 @@ public final class ShardedArray {
 
     private ShardedArray binary(BinaryOp o, GlobalOps.Operand other, int otherRank, int[] otherShape,
                                 boolean placed, Object raw) {
-        hostOnly(o.laxName());
+        return elementwise(new Binary(o), other, otherRank, otherShape, placed, raw);
+    }
+
+    /** A two-operand elementwise primitive with numpy rank promotion (see {@link #add(ShardedArray)}). */
+    private ShardedArray elementwise(Primitive p, GlobalOps.Operand other, int otherRank, int[] otherShape,
+                                    boolean placed, Object raw) {
+        hostOnly(p.name());
         GlobalOps.Operand self = GlobalOps.of(this);
         // numpy rank promotion: the lower-rank operand gets leading size-1 dimensions (broadcast_in_dim), as jnp does
         if (otherRank > 0 && otherRank < rank()) {
@@ -472,7 +481,7 @@ public final class ShardedArray {
         } else if (otherRank > rank() && rank() > 0) {
             self = GlobalOps.of(lift(otherRank));
         }
-        return GlobalOps.run(new Binary(o), List.of(self, other));
+        return GlobalOps.run(p, List.of(self, other));
     }
 
     private static int[] liftedShape(int[] s, int rank) {
@@ -589,6 +598,200 @@ public final class ShardedArray {
     /** {@code jnp.minimum(x, s)}; as {@link #add(double)}. */
     public ShardedArray minimum(double s) {
         return binary(BinaryOp.MIN, s);
+    }
+
+    /**
+     * {@code x > y} ({@code jnp.greater}, {@code lax.gt}): a bool array, broadcast and typed as
+     * {@link #add(ShardedArray)} (on Explicit axes "gt got incompatible shardings for broadcasting: …").
+     * No communication.
+     */
+    public ShardedArray greater(ShardedArray other) {
+        Objects.requireNonNull(other, "other");
+        return elementwise(new Compare(CompareOp.GT), GlobalOps.of(other), other.rank(), other.shape, true, other);
+    }
+
+    /** {@code x > s} with a scalar (a whole number compares with an int32 array as an int). */
+    public ShardedArray greater(double s) {
+        NDArray v = scalarLike(dtype, s);
+        return elementwise(new Compare(CompareOp.GT), GlobalOps.of(v), 0, new int[0], false, v);
+    }
+
+    /**
+     * {@code x >= y} ({@code jnp.greater_equal}, {@code lax.ge}): a bool array, broadcast and typed as
+     * {@link #add(ShardedArray)} (on Explicit axes "ge got incompatible shardings for broadcasting: …").
+     * No communication.
+     */
+    public ShardedArray greaterEqual(ShardedArray other) {
+        Objects.requireNonNull(other, "other");
+        return elementwise(new Compare(CompareOp.GE), GlobalOps.of(other), other.rank(), other.shape, true, other);
+    }
+
+    /** {@code x >= s} with a scalar (a whole number compares with an int32 array as an int). */
+    public ShardedArray greaterEqual(double s) {
+        NDArray v = scalarLike(dtype, s);
+        return elementwise(new Compare(CompareOp.GE), GlobalOps.of(v), 0, new int[0], false, v);
+    }
+
+    /**
+     * {@code x < y} ({@code jnp.less}, {@code lax.lt}): a bool array, broadcast and typed as
+     * {@link #add(ShardedArray)} (on Explicit axes "lt got incompatible shardings for broadcasting: …").
+     * No communication.
+     */
+    public ShardedArray less(ShardedArray other) {
+        Objects.requireNonNull(other, "other");
+        return elementwise(new Compare(CompareOp.LT), GlobalOps.of(other), other.rank(), other.shape, true, other);
+    }
+
+    /** {@code x < s} with a scalar (a whole number compares with an int32 array as an int). */
+    public ShardedArray less(double s) {
+        NDArray v = scalarLike(dtype, s);
+        return elementwise(new Compare(CompareOp.LT), GlobalOps.of(v), 0, new int[0], false, v);
+    }
+
+    /**
+     * {@code x <= y} ({@code jnp.less_equal}, {@code lax.le}): a bool array, broadcast and typed as
+     * {@link #add(ShardedArray)} (on Explicit axes "le got incompatible shardings for broadcasting: …").
+     * No communication.
+     */
+    public ShardedArray lessEqual(ShardedArray other) {
+        Objects.requireNonNull(other, "other");
+        return elementwise(new Compare(CompareOp.LE), GlobalOps.of(other), other.rank(), other.shape, true, other);
+    }
+
+    /** {@code x <= s} with a scalar (a whole number compares with an int32 array as an int). */
+    public ShardedArray lessEqual(double s) {
+        NDArray v = scalarLike(dtype, s);
+        return elementwise(new Compare(CompareOp.LE), GlobalOps.of(v), 0, new int[0], false, v);
+    }
+
+    /**
+     * {@code x == y} ({@code jnp.equal}, {@code lax.eq}): a bool array, broadcast and typed as
+     * {@link #add(ShardedArray)} (on Explicit axes "eq got incompatible shardings for broadcasting: …").
+     * No communication.
+     */
+    public ShardedArray equal(ShardedArray other) {
+        Objects.requireNonNull(other, "other");
+        return elementwise(new Compare(CompareOp.EQ), GlobalOps.of(other), other.rank(), other.shape, true, other);
+    }
+
+    /** {@code x == s} with a scalar (a whole number compares with an int32 array as an int). */
+    public ShardedArray equal(double s) {
+        NDArray v = scalarLike(dtype, s);
+        return elementwise(new Compare(CompareOp.EQ), GlobalOps.of(v), 0, new int[0], false, v);
+    }
+
+    /**
+     * {@code x != y} ({@code jnp.not_equal}, {@code lax.ne}): a bool array, broadcast and typed as
+     * {@link #add(ShardedArray)} (on Explicit axes "ne got incompatible shardings for broadcasting: …").
+     * No communication.
+     */
+    public ShardedArray notEqual(ShardedArray other) {
+        Objects.requireNonNull(other, "other");
+        return elementwise(new Compare(CompareOp.NE), GlobalOps.of(other), other.rank(), other.shape, true, other);
+    }
+
+    /** {@code x != s} with a scalar (a whole number compares with an int32 array as an int). */
+    public ShardedArray notEqual(double s) {
+        NDArray v = scalarLike(dtype, s);
+        return elementwise(new Compare(CompareOp.NE), GlobalOps.of(v), 0, new int[0], false, v);
+    }
+
+    /** A Python-style scalar beside an array of {@code dtype}: a whole number stays an int beside integers. */
+    private static NDArray scalarLike(DType dtype, double s) {
+        return dtype != DType.FLOAT32 && s == Math.rint(s) && Math.abs(s) <= Integer.MAX_VALUE
+                ? NDArray.scalar((int) s) : NDArray.scalar((float) s);
+    }
+
+    /**
+     * {@code jnp.where(condition, x, y)}: x where the condition holds, else y, staged as JAX stages it — the
+     * operands converted to one dtype (x's and y's when they agree, else float32 if either is, else int32), a
+     * condition that is not bool compared with 0, lower ranks given leading size-1 dimensions, and then
+     * {@code lax.select_n}. When the three do not have one shape they are broadcast to it first and, on Explicit
+     * axes, resharded to the sharding the broadcasting rule gives ({@code ShardingTypeError} "broadcast_shardings got
+     * incompatible shardings for broadcasting: …" where it has none); when they have one shape already, Explicit
+     * axes need the cases to share one sharding and the condition to have it too (JAX's "select cases must have
+     * the same shardings, …" and "select `which` must be scalar or have the same sharding as cases, …"). On Auto
+     * axes the compiler lays the operands out. No communication beyond those reshards.
+     *
+     * @throws NullPointerException if an argument is null
+     * @throws IllegalArgumentException if the shapes do not broadcast
+     */
+    public static ShardedArray where(ShardedArray condition, ShardedArray x, ShardedArray y) {
+        return where(condition, (Object) Objects.requireNonNull(x, "x"), Objects.requireNonNull(y, "y"));
+    }
+
+    /** {@link #where(ShardedArray, ShardedArray, ShardedArray)} with a scalar y ({@code jnp.where(c, x, 0.0)}). */
+    public static ShardedArray where(ShardedArray condition, ShardedArray x, double y) {
+        return where(condition, (Object) Objects.requireNonNull(x, "x"), y);
+    }
+
+    /** {@link #where(ShardedArray, ShardedArray, ShardedArray)} with a scalar x ({@code jnp.where(c, 1.0, y)}). */
+    public static ShardedArray where(ShardedArray condition, double x, ShardedArray y) {
+        return where(condition, (Object) x, Objects.requireNonNull(y, "y"));
+    }
+
+    private static ShardedArray where(ShardedArray condition, Object x, Object y) {
+        Objects.requireNonNull(condition, "condition");
+        condition.hostOnly("where");
+        DType dx = x instanceof ShardedArray s ? s.dtype : null;
+        DType dy = y instanceof ShardedArray s ? s.dtype : null;
+        if (dx == null) {
+            dx = scalarLike(dy, (Double) x).dtype();
+        } else if (dy == null) {
+            dy = scalarLike(dx, (Double) y).dtype();
+        }
+        DType dtype = dx == dy ? dx : dx == DType.FLOAT32 || dy == DType.FLOAT32 ? DType.FLOAT32 : DType.INT32;
+        ShardedArray c = condition.dtype == DType.BOOL ? condition : condition.astype(DType.BOOL);
+        ShardedArray xs = x instanceof ShardedArray s ? (s.dtype == dtype ? s : s.astype(dtype)) : null;
+        ShardedArray ys = y instanceof ShardedArray s ? (s.dtype == dtype ? s : s.astype(dtype)) : null;
+        int rank = Math.max(c.rank(), Math.max(xs == null ? 0 : xs.rank(), ys == null ? 0 : ys.rank()));
+        c = c.rank() < rank ? c.lift(rank) : c;
+        xs = xs != null && xs.rank() < rank ? xs.lift(rank) : xs;
+        ys = ys != null && ys.rank() < rank ? ys.lift(rank) : ys;
+        int[] shape = new int[rank];
+        for (ShardedArray a : new ShardedArray[] {c, xs, ys}) {
+            for (int d = 0; a != null && d < rank; d++) {
+                int n = a.shape[d];
+                if (shape[d] <= 1) {
+                    shape[d] = n;
+                } else if (n != 1 && n != shape[d]) {
+                    throw new IllegalArgumentException("where: shapes " + Arrays.toString(c.shape) + ", "
+                            + (xs == null ? "()" : Arrays.toString(xs.shape)) + " and "
+                            + (ys == null ? "()" : Arrays.toString(ys.shape)) + " do not broadcast together");
+                }
+            }
+        }
+        boolean broadcast = xs == null || ys == null || !Arrays.equals(c.shape, shape) || !Arrays.equals(xs.shape, shape)
+                || !Arrays.equals(ys.shape, shape);
+        Mesh mesh = condition.mesh();
+        PartitionSpec target = PartitionSpec.P();
+        if (broadcast && mesh.hasExplicitAxes()) {
+            List<ArrayType> types = new ArrayList<>();
+            for (ShardedArray a : new ShardedArray[] {c, xs, ys}) {
+                List<List<String>> dims = new ArrayList<>();
+                for (int d = 0; d < rank; d++) {
+                    dims.add(a == null || a.shape[d] != shape[d] ? List.of() : a.type().dims().get(d));
+                }
+                types.add(new ArrayType(a == null ? dtype : a.dtype, Arrays.stream(shape).boxed().toList(), dims, mesh));
+            }
+            target = new ArrayType(dtype, Arrays.stream(shape).boxed().toList(),
+                    Binary.broadcastingRule("broadcast_shardings", types), mesh).spec();
+        }
+        NamedSharding scalarSharding = new NamedSharding(mesh, target);
+        ShardedArray[] ops = new ShardedArray[3];
+        Object[] given = {c, xs == null ? x : xs, ys == null ? y : ys};
+        for (int k = 0; k < 3; k++) {
+            ShardedArray a = given[k] instanceof ShardedArray s ? s
+                    : ShardedArray.full(scalarSharding, dtype, (Double) given[k], shape);
+            if (broadcast && !Arrays.equals(a.shape, shape)) {
+                a = a.broadcastTo(shape);
+            }
+            if (broadcast && mesh.hasExplicitAxes() && !a.type().spec().equals(target)) {
+                a = a.reshard(target);
+            }
+            ops[k] = a;
+        }
+        return GlobalOps.run(new Select(), List.of(GlobalOps.of(ops[0]), GlobalOps.of(ops[2]), GlobalOps.of(ops[1])));
     }
 
     /**

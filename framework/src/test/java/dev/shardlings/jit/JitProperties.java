@@ -35,7 +35,7 @@ class JitProperties {
 
     /** One step of the chain after the matmul. */
     enum Step {
-        SIN, TIMES_TWO, EXP_OF_TANH, TRANSPOSE, ADD_SELF, SUM_ROWS_KEEP;
+        SIN, TIMES_TWO, EXP_OF_TANH, TRANSPOSE, ADD_SELF, SUM_ROWS_KEEP, RELU_BY_WHERE, LEAKY_BY_WHERE;
 
         ShardedArray apply(ShardedArray x) {
             return switch (this) {
@@ -45,6 +45,8 @@ class JitProperties {
                 case TRANSPOSE -> x.transpose(1, 0);
                 case ADD_SELF -> x.add(x.sin());
                 case SUM_ROWS_KEEP -> x.sum(0).reshape(1, x.shape()[1]).broadcastTo(x.shape());
+                case RELU_BY_WHERE -> ShardedArray.where(x.greater(0.0), x, 0.0);
+                case LEAKY_BY_WHERE -> ShardedArray.where(x.lessEqual(0.0), x.mul(0.5), x);
             };
         }
 
@@ -56,6 +58,8 @@ class JitProperties {
                 case TRANSPOSE -> x.transpose(1, 0);
                 case ADD_SELF -> x.add(x.sin());
                 case SUM_ROWS_KEEP -> x.sum(0).reshape(1, x.shape()[1]).broadcastTo(x.shape());
+                case RELU_BY_WHERE -> NDArray.where(x.greater(0.0), x, 0.0);
+                case LEAKY_BY_WHERE -> NDArray.where(x.lessEqual(0.0), x.mul(0.5f), x);
             };
         }
     }

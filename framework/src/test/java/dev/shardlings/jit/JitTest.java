@@ -434,6 +434,30 @@ class JitTest {
     }
 
     @Test
+    void whereOnAutoAxesStagesGtAndSelectNAndCommunicatesNothing() {
+        // JAX 0.10.2, Auto 4x2 mesh: jit(lambda a, b: jnp.where(a > 3., a, b)) with a P('X','Y'), b P('X', None)
+        // comes out P('X', 'Y') with no collective
+        Mesh m = Mesh.ofDeviceIds(IDS8, new int[] {4, 2}, "X", "Y");
+        NDArray a = data(8, 4);
+        NDArray b = data(8, 4).mul(3f);
+        Jitted f = Jit.jit((p, q) -> ShardedArray.where(p.greater(3.0), p, q));
+        Compiled c = f.lower(put(m, a, "X", "Y"), put(m, b, "X", null));
+        String jaxpr = c.jaxpr().toString();
+        assertTrue(jaxpr.contains("bool[8,4] = gt") && jaxpr.contains("= select_n"), jaxpr);
+        assertEquals(P("X", "Y"), c.outputShardings().get(0).spec());
+        assertFalse(c.asText().contains("all-") || c.asText().contains("collective"), c.asText());
+        ShardedArray out = f.call(put(m, a, "X", "Y"), put(m, b, "X", null)).get(0);
+        assertEquals(NDArray.where(a.greater(3.0), a, b), out.gather());
+        // eager, with a scalar case and an int32 condition converted to bool
+        ShardedArray relu = ShardedArray.where(put(m, a, "X", "Y").greater(0.0), put(m, a, "X", "Y"), 0.0);
+        assertEquals(NDArray.where(a.greater(0.0), a, 0.0), relu.gather());
+        NDArray ints = NDArray.arange(32).reshape(8, 4);
+        ShardedArray picked = ShardedArray.where(put(m, ints.sub(16), "X", null), 1.0, put(m, ints, "X", "Y"));
+        assertEquals(DType.INT32, picked.dtype());
+        assertEquals(NDArray.where(ints.sub(16), 1.0, ints), picked.gather());
+    }
+
+    @Test
     void anUncommittedArgumentFollowsTheCommittedOne() {
         Mesh m = Mesh.ofDeviceIds(IDS8, new int[] {8}, "x");
         NDArray y = data(24);

@@ -143,6 +143,40 @@ class ExplicitTypingTableTest {
         r.add(ok("wsc matching in explicit", () -> a().withShardingConstraint(P("X", "Y")), () -> A,
                 "float32[8@X,4@Y]"));
         r.add(ok("tuple spec typeof", () -> put(data(32), tuple("X", "Y")), () -> data(32), "float32[32@(X,Y)]"));
+        // comparisons and jnp.where, checked in JAX 0.10.2 on the same mesh
+        String abstractMesh = "AbstractMesh('X': 4, 'Y': 2, axis_types=(Explicit, Explicit), device_kind=cpu,"
+                + " num_cores=None, platform=cpu)";
+        r.add(ok("a > 3.", () -> a().greater(3.0), () -> A.greater(3.0), "bool[8@X,4@Y]"));
+        r.add(ok("a > P(X,None)", () -> a().greater(put(A, "X", null)), () -> A.greater(A), "bool[8@X,4@Y]"));
+        r.add(err("a > P(Y,None)", () -> a().greater(put(A, "Y", null)),
+                "gt got incompatible shardings for broadcasting: ('X', 'Y'), ('Y', None)."));
+        r.add(ok("where(a > 3., a, 0.)", () -> ShardedArray.where(a().greater(3.0), a(), 0.0),
+                () -> NDArray.where(A.greater(3.0), A, 0.0), "float32[8@X,4@Y]"));
+        r.add(ok("where(P(X,None) > 3., a, 0.): the condition is resharded",
+                () -> ShardedArray.where(put(A, "X", null).greater(3.0), a(), 0.0),
+                () -> NDArray.where(A.greater(3.0), A, 0.0), "float32[8@X,4@Y]"));
+        r.add(ok("where(a > 3., P(X,None), 0.): the case is resharded",
+                () -> ShardedArray.where(a().greater(3.0), put(A, "X", null), 0.0),
+                () -> NDArray.where(A.greater(3.0), A, 0.0), "float32[8@X,4@Y]"));
+        r.add(ok("where(P(None,None) > 3., a, 0.)", () -> ShardedArray.where(put(A, null, null).greater(3.0), a(), 0.0),
+                () -> NDArray.where(A.greater(3.0), A, 0.0), "float32[8@X,4@Y]"));
+        r.add(ok("where(a > 3., 1., P(None,None))", () -> ShardedArray.where(a().greater(3.0), 1.0, put(A, null, null)),
+                () -> NDArray.where(A.greater(3.0), 1.0, A), "float32[8@X,4@Y]"));
+        r.add(err("where(P(Y,None) > 3., a, 0.)", () -> ShardedArray.where(put(A, "Y", null).greater(3.0), a(), 0.0),
+                "broadcast_shardings got incompatible shardings for broadcasting: ('Y', None), ('X', 'Y'),"
+                        + " (None, None)."));
+        r.add(err("where(a > 3., a, P(X,None))", () -> ShardedArray.where(a().greater(3.0), a(), put(A, "X", null)),
+                "select cases must have the same shardings, got [NamedSharding(mesh=" + abstractMesh
+                        + ", spec=P('X', None)), NamedSharding(mesh=" + abstractMesh + ", spec=P('X', 'Y'))]."));
+        r.add(err("where(P(X,None) > 3., a, a)", () -> ShardedArray.where(put(A, "X", null).greater(3.0), a(), a()),
+                "select `which` must be scalar or have the same sharding as cases, got `which` sharding"
+                        + " NamedSharding(mesh=" + abstractMesh + ", spec=P('X', None)) but case sharding"
+                        + " NamedSharding(mesh=" + abstractMesh + ", spec=P('X', 'Y'))."));
+        r.add(err("where(a > 3., P(None,None), P(None,None))",
+                () -> ShardedArray.where(a().greater(3.0), put(A, null, null), put(A, null, null)),
+                "select `which` must be scalar or have the same sharding as cases, got `which` sharding"
+                        + " NamedSharding(mesh=" + abstractMesh + ", spec=P('X', 'Y')) but case sharding"
+                        + " NamedSharding(mesh=" + abstractMesh + ", spec=P(None, None))."));
         return r;
     }
 
