@@ -449,7 +449,7 @@ public final class Wire {
     }
 
     private static int[] bitsOf(NDArray a) {
-        if (a.dtype() == DType.INT32) {
+        if (a.dtype() != DType.FLOAT32) {
             return a.toIntArray();
         }
         float[] f = a.toFloatArray();
@@ -464,8 +464,8 @@ public final class Wire {
         out.writeByte(a.dtype().ordinal());
         writeInts(out, a.shape());
         ByteBuffer buf = ByteBuffer.allocate(Math.multiplyExact(a.size(), 4)).order(ByteOrder.BIG_ENDIAN);
-        if (a.dtype() == DType.INT32) {
-            buf.asIntBuffer().put(a.toIntArray());
+        if (a.dtype() != DType.FLOAT32) {
+            buf.asIntBuffer().put(a.toIntArray()); // int32, or bool as 0 and 1
         } else {
             buf.asFloatBuffer().put(a.toFloatArray());
         }
@@ -487,10 +487,11 @@ public final class Wire {
         in.readFully(raw);
         ByteBuffer buf = ByteBuffer.wrap(raw).order(ByteOrder.BIG_ENDIAN);
         try {
-            if (dtype == DType.INT32) {
+            if (dtype != DType.FLOAT32) {
                 int[] v = new int[(int) n];
                 buf.asIntBuffer().get(v);
-                return NDArray.fromInts(v, shape);
+                NDArray ints = NDArray.fromInts(v, shape);
+                return dtype == DType.BOOL ? ints.astype(DType.BOOL) : ints;
             }
             float[] v = new float[(int) n];
             buf.asFloatBuffer().get(v);

@@ -15,7 +15,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** A trace's local operations cross the wire as themselves, and an index no operation has is refused. */
+/**
+ * A trace's local operations cross the wire as themselves, and an index no operation has is refused; arrays keep
+ * their dtype, bool included.
+ */
 class WireTraceTest {
 
     private static Wire.Reply replyWith(LocalOp op) {
@@ -49,5 +52,21 @@ class WireTraceTest {
         first[at] = (byte) LocalOp.ALL.size();
         Wire.ProtocolException e = assertThrows(Wire.ProtocolException.class, () -> Wire.decodeReply(first));
         assertTrue(e.getMessage().contains("unknown local operation " + LocalOp.ALL.size()), e.getMessage());
+    }
+
+    @Test
+    void boolArraysCrossTheWireAsBool() throws IOException {
+        dev.shardlings.array.NDArray mask = dev.shardlings.array.NDArray.fromBooleans(
+                new boolean[] {true, false, false, true}, 2, 2);
+        dev.shardlings.sharding.Mesh mesh = dev.shardlings.sharding.Mesh.makeMesh(new int[] {2}, "i");
+        dev.shardlings.spmd.ShardedArray placed = dev.shardlings.spmd.ShardedArray.devicePut(mask, mesh,
+                dev.shardlings.sharding.PartitionSpec.P("i"));
+        for (Object value : List.of(mask, placed)) {
+            Wire.Reply r = new Wire.Reply(3, value, null, new Trace(List.of(), List.of(), 0), List.of(), false);
+            Object back = Wire.decodeReply(Wire.encode(r)).value();
+            dev.shardlings.array.NDArray got = back instanceof dev.shardlings.spmd.ShardedArray s ? s.gather()
+                    : (dev.shardlings.array.NDArray) back;
+            assertEquals(mask, got, "dtype and values");
+        }
     }
 }
