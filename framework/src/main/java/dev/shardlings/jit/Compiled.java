@@ -95,8 +95,7 @@ public final class Compiled {
 
     /** JIT, or JIT_WITH_SHARD_MAP when the program contains a shardMap region. */
     private dev.shardlings.trace.Origin origin() {
-        boolean manual = program.instructions().stream().anyMatch(i -> i instanceof DeviceProgram.Apply a
-                && a.local() instanceof dev.shardlings.primitive.ManualRegion);
+        boolean manual = program.instructions().stream().anyMatch(i -> i instanceof DeviceProgram.Region);
         return manual ? dev.shardlings.trace.Origin.JIT_WITH_SHARD_MAP : dev.shardlings.trace.Origin.JIT;
     }
 }

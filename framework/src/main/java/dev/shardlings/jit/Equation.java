@@ -7,24 +7,41 @@ import java.util.Objects;
 import java.util.stream.Collectors;
 
 /**
- * One step of a traced program: {@code output = primitive(inputs)}.
+ * One step of a traced program: {@code outputs = primitive(inputs)}; every primitive has one output except a
+ * shardMap region ({@link dev.shardlings.primitive.ManualRegion}), which has one per out spec.
  *
  * @param primitive the operation, with its parameters
  * @param inputs    its operands
- * @param output    the variable it defines
+ * @param outputs   the variables it defines (at least one)
  */
-public record Equation(Primitive primitive, List<Atom> inputs, Var output) {
-    /** @throws NullPointerException if an argument is null */
+public record Equation(Primitive primitive, List<Atom> inputs, List<Var> outputs) {
+    /**
+     * @throws NullPointerException     if an argument is null
+     * @throws IllegalArgumentException if there is no output
+     */
     public Equation {
         Objects.requireNonNull(primitive, "primitive");
         inputs = List.copyOf(inputs);
-        Objects.requireNonNull(output, "output");
+        outputs = List.copyOf(outputs);
+        if (outputs.isEmpty()) {
+            throw new IllegalArgumentException(primitive.name() + ": an equation defines at least one variable");
+        }
+    }
+
+    /** An equation of one output. @throws NullPointerException if an argument is null */
+    public Equation(Primitive primitive, List<Atom> inputs, Var output) {
+        this(primitive, inputs, List.of(Objects.requireNonNull(output, "output")));
+    }
+
+    /** The (first) variable defined: the only one for every primitive but a shardMap region of several results. */
+    public Var output() {
+        return outputs.get(0);
     }
 
     /** {@code c:f32[8@X,4@Y] = sin a}, as a jaxpr prints an equation. */
     @Override
     public String toString() {
-        return output + " = " + primitive.name() + " " + inputs.stream()
-                .map(a -> a instanceof Var v ? v.name() : a.toString()).collect(Collectors.joining(" "));
+        return outputs.stream().map(Var::toString).collect(Collectors.joining(" ")) + " = " + primitive.name() + " "
+                + inputs.stream().map(a -> a instanceof Var v ? v.name() : a.toString()).collect(Collectors.joining(" "));
     }
 }

@@ -91,6 +91,16 @@ final class Partitioner {
         for (Equation e : jaxpr.equations()) {
             Primitive p = e.primitive();
             List<ArrayType> ins = e.inputs().stream().map(layout::get).toList();
+            if (p instanceof dev.shardlings.primitive.ManualRegion region) {
+                // a hand-written region: its layouts are its specs, whatever propagation would say
+                List<Integer> outs = b.region(region, e.inputs().stream().map(reg::get).toList(), ins);
+                for (int j = 0; j < outs.size(); j++) {
+                    Var v = e.outputs().get(j);
+                    reg.put(v, outs.get(j));
+                    layout.put(v, new ArrayType(v.type().dtype(), v.type().shape(), region.resultDims(j), mesh));
+                }
+                continue;
+            }
             ArrayType type = e.output().type();
             Roll ofSlice = rollOfSlice.get(e.output());
             if (ofSlice != null && ofSlice.splitAxes(layout, mesh) != null) {
@@ -379,12 +389,12 @@ final class Partitioner {
         Text(String name, Mesh mesh, DeviceProgram program, List<ArrayType> args, List<int[]> argShapes,
              List<Integer> outputs, List<NamedSharding> outs) {
             Map<Integer, int[]> shapes = new HashMap<>();
-            Map<Integer, String> dtypes = new HashMap<>();
+            Map<Integer, dev.shardlings.array.DType> dtypes = new HashMap<>();
             sb.append("HloModule jit_").append(name).append(", num_partitions=").append(mesh.size()).append(", mesh=")
                     .append(mesh).append(axisTypes(mesh)).append("\n\nENTRY main {\n");
             for (int k = 0; k < args.size(); k++) {
                 shapes.put(k, argShapes.get(k));
-                dtypes.put(k, args.get(k).dtype().shortName());
+                dtypes.put(k, args.get(k).dtype());
                 sb.append("  %").append(k).append(" = ").append(type(dtypes.get(k), argShapes.get(k)))
                         .append(" parameter(").append(k).append("), sharding=").append(args.get(k).spec())
                         .append('\n');
@@ -396,20 +406,33 @@ final class Partitioner {
                 if (ins instanceof DeviceProgram.Apply a) {
                     int[] s = a.localType().shapeArray();
                     shapes.put(a.output(), s);
-                    dtypes.put(a.output(), a.localType().dtype().shortName());
+                    dtypes.put(a.output(), a.localType().dtype());
                     flops += a.flops();
                     bytes += a.bytes();
                     sb.append("  %").append(a.output()).append(" = ").append(type(dtypes.get(a.output()), s)).append(' ')
                             .append(a.local().name()).append('(').append(a.inputs().stream().map(i -> "%" + i)
                                     .collect(Collectors.joining(", "))).append(")\n");
+                } else if (ins instanceof DeviceProgram.Region g) {
+                    List<String> types = new ArrayList<>();
+                    for (int j = 0; j < g.outputs().size(); j++) {
+                        ArrayType t = g.localTypes().get(j);
+                        shapes.put(g.outputs().get(j), t.shapeArray());
+                        dtypes.put(g.outputs().get(j), t.dtype());
+                        types.add(type(t.dtype(), t.shapeArray()));
+                    }
+                    sb.append("  ").append(g.outputs().stream().map(i -> "%" + i).collect(Collectors.joining(", ")))
+                            .append(" = ").append(types.size() == 1 ? types.get(0) : "(" + String.join(", ", types) + ")")
+                            .append(" shard_map(").append(g.inputs().stream().map(i -> "%" + i)
+                                    .collect(Collectors.joining(", "))).append("), name=").append(g.region().label())
+                            .append('\n');
                 } else {
                     DeviceProgram.Move m = (DeviceProgram.Move) ins;
                     int[] s = shapes.get(m.input());
-                    String dt = dtypes.get(m.input());
+                    dev.shardlings.array.DType dt = dtypes.get(m.input());
                     String in = "%" + m.input();
                     for (int i = 0; i < m.steps().size(); i++) {
                         Step step = m.steps().get(i);
-                        comm += step.bytesReceived(s, 4L, mesh);
+                        comm += step.bytesReceived(s, dt.byteSize(), mesh);
                         s = step.outShape(s, mesh);
                         String target = i == m.steps().size() - 1 ? "%" + m.output() : "%" + m.output() + "." + i;
                         sb.append("  ").append(target).append(" = ").append(type(dt, s)).append(' ')
@@ -436,8 +459,8 @@ final class Partitioner {
                     .collect(Collectors.joining(", ")) + ")";
         }
 
-        private static String type(String dtype, int[] s) {
-            return dtype + "[" + java.util.Arrays.stream(s).mapToObj(String::valueOf)
+        private static String type(dev.shardlings.array.DType dtype, int[] s) {
+            return dtype.shortName() + "[" + java.util.Arrays.stream(s).mapToObj(String::valueOf)
                     .collect(Collectors.joining(",")) + "]";
         }
 

@@ -50,6 +50,25 @@ final class Tracer implements Staging.Binder {
         return Staging.tracer(type, layout, out);
     }
 
+    @Override
+    public List<ShardedArray> bindRegion(dev.shardlings.primitive.ManualRegion region, List<Object> operands) {
+        List<Atom> atoms = new ArrayList<>(operands.size());
+        for (Object o : operands) {
+            atoms.add(atom(o));
+        }
+        List<ArrayType> types = region.resultTypes(atoms.stream().map(Atom::type).toList());
+        List<Var> outs = new ArrayList<>();
+        List<ShardedArray> traced = new ArrayList<>();
+        for (ArrayType t : types) {
+            Var v = new Var(next++, t);
+            outs.add(v);
+            defined.add(v);
+            traced.add(Staging.tracer(t, new NamedSharding(t.mesh(), trimmed(t.spec())), v));
+        }
+        equations.add(new Equation(region, atoms, outs));
+        return traced;
+    }
+
     static PartitionSpec trimmed(PartitionSpec spec) {
         List<List<String>> e = new ArrayList<>(spec.entries());
         while (!e.isEmpty() && e.get(e.size() - 1).isEmpty()) {

@@ -2,6 +2,7 @@ package dev.shardlings.spmd;
 
 import dev.shardlings.array.NDArray;
 import dev.shardlings.primitive.ArrayType;
+import dev.shardlings.primitive.ManualRegion;
 import dev.shardlings.primitive.Partitioning;
 import dev.shardlings.primitive.Primitive;
 import dev.shardlings.sharding.Mesh;
@@ -15,7 +16,8 @@ import java.util.Objects;
 /**
  * A partitioned program: what every device runs, as instructions over numbered registers that each hold one
  * block. Registers 0 … k−1 hold the arguments' blocks; {@link Apply} runs a primitive's local operation on
- * blocks; {@link Move} runs data-movement {@link Step}s (collectives, local slices). {@link #run} executes it as one
+ * blocks; {@link Move} runs data-movement {@link Step}s (collectives, local slices); {@link Region} runs a
+ * hand-written shardMap function once and keeps each of its results. {@link #run} executes it as one
  * shardMap over the mesh, so every collective is traced and costed like hand-written code.
  *
  * @param instructions in order
@@ -29,9 +31,40 @@ public record DeviceProgram(List<Instruction> instructions, int registers) {
     }
 
     /** One instruction. */
-    public sealed interface Instruction permits Apply, Move {
-        /** The register written. */
+    public sealed interface Instruction permits Apply, Move, Region {
+        /** The register written (the first, for a {@link Region} of several results). */
         int output();
+    }
+
+    /**
+     * Runs a shardMap region's per-device function once on blocks and keeps every result block.
+     *
+     * @param region     the region (its body, in and out specs)
+     * @param inputs     registers read, laid out by the in specs
+     * @param outputs    registers written, one per result
+     * @param localTypes each result block's dtype and local shape
+     */
+    public record Region(ManualRegion region, List<Integer> inputs, List<Integer> outputs,
+                         List<ArrayType> localTypes) implements Instruction {
+        /**
+         * @throws NullPointerException     if an argument is null
+         * @throws IllegalArgumentException if there is not one output register and local type per result
+         */
+        public Region {
+            Objects.requireNonNull(region, "region");
+            inputs = List.copyOf(inputs);
+            outputs = List.copyOf(outputs);
+            localTypes = List.copyOf(localTypes);
+            if (outputs.size() != region.resultCount() || localTypes.size() != outputs.size()) {
+                throw new IllegalArgumentException("a region of " + region.resultCount() + " results needs as many"
+                        + " output registers and local types, got " + outputs.size() + " and " + localTypes.size());
+            }
+        }
+
+        @Override
+        public int output() {
+            return outputs.get(0);
+        }
     }
 
     /**
@@ -158,6 +191,29 @@ public record DeviceProgram(List<Instruction> instructions, int registers) {
             return relayout(r, dims, out.dims());
         }
 
+        /**
+         * Adds a shardMap region: its operands re-laid out to the in specs, then its function run once.
+         *
+         * @param layouts the operands' layouts
+         * @return the registers holding its results, laid out by the out specs
+         */
+        public List<Integer> region(ManualRegion region, List<Integer> inputs, List<ArrayType> layouts) {
+            List<Integer> local = new ArrayList<>();
+            for (int k = 0; k < inputs.size(); k++) {
+                ArrayType t = layouts.get(k);
+                local.add(relayout(inputs.get(k), t.dims(), region.operandDims(k, t.rank())));
+            }
+            List<Integer> outs = new ArrayList<>();
+            List<ArrayType> localTypes = new ArrayList<>();
+            for (int j = 0; j < region.resultCount(); j++) {
+                outs.add(register());
+                Primitive.Shaped s = region.results().get(j);
+                localTypes.add(ArrayType.unsharded(s.dtype(), blockShape(s.shape(), region.resultDims(j))));
+            }
+            instructions.add(new Region(region, local, outs, localTypes));
+            return outs;
+        }
+
         private int[] blockShape(List<Integer> shape, List<List<String>> dims) {
             int[] out = new int[shape.size()];
             for (int d = 0; d < out.length; d++) {
@@ -191,6 +247,8 @@ public record DeviceProgram(List<Instruction> instructions, int registers) {
         for (Instruction ins : instructions) {
             if (ins instanceof Apply a) {
                 a.inputs().forEach(i -> reads[i]++);
+            } else if (ins instanceof Region g) {
+                g.inputs().forEach(i -> reads[i]++);
             } else {
                 reads[((Move) ins).input()]++;
             }
@@ -246,6 +304,18 @@ public record DeviceProgram(List<Instruction> instructions, int registers) {
                     List<NDArray> in = new ArrayList<>(a.inputs().size());
                     a.inputs().forEach(i -> in.add(reg[i]));
                     reg[a.output()] = a.local().apply(in);
+                } else if (ins instanceof Region g) {
+                    List<NDArray> in = new ArrayList<>(g.inputs().size());
+                    g.inputs().forEach(i -> in.add(reg[i]));
+                    List<NDArray> results = g.region().body().apply(in);
+                    if (results == null || results.size() != g.outputs().size()) {
+                        throw new IllegalStateException("shardMap " + g.region().label() + " returned "
+                                + (results == null ? "null" : results.size() + " arrays") + " inside jit where it"
+                                + " returned " + g.outputs().size() + " while the program was traced");
+                    }
+                    for (int j = 0; j < g.outputs().size(); j++) {
+                        reg[g.outputs().get(j)] = results.get(j);
+                    }
                 } else {
                     Move m = (Move) ins;
                     reg[m.output()] = Relayout.apply(m.steps(), reg[m.input()], mesh);

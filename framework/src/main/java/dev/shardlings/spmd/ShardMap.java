@@ -253,7 +253,7 @@ public final class ShardMap {
     public List<ShardedArray> call(List<ShardedArray> args) {
         List<ShardedArray> a = checkArgs(args);
         if (a.stream().anyMatch(ShardedArray::isTraced)) {
-            return List.of(stage(a));
+            return stage(a);
         }
         return run(a.size(), () -> layout.argumentBlocks(name, a), true);
     }
@@ -262,18 +262,14 @@ public final class ShardMap {
      * This shardMap called on traced values inside {@code jit}: recorded as one {@link ManualRegion} equation
      * (JAX's shard_map inside jit). Its result's shape is found by running the function once, untraced, on zero
      * blocks of the arguments' shapes — which also raises here, while tracing, every error a real call would raise
-     * (wrong specs, check_vma). Only a shardMap with one output can be staged.
+     * (wrong specs, check_vma). A shardMap of several outputs is one region with one result per out spec: the
+     * function runs once per device and call, not once per result.
      */
-    private ShardedArray stage(List<ShardedArray> args) {
+    private List<ShardedArray> stage(List<ShardedArray> args) {
         Staging.Binder binder = Staging.current();
         if (binder == null) {
             throw new IllegalStateException("shardMap " + name + " got a traced value outside the jit trace that"
                     + " made it; return the value from the jitted function instead of keeping it");
-        }
-        if (layout.outSpecs.size() != 1) {
-            throw new IllegalArgumentException("shardMap " + name + " has " + layout.outSpecs.size() + " outputs;"
-                    + " inside jit a shardMap may return one array only. Split it into one shardMap per output, or"
-                    + " call it outside jit");
         }
         for (int k = 0; k < args.size(); k++) {
             if (!args.get(k).mesh().sameDevicesAs(layout.mesh)) {
@@ -285,12 +281,12 @@ public final class ShardMap {
         try (OpObservers.Scope ignored = OpObservers.install(SILENT)) {
             zeros = args.stream().map(x -> NDArray.zeros(x.dtype(), x.shape())).toList();
         }
-        ShardedArray shaped = run(args.size(), () -> layout.wholeArgumentBlocks(name, zeros), false).get(0);
+        List<ShardedArray> shaped = run(args.size(), () -> layout.wholeArgumentBlocks(name, zeros), false);
         DeviceFunction body = fn;
-        ManualRegion region = new ManualRegion(name, layout.inSpecs, layout.outSpecs.get(0),
-                blocks -> body.apply(blocks).get(0), new dev.shardlings.primitive.Primitive.Shaped(shaped.dtype(),
-                java.util.Arrays.stream(shaped.shape()).boxed().toList()));
-        return binder.bind(region, new ArrayList<>(args));
+        ManualRegion region = new ManualRegion(name, layout.inSpecs, layout.outSpecs, body::apply,
+                shaped.stream().map(s -> new dev.shardlings.primitive.Primitive.Shaped(s.dtype(),
+                        java.util.Arrays.stream(s.shape()).boxed().toList())).toList());
+        return binder.bindRegion(region, new ArrayList<>(args));
     }
 
     /**

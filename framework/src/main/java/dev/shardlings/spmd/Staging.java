@@ -22,7 +22,6 @@ public final class Staging {
     }
 
     /** Receives each operation while a function is traced. */
-    @FunctionalInterface
     public interface Binder {
         /**
          * Records {@code p} applied to {@code operands} and returns its traced result.
@@ -31,6 +30,13 @@ public final class Staging {
          *                 {@link dev.shardlings.array.NDArray} (an uncommitted constant)
          */
         ShardedArray bind(Primitive p, List<Object> operands);
+
+        /**
+         * Records a shardMap region of one or more results and returns its traced results, one per out spec.
+         *
+         * @param operands as {@link #bind}
+         */
+        List<ShardedArray> bindRegion(dev.shardlings.primitive.ManualRegion region, List<Object> operands);
     }
 
     private static final ThreadLocal<Binder> CURRENT = new ThreadLocal<>();

@@ -77,13 +77,26 @@ class ManualRegionTest {
     }
 
     @Test
-    void aShardMapWithSeveralOutputsCannotBeStaged() {
-        ShardedArray xs = ShardedArray.devicePut(data(8, 6), new NamedSharding(MESH, P("X", "Y")));
-        ShardMap two = ShardMap.shardMap(blocks -> List.of(blocks.get(0), blocks.get(0)), MESH,
-                List.of(P("X", "Y")), List.of(P("X", "Y"), P("X", "Y")));
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> Jit.jit(a -> two.call(a).get(0)).call(xs));
-        assertTrue(e.getMessage().contains("inside jit a shardMap may return one array only"), e.getMessage());
+    void aShardMapWithSeveralOutputsIsOneRegionThatRunsOnce() {
+        // per device: the row sums completed by one psum over Y, and the block doubled; two results, two layouts
+        NDArray x = data(8, 6);
+        ShardedArray xs = ShardedArray.devicePut(x, new NamedSharding(MESH, P("X", "Y")));
+        ShardMap two = ShardMap.shardMap(blocks -> List.of(Collectives.psum(blocks.get(0).sum(1), "Y"),
+                        blocks.get(0).mul(2f)), MESH, List.of(P("X", "Y")), List.of(P("X"), P("X", "Y")));
+        Jitted f = Jit.jitList(in -> {
+            List<ShardedArray> r = two.call(in.get(0).sin());
+            return List.of(r.get(0).add(1.0), r.get(1));
+        }).named("two_results");
+        Tracing.Traced<List<ShardedArray>> t = Tracing.record(() -> f.call(xs));
+        assertTrue(t.value().get(0).gather().allclose(x.sin().sum(1).add(1f), 1e-5, 1e-5));
+        assertTrue(t.value().get(1).gather().allclose(x.sin().mul(2f), 1e-5, 1e-5));
+        assertEquals(P("X", "Y"), t.value().get(1).spec());
+        // the function ran once per device: one psum each, not one per result
+        assertEquals(MESH.size(), t.trace().collectives().size(), t.trace().collectives().toString());
+        assertEquals(Origin.JIT_WITH_SHARD_MAP, t.trace().shardMaps().get(0).origin());
+        Compiled c = f.lower(xs);
+        assertTrue(c.jaxpr().toString().contains(" = shard_map "), c.jaxpr().toString());
+        assertTrue(c.asText().contains("(f32[2], f32[2,3]) shard_map("), c.asText());
     }
 
     @Test
