@@ -44,18 +44,8 @@ public enum CompareOp implements LocalOp {
         return OpKind.ELEMENTWISE;
     }
 
-    boolean test(float a, float b) {
-        switch (this) {
-            case GT: return a > b;
-            case GE: return a >= b;
-            case LT: return a < b;
-            case LE: return a <= b;
-            case EQ: return a == b;
-            default: return a != b;
-        }
-    }
-
-    boolean test(int a, int b) {
+    /** The comparison of two values; double holds every int32 and float32 exactly, and keeps NaN's rules. */
+    boolean test(double a, double b) {
         switch (this) {
             case GT: return a > b;
             case GE: return a >= b;
