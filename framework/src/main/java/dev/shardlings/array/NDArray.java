@@ -867,6 +867,11 @@ public final class NDArray {
         return where(condition, x, weakLike(x.dtype, y));
     }
 
+    /** {@code jnp.where(condition, 1.0, 0.0)}: two scalars give a float32 array of the condition's shape. */
+    public static NDArray where(NDArray condition, double x, double y) {
+        return where(condition, Elementwise.weak((float) x), Elementwise.weak((float) y));
+    }
+
     /** {@code jnp.where(condition, s, y)} with a Python-style scalar for x (whole numbers stay int beside ints). */
     public static NDArray where(NDArray condition, double x, NDArray y) {
         requireNonNull(y, "y");

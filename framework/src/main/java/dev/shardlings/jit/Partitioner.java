@@ -187,13 +187,11 @@ final class Partitioner {
 
         /** Every roll of the program, by the concatenate's result. */
         static Map<Var, Roll> find(Jaxpr jaxpr) {
-            Map<Atom, Integer> uses = new HashMap<>();
+            Map<Atom, Integer> uses = uses(jaxpr);
             Map<Var, Equation> producer = new HashMap<>();
             for (Equation e : jaxpr.equations()) {
-                e.inputs().forEach(a -> uses.merge(a, 1, Integer::sum));
                 producer.put(e.output(), e);
             }
-            jaxpr.outputs().forEach(a -> uses.merge(a, 1, Integer::sum));
             Map<Var, Roll> out = new HashMap<>();
             for (Equation e : jaxpr.equations()) {
                 if (!(e.primitive() instanceof dev.shardlings.primitive.Concatenate c) || e.inputs().size() != 2
@@ -228,7 +226,7 @@ final class Partitioner {
     /**
      * Backward propagation beyond the first step: the layout wanted for a value passes to the single-use operands
      * of the operation that made it, as long as that operation maps layouts one to one (elementwise operations,
-     * dtype conversion, transpose). These layouts are hints: the partitioner takes one only where it refines the
+     * comparisons, where, dtype conversion, transpose). These layouts are hints: the partitioner takes one only where it refines the
      * forward layout ({@link #refines}), so a sharding that forward propagation chose is never given up for it.
      */
     static final class Hints {
@@ -236,11 +234,7 @@ final class Partitioner {
         }
 
         static Map<Var, List<List<String>>> of(Jaxpr jaxpr, Map<Var, List<List<String>>> wanted) {
-            Map<Atom, Integer> uses = new HashMap<>();
-            for (Equation e : jaxpr.equations()) {
-                e.inputs().forEach(a -> uses.merge(a, 1, Integer::sum));
-            }
-            jaxpr.outputs().forEach(a -> uses.merge(a, 1, Integer::sum));
+            Map<Atom, Integer> uses = uses(jaxpr);
             java.util.Set<Var> arguments = new java.util.HashSet<>(jaxpr.inputs());
             Map<Var, List<List<String>>> out = new HashMap<>();
             List<Equation> eqs = jaxpr.equations();
@@ -267,7 +261,8 @@ final class Partitioner {
             if (p instanceof dev.shardlings.primitive.Unary || p instanceof dev.shardlings.primitive.ConvertType) {
                 return w;
             }
-            if (p instanceof dev.shardlings.primitive.Binary) {
+            if (p instanceof dev.shardlings.primitive.Binary || p instanceof dev.shardlings.primitive.Compare
+                    || p instanceof dev.shardlings.primitive.Select) {
                 if (operandShape.size() != w.size()) {
                     return null; // a scalar operand
                 }
@@ -310,11 +305,7 @@ final class Partitioner {
      */
     private static Map<Var, List<List<String>>> wantedLayouts(Jaxpr jaxpr, Mesh mesh,
                                                                List<PartitionSpec> outShardings) {
-        Map<Atom, Integer> uses = new HashMap<>();
-        for (Equation e : jaxpr.equations()) {
-            e.inputs().forEach(a -> uses.merge(a, 1, Integer::sum));
-        }
-        jaxpr.outputs().forEach(a -> uses.merge(a, 1, Integer::sum));
+        Map<Atom, Integer> uses = uses(jaxpr);
         Map<Var, List<List<String>>> out = new HashMap<>();
         if (outShardings != null) {
             for (int k = 0; k < jaxpr.outputs().size(); k++) {
@@ -331,6 +322,16 @@ final class Partitioner {
         }
         jaxpr.inputs().forEach(out::remove);
         return out;
+    }
+
+    /** How many times each value is read: by equations, and once more for each time it is returned. */
+    static Map<Atom, Integer> uses(Jaxpr jaxpr) {
+        Map<Atom, Integer> uses = new HashMap<>();
+        for (Equation e : jaxpr.equations()) {
+            e.inputs().forEach(a -> uses.merge(a, 1, Integer::sum));
+        }
+        jaxpr.outputs().forEach(a -> uses.merge(a, 1, Integer::sum));
+        return uses;
     }
 
     private static void put(Map<Var, List<List<String>>> out, Var v, PartitionSpec spec, Mesh mesh) {

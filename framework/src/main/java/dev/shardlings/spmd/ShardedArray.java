@@ -730,12 +730,24 @@ public final class ShardedArray {
         return where(condition, (Object) x, Objects.requireNonNull(y, "y"));
     }
 
+    /**
+     * {@link #where(ShardedArray, ShardedArray, ShardedArray)} with two scalars: a float32 array of the condition's
+     * shape ({@code jnp.where(c, 1.0, 0.0)}; Java cannot tell JAX's int {@code 1} from {@code 1.0}, so convert with
+     * {@link #astype} for int32).
+     */
+    public static ShardedArray where(ShardedArray condition, double x, double y) {
+        return where(condition, (Object) x, (Object) y);
+    }
+
     private static ShardedArray where(ShardedArray condition, Object x, Object y) {
         Objects.requireNonNull(condition, "condition");
         condition.hostOnly("where");
         DType dx = x instanceof ShardedArray s ? s.dtype : null;
         DType dy = y instanceof ShardedArray s ? s.dtype : null;
-        if (dx == null) {
+        if (dx == null && dy == null) {
+            dx = DType.FLOAT32;
+            dy = DType.FLOAT32;
+        } else if (dx == null) {
             dx = scalarLike(dy, (Double) x).dtype();
         } else if (dy == null) {
             dy = scalarLike(dx, (Double) y).dtype();

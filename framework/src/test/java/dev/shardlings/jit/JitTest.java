@@ -206,7 +206,10 @@ class JitTest {
                 new Case("times 2", (p, q) -> p.matmul(q).mul(2.0), (p, q) -> p.matmul(q).mul(2f),
                         "f32[8,24] all-reduce("),
                 new Case("transpose", (p, q) -> p.matmul(q).transpose(1, 0), (p, q) -> p.matmul(q).transpose(1, 0),
-                        "f32[16,12] all-reduce("));
+                        "f32[16,12] all-reduce("),
+                new Case("step by where", (p, q) -> ShardedArray.where(p.matmul(q).greater(0.0), 1.0, 0.0),
+                        (p, q) -> NDArray.where(p.matmul(q).greater(0.0), 1.0, 0.0),
+                        "f32[8,24] all-reduce("));
         for (Case c : cases) {
             Jitted f = Jit.jit(c.f()).outShardings(P("x", null));
             Compiled compiled = f.lower(as, bs);
