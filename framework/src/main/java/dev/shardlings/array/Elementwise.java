@@ -176,10 +176,15 @@ final class Elementwise {
                         + " shape " + Shapes.str(first.shape) + " and the array at index " + k + " has shape "
                         + Shapes.str(x.shape) + "; chain add(...) to broadcast");
             }
-            if (x.dtype == DType.BOOL && list.size() > 1) {
-                throw notOnBool("add", x);
-            }
             ints &= x.dtype != DType.FLOAT32;
+        }
+        if (list.size() > 1 && list.stream().anyMatch(x -> x.dtype == DType.BOOL)) {
+            // bool promotes (or, with another bool, is a logical or): exactly the chained adds addN stands for
+            NDArray acc = list.get(0);
+            for (int k = 1; k < list.size(); k++) {
+                acc = binary(acc, BinaryOp.ADD, list.get(k));
+            }
+            return acc;
         }
         if (list.size() == 1) {
             Object copy = ints ? first.i.clone() : first.floatData().clone();

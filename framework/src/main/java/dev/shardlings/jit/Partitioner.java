@@ -124,7 +124,7 @@ final class Partitioner {
             } else {
                 dims = divisible(p.autoRule(ins, new Primitive.Shaped(type.dtype(), type.shape()), mesh), type, mesh);
                 List<List<String>> hint = hints.get(e.output());
-                if (hint != null && Hints.refines(hint, dims)) {
+                if (hint != null && Hints.producesAnyLayout(p) && Hints.refines(hint, dims)) {
                     dims = hint;
                 }
             }
@@ -281,6 +281,19 @@ final class Partitioner {
                 return dims;
             }
             return null;
+        }
+
+        /**
+         * True for the primitives whose partitioning produces any finer layout of their result by slicing locally
+         * (elementwise operations, comparisons, where, conversion, transpose, and dot_general, which slices a
+         * replicated operand): only these take a hint. A reshape, say, could only reach it by moving data.
+         */
+        static boolean producesAnyLayout(Primitive p) {
+            return p instanceof dev.shardlings.primitive.Unary || p instanceof dev.shardlings.primitive.Binary
+                    || p instanceof dev.shardlings.primitive.Compare || p instanceof dev.shardlings.primitive.Select
+                    || p instanceof dev.shardlings.primitive.ConvertType
+                    || p instanceof dev.shardlings.primitive.Transpose
+                    || p instanceof dev.shardlings.primitive.DotGeneral;
         }
 
         /** True when {@code hint} keeps every axis {@code forward} has on each dimension (it may only add axes). */

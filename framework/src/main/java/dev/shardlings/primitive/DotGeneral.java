@@ -323,11 +323,14 @@ public record DotGeneral(List<Integer> lhsContracting, List<Integer> rhsContract
         ArrayType l = operands.get(0);
         ArrayType r = operands.get(1);
         DotGeneral local = new DotGeneral(lhsContracting, rhsContracting, lhsBatch, rhsBatch, null);
-        Plan sum = plan(l, r, false, out);
+        Plan sum = plan(l, r, false, null);
         if (sum.contracted.isEmpty()) {
-            return Partitioning.local(List.of(sum.lhs, sum.rhs), local, sum.natural);
+            Plan split = plan(l, r, false, out);
+            return Partitioning.local(List.of(split.lhs, split.rhs), local, split.natural);
         }
-        Plan gathered = plan(l, r, true, out);
+        // choose between the psum and the gather on the plans as the operands give them; only then split the
+        // chosen psum's free dimensions as out wants, which slices replicated operands locally and never moves data
+        Plan gathered = plan(l, r, true, null);
         Mesh mesh = out.mesh();
         int n = Specs.parts(mesh, sum.contracted);
         long resultBytes = (long) out.dtype().byteSize() * localSize(out.shape(), sum.natural, mesh);
@@ -340,7 +343,8 @@ public record DotGeneral(List<Integer> lhsContracting, List<Integer> rhsContract
         if (gatherBytes < reduceBytes) {
             return Partitioning.local(List.of(gathered.lhs, gathered.rhs), local, gathered.natural);
         }
-        return new Partitioning(List.of(sum.lhs, sum.rhs), local, sum.contracted, ReduceOp.SUM, sum.natural);
+        Plan split = plan(l, r, false, out);
+        return new Partitioning(List.of(split.lhs, split.rhs), local, split.contracted, ReduceOp.SUM, split.natural);
     }
 
     /** Bytes a device receives to go from the operand's own layout to {@code to} (0 when {@code to} is finer). */

@@ -510,8 +510,7 @@ public final class ShardedArray {
     }
 
     private ShardedArray binary(BinaryOp o, double scalar) {
-        NDArray s = dtype == DType.INT32 && scalar == Math.rint(scalar) ? NDArray.scalar((int) scalar)
-                : NDArray.scalar((float) scalar);
+        NDArray s = scalarLike(dtype, scalar);
         return binary(o, GlobalOps.of(s), 0, new int[0], false, s);
     }
 
@@ -757,11 +756,13 @@ public final class ShardedArray {
         ShardedArray xs = x instanceof ShardedArray s ? (s.dtype == dtype ? s : s.astype(dtype)) : null;
         ShardedArray ys = y instanceof ShardedArray s ? (s.dtype == dtype ? s : s.astype(dtype)) : null;
         int rank = Math.max(c.rank(), Math.max(xs == null ? 0 : xs.rank(), ys == null ? 0 : ys.rank()));
-        c = c.rank() < rank ? c.lift(rank) : c;
+        // a scalar condition is not broadcast: select_n takes it as it is (jnp.where broadcasts only x and y then)
+        boolean scalarCondition = c.rank() == 0;
+        c = c.rank() < rank && !scalarCondition ? c.lift(rank) : c;
         xs = xs != null && xs.rank() < rank ? xs.lift(rank) : xs;
         ys = ys != null && ys.rank() < rank ? ys.lift(rank) : ys;
         int[] shape = new int[rank];
-        for (ShardedArray a : new ShardedArray[] {c, xs, ys}) {
+        for (ShardedArray a : new ShardedArray[] {scalarCondition ? null : c, xs, ys}) {
             for (int d = 0; a != null && d < rank; d++) {
                 int n = a.shape[d];
                 if (shape[d] <= 1) {
@@ -773,13 +774,16 @@ public final class ShardedArray {
                 }
             }
         }
-        boolean broadcast = xs == null || ys == null || !Arrays.equals(c.shape, shape) || !Arrays.equals(xs.shape, shape)
-                || !Arrays.equals(ys.shape, shape);
+        boolean broadcast = xs == null || ys == null || (!scalarCondition && !Arrays.equals(c.shape, shape))
+                || !Arrays.equals(xs.shape, shape) || !Arrays.equals(ys.shape, shape);
         Mesh mesh = condition.mesh();
         PartitionSpec target = PartitionSpec.P();
         if (broadcast && mesh.hasExplicitAxes()) {
             List<ArrayType> types = new ArrayList<>();
             for (ShardedArray a : new ShardedArray[] {c, xs, ys}) {
+                if (a == c && scalarCondition) {
+                    continue;
+                }
                 List<List<String>> dims = new ArrayList<>();
                 for (int d = 0; d < rank; d++) {
                     dims.add(a == null || a.shape[d] != shape[d] ? List.of() : a.type().dims().get(d));
@@ -793,6 +797,10 @@ public final class ShardedArray {
         ShardedArray[] ops = new ShardedArray[3];
         Object[] given = {c, xs == null ? x : xs, ys == null ? y : ys};
         for (int k = 0; k < 3; k++) {
+            if (k == 0 && scalarCondition) {
+                ops[0] = c;
+                continue;
+            }
             ShardedArray a = given[k] instanceof ShardedArray s ? s
                     : ShardedArray.full(scalarSharding, dtype, (Double) given[k], shape);
             if (broadcast && !Arrays.equals(a.shape, shape)) {

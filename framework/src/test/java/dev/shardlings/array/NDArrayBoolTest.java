@@ -96,6 +96,13 @@ class NDArrayBoolTest {
         IllegalArgumentException sub = assertThrows(IllegalArgumentException.class, () -> b.sub(b));
         assertTrue(sub.getMessage().contains("bool"), sub.getMessage());
         assertThrows(IllegalArgumentException.class, b::neg);
+        // addN is chained adds, bool included
+        assertEquals(NDArray.of(3, 2), NDArray.addN(List.of(NDArray.of(2, 2), b)));
+        assertEquals(bools(true, true), NDArray.addN(List.of(b, bools(false, true))));
+        // a placed bool array times a whole number is int32 too
+        dev.shardlings.spmd.ShardedArray placed = dev.shardlings.spmd.ShardedArray.devicePut(b,
+                Mesh.makeMesh(new int[] {2}, "i"), P("i"));
+        assertEquals(NDArray.of(2, 0), placed.mul(2.0).gather());
         assertThrows(IllegalArgumentException.class, () -> b.reshape(1, 2).matmul(b.reshape(2, 1)));
     }
 

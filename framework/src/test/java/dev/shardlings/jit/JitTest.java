@@ -232,6 +232,25 @@ class JitTest {
     }
 
     @Test
+    void backwardPropagationNeverAddsCommunication() {
+        // found in review: a hint must not reach a reshape, which could only take it by moving data
+        Mesh m = Mesh.ofDeviceIds(IDS8, new int[] {2, 4}, "x", "y");
+        ShardedArray a = put(m, NDArray.arange(128).reshape(8, 16).astype(DType.FLOAT32), null, "x");
+        Compiled reshapes = Jit.jit(x -> x.reshape(2, 4, 16).reshape(8, 16).sin()).outShardings(P("y", "x")).lower(a);
+        assertEquals(0, reshapes.costAnalysis().bytesCommunicated(), reshapes.asText());
+        // and dot_general chooses between psum and gather on the operands' own layouts, as before the split it
+        // takes for the result: A[16, 32_(y,x)] · B[32_y, 24] asked for as P(None, 'x') all-reduces f32[16,24]
+        // (2688 bytes) and multiplies 3072 FLOPs per device; gathering both operands would cost 4096 and 12288
+        ShardedArray p = put(m, data(16, 32), null, dev.shardlings.sharding.PartitionSpec.tuple("y", "x"));
+        ShardedArray q = put(m, data(32, 24), "y", null);
+        Compiled mm = Jit.jit((u, v) -> u.matmul(v)).outShardings(P(null, "x")).lower(p, q);
+        assertTrue(mm.costAnalysis().bytesCommunicated() <= 2688, mm.asText());
+        assertEquals(3072, mm.costAnalysis().flops(), mm.asText());
+        assertClose(data(16, 32).matmul(data(32, 24)), Jit.jit((u, v) -> u.matmul(v)).outShardings(P(null, "x"))
+                .call(p, q).get(0));
+    }
+
+    @Test
     void problem1JitFormsCompileToNoCollective() {
         Mesh m = Mesh.ofDeviceIds(IDS8, new int[] {4, 2}, "X", "Y");
         int[] iv = new int[512 * 8];

@@ -172,6 +172,13 @@ class ExplicitTypingTableTest {
                 "select `which` must be scalar or have the same sharding as cases, got `which` sharding"
                         + " NamedSharding(mesh=" + abstractMesh + ", spec=P('X', None)) but case sharding"
                         + " NamedSharding(mesh=" + abstractMesh + ", spec=P('X', 'Y'))."));
+        r.add(err("where(scalar, P(X,None), P(None,None)): a scalar condition is not broadcast",
+                () -> ShardedArray.where(put(NDArray.fromBooleans(new boolean[] {true})), put(A, "X", null),
+                        put(A, null, null)),
+                "select cases must have the same shardings, got [NamedSharding(mesh=" + abstractMesh
+                        + ", spec=P(None, None)), NamedSharding(mesh=" + abstractMesh + ", spec=P('X', None))]."));
+        r.add(ok("where(scalar, a, 0.)", () -> ShardedArray.where(put(NDArray.fromBooleans(new boolean[] {false})),
+                a(), 0.0), () -> NDArray.zeros(DType.FLOAT32, 8, 4), "float32[8@X,4@Y]"));
         r.add(err("where(a > 3., P(None,None), P(None,None))",
                 () -> ShardedArray.where(a().greater(3.0), put(A, null, null), put(A, null, null)),
                 "select `which` must be scalar or have the same sharding as cases, got `which` sharding"
