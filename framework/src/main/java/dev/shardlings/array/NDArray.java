@@ -838,11 +838,18 @@ public final class NDArray {
     }
 
     private NDArray compare(CompareOp op, double s) {
-        return Elementwise.compare(this, op, weakLike(dtype, s));
+        return Elementwise.compare(this, op, scalarLike(dtype, s));
     }
 
-    /** A Python-style scalar next to an array of this dtype: a whole number stays an int beside integers. */
-    private static NDArray weakLike(DType dtype, double s) {
+    /**
+     * A Python-style (weakly typed) scalar operand beside an array of {@code dtype}: a whole number is an int32
+     * scalar beside int32 or bool arrays, anything else a float32 scalar — so {@code x > 2} compares integers and
+     * {@code x > 2.5} floats, as in JAX. Not reported as an allocation.
+     *
+     * @throws IllegalArgumentException if dtype is null
+     */
+    public static NDArray scalarLike(DType dtype, double s) {
+        requireNonNull(dtype, "dtype");
         return dtype != DType.FLOAT32 && s == Math.rint(s) && Math.abs(s) <= Integer.MAX_VALUE
                 ? Elementwise.weak((int) s) : Elementwise.weak((float) s);
     }
@@ -864,7 +871,7 @@ public final class NDArray {
     /** {@code jnp.where(condition, x, s)} with a Python-style scalar for y (whole numbers stay int beside ints). */
     public static NDArray where(NDArray condition, NDArray x, double y) {
         requireNonNull(x, "x");
-        return where(condition, x, weakLike(x.dtype, y));
+        return where(condition, x, scalarLike(x.dtype, y));
     }
 
     /** {@code jnp.where(condition, 1.0, 0.0)}: two scalars give a float32 array of the condition's shape. */
@@ -875,7 +882,7 @@ public final class NDArray {
     /** {@code jnp.where(condition, s, y)} with a Python-style scalar for x (whole numbers stay int beside ints). */
     public static NDArray where(NDArray condition, double x, NDArray y) {
         requireNonNull(y, "y");
-        return where(condition, weakLike(y.dtype, x), y);
+        return where(condition, scalarLike(y.dtype, x), y);
     }
 
     /** The data as floats: the buffer itself for float32 (read only!), a converted copy for int32. */

@@ -510,7 +510,7 @@ public final class ShardedArray {
     }
 
     private ShardedArray binary(BinaryOp o, double scalar) {
-        NDArray s = scalarLike(dtype, scalar);
+        NDArray s = NDArray.scalarLike(dtype, scalar);
         return binary(o, GlobalOps.of(s), 0, new int[0], false, s);
     }
 
@@ -611,7 +611,7 @@ public final class ShardedArray {
 
     /** {@code x > s} with a scalar (a whole number compares with an int32 array as an int). */
     public ShardedArray greater(double s) {
-        NDArray v = scalarLike(dtype, s);
+        NDArray v = NDArray.scalarLike(dtype, s);
         return elementwise(new Compare(CompareOp.GT), GlobalOps.of(v), 0, new int[0], false, v);
     }
 
@@ -627,7 +627,7 @@ public final class ShardedArray {
 
     /** {@code x >= s} with a scalar (a whole number compares with an int32 array as an int). */
     public ShardedArray greaterEqual(double s) {
-        NDArray v = scalarLike(dtype, s);
+        NDArray v = NDArray.scalarLike(dtype, s);
         return elementwise(new Compare(CompareOp.GE), GlobalOps.of(v), 0, new int[0], false, v);
     }
 
@@ -643,7 +643,7 @@ public final class ShardedArray {
 
     /** {@code x < s} with a scalar (a whole number compares with an int32 array as an int). */
     public ShardedArray less(double s) {
-        NDArray v = scalarLike(dtype, s);
+        NDArray v = NDArray.scalarLike(dtype, s);
         return elementwise(new Compare(CompareOp.LT), GlobalOps.of(v), 0, new int[0], false, v);
     }
 
@@ -659,7 +659,7 @@ public final class ShardedArray {
 
     /** {@code x <= s} with a scalar (a whole number compares with an int32 array as an int). */
     public ShardedArray lessEqual(double s) {
-        NDArray v = scalarLike(dtype, s);
+        NDArray v = NDArray.scalarLike(dtype, s);
         return elementwise(new Compare(CompareOp.LE), GlobalOps.of(v), 0, new int[0], false, v);
     }
 
@@ -675,7 +675,7 @@ public final class ShardedArray {
 
     /** {@code x == s} with a scalar (a whole number compares with an int32 array as an int). */
     public ShardedArray equal(double s) {
-        NDArray v = scalarLike(dtype, s);
+        NDArray v = NDArray.scalarLike(dtype, s);
         return elementwise(new Compare(CompareOp.EQ), GlobalOps.of(v), 0, new int[0], false, v);
     }
 
@@ -691,14 +691,8 @@ public final class ShardedArray {
 
     /** {@code x != s} with a scalar (a whole number compares with an int32 array as an int). */
     public ShardedArray notEqual(double s) {
-        NDArray v = scalarLike(dtype, s);
+        NDArray v = NDArray.scalarLike(dtype, s);
         return elementwise(new Compare(CompareOp.NE), GlobalOps.of(v), 0, new int[0], false, v);
-    }
-
-    /** A Python-style scalar beside an array of {@code dtype}: a whole number stays an int beside integers. */
-    private static NDArray scalarLike(DType dtype, double s) {
-        return dtype != DType.FLOAT32 && s == Math.rint(s) && Math.abs(s) <= Integer.MAX_VALUE
-                ? NDArray.scalar((int) s) : NDArray.scalar((float) s);
     }
 
     /**
@@ -747,9 +741,9 @@ public final class ShardedArray {
             dx = DType.FLOAT32;
             dy = DType.FLOAT32;
         } else if (dx == null) {
-            dx = scalarLike(dy, (Double) x).dtype();
+            dx = NDArray.scalarLike(dy, (Double) x).dtype();
         } else if (dy == null) {
-            dy = scalarLike(dx, (Double) y).dtype();
+            dy = NDArray.scalarLike(dx, (Double) y).dtype();
         }
         DType dtype = dx == dy ? dx : dx == DType.FLOAT32 || dy == DType.FLOAT32 ? DType.FLOAT32 : DType.INT32;
         ShardedArray c = condition.dtype == DType.BOOL ? condition : condition.astype(DType.BOOL);
