@@ -58,4 +58,15 @@ public interface GradRecorder {
 
     /** {@code out = pvary(x, axes)}: x made varying over {@code out.varyingAxes()} (no data movement). */
     void pvary(NDArray x, NDArray out);
+
+    /**
+     * {@code out = op(inputs)} for an operation defined outside this package (a collective), with its pullback:
+     * the inputs' cotangents (null where none) from {@code out}'s cotangent.
+     *
+     * @throws UnsupportedOperationException unless the recorder differentiates such operations
+     */
+    default void custom(List<NDArray> inputs, NDArray out,
+                        java.util.function.Function<NDArray, List<NDArray>> pullback) {
+        throw new UnsupportedOperationException("this recorder does not take custom operations");
+    }
 }

@@ -96,8 +96,57 @@ public final class Jitted {
      */
     public List<ShardedArray> call(Object... args) {
         Objects.requireNonNull(args, "args");
+        if (Staging.current() != null) {
+            return inline(Arrays.asList(args));
+        }
         Placed p = place(Arrays.asList(args));
         return compiled(p).call(p.arrays);
+    }
+
+    /**
+     * A call inside another trace (an outer jit, or grad): JAX keeps a nested jit as a call in the outer program;
+     * here its operations join the outer program directly, and its out shardings become sharding constraints.
+     */
+    private List<ShardedArray> inline(List<Object> args) {
+        if (arity != null && args.size() != arity) {
+            throw new IllegalArgumentException(name + " takes " + arity + " argument" + (arity == 1 ? "" : "s")
+                    + ", got " + args.size());
+        }
+        Mesh mesh = null;
+        for (Object a : args) {
+            if (a instanceof ShardedArray s) {
+                mesh = s.mesh();
+                break;
+            }
+        }
+        List<ShardedArray> arrays = new ArrayList<>();
+        for (int k = 0; k < args.size(); k++) {
+            Object a = Objects.requireNonNull(args.get(k), "args[" + k + "]");
+            if (a instanceof ShardedArray s) {
+                arrays.add(s);
+            } else if (a instanceof NDArray n && mesh != null) {
+                arrays.add(ShardedArray.devicePut(n, mesh, PartitionSpec.P()));
+            } else {
+                throw new IllegalArgumentException("args[" + k + "] must be a ShardedArray or an NDArray (with a"
+                        + " placed argument beside it), got " + a.getClass().getName());
+            }
+        }
+        List<ShardedArray> outs = fn.apply(List.copyOf(arrays));
+        if (outs == null) {
+            throw new IllegalArgumentException(name + " returned null; return a list of arrays");
+        }
+        if (outShardings == null) {
+            return outs;
+        }
+        if (outShardings.size() != outs.size()) {
+            throw new IllegalArgumentException(name + " returned " + outs.size() + " outputs but out_shardings has "
+                    + outShardings.size() + " entries");
+        }
+        List<ShardedArray> constrained = new ArrayList<>();
+        for (int k = 0; k < outs.size(); k++) {
+            constrained.add(outs.get(k).withShardingConstraint(outShardings.get(k)));
+        }
+        return constrained;
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.shardlings.primitive;
 
+import dev.shardlings.array.CompareOp;
 import dev.shardlings.array.BinaryOp;
 import dev.shardlings.array.DType;
 import dev.shardlings.array.NDArray;
@@ -137,6 +138,43 @@ public record Binary(BinaryOp op) implements Primitive {
             }
         }
         return result;
+    }
+
+    /**
+     * JAX's rules: sums of broadcast dimensions for add and subtract, the other operand for multiply, quotient
+     * rules for divide; max and min send the cotangent to the operand that is the result, split evenly on ties
+     * (JAX's {@code _balanced_eq}); floor_divide has zero derivative.
+     */
+    @Override
+    public <T> List<T> vjp(Vjp<T> v) {
+        List<T> out = Vjp.cotangents(2);
+        if (!v.type(v.out()).dtype().isFloating() || op == BinaryOp.FLOOR_DIV) {
+            return out;
+        }
+        Object x = v.operand(0);
+        Object y = v.operand(1);
+        T g = v.ct();
+        for (int k = 0; k < 2; k++) {
+            if (!v.needs(k) || !v.operandType(k).dtype().isFloating()) {
+                continue;
+            }
+            T d = switch (op) {
+                case ADD -> g;
+                case SUB -> k == 0 ? g : v.neg(g);
+                case MUL -> v.mul(g, k == 0 ? y : x);
+                case DIV -> k == 0 ? v.div(g, y) : v.neg(v.div(v.mul(g, v.out()), y));
+                case MAX, MIN -> v.mul(g, balanced(v, k == 0 ? x : y, k == 0 ? y : x));
+                case FLOOR_DIV -> throw new AssertionError("no derivative");
+            };
+            out.set(k, v.unbroadcast(d, v.operandType(k)));
+        }
+        return out;
+    }
+
+    /** 1 where a is the result, halved where b is too; 0 elsewhere. */
+    private static <T> T balanced(Vjp<T> v, Object a, Object b) {
+        T z = v.out();
+        return v.div(v.indicator(CompareOp.EQ, a, z), v.add(v.indicator(CompareOp.EQ, b, z), Vjp.scalar(1)));
     }
 
     @Override

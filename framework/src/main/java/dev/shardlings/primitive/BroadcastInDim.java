@@ -64,6 +64,26 @@ public record BroadcastInDim(List<Integer> shape, List<Integer> broadcastDimensi
         return dims;
     }
 
+    /** The cotangent summed over the added and the stretched dimensions, reshaped to the operand's shape. */
+    @Override
+    public <T> List<T> vjp(Vjp<T> v) {
+        List<T> out = Vjp.cotangents(1);
+        if (!v.needs(0) || !v.operandType(0).dtype().isFloating()) {
+            return out;
+        }
+        List<Integer> in = v.operandType(0).shape();
+        List<Integer> axes = new java.util.ArrayList<>();
+        for (int d = 0; d < shape.size(); d++) {
+            int k = broadcastDimensions.indexOf(d);
+            if (k < 0 || (in.get(k) == 1 && shape.get(d) != 1)) {
+                axes.add(d);
+            }
+        }
+        T s = axes.isEmpty() ? v.ct() : v.sum(v.ct(), axes);
+        out.set(0, v.type(s).shape().equals(in) ? s : v.reshape(s, in));
+        return out;
+    }
+
     @Override
     public NDArray apply(List<NDArray> operands) {
         NDArray x = operands.get(0);

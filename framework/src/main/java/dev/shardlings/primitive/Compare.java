@@ -39,6 +39,12 @@ public record Compare(CompareOp op) implements Primitive {
         return Binary.broadcastingRule(name(), operands);
     }
 
+    /** A comparison's result is bool: its operands get no cotangent. */
+    @Override
+    public <T> List<T> vjp(Vjp<T> v) {
+        return Vjp.cotangents(2);
+    }
+
     @Override
     public NDArray apply(List<NDArray> operands) {
         NDArray a = operands.get(0);

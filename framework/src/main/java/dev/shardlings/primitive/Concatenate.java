@@ -64,6 +64,23 @@ public record Concatenate(int dimension) implements Primitive {
         return first;
     }
 
+    /** Each operand gets its slice of the cotangent. */
+    @Override
+    public <T> List<T> vjp(Vjp<T> v) {
+        List<T> out = Vjp.cotangents(v.arity());
+        int[] shape = v.type(v.ct()).shapeArray();
+        int offset = 0;
+        for (int k = 0; k < v.arity(); k++) {
+            ArrayType t = v.operandType(k);
+            int size = t.shape().get(dimension);
+            if (v.needs(k) && t.dtype().isFloating()) {
+                out.set(k, v.bind(Slice.inDim(shape, dimension, offset, offset + size), v.ct()));
+            }
+            offset += size;
+        }
+        return out;
+    }
+
     @Override
     public NDArray apply(List<NDArray> operands) {
         return NDArray.concat(dimension, operands);

@@ -35,6 +35,17 @@ public record ConvertType(DType dtype) implements Primitive {
         return operands.get(0).dims();
     }
 
+    /** Between float types the cotangent converts back; from or to an integer type there is none. */
+    @Override
+    public <T> List<T> vjp(Vjp<T> v) {
+        List<T> out = Vjp.cotangents(1);
+        DType from = v.operandType(0).dtype();
+        if (v.needs(0) && from.isFloating() && dtype.isFloating()) {
+            out.set(0, from == dtype ? v.ct() : v.bind(new ConvertType(from), v.ct()));
+        }
+        return out;
+    }
+
     @Override
     public NDArray apply(List<NDArray> operands) {
         return operands.get(0).astype(dtype);

@@ -161,6 +161,78 @@ public record DotGeneral(List<Integer> lhsContracting, List<Integer> rhsContract
         return plan(operands.get(0), operands.get(1), false, null).natural;
     }
 
+    /**
+     * JAX's {@code _dot_general_transpose_lhs} and {@code _rhs}: each operand's cotangent is the contraction of the
+     * result's cotangent with the other operand over its free dimensions, transposed back to the operand's order.
+     * On Explicit axes the contraction asks for the operand's own sharding, as JAX passes {@code out_sharding}.
+     */
+    @Override
+    public <T> List<T> vjp(Vjp<T> v) {
+        List<T> out = Vjp.cotangents(2);
+        if (!v.type(v.out()).dtype().isFloating()) {
+            return out;
+        }
+        if (v.needs(0) && v.operandType(0).dtype().isFloating()) {
+            out.set(0, transposeLhs(v, v.operandType(0), v.operandType(1), v.operand(1), lhsContracting,
+                    rhsContracting, lhsBatch, rhsBatch, false));
+        }
+        if (v.needs(1) && v.operandType(1).dtype().isFloating()) {
+            out.set(1, transposeLhs(v, v.operandType(1), v.operandType(0), v.operand(0), rhsContracting,
+                    lhsContracting, rhsBatch, lhsBatch, true));
+        }
+        return out;
+    }
+
+    private static <T> T transposeLhs(Vjp<T> v, ArrayType x, ArrayType yType, Object y, List<Integer> xContract,
+                                      List<Integer> yContract, List<Integer> xBatch, List<Integer> yBatch,
+                                      boolean swapAns) {
+        List<Integer> xKept = free(x.rank(), xContract, xBatch);
+        List<Integer> yKept = free(yType.rank(), yContract, yBatch);
+        int nb = xBatch.size();
+        // the result's dimensions: batch, then lhs free, then rhs free (swapped when x is the rhs)
+        int yStart = swapAns ? nb : nb + xKept.size();
+        List<Integer> ansBatch = range(0, nb);
+        List<Integer> ansY = range(yStart, yStart + yKept.size());
+        // x's contracting dimensions, ordered as y's contracting dimensions are sorted
+        Integer[] byY = new Integer[yContract.size()];
+        for (int k = 0; k < byY.length; k++) {
+            byY[k] = k;
+        }
+        java.util.Arrays.sort(byY, java.util.Comparator.comparing(yContract::get));
+        List<Integer> order = new ArrayList<>(xBatch);
+        order.addAll(xKept);
+        for (Integer k : byY) {
+            order.add(xContract.get(k));
+        }
+        PartitionSpec outSharding = null;
+        if (x.mesh() != null && x.mesh().hasExplicitAxes()) {
+            List<Object> entries = new ArrayList<>();
+            for (int d : order) {
+                List<String> axes = x.dims().get(d);
+                entries.add(axes.isEmpty() ? null : axes);
+            }
+            outSharding = PartitionSpec.P(entries.toArray());
+        }
+        T product = v.bind(new DotGeneral(ansY, yKept, ansBatch, yBatch, outSharding), v.ct(), y);
+        Integer[] outAxes = new Integer[order.size()];
+        for (int k = 0; k < outAxes.length; k++) {
+            outAxes[order.get(k)] = k;
+        }
+        boolean identity = true;
+        for (int k = 0; k < outAxes.length; k++) {
+            identity &= outAxes[k] == k;
+        }
+        return identity ? product : v.bind(new Transpose(List.of(outAxes)), product);
+    }
+
+    private static List<Integer> range(int from, int to) {
+        List<Integer> r = new ArrayList<>();
+        for (int k = from; k < to; k++) {
+            r.add(k);
+        }
+        return r;
+    }
+
     @Override
     public NDArray apply(List<NDArray> operands) {
         NDArray l = operands.get(0);

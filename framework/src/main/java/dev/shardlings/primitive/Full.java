@@ -57,6 +57,12 @@ public record Full(List<Integer> shape, DType dtype, double value, Mesh mesh, Pa
         return Specs.typed(outSharding, shape.size(), null);
     }
 
+    /** A constant: no operands. */
+    @Override
+    public <T> List<T> vjp(Vjp<T> v) {
+        return Vjp.cotangents(0);
+    }
+
     @Override
     public NDArray apply(List<NDArray> operands) {
         int[] s = shape.stream().mapToInt(Integer::intValue).toArray();

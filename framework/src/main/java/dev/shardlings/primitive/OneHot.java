@@ -47,6 +47,12 @@ public record OneHot(int numClasses) implements Primitive {
         return dims;
     }
 
+    /** The result is a function of integer indices: no cotangent. */
+    @Override
+    public <T> List<T> vjp(Vjp<T> v) {
+        return Vjp.cotangents(1);
+    }
+
     @Override
     public NDArray apply(List<NDArray> operands) {
         NDArray l = operands.get(0);

@@ -53,6 +53,19 @@ public sealed interface Primitive permits Unary, Binary, Compare, Select, Broadc
      */
     Partitioning partition(List<ArrayType> operands, ArrayType out);
 
+    /**
+     * The reverse-mode rule (JAX's JVP and transpose rules together): each operand's cotangent from the result's
+     * cotangent {@link Vjp#ct()}, emitted through {@code v}. An entry is null where the operand gets no
+     * cotangent: it is not differentiable (an index, a comparison's operand), or {@link Vjp#needs} says it is
+     * not needed; the engine then treats it as zero.
+     *
+     * @throws UnsupportedOperationException for a primitive without a rule, with JAX's text ("Differentiation
+     *                                       rule for 'x' not implemented")
+     */
+    default <T> List<T> vjp(Vjp<T> v) {
+        throw new UnsupportedOperationException("Differentiation rule for '" + name() + "' not implemented");
+    }
+
     /** Floating-point operations of the whole operation (the cost model's FLOPs; 0 for data movement). */
     default long flops(List<ArrayType> operands, ArrayType out) {
         return 0;

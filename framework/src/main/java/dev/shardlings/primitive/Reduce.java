@@ -1,5 +1,6 @@
 package dev.shardlings.primitive;
 
+import dev.shardlings.array.CompareOp;
 import dev.shardlings.array.DType;
 import dev.shardlings.array.NDArray;
 import dev.shardlings.array.ReduceOp;
@@ -71,6 +72,35 @@ public record Reduce(ReduceOp op, List<Integer> axes) implements Primitive {
                 out.add(dims.get(d));
             }
         }
+        return out;
+    }
+
+    /**
+     * reduce_sum: the cotangent broadcast back over the reduced dimensions. reduce_max and reduce_min: JAX's rule,
+     * the cotangent shared evenly among the positions that hold the extremum.
+     */
+    @Override
+    public <T> List<T> vjp(Vjp<T> v) {
+        List<T> out = Vjp.cotangents(1);
+        ArrayType x = v.operandType(0);
+        if (!v.needs(0) || !x.dtype().isFloating()) {
+            return out;
+        }
+        List<Integer> kept = new ArrayList<>();
+        for (int d = 0; d < x.rank(); d++) {
+            if (!axes.contains(d)) {
+                kept.add(d);
+            }
+        }
+        BroadcastInDim back = new BroadcastInDim(x.shape(), kept);
+        T g = v.bind(back, v.ct());
+        if (op == ReduceOp.SUM) {
+            out.set(0, g);
+            return out;
+        }
+        T where = v.indicator(dev.shardlings.array.CompareOp.EQ, v.operand(0), v.bind(back, v.out()));
+        T counts = v.bind(back, v.sum(where, axes));
+        out.set(0, v.div(v.mul(g, where), counts));
         return out;
     }
 

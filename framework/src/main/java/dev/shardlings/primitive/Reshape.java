@@ -309,6 +309,16 @@ public record Reshape(List<Integer> newSizes, PartitionSpec outSharding) impleme
         return next < axes.size() ? null : out;
     }
 
+    /** The cotangent reshaped back to the operand's shape. */
+    @Override
+    public <T> List<T> vjp(Vjp<T> v) {
+        List<T> out = Vjp.cotangents(1);
+        if (v.needs(0) && v.operandType(0).dtype().isFloating()) {
+            out.set(0, v.reshape(v.ct(), v.operandType(0).shape()));
+        }
+        return out;
+    }
+
     @Override
     public NDArray apply(List<NDArray> operands) {
         return operands.get(0).reshape(newSizes.stream().mapToInt(Integer::intValue).toArray());

@@ -44,6 +44,21 @@ public record Reshard(PartitionSpec spec) implements Primitive {
         return Specs.typed(spec, out.shape().size(), null);
     }
 
+    /**
+     * The cotangent moved back to the operand's sharding (JAX's reshard transpose); on Auto axes, where types
+     * carry no sharding, it is the cotangent itself.
+     */
+    @Override
+    public <T> List<T> vjp(Vjp<T> v) {
+        List<T> out = Vjp.cotangents(1);
+        ArrayType x = v.operandType(0);
+        if (v.needs(0) && x.dtype().isFloating()) {
+            boolean typed = x.mesh() != null && x.mesh().hasExplicitAxes();
+            out.set(0, typed ? v.bind(new Reshard(x.spec()), v.ct()) : v.ct());
+        }
+        return out;
+    }
+
     @Override
     public NDArray apply(List<NDArray> operands) {
         return operands.get(0);

@@ -74,6 +74,24 @@ public record Select() implements Primitive {
         }
     }
 
+    /** Each case gets the cotangent where it was chosen and zero elsewhere; {@code which} gets none. */
+    @Override
+    public <T> List<T> vjp(Vjp<T> v) {
+        List<T> out = Vjp.cotangents(3);
+        if (!v.type(v.out()).dtype().isFloating() || !(v.needs(1) || v.needs(2))) {
+            return out;
+        }
+        T g = v.ct();
+        T z = v.zeros(v.type(g));
+        if (v.needs(1)) {
+            out.set(1, v.unbroadcast(v.bind(this, v.operand(0), g, z), v.operandType(1)));
+        }
+        if (v.needs(2)) {
+            out.set(2, v.unbroadcast(v.bind(this, v.operand(0), z, g), v.operandType(2)));
+        }
+        return out;
+    }
+
     @Override
     public NDArray apply(List<NDArray> operands) {
         return NDArray.where(operands.get(0), operands.get(2), operands.get(1));

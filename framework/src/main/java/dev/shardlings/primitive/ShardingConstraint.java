@@ -53,6 +53,16 @@ public record ShardingConstraint(PartitionSpec spec) implements Primitive {
         return Specs.typed(spec, out.shape().size(), null);
     }
 
+    /** The cotangent under the same constraint (JAX's {@code with_sharding_constraint} transpose). */
+    @Override
+    public <T> List<T> vjp(Vjp<T> v) {
+        List<T> out = Vjp.cotangents(1);
+        if (v.needs(0) && v.operandType(0).dtype().isFloating()) {
+            out.set(0, v.bind(this, v.ct()));
+        }
+        return out;
+    }
+
     @Override
     public NDArray apply(List<NDArray> operands) {
         return operands.get(0);

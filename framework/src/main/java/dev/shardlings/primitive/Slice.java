@@ -82,6 +82,44 @@ public record Slice(List<Integer> startIndices, List<Integer> limitIndices) impl
         return a.dims();
     }
 
+    /** The cotangent padded with zeros back to the operand's shape (JAX pads; here, concatenations of zeros). */
+    @Override
+    public <T> List<T> vjp(Vjp<T> v) {
+        List<T> out = Vjp.cotangents(1);
+        ArrayType x = v.operandType(0);
+        if (!v.needs(0) || !x.dtype().isFloating()) {
+            return out;
+        }
+        T g = v.ct();
+        for (int d = 0; d < x.rank(); d++) {
+            int before = startIndices.get(d);
+            int after = x.shape().get(d) - limitIndices.get(d);
+            if (before == 0 && after == 0) {
+                continue;
+            }
+            List<Object> parts = new ArrayList<>();
+            ArrayType t = v.type(g);
+            if (before > 0) {
+                parts.add(v.zeros(resized(t, d, before)));
+            }
+            parts.add(g);
+            if (after > 0) {
+                parts.add(v.zeros(resized(t, d, after)));
+            }
+            g = v.bind(new Concatenate(d), parts);
+        }
+        out.set(0, g);
+        return out;
+    }
+
+    private static ArrayType resized(ArrayType t, int d, int size) {
+        List<Integer> shape = new ArrayList<>(t.shape());
+        shape.set(d, size);
+        List<List<String>> dims = new ArrayList<>(t.dims());
+        dims.set(d, Specs.NONE);
+        return new ArrayType(t.dtype(), shape, dims, t.mesh());
+    }
+
     @Override
     public NDArray apply(List<NDArray> operands) {
         NDArray x = operands.get(0);

@@ -72,6 +72,38 @@ public record Take(int axis) implements Primitive {
         return out;
     }
 
+    /**
+     * The operand's cotangent is the cotangent scattered back and added at the taken positions — here a
+     * contraction with the indices' one-hot matrix (XLA uses a scatter-add; the values are the same, the FLOPs
+     * are those of the contraction). The indices get none.
+     */
+    @Override
+    public <T> List<T> vjp(Vjp<T> v) {
+        List<T> out = Vjp.cotangents(2);
+        ArrayType x = v.operandType(0);
+        if (!v.needs(0) || !x.dtype().isFloating()) {
+            return out;
+        }
+        int r = v.operandType(1).rank();
+        int n = x.shape().get(axis);
+        T hot = v.bind(new OneHot(n), v.operand(1));
+        List<Integer> gContract = new ArrayList<>();
+        List<Integer> hContract = new ArrayList<>();
+        for (int k = 0; k < r; k++) {
+            gContract.add(axis + k);
+            hContract.add(k);
+        }
+        T summed = v.bind(new DotGeneral(gContract, hContract, List.of(), List.of(), null), v.ct(), hot);
+        // summed is [x dims but axis..., n]: move n back to axis
+        List<Integer> perm = new ArrayList<>();
+        for (int d = 0; d < x.rank(); d++) {
+            perm.add(d < axis ? d : d == axis ? x.rank() - 1 : d - 1);
+        }
+        boolean identity = axis == x.rank() - 1;
+        out.set(0, identity ? summed : v.bind(new Transpose(perm), summed));
+        return out;
+    }
+
     @Override
     public NDArray apply(List<NDArray> operands) {
         NDArray x = operands.get(0);

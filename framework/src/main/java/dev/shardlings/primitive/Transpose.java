@@ -43,6 +43,20 @@ public record Transpose(List<Integer> permutation) implements Primitive {
         return permutation.stream().map(operands.get(0).dims()::get).toList();
     }
 
+    /** The cotangent transposed back by the inverse permutation. */
+    @Override
+    public <T> List<T> vjp(Vjp<T> v) {
+        List<T> out = Vjp.cotangents(1);
+        if (v.needs(0) && v.operandType(0).dtype().isFloating()) {
+            Integer[] inverse = new Integer[permutation.size()];
+            for (int k = 0; k < inverse.length; k++) {
+                inverse[permutation.get(k)] = k;
+            }
+            out.set(0, v.bind(new Transpose(List.of(inverse)), v.ct()));
+        }
+        return out;
+    }
+
     @Override
     public NDArray apply(List<NDArray> operands) {
         return operands.get(0).transpose(permutation.stream().mapToInt(Integer::intValue).toArray());

@@ -1,6 +1,8 @@
 package dev.shardlings.spmd;
 
 import dev.shardlings.array.DType;
+import dev.shardlings.array.GradRecorder;
+import dev.shardlings.array.GradRecorders;
 import dev.shardlings.array.NDArray;
 import dev.shardlings.trace.Collective;
 import dev.shardlings.trace.CollectiveParams;
@@ -60,6 +62,86 @@ public final class Collectives {
     private Collectives() {
     }
 
+    // ------------------------------------------------------------------------------------ differentiation
+
+    /*
+     * Each differentiable collective runs with the thread's gradient tape (if any) paused, so the local operations
+     * it is built from are not recorded, and is then recorded as one operation with its transpose, JAX's rule:
+     * psum ↔ pvary, all_gather ↔ psum_scatter, ppermute ↔ the inverse permutation, all_to_all ↔ all_to_all with
+     * split and concat swapped. The tape psums a cotangent over axes its primal was implicitly pvary'd over.
+     */
+    private static NDArray differentiable(NDArray x, java.util.function.Supplier<NDArray> run,
+                                          java.util.function.UnaryOperator<NDArray> transpose) {
+        GradRecorder r = GradRecorders.current();
+        if (r == null) {
+            return run.get();
+        }
+        NDArray out;
+        try (var ignored = GradRecorders.install(null)) {
+            out = run.get();
+        }
+        r.custom(List.of(x), out, ct -> java.util.Collections.singletonList(transpose.apply(ct)));
+        return out;
+    }
+
+    /** ct made varying over {@code axes} too (a pvary: no data movement). */
+    private static NDArray varyingOver(NDArray ct, List<String> axes) {
+        List<String> missing = new ArrayList<>(axes);
+        missing.removeAll(ct.varyingAxes());
+        return missing.isEmpty() ? ct : ct.pvary(missing.toArray(new String[0]));
+    }
+
+    private static NDArray allReduce(Collective kind, NDArray x, List<String> axisList,
+                                     Function<NDArray[], NDArray> reduce) {
+        return differentiable(x, () -> allReduceRaw(kind, x, axisList, reduce), ct -> {
+            if (kind != Collective.PSUM) {
+                throw new UnsupportedOperationException("Differentiation rule for '" + kind.jaxName()
+                        + "' not implemented");
+            }
+            return varyingOver(ct, axisList);
+        });
+    }
+
+    private static NDArray mean(NDArray x, List<String> axes) {
+        return differentiable(x, () -> meanRaw(x, axes), ct -> {
+            int n = DeviceContext.require(Collective.PMEAN.jaxName(), axes).groups(axes, "pmean").groupSize;
+            return varyingOver(ct, axes).div(n);
+        });
+    }
+
+    private static NDArray gather(NDArray x, List<String> axes, int dim, boolean tiled, boolean invariant) {
+        return differentiable(x, () -> gatherRaw(x, axes, dim, tiled, invariant), ct -> {
+            if (!invariant) {
+                return scatterRaw(ct, axes, dim, tiled);
+            }
+            // the result does not vary: each device's input is its own chunk of the one cotangent
+            DeviceContext ctx = DeviceContext.require("all_gather", axes);
+            int me = ctx.groups(axes, "all_gather").linearIndex[ctx.flat];
+            int d = normalise(dim, tiled ? x.rank() : x.rank() + 1);
+            return tiled ? ct.slice(d, me * x.shape(d), (me + 1) * x.shape(d)) : ct.take(d, me);
+        });
+    }
+
+    private static NDArray scatter(NDArray x, List<String> axes, int dim, boolean tiled) {
+        return differentiable(x, () -> scatterRaw(x, axes, dim, tiled), ct -> gatherRaw(ct, axes, dim, tiled, false));
+    }
+
+    private static NDArray toAll(NDArray x, List<String> axes, int splitAxis, int concatAxis, boolean tiled) {
+        return differentiable(x, () -> toAllRaw(x, axes, splitAxis, concatAxis, tiled),
+                ct -> toAllRaw(ct, axes, concatAxis, splitAxis, tiled));
+    }
+
+    private static NDArray permute(NDArray x, List<String> axes, int[][] perm) {
+        return differentiable(x, () -> permuteRaw(x, axes, perm), ct -> {
+            int[][] inverse = new int[perm.length][];
+            for (int k = 0; k < perm.length; k++) {
+                inverse[k] = new int[]{perm[k][1], perm[k][0]};
+            }
+            return permuteRaw(ct, axes, inverse);
+        });
+    }
+
+
     // ----------------------------------------------------------------------------------------------- all-reduce
 
     /**
@@ -110,7 +192,7 @@ public final class Collectives {
         return mean(x, axes(axes));
     }
 
-    private static NDArray mean(NDArray x, List<String> axes) {
+    private static NDArray meanRaw(NDArray x, List<String> axes) {
         NDArray sum = allReduce(Collective.PMEAN, x, axes, SUM);
         AxisGroups g = DeviceContext.require(Collective.PMEAN.jaxName(), axes).groups(axes, "pmean");
         return sum.div(g.groupSize).withVaryingAxes(sum.varyingAxes());
@@ -171,7 +253,7 @@ public final class Collectives {
         return acc;
     }
 
-    private static NDArray allReduce(Collective kind, NDArray x, List<String> axisList,
+    private static NDArray allReduceRaw(Collective kind, NDArray x, List<String> axisList,
                                      Function<NDArray[], NDArray> reduce) {
         Objects.requireNonNull(x, "x");
         DeviceContext ctx = DeviceContext.require(kind.jaxName(), axisList);
@@ -258,7 +340,7 @@ public final class Collectives {
         return Objects.requireNonNull(tiling, "tiling").tiled();
     }
 
-    private static NDArray gather(NDArray x, List<String> axes, int dim, boolean tiled, boolean invariant) {
+    private static NDArray gatherRaw(NDArray x, List<String> axes, int dim, boolean tiled, boolean invariant) {
         Objects.requireNonNull(x, "x");
         DeviceContext ctx = DeviceContext.require("all_gather", axes);
         AxisGroups g = ctx.groups(axes, "all_gather");
@@ -301,7 +383,7 @@ public final class Collectives {
         return scatter(x, axes(axes), dim, tiling(tiling));
     }
 
-    private static NDArray scatter(NDArray x, List<String> axes, int dim, boolean tiled) {
+    private static NDArray scatterRaw(NDArray x, List<String> axes, int dim, boolean tiled) {
         Objects.requireNonNull(x, "x");
         DeviceContext ctx = DeviceContext.require("psum_scatter", axes);
         requireOneState(ctx, x, axes, "jax.lax.psum_scatter");
@@ -362,7 +444,7 @@ public final class Collectives {
         return toAll(x, axes(axes), splitAxis, concatAxis, tiling(tiling));
     }
 
-    private static NDArray toAll(NDArray x, List<String> axes, int splitAxis, int concatAxis, boolean tiled) {
+    private static NDArray toAllRaw(NDArray x, List<String> axes, int splitAxis, int concatAxis, boolean tiled) {
         Objects.requireNonNull(x, "x");
         DeviceContext ctx = DeviceContext.require("all_to_all", axes);
         AxisGroups g = ctx.groups(axes, "all_to_all");
@@ -422,7 +504,7 @@ public final class Collectives {
         return permute(x, axes(axes), perm);
     }
 
-    private static NDArray permute(NDArray x, List<String> axes, int[][] perm) {
+    private static NDArray permuteRaw(NDArray x, List<String> axes, int[][] perm) {
         Objects.requireNonNull(x, "x");
         Objects.requireNonNull(perm, "perm");
         for (int i = 0; i < perm.length; i++) {

@@ -63,7 +63,8 @@ public final class Staging {
         }
     }
 
-    static Binder current() {
+    /** The binder installed on this thread, or null when nothing is being traced. */
+    public static Binder current() {
         return CURRENT.get();
     }
 

@@ -1,0 +1,332 @@
+package dev.shardlings.autodiff;
+
+import dev.shardlings.array.BinaryOp;
+import dev.shardlings.array.GradRecorder;
+import dev.shardlings.array.NDArray;
+import dev.shardlings.array.ReduceOp;
+import dev.shardlings.array.UnaryOp;
+import dev.shardlings.primitive.ArrayType;
+import dev.shardlings.primitive.Binary;
+import dev.shardlings.primitive.BroadcastInDim;
+import dev.shardlings.primitive.Concatenate;
+import dev.shardlings.primitive.ConvertType;
+import dev.shardlings.primitive.DotGeneral;
+import dev.shardlings.primitive.Primitive;
+import dev.shardlings.primitive.Reduce;
+import dev.shardlings.primitive.Reshape;
+import dev.shardlings.primitive.Select;
+import dev.shardlings.primitive.Slice;
+import dev.shardlings.primitive.Take;
+import dev.shardlings.primitive.Transpose;
+import dev.shardlings.primitive.Unary;
+import dev.shardlings.primitive.Vjp;
+import dev.shardlings.spmd.Collectives;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.function.Function;
+
+/**
+ * The reverse-mode engine on one device's {@link NDArray}s: installed as the thread's {@link GradRecorder} while
+ * the function runs, it records every differentiable operation on a live value, each as the {@link Primitive}
+ * whose {@link Primitive#vjp} rule pulls its cotangent back; collectives record their own pullbacks (JAX's
+ * transposes: psum ↔ pvary, all_gather ↔ psum_scatter, ppermute ↔ the inverse permutation, all_to_all ↔ all_to_all
+ * with split and concat swapped). The backward pass runs at once on the same thread, with nothing recorded.
+ *
+ * <p>Varying axes (JAX's vma typing): a value combined with one that varies over more mesh axes was implicitly
+ * pvary'd; the transpose of that is a psum of the cotangent over those axes, which {@link #fit} inserts. Inside a
+ * shardMap every device runs the same backward pass, so those psums line up.
+ */
+final class LocalTape extends Tape<NDArray> implements GradRecorder {
+
+    // ------------------------------------------------------------------------------------------ recording
+
+    private record PrimitiveNode(Primitive p, List<Object> inputs, List<NDArray> outputs) implements Node<NDArray> {
+        @Override
+        public List<NDArray> pullback(List<NDArray> outCts, boolean[] needs) {
+            NDArray out = outputs.get(0);
+            NDArray ct = outCts.get(0);
+            return p.vjp(new Vjp<>(inputs, needs) {
+                @Override
+                public NDArray out() {
+                    return out;
+                }
+
+                @Override
+                public NDArray ct() {
+                    return ct;
+                }
+
+                @Override
+                public NDArray bind(Primitive q, List<Object> operands) {
+                    List<NDArray> xs = new ArrayList<>(operands.size());
+                    for (Object o : operands) {
+                        xs.add((NDArray) o);
+                    }
+                    return q.apply(xs);
+                }
+
+                @Override
+                public ArrayType type(Object x) {
+                    NDArray a = (NDArray) x;
+                    return ArrayType.unsharded(a.dtype(), a.shape());
+                }
+            });
+        }
+    }
+
+    private record CustomNode(List<Object> inputs, List<NDArray> outputs,
+                              Function<NDArray, List<NDArray>> rule) implements Node<NDArray> {
+        @Override
+        public List<NDArray> pullback(List<NDArray> outCts, boolean[] needs) {
+            return rule.apply(outCts.get(0));
+        }
+    }
+
+    private void primitive(Primitive p, NDArray out, NDArray... inputs) {
+        List<Object> in = Arrays.asList((Object[]) inputs);
+        if (anyLive(in)) {
+            record(new PrimitiveNode(p, in, List.of(out)));
+        }
+    }
+
+    private static List<Integer> boxed(int[] xs) {
+        return Arrays.stream(xs).boxed().toList();
+    }
+
+    @Override
+    public void unary(UnaryOp op, NDArray x, NDArray out) {
+        primitive(new Unary(op), out, x);
+    }
+
+    @Override
+    public void binary(BinaryOp op, NDArray x, NDArray y, NDArray out) {
+        primitive(new Binary(op), out, x, y);
+    }
+
+    @Override
+    public void convert(NDArray x, NDArray out) {
+        primitive(new ConvertType(out.dtype()), out, x);
+    }
+
+    @Override
+    public void select(NDArray which, NDArray onTrue, NDArray onFalse, NDArray out) {
+        primitive(new Select(), out, which, onFalse, onTrue);
+    }
+
+    @Override
+    public void addN(List<NDArray> xs, NDArray out) {
+        List<Object> in = new ArrayList<>(xs);
+        if (anyLive(in)) {
+            record(new CustomNode(in, List.of(out), ct -> java.util.Collections.nCopies(xs.size(), ct)));
+        }
+    }
+
+    @Override
+    public void reduce(ReduceOp op, int[] axes, NDArray x, NDArray out) {
+        if (!anyLive(List.of(x))) {
+            return;
+        }
+        List<Integer> ax = boxed(axes);
+        int[] reduced = reducedShape(x.shape(), axes);
+        boolean keep = !Arrays.equals(reduced, out.shape());
+        // the rule sees the reduction without keepdims; a kept dimension is a reshape of the cotangent
+        NDArray plain = keep ? out.reshape(reduced) : out;
+        if (op == ReduceOp.MEAN) {
+            long count = 1;
+            for (int a : axes) {
+                count *= x.shape(a);
+            }
+            float inverse = 1f / count;
+            record(new CustomNode(List.of(x), List.of(out), ct -> {
+                NDArray g = (keep ? ct.reshape(reduced) : ct).mul(inverse);
+                return new PrimitiveNode(new Reduce(ReduceOp.SUM, ax), List.of(x), List.of(plain))
+                        .pullback(List.of(g), new boolean[]{true});
+            }));
+            return;
+        }
+        PrimitiveNode rule = new PrimitiveNode(new Reduce(op, ax), List.of(x), List.of(plain));
+        record(new CustomNode(List.of(x), List.of(out),
+                ct -> rule.pullback(List.of(keep ? ct.reshape(reduced) : ct), new boolean[]{true})));
+    }
+
+    private static int[] reducedShape(int[] shape, int[] axes) {
+        Set<Integer> drop = new HashSet<>(boxed(axes));
+        List<Integer> out = new ArrayList<>();
+        for (int d = 0; d < shape.length; d++) {
+            if (!drop.contains(d)) {
+                out.add(shape[d]);
+            }
+        }
+        return out.stream().mapToInt(Integer::intValue).toArray();
+    }
+
+    @Override
+    public void reshape(NDArray x, NDArray out) {
+        primitive(new Reshape(boxed(out.shape()), null), out, x);
+    }
+
+    @Override
+    public void transpose(int[] perm, NDArray x, NDArray out) {
+        primitive(new Transpose(boxed(perm)), out, x);
+    }
+
+    @Override
+    public void broadcast(NDArray x, NDArray out) {
+        int lead = out.rank() - x.rank();
+        List<Integer> dims = new ArrayList<>();
+        for (int d = 0; d < x.rank(); d++) {
+            dims.add(lead + d);
+        }
+        primitive(new BroadcastInDim(boxed(out.shape()), dims), out, x);
+    }
+
+    @Override
+    public void slice(int axis, int start, int stop, NDArray x, NDArray out) {
+        primitive(Slice.inDim(x.shape(), axis, start, stop), out, x);
+    }
+
+    @Override
+    public void gather(int axis, NDArray x, NDArray indices, NDArray out) {
+        primitive(new Take(axis), out, x, indices);
+    }
+
+    @Override
+    public void roll(int shift, int axis, NDArray x, NDArray out) {
+        if (anyLive(List.of(x))) {
+            record(new CustomNode(List.of(x), List.of(out),
+                    ct -> List.of(axis < 0 ? ct.roll(-shift) : ct.roll(-shift, axis))));
+        }
+    }
+
+    @Override
+    public void concatenate(int axis, List<NDArray> xs, NDArray out) {
+        primitive(new Concatenate(axis), out, xs.toArray(new NDArray[0]));
+    }
+
+    @Override
+    public void matmul(NDArray a, NDArray b, NDArray out) {
+        primitive(DotGeneral.matmul(null), out, a, b);
+    }
+
+    @Override
+    public void pvary(NDArray x, NDArray out) {
+        // the cotangent varies over the added axes; fit() psums it back over them
+        if (anyLive(List.of(x))) {
+            record(new CustomNode(List.of(x), List.of(out), ct -> List.of(ct)));
+        }
+    }
+
+    @Override
+    public void custom(List<NDArray> inputs, NDArray out, Function<NDArray, List<NDArray>> pullback) {
+        List<Object> in = new ArrayList<>(inputs);
+        if (anyLive(in)) {
+            record(new CustomNode(in, List.of(out), pullback));
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------ entry points
+
+    /** What a forward run left: the outputs and the tape to pull cotangents back through. */
+    record Forward(List<NDArray> outputs, LocalTape tape, List<NDArray> wrt) {
+        /** The wrt inputs' cotangents from the outputs' (null: none); nothing is recorded meanwhile. */
+        List<NDArray> pullback(List<NDArray> seeds) {
+            try (var ignored = dev.shardlings.array.GradRecorders.install(null)) {
+                return tape.backward(outputs, seeds, wrt);
+            }
+        }
+    }
+
+    /**
+     * Runs {@code f} forward with a tape recording; the inputs at the positions in {@code wrt} are replaced by
+     * fresh views that the tape watches.
+     */
+    static Forward forward(Function<List<NDArray>, List<NDArray>> f, List<NDArray> primals, List<Integer> wrt) {
+        LocalTape tape = new LocalTape();
+        List<NDArray> args = new ArrayList<>(primals);
+        List<NDArray> watched = new ArrayList<>();
+        for (int k : wrt) {
+            NDArray fresh = primals.get(k).pvary(); // a view: a new identity for the same data
+            tape.watch(fresh);
+            args.set(k, fresh);
+            watched.add(fresh);
+        }
+        List<NDArray> outs;
+        try (var ignored = dev.shardlings.array.GradRecorders.install(tape)) {
+            outs = f.apply(java.util.Collections.unmodifiableList(args));
+        }
+        if (outs == null) {
+            throw new IllegalArgumentException("the differentiated function returned null; return its outputs");
+        }
+        for (int k = 0; k < outs.size(); k++) {
+            if (outs.get(k) == null) {
+                throw new IllegalArgumentException("the differentiated function returned null as output " + k);
+            }
+        }
+        return new Forward(List.copyOf(outs), tape, watched);
+    }
+
+    /**
+     * The body of a shardMap region's pullback, on one device: reruns the region's function on its blocks with a
+     * tape and pulls the given cotangents back.
+     *
+     * @param primals the region's operand blocks
+     * @param wanted  the operands whose cotangents are returned
+     * @param seeded  the results that have a cotangent
+     * @param cts     those cotangents' blocks, in order
+     */
+    static List<NDArray> regionPullback(Function<List<NDArray>, List<NDArray>> body, List<NDArray> primals,
+                                        List<Integer> wanted, List<Integer> seeded, List<NDArray> cts,
+                                        int results) {
+        Forward fw = forward(body, primals, wanted);
+        List<NDArray> seeds = new ArrayList<>(java.util.Collections.nCopies(results, (NDArray) null));
+        for (int j = 0; j < seeded.size(); j++) {
+            seeds.set(seeded.get(j), cts.get(j));
+        }
+        return fw.pullback(seeds);
+    }
+
+    // ------------------------------------------------------------------------------------------ the pass
+
+    @Override
+    NDArray add(NDArray a, NDArray b) {
+        return a.add(b);
+    }
+
+    /**
+     * The cotangent with the primal's varying axes: summed (psum) over the axes the primal was implicitly
+     * pvary'd over, pvary'd over the axes it lacks.
+     */
+    @Override
+    NDArray fit(NDArray ct, Object primal) {
+        NDArray p = (NDArray) primal;
+        Set<String> extra = new java.util.TreeSet<>(ct.varyingAxes());
+        extra.removeAll(p.varyingAxes());
+        if (!extra.isEmpty()) {
+            ct = Collectives.psum(ct, new ArrayList<>(extra));
+        }
+        Set<String> missing = new java.util.TreeSet<>(p.varyingAxes());
+        missing.removeAll(ct.varyingAxes());
+        if (!missing.isEmpty()) {
+            ct = ct.pvary(missing.toArray(new String[0]));
+        }
+        if (ct.dtype() != p.dtype() && p.dtype().isFloating()) {
+            ct = ct.astype(p.dtype());
+        }
+        return ct;
+    }
+
+    @Override
+    NDArray zerosLike(NDArray primal) {
+        NDArray z = NDArray.zeros(primal.dtype(), primal.shape());
+        return primal.varyingAxes().isEmpty() ? z : z.pvary(primal.varyingAxes().toArray(new String[0]));
+    }
+
+    @Override
+    boolean differentiable(Object value) {
+        return value instanceof NDArray a && a.dtype().isFloating();
+    }
+}

@@ -1,0 +1,48 @@
+package dev.shardlings.autodiff;
+
+import dev.shardlings.array.NDArray;
+import dev.shardlings.jit.Jit;
+import dev.shardlings.sharding.Mesh;
+import dev.shardlings.sharding.NamedSharding;
+import dev.shardlings.spmd.ShardedArray;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.function.UnaryOperator;
+
+import static dev.shardlings.sharding.PartitionSpec.P;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class AutodiffSmokeTest {
+    private static NDArray data(int... shape) {
+        int n = 1;
+        for (int s : shape) {
+            n *= s;
+        }
+        float[] v = new float[n];
+        for (int i = 0; i < n; i++) {
+            v[i] = (((i * 7) % 13) - 6f) / 4f;
+        }
+        return NDArray.fromFloats(v, shape);
+    }
+
+    @Test
+    void squaredMatmulGradientOnABatchShardedMesh() {
+        Mesh m = Mesh.makeMesh(new int[]{8}, "batch");
+        NDArray x = data(16, 4);
+        NDArray w = data(4, 3);
+        ShardedArray xs = ShardedArray.devicePut(x, new NamedSharding(m, P("batch")));
+        ShardedArray ws = ShardedArray.devicePut(w, new NamedSharding(m, P()));
+        var g = Jit.jitList(a -> List.of(Autodiff.<ShardedArray>grad((ShardedArray ww, ShardedArray xx) ->
+                xx.matmul(ww).square().sum()).apply(a.get(1), a.get(0))));
+        ShardedArray dw = g.call(xs, ws).get(0);
+        NDArray expected = x.transpose().matmul(x.matmul(w)).mul(2f);
+        System.out.println(g.lower(xs, ws).asText());
+        assertTrue(dw.gather().allclose(expected, 1e-5, 1e-4), () -> "got " + dw.gather() + " expected " + expected);
+        assertEquals(P(), dw.sharding().spec());
+        // eager
+        UnaryOperator<ShardedArray> eager = Autodiff.grad(ww -> xs.matmul(ww).square().sum());
+        assertTrue(eager.apply(ws).gather().allclose(expected, 1e-5, 1e-4));
+    }
+}
