@@ -5,7 +5,7 @@ import java.util.Set;
 /**
  * The matrix multiplication behind {@link NDArray#matmul(NDArray)}: {@link AccumulateOp#DOT} of two matrices whose
  * shapes were checked, in int32 when both are int32 and in float32 otherwise, by the kernels of {@link Kernels}.
- * Reports the matmul (m, k, n) and then the operation.
+ * Reports the matmul (m, k, n) and then the operation; an installed {@link GradRecorder} sees it once.
  */
 final class Contraction {
 
@@ -27,13 +27,20 @@ final class Contraction {
         if (a.dtype == DType.BOOL || b.dtype == DType.BOOL) {
             throw Elementwise.notOnBool("matmul", a.dtype == DType.BOOL ? a : b);
         }
+        NDArray out;
         if (a.dtype == DType.INT32 && b.dtype == DType.INT32) {
             int[] c = Kernels.matmul(a.i, b.i, m, k, n);
             OpObservers.matmul(m, k, n, DType.INT32);
-            return NDArray.made(c, outShape, outVma, AccumulateOp.DOT, a, b);
+            out = NDArray.made(c, outShape, outVma, AccumulateOp.DOT, a, b);
+        } else {
+            float[] c = Kernels.matmul(a.floatData(), b.floatData(), m, k, n);
+            OpObservers.matmul(m, k, n, DType.FLOAT32);
+            out = NDArray.made(c, outShape, outVma, AccumulateOp.DOT, a, b);
         }
-        float[] c = Kernels.matmul(a.floatData(), b.floatData(), m, k, n);
-        OpObservers.matmul(m, k, n, DType.FLOAT32);
-        return NDArray.made(c, outShape, outVma, AccumulateOp.DOT, a, b);
+        GradRecorder r = GradRecorders.current();
+        if (r != null) {
+            r.matmul(a, b, out);
+        }
+        return out;
     }
 }

@@ -8,7 +8,8 @@ import java.util.Set;
  * The elementwise operations behind {@link NDArray}: {@link UnaryOp} and {@link BinaryOp} functions with numpy
  * broadcasting and JAX's dtype rules, dtype conversion and add_n. Each works out the result's shape, dtype and
  * varying axes, runs its loop in {@link ElementwiseKernels} (or {@link DataKernels} for conversion) and reports
- * one operation.
+ * one operation, to the {@link OpObserver} and, while one is installed, to the {@link GradRecorder} (compare is not
+ * differentiable and is not recorded).
  */
 final class Elementwise {
 
@@ -20,9 +21,14 @@ final class Elementwise {
         if (x.dtype == DType.BOOL && op != UnaryOp.COPY) {
             throw notOnBool(op.jaxName(), x);
         }
-        Object out = x.i != null && op.keepsIntegers() ? ElementwiseKernels.unary(op, x.i)
+        Object data = x.i != null && op.keepsIntegers() ? ElementwiseKernels.unary(op, x.i)
                 : ElementwiseKernels.unary(op, x.floatData());
-        return NDArray.made(out, x.shape.clone(), x.vma, op, x);
+        NDArray out = NDArray.made(data, x.shape.clone(), x.vma, op, x);
+        GradRecorder r = GradRecorders.current();
+        if (r != null) {
+            r.unary(op, x, out);
+        }
+        return out;
     }
 
     /**
@@ -33,9 +39,10 @@ final class Elementwise {
      */
     static NDArray binary(NDArray x, BinaryOp op, NDArray y) {
         if (x.dtype == DType.BOOL && y.dtype == DType.BOOL) {
-            return bothBool(x, op, y);
+            return bothBool(x, op, y); // records itself
         }
-        // a bool operand takes the other's dtype, as JAX promotes bool * 2 to int32 and bool * 2.0 to float32
+        // a bool operand takes the other's dtype, as JAX promotes bool * 2 to int32 and bool * 2.0 to float32;
+        // the conversion is recorded, and the operation then reads the converted operand
         if (x.dtype == DType.BOOL) {
             x = convert(x, y.dtype);
         } else if (y.dtype == DType.BOOL) {
@@ -45,16 +52,23 @@ final class Elementwise {
         Set<String> outVma = VaryingAxes.union(x.vma, y.vma);
         boolean ints = x.dtype == DType.INT32 && y.dtype == DType.INT32 && op.keepsIntegers();
         boolean same = Arrays.equals(x.shape, y.shape);
+        NDArray out;
         if (ints) {
-            int[] out = same ? ElementwiseKernels.binary(op, x.i, y.i)
+            int[] data = same ? ElementwiseKernels.binary(op, x.i, y.i)
                     : ElementwiseKernels.binary(op, x.i, offsets(x, outShape), y.i, offsets(y, outShape));
-            return NDArray.made(out, outShape, outVma, op, x, y);
+            out = NDArray.made(data, outShape, outVma, op, x, y);
+        } else {
+            float[] a = x.floatData();
+            float[] b = y.floatData();
+            float[] data = same ? ElementwiseKernels.binary(op, a, b)
+                    : ElementwiseKernels.binary(op, a, offsets(x, outShape), b, offsets(y, outShape));
+            out = NDArray.made(data, outShape, outVma, op, x, y);
         }
-        float[] a = x.floatData();
-        float[] b = y.floatData();
-        float[] out = same ? ElementwiseKernels.binary(op, a, b)
-                : ElementwiseKernels.binary(op, a, offsets(x, outShape), b, offsets(y, outShape));
-        return NDArray.made(out, outShape, outVma, op, x, y);
+        GradRecorder r = GradRecorders.current();
+        if (r != null) {
+            r.binary(op, x, y, out);
+        }
+        return out;
     }
 
     /**
@@ -65,14 +79,19 @@ final class Elementwise {
      */
     private static NDArray bothBool(NDArray x, BinaryOp op, NDArray y) {
         switch (op) {
-            case DIV:
+            case DIV: // the conversions and the division record themselves
                 return binary(convert(x, DType.FLOAT32), op, convert(y, DType.FLOAT32));
             case ADD: case MAX: case MIN: case MUL: {
                 BinaryOp on01 = op == BinaryOp.ADD || op == BinaryOp.MAX ? BinaryOp.MAX : BinaryOp.MIN;
                 int[] outShape = Shapes.broadcast(x.shape, y.shape);
-                int[] out = Arrays.equals(x.shape, y.shape) ? ElementwiseKernels.binary(on01, x.i, y.i)
+                int[] data = Arrays.equals(x.shape, y.shape) ? ElementwiseKernels.binary(on01, x.i, y.i)
                         : ElementwiseKernels.binary(on01, x.i, offsets(x, outShape), y.i, offsets(y, outShape));
-                return NDArray.made(DType.BOOL, out, outShape, VaryingAxes.union(x.vma, y.vma), op, x, y);
+                NDArray out = NDArray.made(DType.BOOL, data, outShape, VaryingAxes.union(x.vma, y.vma), op, x, y);
+                GradRecorder r = GradRecorders.current();
+                if (r != null) {
+                    r.binary(op, x, y, out); // bool: the tape sees it and differentiates nothing
+                }
+                return out;
             }
             default:
                 throw notOnBool(op.jaxName(), x);
@@ -99,19 +118,24 @@ final class Elementwise {
      * value (NaN included) is true; from bool, true is 1.
      */
     static NDArray convert(NDArray x, DType dtype) {
-        Object out;
+        Object data;
         if (dtype == DType.BOOL) {
             int[] b = new int[x.size()];
             for (int k = 0; k < b.length; k++) {
                 b[k] = (x.f != null ? x.f[k] != 0f : x.i[k] != 0) ? 1 : 0;
             }
-            out = b;
+            data = b;
         } else if (dtype == DType.FLOAT32) {
-            out = DataKernels.toFloats(x.i);
+            data = DataKernels.toFloats(x.i);
         } else {
-            out = x.f != null ? DataKernels.toInts(x.f) : x.i.clone();
+            data = x.f != null ? DataKernels.toInts(x.f) : x.i.clone();
         }
-        return NDArray.made(dtype, out, x.shape.clone(), x.vma, DataOp.CONVERT, x);
+        NDArray out = NDArray.made(dtype, data, x.shape.clone(), x.vma, DataOp.CONVERT, x);
+        GradRecorder r = GradRecorders.current();
+        if (r != null) {
+            r.convert(x, out);
+        }
+        return out;
     }
 
     /**
@@ -134,10 +158,21 @@ final class Elementwise {
      * {@code jnp.where(c, x, y)}: x where c is true (non-zero), else y, the three broadcast together. The dtype is
      * x's and y's when they agree, else float32 when either is float32, else int32.
      *
+     * <p>While a {@link GradRecorder} is installed, an operand that is neither rank 0 nor of the result's shape is
+     * first broadcast to it ({@link ShapeOps#broadcastTo}, recorded), because the recorder's select takes operands
+     * of the result's shape or scalars; the result is the same, bit for bit. Without a recorder nothing extra
+     * is made.
+     *
      * @throws IllegalArgumentException if the shapes do not broadcast
      */
     static NDArray select(NDArray c, NDArray x, NDArray y) {
         int[] outShape = Shapes.broadcast(Shapes.broadcast(c.shape, x.shape), y.shape);
+        GradRecorder r = GradRecorders.current();
+        if (r != null) {
+            c = fitted(c, outShape);
+            x = fitted(x, outShape);
+            y = fitted(y, outShape);
+        }
         int n = Shapes.size(outShape);
         DType dtype = x.dtype == y.dtype ? x.dtype
                 : x.dtype == DType.FLOAT32 || y.dtype == DType.FLOAT32 ? DType.FLOAT32 : DType.INT32;
@@ -149,10 +184,19 @@ final class Elementwise {
         }
         int[] ox = Arrays.equals(x.shape, outShape) ? null : offsets(x, outShape);
         int[] oy = Arrays.equals(y.shape, outShape) ? null : offsets(y, outShape);
-        Object out = dtype == DType.FLOAT32 ? ElementwiseKernels.select(which, x.floatData(), ox, y.floatData(), oy)
+        Object data = dtype == DType.FLOAT32 ? ElementwiseKernels.select(which, x.floatData(), ox, y.floatData(), oy)
                 : ElementwiseKernels.select(which, x.i, ox, y.i, oy);
-        return NDArray.made(dtype, out, outShape, VaryingAxes.union(VaryingAxes.union(c.vma, x.vma), y.vma),
-                DataOp.SELECT, c, x, y);
+        NDArray out = NDArray.made(dtype, data, outShape,
+                VaryingAxes.union(VaryingAxes.union(c.vma, x.vma), y.vma), DataOp.SELECT, c, x, y);
+        if (r != null) {
+            r.select(c, x, y, out);
+        }
+        return out;
+    }
+
+    /** x itself when it is rank 0 or of shape {@code target}, else x broadcast to it (recorded as a broadcast). */
+    private static NDArray fitted(NDArray x, int[] target) {
+        return x.shape.length == 0 || Arrays.equals(x.shape, target) ? x : ShapeOps.broadcastTo(x, target);
     }
 
     /** The error for arithmetic JAX defines on bool arrays in its own way (logical or for +, …). */
@@ -179,33 +223,41 @@ final class Elementwise {
             ints &= x.dtype != DType.FLOAT32;
         }
         if (list.size() > 1 && list.stream().anyMatch(x -> x.dtype == DType.BOOL)) {
-            // bool promotes (or, with another bool, is a logical or): exactly the chained adds addN stands for
+            // bool promotes (or, with another bool, is a logical or): exactly the chained adds addN stands for,
+            // each recorded as the binary add it is
             NDArray acc = list.get(0);
             for (int k = 1; k < list.size(); k++) {
                 acc = binary(acc, BinaryOp.ADD, list.get(k));
             }
             return acc;
         }
+        NDArray out;
         if (list.size() == 1) {
             Object copy = ints ? first.i.clone() : first.floatData().clone();
-            return NDArray.made(copy, first.shape, first.vma, UnaryOp.COPY, first);
-        }
-        Object out;
-        if (ints) {
-            int[] acc = first.i.clone();
-            for (int k = 1; k < list.size(); k++) {
-                ElementwiseKernels.addInto(acc, list.get(k).i);
-            }
-            out = acc;
+            out = NDArray.made(copy, first.shape, first.vma, UnaryOp.COPY, first);
         } else {
-            float[] acc = new float[first.size()];
-            Kernels.add(first.floatData(), list.get(1).floatData(), acc);
-            for (int k = 2; k < list.size(); k++) {
-                Kernels.add(acc, list.get(k).floatData(), acc); // elementwise, so in place is safe
+            Object data;
+            if (ints) {
+                int[] acc = first.i.clone();
+                for (int k = 1; k < list.size(); k++) {
+                    ElementwiseKernels.addInto(acc, list.get(k).i);
+                }
+                data = acc;
+            } else {
+                float[] acc = new float[first.size()];
+                Kernels.add(first.floatData(), list.get(1).floatData(), acc);
+                for (int k = 2; k < list.size(); k++) {
+                    Kernels.add(acc, list.get(k).floatData(), acc); // elementwise, so in place is safe
+                }
+                data = acc;
             }
-            out = acc;
+            out = NDArray.made(data, first.shape.clone(), VaryingAxes.unionAll(list), AccumulateOp.ADD_N,
+                    list.toArray(new NDArray[0]));
         }
-        return NDArray.made(out, first.shape.clone(), VaryingAxes.unionAll(list), AccumulateOp.ADD_N,
-                list.toArray(new NDArray[0]));
+        GradRecorder r = GradRecorders.current();
+        if (r != null) {
+            r.addN(List.copyOf(list), out); // one operand too: out = xs[0] (a copy)
+        }
+        return out;
     }
 }

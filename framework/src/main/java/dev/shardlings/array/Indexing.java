@@ -9,7 +9,9 @@ import java.util.List;
  * The indexing and data-movement operations behind {@link NDArray}: slices, takes and gathers, rolls,
  * concatenation, stacking and splitting, and argsort. Each works out the result's shape and reports one
  * {@link DataOp} (argsort: {@link SearchOp#ARGSORT}) per new buffer; the copies run in {@link DataKernels}.
- * Axes and scalar indices arrive normalised and checked.
+ * Axes and scalar indices arrive normalised and checked. An installed {@link GradRecorder} sees each
+ * differentiable one once: stack and split as the expandDims, concatenation and slices they are made of, a take
+ * of one index as the slice and reshape it equals; argsort is not recorded.
  */
 final class Indexing {
 
@@ -24,16 +26,35 @@ final class Indexing {
         int inner = Shapes.inner(x.shape, ax);
         Object dst = DataKernels.newBuffer(x.dtype, outer * len * inner);
         DataKernels.slice(x.buffer(), dst, outer, x.shape[ax], start, len, inner);
-        return NDArray.made(dst, outShape, x.vma, DataOp.SLICE, x);
+        NDArray out = NDArray.made(dst, outShape, x.vma, DataOp.SLICE, x);
+        GradRecorder r = GradRecorders.current();
+        if (r != null) {
+            r.slice(ax, start, start + len, x, out);
+        }
+        return out;
     }
 
-    /** Index k (in range) of axis {@code ax}, which is dropped: a {@code take}. */
+    /**
+     * Index k (in range) of axis {@code ax}, which is dropped: a {@code take}, one kernel and one buffer. A
+     * {@link GradRecorder} has no take of one index, so it sees the two operations the take equals: the slice
+     * {@code [k, k+1)} (its result, {@code mid}, is a view of the take's buffer with the axis kept as size 1) and
+     * the reshape of {@code mid} that drops the axis.
+     */
     static NDArray take(NDArray x, int ax, int k) {
         int outer = Shapes.outer(x.shape, ax);
         int inner = Shapes.inner(x.shape, ax);
         Object dst = DataKernels.newBuffer(x.dtype, outer * inner);
         DataKernels.takeRows(x.buffer(), dst, outer, x.shape[ax], inner, new int[] {k});
-        return NDArray.made(dst, Shapes.remove(x.shape, ax), x.vma, DataOp.TAKE, x);
+        NDArray out = NDArray.made(dst, Shapes.remove(x.shape, ax), x.vma, DataOp.TAKE, x);
+        GradRecorder r = GradRecorders.current();
+        if (r != null) {
+            int[] midShape = x.shape.clone();
+            midShape[ax] = 1;
+            NDArray mid = out.view(midShape, out.vma);
+            r.slice(ax, k, k + 1, x, mid);
+            r.reshape(mid, out);
+        }
+        return out;
     }
 
     /**
@@ -64,7 +85,12 @@ final class Indexing {
         Shapes.checkedSize(outShape);
         Object dst = DataKernels.newBuffer(x.dtype, Shapes.size(outShape));
         DataKernels.takeRows(x.buffer(), dst, outer, dim, inner, norm);
-        return NDArray.made(dst, outShape, VaryingAxes.union(x.vma, indices.vma), DataOp.GATHER, x, indices);
+        NDArray out = NDArray.made(dst, outShape, VaryingAxes.union(x.vma, indices.vma), DataOp.GATHER, x, indices);
+        GradRecorder r = GradRecorders.current();
+        if (r != null) {
+            r.gather(ax, x, indices, out);
+        }
+        return out;
     }
 
     /** x rolled by {@code shift} places along axis {@code ax}, wrapping around. */
@@ -73,15 +99,26 @@ final class Indexing {
         Object dst = DataKernels.newBuffer(x.dtype, x.size());
         int s = dim == 0 ? 0 : Math.floorMod(shift, dim);
         DataKernels.roll(x.buffer(), dst, Shapes.outer(x.shape, ax), dim, Shapes.inner(x.shape, ax), s);
-        return NDArray.made(dst, x.shape.clone(), x.vma, DataOp.ROLL, x);
+        NDArray out = NDArray.made(dst, x.shape.clone(), x.vma, DataOp.ROLL, x);
+        GradRecorder r = GradRecorders.current();
+        if (r != null) {
+            r.roll(s, ax, x, out); // the shift taken modulo the dimension: the same roll, and -s cannot overflow
+        }
+        return out;
     }
 
     /** x's elements in row-major order rolled by {@code shift} places; the shape is kept. */
     static NDArray roll(NDArray x, int shift) {
         int n = x.size();
         Object dst = DataKernels.newBuffer(x.dtype, n);
-        DataKernels.roll(x.buffer(), dst, n, n == 0 ? 0 : Math.floorMod(shift, n));
-        return NDArray.made(dst, x.shape.clone(), x.vma, DataOp.ROLL, x);
+        int s = n == 0 ? 0 : Math.floorMod(shift, n);
+        DataKernels.roll(x.buffer(), dst, n, s);
+        NDArray out = NDArray.made(dst, x.shape.clone(), x.vma, DataOp.ROLL, x);
+        GradRecorder r = GradRecorders.current();
+        if (r != null) {
+            r.roll(s, -1, x, out);
+        }
+        return out;
     }
 
     /**
@@ -135,7 +172,13 @@ final class Indexing {
             DataKernels.place(src, dst, outer, chunk, total * inner, pos);
             pos += chunk;
         }
-        return NDArray.made(dst, outShape, VaryingAxes.unionAll(xs), DataOp.CONCATENATE, xs.toArray(new NDArray[0]));
+        NDArray result = NDArray.made(dst, outShape, VaryingAxes.unionAll(xs), DataOp.CONCATENATE,
+                xs.toArray(new NDArray[0]));
+        GradRecorder r = GradRecorders.current();
+        if (r != null) {
+            r.concatenate(ax, List.copyOf(xs), result);
+        }
+        return result;
     }
 
     /**
@@ -157,7 +200,7 @@ final class Indexing {
         for (NDArray x : xs) {
             expanded.add(ShapeOps.expandDims(x, ax)); // views: only concat's result is a new buffer
         }
-        return concat(ax, expanded);
+        return concat(ax, expanded); // recorded as those expandDims (reshapes) and this concatenation
     }
 
     /** {@code sections} equal slices along axis {@code ax}, whose size they divide. */
@@ -165,7 +208,7 @@ final class Indexing {
         int len = x.shape[ax] / sections;
         List<NDArray> out = new ArrayList<>(sections);
         for (int k = 0; k < sections; k++) {
-            out.add(slice(x, ax, k * len, len));
+            out.add(slice(x, ax, k * len, len)); // each recorded as the slice it is
         }
         return Collections.unmodifiableList(out);
     }

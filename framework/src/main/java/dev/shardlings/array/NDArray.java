@@ -22,6 +22,11 @@ import java.util.Set;
  * <p>Allocation accounting: every operation that creates a new data buffer reports it exactly once to the
  * thread's {@link OpObserver} (see {@link OpObservers}); views report nothing.
  *
+ * <p>Differentiation: while a {@link GradRecorder} is installed on the thread ({@link GradRecorders}), every
+ * method that computes an array from arrays (views, scalar operands and conversions included) is recorded as the
+ * operations it is made of, each exactly once, with the very objects read and returned; comparisons, argmax and
+ * argsort are not recorded, nor is {@link #withVaryingAxes}, the runtime's retyping of collective results.
+ *
  * <p>Argument checking: invalid arguments throw {@link IllegalArgumentException} with numpy's text where numpy
  * has one, e.g. {@code axis 2 is out of bounds for array of dimension 2}; so does {@code null}, with a message
  * that names the argument ({@code dtype must not be null}, {@code concatenate: arrays[1] is null}). A result of
@@ -443,7 +448,12 @@ public final class NDArray {
      */
     public NDArray pvary(String... axes) {
         requireNonNull(axes, "axes");
-        return view(shape, VaryingAxes.union(vma, VaryingAxes.of(Arrays.asList(axes))));
+        NDArray out = view(shape, VaryingAxes.union(vma, VaryingAxes.of(Arrays.asList(axes))));
+        GradRecorder r = GradRecorders.current();
+        if (r != null) {
+            r.pvary(this, out);
+        }
+        return out;
     }
 
     // ---------------------------------------------------------------------------------------------- shape ops
@@ -720,9 +730,14 @@ public final class NDArray {
     public NDArray astype(DType dtype) {
         requireNonNull(dtype, "dtype");
         if (dtype == this.dtype) {
-            return view(shape, vma);
+            NDArray out = view(shape, vma);
+            GradRecorder r = GradRecorders.current();
+            if (r != null) {
+                r.convert(this, out); // the identity conversion: the caller goes on with out, the tape must know it
+            }
+            return out;
         }
-        return Elementwise.convert(this, dtype);
+        return Elementwise.convert(this, dtype); // records itself
     }
 
     /**

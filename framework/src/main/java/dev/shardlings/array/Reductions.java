@@ -5,7 +5,8 @@ import java.util.Arrays;
 /**
  * The reductions behind {@link NDArray}: {@link ReduceOp} over a set of axes, and {@link SearchOp#ARGMAX} along
  * one. Each checks its axes against the shape, moves the reduced axes last ({@link ShapeOps#permuted}) so every
- * result element reduces one contiguous run, and leaves the loop to {@link ReduceKernels}.
+ * result element reduces one contiguous run, and leaves the loop to {@link ReduceKernels}. An installed
+ * {@link GradRecorder} sees each reduction (mean too: one kernel) with its axes sorted; argmax is not recorded.
  */
 final class Reductions {
 
@@ -20,7 +21,8 @@ final class Reductions {
      */
     static NDArray reduce(NDArray x, ReduceOp op, boolean keepdims, int[] axes) {
         if (x.dtype == DType.BOOL && (op == ReduceOp.SUM || op == ReduceOp.MEAN)) {
-            x = Elementwise.convert(x, DType.INT32); // jnp.sum(bool) counts: int32; jnp.mean(bool) is float32
+            // jnp.sum(bool) counts: int32; jnp.mean(bool) is float32. The conversion is recorded on its own.
+            x = Elementwise.convert(x, DType.INT32);
         }
         int[] shape = x.shape;
         int rank = shape.length;
@@ -68,15 +70,20 @@ final class Reductions {
                     + Arrays.toString(axes) + " includes a size-0 axis");
         }
         Object g = ShapeOps.permuted(x, perm);
-        Object out;
+        Object data;
         if (g instanceof float[]) {
-            out = ReduceKernels.reduce(op, (float[]) g, outN, count);
+            data = ReduceKernels.reduce(op, (float[]) g, outN, count);
         } else if (op == ReduceOp.MEAN) {
-            out = ReduceKernels.mean((int[]) g, outN, count);
+            data = ReduceKernels.mean((int[]) g, outN, count);
         } else {
-            out = ReduceKernels.reduce(op, (int[]) g, outN, count);
+            data = ReduceKernels.reduce(op, (int[]) g, outN, count);
         }
-        return NDArray.made(out, outShape, x.vma, op, x);
+        NDArray out = NDArray.made(data, outShape, x.vma, op, x);
+        GradRecorder r = GradRecorders.current();
+        if (r != null) {
+            r.reduce(op, Arrays.copyOfRange(perm, kept, rank), x, out); // the reduced axes, ascending
+        }
+        return out;
     }
 
     /**

@@ -4,8 +4,10 @@ import java.util.Arrays;
 
 /**
  * The operations behind {@link NDArray} that change an array's shape: reshape, squeeze and expandDims (views of
- * the same buffer, nothing reported), and transpose and broadcast (a {@link DataOp#TRANSPOSE} or
- * {@link DataOp#BROADCAST} into a new buffer, gathered by {@link DataKernels#gather}).
+ * the same buffer, nothing reported to the {@link OpObserver}), and transpose and broadcast (a
+ * {@link DataOp#TRANSPOSE} or {@link DataOp#BROADCAST} into a new buffer, gathered by {@link DataKernels#gather}).
+ * Every one, views included, is recorded once by an installed {@link GradRecorder}: reshape, squeeze and
+ * expandDims as {@link GradRecorder#reshape}.
  */
 final class ShapeOps {
 
@@ -45,7 +47,17 @@ final class ShapeOps {
         } else if (known != size) {
             throw reshapeError(size, newShape);
         }
-        return x.view(out, x.vma);
+        return reshaped(x, out);
+    }
+
+    /** A view of x with {@code shape} (same element count), recorded as a reshape. */
+    private static NDArray reshaped(NDArray x, int[] shape) {
+        NDArray out = x.view(shape, x.vma);
+        GradRecorder r = GradRecorders.current();
+        if (r != null) {
+            r.reshape(x, out);
+        }
+        return out;
     }
 
     private static IllegalArgumentException reshapeError(int size, int[] newShape) {
@@ -82,7 +94,12 @@ final class ShapeOps {
         for (int d = 0; d < rank; d++) {
             outShape[d] = shape[p[d]];
         }
-        return NDArray.made(permuted(x, p), outShape, x.vma, DataOp.TRANSPOSE, x);
+        NDArray out = NDArray.made(permuted(x, p), outShape, x.vma, DataOp.TRANSPOSE, x);
+        GradRecorder r = GradRecorders.current();
+        if (r != null) {
+            r.transpose(p.clone(), x, out);
+        }
+        return out;
     }
 
     /** x's buffer gathered in the order of axis permutation {@code p} (a fresh, unreported buffer). */
@@ -118,16 +135,23 @@ final class ShapeOps {
             throw new IllegalArgumentException("Incompatible shapes for broadcasting: " + Shapes.str(own)
                     + " and requested shape " + Shapes.str(target));
         }
+        NDArray out;
         if (Arrays.equals(target, own)) {
-            return x.view(own, x.vma);
+            out = x.view(own, x.vma);
+        } else {
+            int[] offsets = Shapes.offsets(target, Shapes.broadcastStrides(own, target));
+            out = NDArray.made(DataKernels.gather(x.buffer(), offsets), target, x.vma, DataOp.BROADCAST, x);
         }
-        int[] offsets = Shapes.offsets(target, Shapes.broadcastStrides(own, target));
-        return NDArray.made(DataKernels.gather(x.buffer(), offsets), target, x.vma, DataOp.BROADCAST, x);
+        GradRecorder r = GradRecorders.current();
+        if (r != null) {
+            r.broadcast(x, out); // the view too: the caller goes on with out, so the tape must know it
+        }
+        return out;
     }
 
     /** x with a size-1 axis inserted at {@code ax} (already normalised for rank + 1). A view. */
     static NDArray expandDims(NDArray x, int ax) {
-        return x.view(Shapes.insert(x.shape, ax, 1), x.vma);
+        return reshaped(x, Shapes.insert(x.shape, ax, 1));
     }
 
     /**
@@ -140,11 +164,11 @@ final class ShapeOps {
             throw new IllegalArgumentException("cannot select an axis to squeeze out which has size not equal to "
                     + "one: axis " + ax + " of shape " + Shapes.str(x.shape) + " has size " + x.shape[ax]);
         }
-        return x.view(Shapes.remove(x.shape, ax), x.vma);
+        return reshaped(x, Shapes.remove(x.shape, ax));
     }
 
     /** x without any of its size-1 axes. A view. */
     static NDArray squeeze(NDArray x) {
-        return x.view(Arrays.stream(x.shape).filter(d -> d != 1).toArray(), x.vma);
+        return reshaped(x, Arrays.stream(x.shape).filter(d -> d != 1).toArray());
     }
 }
