@@ -306,7 +306,11 @@ public record DeviceProgram(List<Instruction> instructions, int registers) {
                     reg[a.output()] = a.local().apply(in);
                 } else if (ins instanceof Region g) {
                     List<NDArray> in = new ArrayList<>(g.inputs().size());
-                    g.inputs().forEach(i -> in.add(reg[i]));
+                    // a region's blocks vary over the axes its in specs name, as a shardMap's arguments do
+                    for (int k = 0; k < g.inputs().size(); k++) {
+                        in.add(reg[g.inputs().get(k)].withVaryingAxes(
+                                g.region().inSpecs().get(k).mentionedAxes()));
+                    }
                     List<NDArray> results = g.region().body().apply(in);
                     if (results == null || results.size() != g.outputs().size()) {
                         throw new IllegalStateException("shardMap " + g.region().label() + " returned "
