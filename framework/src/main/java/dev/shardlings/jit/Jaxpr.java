@@ -31,4 +31,39 @@ public record Jaxpr(List<Var> inputs, List<Equation> equations, List<Atom> outpu
                 .collect(Collectors.joining(", "))).append(") }");
         return sb.toString();
     }
+
+    /**
+     * This program without the equations none of whose results reach an output (JAX's {@code dce_jaxpr}): a
+     * value computed but never used — the last layer's activation in a loss, the loss itself in its gradient —
+     * is neither computed nor communicated. Every primitive is pure, so nothing else is lost.
+     */
+    public Jaxpr withoutDeadCode() {
+        java.util.Set<Var> used = new java.util.HashSet<>();
+        for (Atom a : outputs) {
+            if (a instanceof Var v) {
+                used.add(v);
+            }
+        }
+        boolean[] keep = new boolean[equations.size()];
+        for (int k = equations.size() - 1; k >= 0; k--) {
+            Equation e = equations.get(k);
+            for (Var o : e.outputs()) {
+                keep[k] |= used.contains(o);
+            }
+            if (keep[k]) {
+                for (Atom a : e.inputs()) {
+                    if (a instanceof Var v) {
+                        used.add(v);
+                    }
+                }
+            }
+        }
+        java.util.List<Equation> live = new java.util.ArrayList<>();
+        for (int k = 0; k < keep.length; k++) {
+            if (keep[k]) {
+                live.add(equations.get(k));
+            }
+        }
+        return live.size() == equations.size() ? this : new Jaxpr(inputs, live, outputs);
+    }
 }

@@ -235,7 +235,7 @@ public final class Jitted {
                     + outShardings.size() + " entries: " + outShardings.stream().map(Object::toString)
                     .collect(Collectors.joining(", ")));
         }
-        Jaxpr jaxpr = tracer.jaxpr(outs);
+        Jaxpr jaxpr = tracer.jaxpr(outs).withoutDeadCode();
         return Partitioner.compile(name, jaxpr, p.mesh, layouts, outShardings);
     }
 }

@@ -75,7 +75,8 @@ public record BroadcastInDim(List<Integer> shape, List<Integer> broadcastDimensi
         List<Integer> axes = new java.util.ArrayList<>();
         for (int d = 0; d < shape.size(); d++) {
             int k = broadcastDimensions.indexOf(d);
-            if (k < 0 || (in.get(k) == 1 && shape.get(d) != 1)) {
+            // an added dimension of size 1 needs no sum: the reshape below drops it
+            if ((k < 0 && shape.get(d) != 1) || (k >= 0 && in.get(k) == 1 && shape.get(d) != 1)) {
                 axes.add(d);
             }
         }
