@@ -23,7 +23,8 @@ import java.util.Set;
  *
  * <p>Partitioning: each device multiplies its blocks; when a contracting dimension is split over mesh axes K,
  * the local products are partial sums, completed by a psum over K (or a reduce-scatter when the result's layout
- * splits a dimension over exactly K). When a contracting dimension is split on one side only, the cheaper of two
+ * splits a dimension over exactly K). When both sides split a contracting dimension alike, that is the plan (XLA's
+ * all-reduce of partial products). When a contracting dimension is split on one side only, the cheaper of two
  * plans is taken by bytes moved per device: slice the other side locally and psum the result, or all-gather the
  * split side (ties go to the psum).
  *
@@ -400,8 +401,16 @@ public record DotGeneral(List<Integer> lhsContracting, List<Integer> rhsContract
             Plan split = plan(l, r, false, out);
             return Partitioning.local(List.of(split.lhs, split.rhs), local, split.natural);
         }
-        // choose between the psum and the gather on the plans as the operands give them; only then split the
-        // chosen psum's free dimensions as out wants, which slices replicated operands locally and never moves data
+        // both sides split a contracted dimension the same way: each device's product is its share of the sum,
+        // and XLA completes it with an all-reduce (seed 000's case 3; a gradient's contraction over the batch);
+        // gathering both sides would have every device compute the whole product
+        boolean aligned = true;
+        for (int i = 0; i < lhsContracting.size(); i++) {
+            aligned &= l.dims().get(lhsContracting.get(i)).equals(r.dims().get(rhsContracting.get(i)));
+        }
+        // otherwise choose between the psum and the gather on the plans as the operands give them; only then split
+        // the chosen psum's free dimensions as out wants, which slices replicated operands locally and never moves
+        // data
         Plan gathered = plan(l, r, true, null);
         Mesh mesh = out.mesh();
         int n = Specs.parts(mesh, sum.contracted);
@@ -412,7 +421,7 @@ public record DotGeneral(List<Integer> lhsContracting, List<Integer> rhsContract
         }
         long reduceBytes = (scatter ? 1 : 2) * (n - 1) * resultBytes / n;
         long gatherBytes = gatherBytes(l, l.dims(), gathered.lhs, mesh) + gatherBytes(r, r.dims(), gathered.rhs, mesh);
-        if (gatherBytes < reduceBytes) {
+        if (!aligned && gatherBytes < reduceBytes) {
             return Partitioning.local(List.of(gathered.lhs, gathered.rhs), local, gathered.natural);
         }
         Plan split = plan(l, r, false, out);

@@ -77,6 +77,16 @@ public enum CourseMethod {
             ShardedArray.class),
     C5_MATMUL_SQUARE("Chapter5", "matmulSquare", ShardedArray.class, ShardedArray.class, ShardedArray.class),
     C5_MATMUL_SQUARE_EXPLICIT("Chapter5", "matmulSquareExplicit", ShardedArray.class, ShardedArray.class,
+            ShardedArray.class),
+
+    C6_TRAIN_DATA_PARALLEL("Chapter6", "trainDataParallel", List.class, List.class, NDArray.class, NDArray.class,
+            Mesh.class, int.class, float.class),
+    C6_TRAIN_DATA_TENSOR_PARALLEL("Chapter6", "trainDataTensorParallel", List.class, List.class, NDArray.class,
+            NDArray.class, Mesh.class, int.class, float.class),
+    C6_DATA_PARALLEL_STEP("Chapter6", "dataParallelStep", List.class, List.class, ShardedArray.class,
+            ShardedArray.class, float.class),
+    C6_FSDP_STEP("Chapter6", "fsdpStep", List.class, List.class, ShardedArray.class, ShardedArray.class, float.class),
+    C6_MEGATRON_MLP("Chapter6", "megatronMlp", List.class, ShardedArray.class, ShardedArray.class, ShardedArray.class,
             ShardedArray.class);
 
     private static final SecureRandom IDS = new SecureRandom();

@@ -152,6 +152,42 @@ public final class Generators {
                         rows, inner, cols, seed));
     }
 
+    /** Which part a Chapter 6 case is for: it decides the mesh and which sizes must divide. */
+    public enum Chapter6Kind { DATA_PARALLEL, DATA_TENSOR_PARALLEL, MANUAL_DATA_PARALLEL, FSDP, MEGATRON }
+
+    /**
+     * Chapter 6 cases: 'batch' of 1–16 devices (6.1, 6.3); 'batch' of 1–4 × 'model' of 1, 2 or 4 dividing n2
+     * (6.2); 'batch' of 1–8 dividing every layer size (6.4); 'model' of 1–8 dividing F (6.5). Layer sizes 2–8
+     * (multiples of the axis where they must divide), 1–3 rows per device, 1–3 steps (6.1, 6.2), any value seed.
+     */
+    public static Arbitrary<dev.shardlings.grader.chapter6.Chapter6Case> chapter6Cases(Chapter6Kind kind) {
+        Arbitrary<Integer> small = Arbitraries.integers().between(2, 8);
+        Arbitrary<Integer> rows = Arbitraries.integers().between(1, 3);
+        Arbitrary<Integer> steps = Arbitraries.integers().between(1, 3);
+        Arbitrary<List<Integer>> sizes = small.list().ofSize(5);
+        return switch (kind) {
+            case DATA_PARALLEL, MANUAL_DATA_PARALLEL -> Combinators.combine(Arbitraries.integers().between(1,
+                    MAX_DEVICES), sizes, rows, kind == Chapter6Kind.DATA_PARALLEL ? steps : Arbitraries.just(0),
+                    Arbitraries.longs()).as((n, s, r, st, seed) -> new dev.shardlings.grader.chapter6.Chapter6Case(n, 0,
+                    s, r, st, seed));
+            case DATA_TENSOR_PARALLEL -> Combinators.combine(Arbitraries.integers().between(1, 4),
+                    Arbitraries.of(1, 2, 4), sizes, Arbitraries.integers().between(1, 2), rows, steps,
+                    Arbitraries.longs()).as((d, m, s, k, r, st, seed) -> {
+                        List<Integer> ls = new java.util.ArrayList<>(s);
+                        ls.set(2, m * k);
+                        return new dev.shardlings.grader.chapter6.Chapter6Case(d, m, ls, r, st, seed);
+                    });
+            case FSDP -> Combinators.combine(Arbitraries.integers().between(1, 8),
+                    Arbitraries.integers().between(1, 2).list().ofSize(5), rows, Arbitraries.longs())
+                    .as((n, ks, r, seed) -> new dev.shardlings.grader.chapter6.Chapter6Case(n, 0,
+                            ks.stream().map(k -> k * n).toList(), r, 0, seed));
+            case MEGATRON -> Combinators.combine(Arbitraries.integers().between(1, 8),
+                    Arbitraries.integers().between(1, 6), small, Arbitraries.integers().between(1, 2),
+                    Arbitraries.longs()).as((m, b, d, k, seed) -> new dev.shardlings.grader.chapter6.Chapter6Case(0, m,
+                    List.of(b, d, m * k), 1, 0, seed));
+        };
+    }
+
     /**
      * Problems 3 and 4 cases: {@link #ringMeshes()}; size multipliers 1–3 for B, D and F; any value seed; 2–4
      * tiles for part 3.1.

@@ -67,7 +67,8 @@ public final class IsolatedGrading implements Callable<Integer> {
     /** The packages of the course's graded test classes, one per chapter. */
     public static final List<String> COURSE_PACKAGES = List.of("dev.shardlings.grader.chapter0",
             "dev.shardlings.grader.problem1", "dev.shardlings.grader.problem2", "dev.shardlings.grader.problem3",
-            "dev.shardlings.grader.problem4", "dev.shardlings.grader.chapter5");
+            "dev.shardlings.grader.problem4", "dev.shardlings.grader.chapter5",
+            "dev.shardlings.grader.chapter6");
 
     /** Parts that could not be graded before the run (e.g. their file did not compile), with their reason. */
     private Map<String, Results.TestResult> pregraded = Map.of();

@@ -186,6 +186,40 @@ public enum Part {
             Text.D5 + "part-54-matmul_square-on-explicit-axes",
             "ShardedArray.einsum(\"bd,df->bf\", x.square(), w, P(\"X\", null)): the out sharding argument settles"
                     + " the ambiguity the typing rule reports."),
+    /** Part 6.1. */
+    P6_1("6.1", "data parallelism with jit(grad)", 2,
+            List.of(CourseMethod.C6_TRAIN_DATA_PARALLEL),
+            Text.D6 + "part-61-data-parallelism-with-jit",
+            "devicePut every parameter with P() and the inputs and targets with P(\"batch\"), then call one jitted"
+                    + " program per step that applies Autodiff.gradList to Mlp.loss and returns the updated"
+                    + " parameters: the compiler all-reduces the gradients."),
+    /** Part 6.2. */
+    P6_2("6.2", "data and tensor parallelism with jit(grad)", 2,
+            List.of(CourseMethod.C6_TRAIN_DATA_TENSOR_PARALLEL),
+            Text.D6 + "part-62-data-and-tensor-parallelism-with-jit",
+            "W2 P(null, \"model\"), b2 P(\"model\"), W3 P(\"model\", null), the rest P(), the batch"
+                    + " P(\"batch\", null): the hidden layer between W2 and W3 stays split over 'model', and W3's"
+                    + " contraction sums it with one all-reduce."),
+    /** Part 6.3. */
+    P6_3("6.3", "data parallelism by hand (pmean)", 2,
+            List.of(CourseMethod.C6_DATA_PARALLEL_STEP),
+            Text.D6 + "part-63-data-parallelism-by-hand",
+            "inside the shardMap, pvary each parameter over \"batch\", take Autodiff.gradList of Mlp.lossLocal on"
+                    + " the device's rows, and pmean each gradient over \"batch\" before the update."),
+    /** Part 6.4. */
+    P6_4("6.4", "fully sharded data parallelism (ZeRO-3)", 3,
+            List.of(CourseMethod.C6_FSDP_STEP),
+            Text.D6 + "part-64-fully-sharded-data-parallelism",
+            "all-gather (tiled, dimension 0) each shard inside the function you differentiate and divide its loss by"
+                    + " the axis size: the gradient of the all-gather is a reduce-scatter that sums the devices'"
+                    + " gradients into each shard."),
+    /** Part 6.5. */
+    P6_5("6.5", "Megatron's tensor-parallel MLP block", 2,
+            List.of(CourseMethod.C6_MEGATRON_MLP),
+            Text.D6 + "part-65-megatrons-mlp-block",
+            "Autodiff.vjp of x -> psum(relu(x·W1)·W2, \"model\") inside the shardMap: the psum's pullback sends"
+                    + " dY to every device for free, and dX's partial sums come back with the one psum the implicit"
+                    + " pvary of X transposes to."),
     /** Part 3.0p. */
     P3_0P("3.0p", "3.0 modelled time, TPU v5e", 1,
             List.of(CourseMethod.P3_ALL_GATHER_MATMUL),
@@ -222,6 +256,7 @@ public enum Part {
         static final String D3 = "docs/problem-3.md#";
         static final String D4 = "docs/problem-4.md#";
         static final String D5 = "docs/chapter-5.md#";
+        static final String D6 = "docs/chapter-6.md#";
         static final String DP = "docs/profiles.md#performance-points";
         static final String PERF_HINT = "the reference overlaps every transfer with a matmul and does no"
             + " elementwise pass the matmul cannot absorb; compare your timeline (written under"
@@ -294,6 +329,7 @@ public enum Part {
             case "Problem3" -> "collective matmul";
             case "Problem4" -> "bidirectional collective matmul";
             case "Chapter5" -> "automatic parallelism";
+            case "Chapter6" -> "training";
             default -> throw new IllegalStateException("no topic for the course class " + cls);
         };
         return isPerformance() ? List.of(chapter, topic, "modelled time") : List.of(chapter, topic);

@@ -331,6 +331,50 @@ public final class Requirements {
                     req(CourseMethod.C5_MATMUL_SQUARE_EXPLICIT, "exactly one collective per device, an all-reduce over Y "
                             + "of f32[B/X, F] (none when Y = 1)",
                             Check.COLLECTIVES, Check.OPERANDS));
+            case P6_1 -> List.of(
+                    req(CourseMethod.C6_TRAIN_DATA_PARALLEL, "trained parameters (float tolerance) and layouts, each P()",
+                            Check.VALUES, Check.LAYOUT),
+                    req(CourseMethod.C6_TRAIN_DATA_PARALLEL, "compiled by jit, with no hand-written shardMap",
+                            Check.USES_JIT),
+                    req(CourseMethod.C6_TRAIN_DATA_PARALLEL, "per device only all-reduces over 'batch', carrying the"
+                            + " gradients' elements once per step", Check.COLLECTIVES),
+                    req(CourseMethod.C6_TRAIN_DATA_PARALLEL, "no program hands a device more than the parameters and"
+                            + " its rows of the batch", Check.DEVICE_MEMORY));
+            case P6_2 -> List.of(
+                    req(CourseMethod.C6_TRAIN_DATA_TENSOR_PARALLEL, "trained parameters (float tolerance) and layouts:"
+                            + " W2 P(None, 'model'), b2 P('model'), W3 P('model', None), the rest P()",
+                            Check.VALUES, Check.LAYOUT),
+                    req(CourseMethod.C6_TRAIN_DATA_TENSOR_PARALLEL, "compiled by jit, with no hand-written shardMap",
+                            Check.USES_JIT),
+                    req(CourseMethod.C6_TRAIN_DATA_TENSOR_PARALLEL, "per step two all-reduces over 'model' of"
+                            + " activations (forward f32[B/batch, n3], backward f32[B/batch, n1]) and all-reduces over"
+                            + " 'batch' of the gradients' blocks, nothing else", Check.COLLECTIVES),
+                    req(CourseMethod.C6_TRAIN_DATA_TENSOR_PARALLEL, "no program hands a device more than its blocks of"
+                            + " the parameters and its rows of the batch (W2 and W3 take 1/model of their bytes)",
+                            Check.DEVICE_MEMORY));
+            case P6_3 -> List.of(
+                    req(CourseMethod.C6_DATA_PARALLEL_STEP, "the parameters after one step (float tolerance), laid out"
+                            + " P()", Check.VALUES, Check.LAYOUT),
+                    req(CourseMethod.C6_DATA_PARALLEL_STEP, "a hand-written shardMap", Check.USES_SHARD_MAP),
+                    req(CourseMethod.C6_DATA_PARALLEL_STEP, "every collective an all-reduce (psum or pmean) over"
+                            + " 'batch' of one gradient, each parameter's once", Check.OPERANDS),
+                    req(CourseMethod.C6_DATA_PARALLEL_STEP, "no program hands a device more than the parameters and"
+                            + " its rows of the batch", Check.DEVICE_MEMORY));
+            case P6_4 -> List.of(
+                    req(CourseMethod.C6_FSDP_STEP, "the parameters after one step (float tolerance), each laid out"
+                            + " P('batch')", Check.VALUES, Check.LAYOUT),
+                    req(CourseMethod.C6_FSDP_STEP, "a hand-written shardMap", Check.USES_SHARD_MAP),
+                    req(CourseMethod.C6_FSDP_STEP, "per device one all-gather over 'batch' of each parameter's shard"
+                            + " and one reduce-scatter of each gradient, and no all-reduce", Check.OPERANDS),
+                    req(CourseMethod.C6_FSDP_STEP, "no program hands a device more than its shards of the parameters"
+                            + " and its rows of the batch", Check.DEVICE_MEMORY));
+            case P6_5 -> List.of(
+                    req(CourseMethod.C6_MEGATRON_MLP, "Y, dX, dW1 and dW2 (float tolerance) laid out P(), P(), P(None,"
+                            + " 'model'), P('model', None)", Check.VALUES, Check.LAYOUT),
+                    req(CourseMethod.C6_MEGATRON_MLP, "a hand-written shardMap", Check.USES_SHARD_MAP),
+                    req(CourseMethod.C6_MEGATRON_MLP, "exactly two collectives per device, psums over 'model' of"
+                            + " f32[B, D] (forward and backward)", Check.COLLECTIVES, Check.OPERANDS),
+                    req(CourseMethod.C6_MEGATRON_MLP, "exactly 12·B·D·F/M matmul FLOPs per device", Check.FLOPS));
             case P3_0P -> performance(CourseMethod.P3_ALL_GATHER_MATMUL);
             case P3_1P -> performance(CourseMethod.P3_ALL_REDUCE_MATMUL);
             case P3_2P -> performance(CourseMethod.P3_REDUCE_SCATTER_MATMUL);

@@ -54,7 +54,8 @@ public final class SandboxMain {
     static final Set<String> CLASSES = Set.copyOf(CourseClasses.NAMES);
 
     private static final Map<String, Class<?>> TYPES = Map.of("ShardedArray", ShardedArray.class,
-            "NDArray", NDArray.class, "Mesh", Mesh.class, "int", int.class, "float", float.class);
+            "NDArray", NDArray.class, "Mesh", Mesh.class, "int", int.class, "float", float.class, "List",
+            java.util.List.class);
 
     private SandboxMain() {
     }

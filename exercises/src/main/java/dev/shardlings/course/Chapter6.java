@@ -1,0 +1,132 @@
+package dev.shardlings.course;
+
+// What the tasks below use; an import left unused is harmless.
+import dev.shardlings.ExerciseNotDone;
+import dev.shardlings.array.NDArray;
+import dev.shardlings.autodiff.Autodiff;
+import dev.shardlings.autodiff.VjpResult;
+import dev.shardlings.jit.Jit;
+import dev.shardlings.nn.Mlp;
+import dev.shardlings.sharding.Mesh;
+import dev.shardlings.spmd.Collectives;
+import dev.shardlings.spmd.ShardMap;
+import dev.shardlings.spmd.ShardedArray;
+import dev.shardlings.spmd.Tiling;
+
+import java.util.List;
+
+import static dev.shardlings.sharding.PartitionSpec.P;
+
+/**
+ * Chapter 6 — training: seed 001's neural network ({@link Mlp}) trained with gradients ({@link Autodiff}), first
+ * with the compiler choosing the communication (6.1, 6.2), then with every collective written by hand (6.3–6.5).
+ *
+ * <p>Parameters are lists {@code [W1, b1, W2, b2, W3, b3, W4, b4]}: W_l f32[n_{l−1}, n_l], b_l f32[n_l]; the
+ * batch is inputs f32[B, n0] and targets f32[B, n4]; the loss is {@link Mlp#loss} (mean over the batch of the
+ * squared error). One SGD step is {@code p − lr·∂loss/∂p}. The meshes have Auto axes 'batch' and/or 'model'; any
+ * may have size 1.
+ *
+ * <p>Read {@code docs/chapter-6.md} first. Grade your work with {@code mvn test -Pgrade}.
+ */
+public final class Chapter6 {
+
+    private Chapter6() {
+    }
+
+    /**
+     * Part 6.1 — 8-way batch data parallelism with {@code jit(grad(loss))} (seed 001).
+     *
+     * <p>Input: the parameters, inputs f32[B, n0] and targets f32[B, n4] as whole arrays on the host, a mesh with
+     * the Auto axis 'batch', a number of steps and a learning rate. Place the parameters replicated and the batch
+     * split by rows over 'batch', then run {@code steps} SGD steps, each one jitted program that computes the
+     * gradients with {@code Autodiff.gradList} and updates the parameters. Return the trained parameters, each
+     * laid out {@code P()}.
+     *
+     * <p>Graded: trained parameters (float tolerance) and layouts, each P(); compiled by jit, with no hand-written
+     * shardMap; per device only all-reduces over 'batch', carrying the gradients' elements once per step; no
+     * program hands a device more than the parameters and its rows of the batch.
+     * Docs: docs/chapter-6.md#part-61-data-parallelism-with-jit
+     */
+    public static List<ShardedArray> trainDataParallel(List<NDArray> params, NDArray inputs, NDArray targets,
+                                                       Mesh mesh, int steps, float lr) {
+        // TODO(6.1): devicePut the parameters with P() and the batch with P("batch"), then jit a gradient step.
+        throw new ExerciseNotDone("6.1");
+    }
+
+    /**
+     * Part 6.2 — 4-way data × 2-way tensor parallelism (seed 001's second mesh).
+     *
+     * <p>Input: as 6.1, on a mesh with Auto axes 'batch' and 'model'. Place W2 split by its columns over 'model',
+     * b2 like W2's columns, W3 split by its rows over 'model', every other parameter replicated, and the batch's
+     * rows over 'batch'; train as in 6.1. The compiler keeps W2's output columns apart until W3 sums them.
+     *
+     * <p>Graded: trained parameters (float tolerance) and layouts: W2 P(None, 'model'), b2 P('model'), W3
+     * P('model', None), the rest P(); compiled by jit, with no hand-written shardMap; per step two all-reduces over
+     * 'model' of activations (forward f32[B/batch, n3], backward f32[B/batch, n1]) and all-reduces over 'batch' of
+     * the gradients' blocks, nothing else; no program hands a device more than its blocks of the parameters and
+     * its rows of the batch (W2 and W3 take 1/model of their bytes).
+     * Docs: docs/chapter-6.md#part-62-data-and-tensor-parallelism-with-jit
+     */
+    public static List<ShardedArray> trainDataTensorParallel(List<NDArray> params, NDArray inputs, NDArray targets,
+                                                             Mesh mesh, int steps, float lr) {
+        // TODO(6.2): place W2, b2 and W3 over 'model' and the batch over 'batch', then train as in 6.1.
+        throw new ExerciseNotDone("6.2");
+    }
+
+    /**
+     * Part 6.3 — a data-parallel step written by hand.
+     *
+     * <p>Input: the parameters laid out {@code P()}, inputs and targets laid out {@code P("batch")}, a learning
+     * rate. In one shardMap, every device computes the gradient of the loss on its rows, the gradients are
+     * averaged over 'batch', and every device applies the same update. Return the new parameters, laid out
+     * {@code P()}.
+     *
+     * <p>Graded: the parameters after one step (float tolerance), laid out P(); a hand-written shardMap; every
+     * collective an all-reduce (psum or pmean) over 'batch' of one gradient, each parameter's once; no program
+     * hands a device more than the parameters and its rows of the batch.
+     * Docs: docs/chapter-6.md#part-63-data-parallelism-by-hand
+     */
+    public static List<ShardedArray> dataParallelStep(List<ShardedArray> params, ShardedArray inputs,
+                                                      ShardedArray targets, float lr) {
+        // TODO(6.3): shardMap: Autodiff.gradList of Mlp.lossLocal on the device's rows, then pmean over "batch".
+        throw new ExerciseNotDone("6.3");
+    }
+
+    /**
+     * Part 6.4 — fully sharded data parallelism (ZeRO-3) by hand.
+     *
+     * <p>Input: every parameter split by its first dimension over 'batch' ({@code P("batch")}), inputs and
+     * targets laid out {@code P("batch")}, a learning rate. No device ever stores a whole parameter between
+     * steps: the forward pass all-gathers each one when it is needed, and each device keeps only its shard of
+     * each gradient. Return the new parameters, laid out {@code P("batch")}.
+     *
+     * <p>Graded: the parameters after one step (float tolerance), each laid out P('batch'); a hand-written
+     * shardMap; per device one all-gather over 'batch' of each parameter's shard and one reduce-scatter of each
+     * gradient, and no all-reduce; no program hands a device more than its shards of the parameters and its rows
+     * of the batch.
+     * Docs: docs/chapter-6.md#part-64-fully-sharded-data-parallelism
+     */
+    public static List<ShardedArray> fsdpStep(List<ShardedArray> params, ShardedArray inputs, ShardedArray targets,
+                                              float lr) {
+        // TODO(6.4): differentiate a loss that all-gathers each shard; the gradient comes back reduce-scattered.
+        throw new ExerciseNotDone("6.4");
+    }
+
+    /**
+     * Part 6.5 — Megatron's tensor-parallel MLP block, forward and backward.
+     *
+     * <p>Input: X f32[B, D] laid out {@code P()}, W1 f32[D, F_model] laid out {@code P(null, "model")} (column
+     * parallel), W2 f32[F_model, D] laid out {@code P("model", null)} (row parallel), and the cotangent dY f32[B, D]
+     * laid out {@code P()}. Compute Y = relu(X·W1)·W2 and, for dY, the gradients dX, dW1 and dW2, each device
+     * working on its F/M columns of the hidden layer. Return [Y, dX, dW1, dW2].
+     *
+     * <p>Graded: Y, dX, dW1 and dW2 (float tolerance) laid out P(), P(), P(None, 'model'), P('model', None); a
+     * hand-written shardMap; exactly two collectives per device, psums over 'model' of f32[B, D] (forward and
+     * backward); exactly 12·B·D·F/M matmul FLOPs per device.
+     * Docs: docs/chapter-6.md#part-65-megatrons-mlp-block
+     */
+    public static List<ShardedArray> megatronMlp(ShardedArray x, ShardedArray w1, ShardedArray w2, ShardedArray dy) {
+        // TODO(6.5): shardMap: Autodiff.vjp of psum(relu(x·w1)·w2) over "model", then its pullback of dY.
+        throw new ExerciseNotDone("6.5");
+    }
+}

@@ -1,0 +1,93 @@
+package dev.shardlings.grader.chapter6;
+
+import dev.shardlings.array.NDArray;
+import dev.shardlings.sharding.AxisType;
+import dev.shardlings.sharding.Mesh;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+
+/**
+ * One Chapter 6 case: seed 001's MLP of layer sizes {@code sizes} (five sizes, four layers), a batch of
+ * {@code data · rowsPerDevice} rows, and a mesh with axis 'batch' of size {@code data} and, for the tensor-parallel
+ * parts, axis 'model' of size {@code model} (1 for a mesh without it). Part 6.5 reads sizes as B, D, F.
+ *
+ * @param data          devices along 'batch' (6.1–6.4)
+ * @param model         devices along 'model' (6.2, 6.5); 0 for a mesh without that axis
+ * @param sizes         the layer sizes n0 … n4 (6.1–6.4), or [B, D, F] (6.5)
+ * @param rowsPerDevice rows of the batch each 'batch' device holds
+ * @param steps         SGD steps (6.1, 6.2)
+ * @param seed          the seed of the values
+ */
+public record Chapter6Case(int data, int model, List<Integer> sizes, int rowsPerDevice, int steps, long seed) {
+
+    /** The learning rate of every case: large enough that a wrong gradient moves the parameters visibly. */
+    public static final float LR = 0.05f;
+
+    /** @throws NullPointerException if sizes is null */
+    public Chapter6Case {
+        sizes = List.copyOf(sizes);
+    }
+
+    /** The batch size. */
+    public int batch() {
+        return data * rowsPerDevice;
+    }
+
+    /** The mesh: ('batch') of size data, or ('batch', 'model'), or ('model') when data is 0; Auto axes. */
+    public Mesh mesh() {
+        if (data == 0) {
+            return Mesh.makeMesh(new int[]{model}, new String[]{"model"}, AxisType.AUTO);
+        }
+        if (model == 0) {
+            return Mesh.makeMesh(new int[]{data}, new String[]{"batch"}, AxisType.AUTO);
+        }
+        return Mesh.makeMesh(new int[]{data, model}, new String[]{"batch", "model"}, AxisType.AUTO, AxisType.AUTO);
+    }
+
+    /** Values for one array: multiples of 1/16 in [−1/2, 1/2], times {@code scale}. */
+    static NDArray values(long seed, float scale, int... shape) {
+        int n = 1;
+        for (int d : shape) {
+            n *= d;
+        }
+        Random r = new Random(seed);
+        float[] v = new float[n];
+        for (int i = 0; i < n; i++) {
+            v[i] = (r.nextInt(17) - 8) / 16f * scale;
+        }
+        return NDArray.fromFloats(v, shape);
+    }
+
+    /** [W1, b1, …, W4, b4]: W_l f32[n_{l-1}, n_l] scaled by 2/√n_{l−1}, b_l f32[n_l]. */
+    public List<NDArray> params() {
+        List<NDArray> p = new ArrayList<>();
+        for (int l = 0; l + 1 < sizes.size(); l++) {
+            int in = sizes.get(l);
+            int out = sizes.get(l + 1);
+            p.add(values(seed + 2L * l, (float) (2 / Math.sqrt(in)), in, out));
+            p.add(values(seed + 2L * l + 1, 1f, out));
+        }
+        return p;
+    }
+
+    /** The inputs f32[batch, n0]. */
+    public NDArray inputs() {
+        return values(seed ^ 0x1234_5678L, 2f, batch(), sizes.get(0));
+    }
+
+    /** The targets f32[batch, n4]. */
+    public NDArray targets() {
+        return values(seed ^ 0x0765_4321L, 2f, batch(), sizes.get(sizes.size() - 1));
+    }
+
+    /** The case in words, for reports. */
+    public String describe(String layouts) {
+        String mesh = data == 0 ? "('model': " + model + ")" : model == 0 ? "('batch': " + data + ")"
+                : "('batch': " + data + ", 'model': " + model + ")";
+        return "Case: mesh " + mesh + ", Auto axes; MLP layer sizes " + sizes + ", batch " + batch() + ", "
+                + (steps > 0 ? steps + " step(s) of " : "learning rate ") + LR + "; " + layouts + " (value seed "
+                + seed + ")";
+    }
+}

@@ -1,0 +1,383 @@
+package dev.shardlings.grader.chapter6;
+
+import dev.shardlings.array.NDArray;
+import dev.shardlings.grader.CaseRun;
+import dev.shardlings.grader.Check;
+import dev.shardlings.grader.CheckLog;
+import dev.shardlings.grader.Checks;
+import dev.shardlings.grader.Checks.Tolerance;
+import dev.shardlings.grader.GradingFailure;
+import dev.shardlings.grader.Guard;
+import dev.shardlings.grader.Part;
+import dev.shardlings.grader.Reports;
+import dev.shardlings.grader.TraceRules;
+import dev.shardlings.grader.TraceRules.Rule;
+import dev.shardlings.sharding.Mesh;
+import dev.shardlings.sharding.PartitionSpec;
+import dev.shardlings.spmd.ShardedArray;
+import dev.shardlings.trace.Collective;
+import dev.shardlings.trace.TraceEvent.CollectiveEvent;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Set;
+
+import static dev.shardlings.sharding.PartitionSpec.P;
+
+/**
+ * The graded checks of Chapter 6 (training seed 001's MLP). Values come from {@link Chapter6Oracles} (double
+ * precision, hand-written backpropagation); the communication and memory rules read the trace of every program
+ * the implementation ran (each step's jitted program or shardMap).
+ */
+public final class Chapter6Checks {
+
+    private Chapter6Checks() {
+    }
+
+    /** Parts 6.1 and 6.2: whole arrays on the host in, trained parameters out. */
+    @FunctionalInterface
+    public interface Train {
+        List<ShardedArray> apply(List<NDArray> params, NDArray inputs, NDArray targets, Mesh mesh, int steps, float lr);
+    }
+
+    /** Parts 6.3 and 6.4: one training step on placed arrays. */
+    @FunctionalInterface
+    public interface Step {
+        List<ShardedArray> apply(List<ShardedArray> params, ShardedArray inputs, ShardedArray targets, float lr);
+    }
+
+    /** Part 6.5: Megatron's block and its pullback. */
+    @FunctionalInterface
+    public interface Block {
+        List<ShardedArray> apply(ShardedArray x, ShardedArray w1, ShardedArray w2, ShardedArray dy);
+    }
+
+    static final List<String> PARAM_NAMES = List.of("W1", "b1", "W2", "b2", "W3", "b3", "W4", "b4");
+
+    /** Trained parameters against the double-precision oracle: float32 rounding over a few steps. */
+    static final Tolerance TOLERANCE = new Tolerance(2e-4, 2e-4);
+
+    /**
+     * What a jitted program's scalar constants may add to its arguments: the 0 of the ReLU, the batch size of the
+     * mean, the learning rate, … — 16 float32 scalars; a parameter or a row of the batch is larger.
+     */
+    static final long CONSTANTS = 16 * 4;
+
+    /** 6.2's layouts: W2 by columns, b2 with them, W3 by rows over 'model'; the rest replicated. */
+    static final List<PartitionSpec> TENSOR_PARALLEL = List.of(P(), P(), P(null, "model"), P("model"),
+            P("model", null), P(), P(), P());
+
+    // ------------------------------------------------------------------------------------------ 6.1, 6.2
+
+    /**
+     * 6.1: compiled by jit; trained parameters (float tolerance), every one laid out P(); per step only all-reduces
+     * over 'batch', of the gradients (as many elements as the parameters have; a scalar loss may be reduced too);
+     * no program hands a device more than the parameters and its rows of the batch.
+     */
+    public static void trainDataParallel(Train impl, Chapter6Case c) {
+        Mesh mesh = c.mesh();
+        List<NDArray> params = c.params();
+        NDArray in = c.inputs();
+        NDArray tg = c.targets();
+        CaseRun<List<ShardedArray>> run = Guard.run(Part.P6_1, c.describe("parameters and batch on the host"),
+                () -> impl.apply(params, in, tg, mesh, c.steps(), Chapter6Case.LR));
+        Checks.compiledByJit(run);
+        trainedParameters(run, c, params, Collections.nCopies(params.size(), P()));
+        long elements = 0;
+        for (NDArray p : params) {
+            elements += p.size();
+        }
+        long total = elements * c.steps();
+        String what = c.data() > 1 ? "all-reduces over 'batch' of the gradients only: " + c.steps() + " step(s) × "
+                + elements + " elements" : "nothing but all-reduces over 'batch' of the gradients";
+        TraceRules.perDevice(run, "communicates more than the gradients", "every device "
+                + what, gradientAllReduces(Set.of("batch"), total, c.data() > 1));
+        long bytes = 4 * elements + 4L * c.rowsPerDevice() * (c.sizes().get(0) + c.sizes().get(4)) + CONSTANTS;
+        TraceRules.perDevice(run, "keeps more than its rows", "no program hands a device more than the parameters and"
+                + " its rows of the batch, " + bytes + " bytes (scalar constants included)", TraceRules.argumentBytesAtMost(bytes,
+                "split the batch's rows over 'batch' (P(\"batch\")) and replicate the parameters"));
+    }
+
+    /**
+     * 6.2: compiled by jit; trained parameters with W2 P(None, 'model'), b2 P('model'), W3 P('model', None), the
+     * rest P(); per step two all-reduces over 'model' of activations (forward [B/batch, n3], backward
+     * [B/batch, n1]) and all-reduces over 'batch' of the gradients' blocks; no program hands a device more than its
+     * blocks of the parameters (W2 and W3 split by 'model') and its rows.
+     */
+    public static void trainDataTensorParallel(Train impl, Chapter6Case c) {
+        Mesh mesh = c.mesh();
+        List<NDArray> params = c.params();
+        NDArray in = c.inputs();
+        NDArray tg = c.targets();
+        CaseRun<List<ShardedArray>> run = Guard.run(Part.P6_2, c.describe("parameters and batch on the host"),
+                () -> impl.apply(params, in, tg, mesh, c.steps(), Chapter6Case.LR));
+        Checks.compiledByJit(run);
+        trainedParameters(run, c, params, TENSOR_PARALLEL);
+        long local = 0;
+        for (int k = 0; k < params.size(); k++) {
+            local += params.get(k).size() / (TENSOR_PARALLEL.get(k).equals(P()) ? 1 : c.model());
+        }
+        int rows = c.rowsPerDevice();
+        List<List<Integer>> activations = List.of(List.of(rows, c.sizes().get(3)), List.of(rows, c.sizes().get(1)));
+        long gradients = local * c.steps();
+        String modelWhat = "per step two all-reduces over 'model' of activations, f32" + activations.get(0)
+                + " forward and f32" + activations.get(1) + " backward";
+        Rule rule = Rule.of(Check.COLLECTIVES, d -> {
+            int overModel = 0;
+            long overBatch = 0;
+            for (CollectiveEvent e : d.collectives()) {
+                boolean allReduce = e.kind() == Collective.PSUM || e.kind() == Collective.PMEAN;
+                if (allReduce && e.axes().equals(List.of("model")) && activations.contains(e.inputShape())) {
+                    overModel++;
+                } else if (allReduce && e.axes().equals(List.of("batch"))) {
+                    overBatch += e.inputShape().isEmpty() ? 0 : elements(e.inputShape());
+                } else {
+                    return "it runs " + e.describe() + ", which is neither the activations' all-reduce over 'model'"
+                            + " nor a gradient's all-reduce over 'batch'";
+                }
+            }
+            int wantModel = c.model() > 1 ? 2 * c.steps() : 0;
+            if (c.model() > 1 && overModel != wantModel) {
+                return "it all-reduces activations over 'model' " + overModel + " time(s); expected " + wantModel
+                        + " (" + modelWhat + ")";
+            }
+            if (c.data() > 1 && overBatch != gradients) {
+                return "its all-reduces over 'batch' carry " + overBatch + " elements; the gradients' blocks have "
+                        + gradients + " (" + c.steps() + " step(s))";
+            }
+            return null;
+        }).withHint("place W2 as P(null, \"model\"), b2 as P(\"model\"), W3 as P(\"model\", null), everything else"
+                + " replicated and the batch as P(\"batch\", null), then jit the gradient step: the compiler inserts"
+                + " the rest");
+        TraceRules.perDevice(run, "communicates other than the tensor-parallel plan", "every device runs " + modelWhat
+                + ", and all-reduces over 'batch' of its blocks of the gradients", rule);
+        long bytes = 4 * local + 4L * rows * (c.sizes().get(0) + c.sizes().get(4)) + CONSTANTS;
+        TraceRules.perDevice(run, "stores whole weights", "no program hands a device more than its blocks of the"
+                + " parameters (W2, b2 and W3 split over 'model') and its rows of the batch, " + bytes + " bytes"
+                + " (scalar constants included)",
+                TraceRules.argumentBytesAtMost(bytes, "W2 and W3 split over 'model' halve their bytes on a 2-way"
+                        + " model axis"));
+    }
+
+    // ------------------------------------------------------------------------------------------ 6.3, 6.4
+
+    /**
+     * 6.3: a hand-written shardMap; the parameters after one step (float tolerance), laid out P(); every
+     * collective an all-reduce (psum or pmean) over 'batch' of one gradient, each parameter's once; no program
+     * hands a device more than the parameters and its rows.
+     */
+    public static void dataParallelStep(Step impl, Chapter6Case c) {
+        Mesh mesh = c.mesh();
+        List<NDArray> params = c.params();
+        List<ShardedArray> placed = new ArrayList<>();
+        for (NDArray p : params) {
+            placed.add(ShardedArray.devicePut(p, mesh, P()));
+        }
+        ShardedArray in = ShardedArray.devicePut(c.inputs(), mesh, P("batch"));
+        ShardedArray tg = ShardedArray.devicePut(c.targets(), mesh, P("batch"));
+        CaseRun<List<ShardedArray>> run = Guard.run(Part.P6_3, c.describe("parameters P(), inputs and targets"
+                + " P('batch')"), () -> impl.apply(placed, in, tg, Chapter6Case.LR));
+        Checks.usesShardMap(run);
+        trainedParameters(run, c, params, Collections.nCopies(params.size(), P()));
+        List<List<Integer>> shapes = new ArrayList<>();
+        for (NDArray p : params) {
+            shapes.add(boxed(p.shape()));
+        }
+        TraceRules.perDevice(run, "communicates other than one all-reduce per gradient", "every device all-reduces"
+                + " each gradient once over 'batch' (psum or pmean), and nothing else",
+                oncePerParameter(Set.of(Collective.PSUM, Collective.PMEAN), shapes, "an all-reduce (psum or pmean)"
+                        + " over 'batch' of each gradient, once", "average each gradient over 'batch' with one"
+                        + " pmean; pvary the parameters first, so their gradients stay local until then"));
+        long bytes = 4 * elementsOf(params) + 4L * c.rowsPerDevice() * (c.sizes().get(0) + c.sizes().get(4));
+        TraceRules.perDevice(run, "holds more than its rows", "no program hands a device more than the parameters and"
+                + " its rows of the batch, " + bytes + " bytes", TraceRules.argumentBytesAtMost(bytes,
+                "take the inputs and targets with in spec P(\"batch\")"));
+    }
+
+    /**
+     * 6.4: a hand-written shardMap; the parameters after one step (float tolerance), each still laid out
+     * P('batch'); per device one all-gather over 'batch' of each parameter's shard and one reduce-scatter of each
+     * gradient, and no all-reduce at all; no program hands a device more than its shards and its rows.
+     */
+    public static void fsdpStep(Step impl, Chapter6Case c) {
+        Mesh mesh = c.mesh();
+        List<NDArray> params = c.params();
+        List<ShardedArray> placed = new ArrayList<>();
+        for (NDArray p : params) {
+            placed.add(ShardedArray.devicePut(p, mesh, P("batch")));
+        }
+        ShardedArray in = ShardedArray.devicePut(c.inputs(), mesh, P("batch"));
+        ShardedArray tg = ShardedArray.devicePut(c.targets(), mesh, P("batch"));
+        CaseRun<List<ShardedArray>> run = Guard.run(Part.P6_4, c.describe("every parameter, the inputs and the"
+                + " targets laid out P('batch')"), () -> impl.apply(placed, in, tg, Chapter6Case.LR));
+        Checks.usesShardMap(run);
+        trainedParameters(run, c, params, Collections.nCopies(params.size(), P("batch")));
+        List<List<Integer>> shards = new ArrayList<>();
+        List<List<Integer>> wholes = new ArrayList<>();
+        for (NDArray p : params) {
+            List<Integer> s = boxed(p.shape());
+            wholes.add(s);
+            List<Integer> shard = new ArrayList<>(s);
+            shard.set(0, s.get(0) / c.data());
+            shards.add(shard);
+        }
+        String hint = "all-gather each parameter's shard inside the differentiated function: the gradient of an"
+                + " all-gather is a reduce-scatter, so no all-reduce is needed";
+        TraceRules.perDevice(run, "does not shard the parameters' communication", "every device all-gathers each"
+                + " parameter's shard once and reduce-scatters each gradient once, over 'batch', and runs no"
+                + " all-reduce", oncePerParameter(Set.of(Collective.ALL_GATHER), shards, "one all-gather of each"
+                + " parameter's shard", hint).and(oncePerParameter(Set.of(Collective.PSUM_SCATTER), wholes,
+                "one reduce-scatter of each whole gradient", hint)));
+        long bytes = 4 * elementsOf(params) / c.data() + 4L * c.rowsPerDevice() * (c.sizes().get(0)
+                + c.sizes().get(4));
+        TraceRules.perDevice(run, "stores whole parameters", "no program hands a device more than its shards of the"
+                + " parameters (1/" + c.data() + " of each) and its rows, " + bytes + " bytes",
+                TraceRules.argumentBytesAtMost(bytes, "keep every parameter split over 'batch' (in spec P(\"batch\"))"));
+    }
+
+    // ------------------------------------------------------------------------------------------ 6.5
+
+    /**
+     * 6.5: a hand-written shardMap; Y, dX, dW1, dW2 (float tolerance) laid out P(), P(), P(None, 'model'),
+     * P('model', None); exactly two collectives per device, psums over 'model' of f32[B, D] (forward and
+     * backward); 12·B·D·F/M matmul FLOPs per device.
+     */
+    public static void megatronMlp(Block impl, Chapter6Case c) {
+        Mesh mesh = c.mesh();
+        int b = c.sizes().get(0);
+        int d = c.sizes().get(1);
+        int f = c.sizes().get(2);
+        NDArray x = Chapter6Case.values(c.seed(), 2f, b, d);
+        NDArray w1 = Chapter6Case.values(c.seed() + 1, (float) (2 / Math.sqrt(d)), d, f);
+        NDArray w2 = Chapter6Case.values(c.seed() + 2, (float) (2 / Math.sqrt(f)), f, d);
+        NDArray dy = Chapter6Case.values(c.seed() + 3, 1f, b, d);
+        ShardedArray xs = ShardedArray.devicePut(x, mesh, P());
+        ShardedArray w1s = ShardedArray.devicePut(w1, mesh, P(null, "model"));
+        ShardedArray w2s = ShardedArray.devicePut(w2, mesh, P("model", null));
+        ShardedArray dys = ShardedArray.devicePut(dy, mesh, P());
+        CaseRun<List<ShardedArray>> run = Guard.run(Part.P6_5, "Case: mesh ('model': " + c.model() + "), Auto axes;"
+                + " X f32[" + b + ", " + d + "] P(), W1 f32[" + d + ", " + f + "] P(None, 'model'), W2 f32[" + f + ", "
+                + d + "] P('model', None), dY f32[" + b + ", " + d + "] P() (value seed " + c.seed() + ")",
+                () -> impl.apply(xs, w1s, w2s, dys));
+        Checks.usesShardMap(run);
+        List<NDArray> expected = Chapter6Oracles.megatron(x, w1, w2, dy);
+        List<PartitionSpec> specs = List.of(P(), P(), P(null, "model"), P("model", null));
+        results(run, expected, specs, List.of("Y", "dX", "dW1", "dW2"), new Tolerance(1e-4, 1e-4),
+                Reports.inputs("Input X", x, "Input W1", w1, "Input W2", w2, "Input dY", dy));
+        List<Integer> shape = List.of(b, d);
+        String what = "two psums over 'model' of f32" + shape + ": the partial products of Y forward, of dX backward";
+        TraceRules.perDevice(run, "communicates other than Megatron's two psums", "every device runs " + what,
+                TraceRules.collectives(Set.of("model"), List.of(Set.of(Collective.PSUM), Set.of(Collective.PSUM)),
+                        List.of(shape, shape), what));
+        long flops = 12L * b * d * f / c.model();
+        TraceRules.perDevice(run, "multiplies more than its columns", "every device does exactly 12·B·D·F/M matmul"
+                + " FLOPs: two matmuls forward and four backward, each on its F/M columns", TraceRules.flops(flops,
+                "12·" + b + "·" + d + "·" + f + "/" + c.model()));
+    }
+
+    // ------------------------------------------------------------------------------------------ shared
+
+    private static void trainedParameters(CaseRun<List<ShardedArray>> run, Chapter6Case c, List<NDArray> params,
+                                          List<PartitionSpec> specs) {
+        int steps = Math.max(1, c.steps());
+        List<NDArray> expected = Chapter6Oracles.train(params, c.inputs(), c.targets(), steps, Chapter6Case.LR);
+        String inputs = "Loss before: " + Chapter6Oracles.loss(params, c.inputs(), c.targets()) + "; after "
+                + steps + " step(s) on the whole batch: " + Chapter6Oracles.loss(expected, c.inputs(), c.targets());
+        results(run, expected, specs, PARAM_NAMES, TOLERANCE, inputs);
+    }
+
+    /** A list of sharded results: count, then each one's shape, layout and values. */
+    private static void results(CaseRun<List<ShardedArray>> run, List<NDArray> expected, List<PartitionSpec> specs,
+                                List<String> names, Tolerance tol, String inputs) {
+        CheckLog.ran(Check.VALUES, Check.LAYOUT);
+        List<ShardedArray> got = run.value();
+        if (got.size() != expected.size()) {
+            throw run.report("returned the wrong number of arrays")
+                    .paragraph("Expected " + expected.size() + " arrays, " + names + ", in that order; got "
+                            + got.size() + ".")
+                    .failure(GradingFailure.Kind.WRONG_SHAPE, got.size() + " arrays returned, expected "
+                            + expected.size());
+        }
+        for (int k = 0; k < got.size(); k++) {
+            Object v = got.get(k);
+            if (!(v instanceof ShardedArray s)) {
+                throw run.report("returned something other than placed arrays")
+                        .paragraph("Entry " + k + " (" + names.get(k) + ") is "
+                                + (v == null ? "null" : "a " + v.getClass().getSimpleName()) + ".")
+                        .failure(GradingFailure.Kind.WRONG_SHAPE, names.get(k) + " is not a ShardedArray");
+            }
+            Checks.shardedResult(new CaseRun<>(run.part(), run.caseText() + "; result " + names.get(k), s,
+                    run.trace()), inputs, expected.get(k), specs.get(k), tol, null);
+        }
+    }
+
+    /**
+     * Every collective is an all-reduce (psum or pmean) over {@code axes}; together their non-scalar operands have
+     * {@code elements} elements (when {@code communicates}, else none may run).
+     */
+    private static Rule gradientAllReduces(Set<String> axes, long elements, boolean communicates) {
+        return Rule.of(Check.COLLECTIVES, d -> {
+            long sum = 0;
+            for (CollectiveEvent e : d.collectives()) {
+                if ((e.kind() != Collective.PSUM && e.kind() != Collective.PMEAN) || !Set.copyOf(e.axes()).equals(axes)) {
+                    return "it runs " + e.describe() + "; data parallelism needs only all-reduces over 'batch'";
+                }
+                sum += e.inputShape().isEmpty() ? 0 : elements(e.inputShape());
+            }
+            if (communicates && sum != elements) {
+                return "its all-reduces carry " + sum + " elements; the gradients have " + elements;
+            }
+            return null;
+        }).withHint("replicate every parameter (P()) and split the batch (P(\"batch\")); then the gradient of the"
+                + " loss needs one all-reduce of each parameter's gradient");
+    }
+
+    /**
+     * The collectives of the given kinds over 'batch' have exactly these operand shapes, one each (a multiset);
+     * an all-reduce (psum, pmean) of any other shape is a violation too.
+     */
+    private static Rule oncePerParameter(Set<Collective> kinds, List<List<Integer>> shapes, String what, String hint) {
+        return Rule.of(Check.OPERANDS, d -> {
+            List<List<Integer>> left = new ArrayList<>(shapes);
+            for (CollectiveEvent e : d.collectives()) {
+                boolean allReduce = e.kind() == Collective.PSUM || e.kind() == Collective.PMEAN;
+                if (!kinds.contains(e.kind())) {
+                    if (allReduce || e.kind() == Collective.PPERMUTE || e.kind() == Collective.ALL_TO_ALL
+                            || e.kind() == Collective.PMAX || e.kind() == Collective.PMIN) {
+                        return "it runs " + e.describe() + "; expected only " + what + " (and their counterparts)";
+                    }
+                    continue;
+                }
+                if (!e.axes().equals(List.of("batch")) || !left.remove(e.inputShape())) {
+                    return "it runs " + e.describe() + ", which is not " + what + " (shapes left: " + left + ")";
+                }
+            }
+            return left.isEmpty() ? null : "it never runs " + what + " for the shapes " + left;
+        }).withHint(hint);
+    }
+
+    private static long elements(List<Integer> shape) {
+        long n = 1;
+        for (int s : shape) {
+            n *= s;
+        }
+        return n;
+    }
+
+    private static long elementsOf(List<NDArray> xs) {
+        long n = 0;
+        for (NDArray x : xs) {
+            n += x.size();
+        }
+        return n;
+    }
+
+    private static List<Integer> boxed(int[] xs) {
+        List<Integer> out = new ArrayList<>();
+        for (int x : xs) {
+            out.add(x);
+        }
+        return out;
+    }
+}
