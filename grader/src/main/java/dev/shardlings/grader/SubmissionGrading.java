@@ -29,7 +29,7 @@ import java.util.stream.Stream;
 
 /**
  * Grades a student's submission trusting nothing in it but the course files ({@code Chapter0.java},
- * {@code Problem1.java} … {@code Problem4.java}, {@code Chapter5.java}: {@link dev.shardlings.grader.sandbox.CourseClasses})
+ * {@code Problem1.java} … {@code Problem4.java}, {@code Chapter5.java}, {@code Chapter6.java}: {@link dev.shardlings.grader.sandbox.CourseClasses})
  * of {@code exercises/src/main/java/dev/shardlings/course/}. Any
  * other file is refused (and named in the report); a course file that is missing, declares another package or does
  * not compile is replaced by the course's stub, so its parts get a clear reason and the other parts are still

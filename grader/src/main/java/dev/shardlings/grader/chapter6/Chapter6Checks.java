@@ -91,7 +91,7 @@ public final class Chapter6Checks {
         long total = elements * c.steps();
         String what = c.data() > 1 ? "all-reduces over 'batch' of the gradients only: " + c.steps() + " step(s) × "
                 + elements + " elements" : "nothing but all-reduces over 'batch' of the gradients";
-        TraceRules.perDevice(run, "communicates more than the gradients", "every device "
+        TraceRules.perDevice(run, "does not all-reduce exactly the gradients", "every device "
                 + what, gradientAllReduces(Set.of("batch"), total, c.data() > 1));
         long bytes = 4 * elements + 4L * c.rowsPerDevice() * (c.sizes().get(0) + c.sizes().get(4)) + CONSTANTS;
         TraceRules.perDevice(run, "keeps more than its rows", "no program hands a device more than the parameters and"
