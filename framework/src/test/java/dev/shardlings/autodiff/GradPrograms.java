@@ -272,6 +272,15 @@ final class GradPrograms {
     }
 
     static <A> A eval(Expr e, Ops<A> o) {
+        A a = evalNode(e, o);
+        if (a instanceof D d && !Arrays.equals(d.shape(), e.shape())) {
+            throw new IllegalStateException("generator bug: " + show(e) + " is " + str(d.shape()) + ", not "
+                    + str(e.shape()));
+        }
+        return a;
+    }
+
+    private static <A> A evalNode(Expr e, Ops<A> o) {
         if (e instanceof In n) {
             return o.input(n.k());
         }
@@ -1059,7 +1068,8 @@ final class GradPrograms {
         }
 
         @Override
-        public D roll(D x, int shift, int axis) {
+        public D roll(D x, int shift, int ax) {
+            int axis = ax < 0 ? ax + x.shape().length : ax;
             int n = x.shape()[axis];
             double[] out = new double[x.size()];
             for (int i = 0; i < out.length; i++) {
@@ -1151,7 +1161,7 @@ final class GradPrograms {
      * orders of magnitude for sums whose terms partly cancel, and is still far below any error of a wrong rule
      * (a wrong factor, sign, transpose, or a missing broadcast sum changes entries by O(1) relative).
      */
-    static final double RTOL = 2e-3;
+    static final double RTOL = 5e-4;
 
     /** The worst |g − fd| / (1 + |fd|) seen so far (reported by the properties, to show the tolerance's margin). */
     static volatile double worstRatio;
@@ -1200,7 +1210,7 @@ final class GradPrograms {
             List<Expr> outs = new ArrayList<>();
             for (int k = 0; k < opt.outputs(); k++) {
                 int[] shape = g.shape(3);
-                Expr e = g.gen(shape, size, false);
+                Expr e = g.gen(shape, size + 1, false);
                 outs.add(opt.mutantAtRoot() && k == 0 ? new Mutant(e) : e);
             }
             Program p = new Program(List.copyOf(outs), List.copyOf(g.shapes), List.copyOf(g.positive));
@@ -1235,6 +1245,15 @@ final class GradPrograms {
         }
         throw new IllegalStateException("no smooth program found for seed " + seed);
     }
+
+    /**
+     * {@code -Dgradprops.skipKnownBugs=true} leaves out what the framework got wrong when these properties were
+     * written, to look past it for other bugs: negative take indices (their gradient was dropped) and, on global
+     * arrays, take altogether (its rule's one_hot of the constant indices could not be placed on a mesh). Off by
+     * default: the properties test everything.
+     */
+    static final boolean SKIP_KNOWN_BUGS = Boolean.getBoolean("gradprops.skipKnownBugs");
+    static final boolean NEGATIVE_TAKE_INDICES = !SKIP_KNOWN_BUGS;
 
     private enum Kind { LEAF, UNARY, BINARY, SCALAR, REDUCE, RESHAPE, TRANSPOSE, BROADCAST, SLICE, TAKE, CONCAT,
         MATMUL, WHERE, CAST, ROLL }
@@ -1296,7 +1315,7 @@ final class GradPrograms {
                     same.add(k);
                 }
             }
-            boolean room = shapes.size() < MAX_INPUTS && size(t) <= 32;
+            boolean room = shapes.size() < MAX_INPUTS && (size(t) <= 32 || shapes.isEmpty());
             if (!same.isEmpty() && (!room || r.nextDouble() < 0.6)) {
                 int k = same.get(r.nextInt(same.size()));
                 return new In(k, t);
@@ -1338,7 +1357,7 @@ final class GradPrograms {
         /** A shape that, broadcast with a, gives t. */
         int[] complement(int[] a, int[] t) {
             int lead = t.length - a.length;
-            int need = 0; // the lowest rank the other operand needs
+            int need = lead > 0 ? t.length : 0; // the lowest rank the other operand needs
             for (int d = 0; d < t.length; d++) {
                 boolean covered = d >= lead && a[d - lead] == t[d];
                 if (!covered && t[d] != 1 && need == 0) {
@@ -1522,6 +1541,9 @@ final class GradPrograms {
                     return new Slice(gen(child, depth, pos), a, start, start + t[a], t.clone());
                 }
                 case TAKE: {
+                    if (opt.global() && SKIP_KNOWN_BUGS) {
+                        return null;
+                    }
                     int ir = r.nextInt(opt.global() ? 2 : 3);
                     if (t.length < ir || (ir == 0 && t.length > 3)) {
                         return null;
@@ -1544,9 +1566,9 @@ final class GradPrograms {
                     for (int i = 0; i < idx.length; i++) {
                         idx[i] = r.nextInt(n);
                         if (i > 0 && r.nextDouble() < 0.25) {
-                            idx[i] = idx[r.nextInt(i)]; // a repeated index
+                            idx[i] = Math.floorMod(idx[r.nextInt(i)], n); // a repeated index
                         }
-                        if (r.nextDouble() < 0.25) {
+                        if (NEGATIVE_TAKE_INDICES && r.nextDouble() < 0.25) {
                             idx[i] -= n; // counted from the end
                         }
                     }

@@ -108,6 +108,10 @@ public final class ModelledTime {
         double us = t.micros();
         Double ref = reference(part);
         if (ref == null) {
+            if ("solutions".equals(System.getProperty("grade.target"))) {
+                // a new part: write the solution's time beside results.json, ready to copy as the message says
+                record(part, setting, us);
+            }
             throw Report.of(part, "has no reference time").about("reference-times.json has no entry for part "
                             + part.number() + ". Grade the reference solutions (mvn test -Pgrade"
                             + " -Dgrade.target=solutions) and copy " + written() + " to grader/src/main/resources/"

@@ -247,7 +247,23 @@ public enum Part {
     /** Part 4.2p. */
     P4_2P("4.2p", "4.2 modelled time, TPU v4", 1,
             List.of(CourseMethod.P4_REDUCE_SCATTER_MATMUL),
-            Text.DP, Text.PERF_HINT);
+            Text.DP, Text.PERF_HINT),
+    /** Part 6.2p. */
+    P6_2P("6.2p", "6.2 modelled step time, TPU v5e", 1,
+            List.of(CourseMethod.C6_TRAIN_DATA_TENSOR_PARALLEL),
+            Text.D6P, Text.PERF6_HINT),
+    /** Part 6.3p. */
+    P6_3P("6.3p", "6.3 modelled step time, TPU v5e", 1,
+            List.of(CourseMethod.C6_DATA_PARALLEL_STEP),
+            Text.D6P, Text.PERF6_HINT),
+    /** Part 6.4p. */
+    P6_4P("6.4p", "6.4 modelled step time, TPU v5e", 1,
+            List.of(CourseMethod.C6_FSDP_STEP),
+            Text.D6P, Text.PERF6_HINT),
+    /** Part 6.5p. */
+    P6_5P("6.5p", "6.5 modelled time, TPU v5e", 1,
+            List.of(CourseMethod.C6_MEGATRON_MLP),
+            Text.D6P, Text.PERF6_HINT);
 
     /** Text shared by several parts (a nested class: enum constants cannot read the enum's own static fields). */
     private static final class Text {
@@ -258,6 +274,10 @@ public enum Part {
         static final String D5 = "docs/chapter-5.md#";
         static final String D6 = "docs/chapter-6.md#";
         static final String DP = "docs/profiles.md#performance-points";
+        static final String D6P = "docs/chapter-6.md#performance-points";
+        static final String PERF6_HINT = "the reference moves each gradient (or shard) once, in the collective the"
+            + " part names, and computes only its own rows or columns; compare your timeline (written under"
+            + " grader/target/grade/profiles/) with the breakdown in docs/chapter-6.md.";
         static final String PERF_HINT = "the reference overlaps every transfer with a matmul and does no"
             + " elementwise pass the matmul cannot absorb; compare your timeline (written under"
             + " grader/target/grade/profiles/) with the reference picture in docs/profiles.md.";

@@ -19,6 +19,15 @@ public final class Requirements {
     }
 
     /** A performance part: the measured run is right and done on the devices, then its modelled time. */
+    /** Chapter 6's performance parts: the measured run's answer, how it ran, and its modelled time. */
+    private static List<Requirement> trainingPerformance(CourseMethod method, Check how) {
+        return List.of(
+                req(method, "the measured run's answer has its shapes, layouts and values", Check.VALUES, Check.LAYOUT),
+                req(method, how == Check.USES_JIT ? "it ran in programs compiled by jit" : "it ran in a shardMap",
+                        how),
+                req(method, "modelled time at most 1.25× the reference's", Check.MODELLED_TIME));
+    }
+
     private static List<Requirement> performance(CourseMethod method) {
         return List.of(
                 req(method, "the measured run at the book's sizes has the answer's shape, layout and values",
@@ -375,6 +384,10 @@ public final class Requirements {
                     req(CourseMethod.C6_MEGATRON_MLP, "exactly two collectives per device, psums over 'model' of"
                             + " f32[B, D] (forward and backward)", Check.COLLECTIVES, Check.OPERANDS),
                     req(CourseMethod.C6_MEGATRON_MLP, "exactly 12·B·D·F/M matmul FLOPs per device", Check.FLOPS));
+            case P6_2P -> trainingPerformance(CourseMethod.C6_TRAIN_DATA_TENSOR_PARALLEL, Check.USES_JIT);
+            case P6_3P -> trainingPerformance(CourseMethod.C6_DATA_PARALLEL_STEP, Check.USES_SHARD_MAP);
+            case P6_4P -> trainingPerformance(CourseMethod.C6_FSDP_STEP, Check.USES_SHARD_MAP);
+            case P6_5P -> trainingPerformance(CourseMethod.C6_MEGATRON_MLP, Check.USES_SHARD_MAP);
             case P3_0P -> performance(CourseMethod.P3_ALL_GATHER_MATMUL);
             case P3_1P -> performance(CourseMethod.P3_ALL_REDUCE_MATMUL);
             case P3_2P -> performance(CourseMethod.P3_REDUCE_SCATTER_MATMUL);

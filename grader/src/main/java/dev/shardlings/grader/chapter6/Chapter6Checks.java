@@ -1,13 +1,16 @@
 package dev.shardlings.grader.chapter6;
 
 import dev.shardlings.array.NDArray;
+import dev.shardlings.cost.ModelDtype;
 import dev.shardlings.grader.CaseRun;
 import dev.shardlings.grader.Check;
 import dev.shardlings.grader.CheckLog;
 import dev.shardlings.grader.Checks;
 import dev.shardlings.grader.Checks.Tolerance;
 import dev.shardlings.grader.GradingFailure;
+import dev.shardlings.grader.Generators;
 import dev.shardlings.grader.Guard;
+import dev.shardlings.grader.ModelledTime;
 import dev.shardlings.grader.Part;
 import dev.shardlings.grader.Reports;
 import dev.shardlings.grader.TraceRules;
@@ -238,12 +241,17 @@ public final class Chapter6Checks {
 
     // ------------------------------------------------------------------------------------------ 6.5
 
-    /**
-     * 6.5: a hand-written shardMap; Y, dX, dW1, dW2 (float tolerance) laid out P(), P(), P(None, 'model'),
-     * P('model', None); exactly two collectives per device, psums over 'model' of f32[B, D] (forward and
-     * backward); 12·B·D·F/M matmul FLOPs per device.
-     */
-    public static void megatronMlp(Block impl, Chapter6Case c) {
+    /** The layouts of [Y, dX, dW1, dW2]. */
+    static final List<PartitionSpec> BLOCK_SPECS = List.of(P(), P(), P(null, "model"), P("model", null));
+    /** Float32 sums of up to a few thousand products of values below 1, against double. */
+    static final Tolerance BLOCK_TOLERANCE = new Tolerance(1e-4, 1e-4);
+
+    /** 6.5's inputs, whole and placed. */
+    record BlockInputs(NDArray x, NDArray w1, NDArray w2, NDArray dy, ShardedArray xs, ShardedArray w1s,
+                       ShardedArray w2s, ShardedArray dys) {
+    }
+
+    static BlockInputs blockInputs(Chapter6Case c) {
         Mesh mesh = c.mesh();
         int b = c.sizes().get(0);
         int d = c.sizes().get(1);
@@ -252,18 +260,32 @@ public final class Chapter6Checks {
         NDArray w1 = Chapter6Case.values(c.seed() + 1, (float) (2 / Math.sqrt(d)), d, f);
         NDArray w2 = Chapter6Case.values(c.seed() + 2, (float) (2 / Math.sqrt(f)), f, d);
         NDArray dy = Chapter6Case.values(c.seed() + 3, 1f, b, d);
-        ShardedArray xs = ShardedArray.devicePut(x, mesh, P());
-        ShardedArray w1s = ShardedArray.devicePut(w1, mesh, P(null, "model"));
-        ShardedArray w2s = ShardedArray.devicePut(w2, mesh, P("model", null));
-        ShardedArray dys = ShardedArray.devicePut(dy, mesh, P());
+        return new BlockInputs(x, w1, w2, dy, ShardedArray.devicePut(x, mesh, P()),
+                ShardedArray.devicePut(w1, mesh, P(null, "model")), ShardedArray.devicePut(w2, mesh, P("model", null)),
+                ShardedArray.devicePut(dy, mesh, P()));
+    }
+
+    /**
+     * 6.5: a hand-written shardMap; Y, dX, dW1, dW2 (float tolerance) laid out P(), P(), P(None, 'model'),
+     * P('model', None); exactly two collectives per device, psums over 'model' of f32[B, D] (forward and
+     * backward); 12·B·D·F/M matmul FLOPs per device.
+     */
+    public static void megatronMlp(Block impl, Chapter6Case c) {
+        BlockInputs in = blockInputs(c);
+        int b = c.sizes().get(0);
+        int d = c.sizes().get(1);
+        int f = c.sizes().get(2);
         CaseRun<List<ShardedArray>> run = Guard.run(Part.P6_5, "Case: mesh ('model': " + c.model() + "), Auto axes;"
                 + " X f32[" + b + ", " + d + "] P(), W1 f32[" + d + ", " + f + "] P(None, 'model'), W2 f32[" + f + ", "
                 + d + "] P('model', None), dY f32[" + b + ", " + d + "] P() (value seed " + c.seed() + ")",
-                () -> impl.apply(xs, w1s, w2s, dys));
+                () -> impl.apply(in.xs(), in.w1s(), in.w2s(), in.dys()));
+        NDArray x = in.x();
+        NDArray w1 = in.w1();
+        NDArray w2 = in.w2();
+        NDArray dy = in.dy();
         Checks.usesShardMap(run);
         List<NDArray> expected = Chapter6Oracles.megatron(x, w1, w2, dy);
-        List<PartitionSpec> specs = List.of(P(), P(), P(null, "model"), P("model", null));
-        results(run, expected, specs, List.of("Y", "dX", "dW1", "dW2"), new Tolerance(1e-4, 1e-4),
+        results(run, expected, BLOCK_SPECS, List.of("Y", "dX", "dW1", "dW2"), BLOCK_TOLERANCE,
                 Reports.inputs("Input X", x, "Input W1", w1, "Input W2", w2, "Input dY", dy));
         List<Integer> shape = List.of(b, d);
         String what = "two psums over 'model' of f32" + shape + ": the partial products of Y forward, of dX backward";
@@ -274,6 +296,118 @@ public final class Chapter6Checks {
         TraceRules.perDevice(run, "multiplies more than its columns", "every device does exactly 12·B·D·F/M matmul"
                 + " FLOPs: two matmuls forward and four backward, each on its F/M columns", TraceRules.flops(flops,
                 "12·" + b + "·" + d + "·" + f + "/" + c.model()));
+    }
+
+    // ------------------------------------------------------------------------------------------ performance
+
+    /** The performance parts' hardware and dtype: TPU v5e in bfloat16, as Problem 3's. */
+    private static ModelledTime.Setting setting(String caseText) {
+        return new ModelledTime.Setting("tpu-v5e", ModelDtype.BFLOAT16, caseText);
+    }
+
+    /** The measured runs' MLP: large enough that compute and communication both show, small enough to run here. */
+    static final List<Integer> PERF_SIZES = List.of(128, 256, 256, 256, 16);
+
+    /** 6.2p's case: seed 001's 4 × 2 mesh, 16 rows per 'batch' device, one step. */
+    static final Chapter6Case PERF_TP = new Chapter6Case(4, 2, PERF_SIZES, 16, 1, 6201);
+    /** 6.3p's and 6.4p's case: 8 devices along 'batch', 8 rows each. */
+    static final Chapter6Case PERF_DP = new Chapter6Case(8, 0, PERF_SIZES, 8, 0, 6301);
+    /** 6.5p's case: B = 64, D = 256, F = 1024 on 'model' of 8. */
+    static final Chapter6Case PERF_BLOCK = new Chapter6Case(0, 8, List.of(64, 256, 1024), 1, 0, 6501);
+
+    public static final ModelledTime.Setting SETTING_62 = setting("mesh ('batch': 4, 'model': 2); layer sizes "
+            + PERF_SIZES + ", batch 64, one step");
+    public static final ModelledTime.Setting SETTING_63 = setting("mesh ('batch': 8); layer sizes " + PERF_SIZES
+            + ", batch 64, one step");
+    public static final ModelledTime.Setting SETTING_64 = SETTING_63;
+    public static final ModelledTime.Setting SETTING_65 = setting("mesh ('model': 8); B, D, F = 64, 256, 1024");
+
+    /** The seed-001-sized example each performance part's base part must pass first. */
+    private static Chapter6Case base(Generators.Chapter6Kind kind) {
+        return switch (kind) {
+            case DATA_PARALLEL -> new Chapter6Case(8, 0, List.of(6, 8, 8, 8, 3), 2, 3, 61);
+            case MANUAL_DATA_PARALLEL -> new Chapter6Case(8, 0, List.of(6, 8, 8, 8, 3), 2, 0, 63);
+            case DATA_TENSOR_PARALLEL -> new Chapter6Case(4, 2, List.of(6, 8, 8, 8, 3), 2, 3, 62);
+            case FSDP -> new Chapter6Case(8, 0, List.of(8, 16, 16, 8, 8), 2, 0, 64);
+            case MEGATRON -> new Chapter6Case(0, 8, List.of(4, 6, 16), 1, 0, 65);
+        };
+    }
+
+    /** 6.2p: one tensor-parallel training step's modelled time. */
+    public static ModelledTime.Result trainDataTensorParallelTime(Train impl) {
+        Chapter6Case c = PERF_TP;
+        List<NDArray> params = c.params();
+        NDArray in = c.inputs();
+        NDArray tg = c.targets();
+        Mesh mesh = c.mesh();
+        return ModelledTime.check(Part.P6_2P, Part.P6_2, () -> trainDataTensorParallel(impl,
+                base(Generators.Chapter6Kind.DATA_TENSOR_PARALLEL)), SETTING_62,
+                () -> impl.apply(params, in, tg, mesh, 1, Chapter6Case.LR), run -> {
+                    CaseRun<List<ShardedArray>> r = listRun(run);
+                    Checks.compiledByJit(r);
+                    trainedParameters(r, c, params, TENSOR_PARALLEL);
+                });
+    }
+
+    /** 6.3p: one hand-written data-parallel step's modelled time. */
+    public static ModelledTime.Result dataParallelStepTime(Step impl) {
+        Chapter6Case c = PERF_DP;
+        List<NDArray> params = c.params();
+        List<ShardedArray> placed = place(params, c.mesh(), Collections.nCopies(params.size(), P()));
+        ShardedArray in = ShardedArray.devicePut(c.inputs(), c.mesh(), P("batch"));
+        ShardedArray tg = ShardedArray.devicePut(c.targets(), c.mesh(), P("batch"));
+        return ModelledTime.check(Part.P6_3P, Part.P6_3, () -> dataParallelStep(impl,
+                base(Generators.Chapter6Kind.MANUAL_DATA_PARALLEL)), SETTING_63,
+                () -> impl.apply(placed, in, tg, Chapter6Case.LR), run -> {
+                    CaseRun<List<ShardedArray>> r = listRun(run);
+                    Checks.usesShardMap(r);
+                    trainedParameters(r, c, params, Collections.nCopies(params.size(), P()));
+                });
+    }
+
+    /** 6.4p: one FSDP step's modelled time. */
+    public static ModelledTime.Result fsdpStepTime(Step impl) {
+        Chapter6Case c = PERF_DP;
+        List<NDArray> params = c.params();
+        List<ShardedArray> placed = place(params, c.mesh(), Collections.nCopies(params.size(), P("batch")));
+        ShardedArray in = ShardedArray.devicePut(c.inputs(), c.mesh(), P("batch"));
+        ShardedArray tg = ShardedArray.devicePut(c.targets(), c.mesh(), P("batch"));
+        return ModelledTime.check(Part.P6_4P, Part.P6_4, () -> fsdpStep(impl, base(Generators.Chapter6Kind.FSDP)),
+                SETTING_64, () -> impl.apply(placed, in, tg, Chapter6Case.LR), run -> {
+                    CaseRun<List<ShardedArray>> r = listRun(run);
+                    Checks.usesShardMap(r);
+                    trainedParameters(r, c, params, Collections.nCopies(params.size(), P("batch")));
+                });
+    }
+
+    /** 6.5p: Megatron's block, forward and backward, modelled. */
+    public static ModelledTime.Result megatronMlpTime(Block impl) {
+        Chapter6Case c = PERF_BLOCK;
+        BlockInputs b = blockInputs(c);
+        return ModelledTime.check(Part.P6_5P, Part.P6_5, () -> megatronMlp(impl, base(Generators.Chapter6Kind.MEGATRON)),
+                SETTING_65, () -> impl.apply(b.xs(), b.w1s(), b.w2s(), b.dys()), run -> {
+                    CaseRun<List<ShardedArray>> r = listRun(run);
+                    Checks.usesShardMap(r);
+                    results(r, Chapter6Oracles.megatron(b.x(), b.w1(), b.w2(), b.dy()), BLOCK_SPECS,
+                            List.of("Y", "dX", "dW1", "dW2"), BLOCK_TOLERANCE, "(the performance part's inputs)");
+                });
+    }
+
+    @SuppressWarnings("unchecked")
+    private static CaseRun<List<ShardedArray>> listRun(CaseRun<Object> run) {
+        if (!(run.value() instanceof List<?>)) {
+            throw run.report("returned something other than a list of arrays")
+                    .failure(GradingFailure.Kind.WRONG_SHAPE, "not a list of arrays");
+        }
+        return new CaseRun<>(run.part(), run.caseText(), (List<ShardedArray>) run.value(), run.trace());
+    }
+
+    private static List<ShardedArray> place(List<NDArray> xs, Mesh mesh, List<PartitionSpec> specs) {
+        List<ShardedArray> out = new ArrayList<>();
+        for (int k = 0; k < xs.size(); k++) {
+            out.add(ShardedArray.devicePut(xs.get(k), mesh, specs.get(k)));
+        }
+        return out;
     }
 
     // ------------------------------------------------------------------------------------------ shared

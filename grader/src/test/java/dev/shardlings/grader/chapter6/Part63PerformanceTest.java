@@ -1,0 +1,23 @@
+package dev.shardlings.grader.chapter6;
+
+import dev.shardlings.grader.CourseMethod;
+import dev.shardlings.grader.GradedPart;
+import dev.shardlings.grader.GradingListener;
+import dev.shardlings.grader.ModelledTime;
+import dev.shardlings.grader.Part;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestReporter;
+
+/**
+ * Part 6.3p: the modelled time of part 6.3 against the reference solution's (see docs/chapter-6.md);
+ * when the graded target is solutions/, also that the stored reference time is still exact.
+ */
+@GradedPart(Part.P6_3P)
+class Part63PerformanceTest {
+    @Test
+    void modelledTimeWithinTheLimit(TestReporter reporter) {
+        ModelledTime.Result r = Chapter6Checks.dataParallelStepTime(CourseMethod.C6_DATA_PARALLEL_STEP.as(Chapter6Checks.Step.class));
+        GradingListener.publish(reporter, r);
+        ModelledTime.requireFresh(Part.P6_3P, Chapter6Checks.SETTING_63, r);
+    }
+}
