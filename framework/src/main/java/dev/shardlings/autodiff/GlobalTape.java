@@ -89,6 +89,15 @@ final class GlobalTape extends Tape<ShardedArray> implements Staging.Binder {
 
                 @Override
                 public ShardedArray bind(Primitive q, List<Object> operands) {
+                    if (!operands.isEmpty() && operands.stream().allMatch(o -> o instanceof NDArray)) {
+                        // a rule's step on constants only (take's one-hot of constant indices): fold it, and place
+                        // the constant on the mesh beside the cotangent it meets
+                        List<NDArray> xs = new ArrayList<>();
+                        for (Object o : operands) {
+                            xs.add((NDArray) o);
+                        }
+                        return ShardedArray.devicePut(q.apply(xs), out.mesh(), PartitionSpec.P());
+                    }
                     return outer.bind(q, operands);
                 }
 

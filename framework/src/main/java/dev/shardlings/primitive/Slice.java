@@ -97,8 +97,16 @@ public record Slice(List<Integer> startIndices, List<Integer> limitIndices) impl
             if (before == 0 && after == 0) {
                 continue;
             }
-            List<Object> parts = new ArrayList<>();
             ArrayType t = v.type(g);
+            if (t.mesh() != null && t.mesh().hasExplicitAxes() && !t.dims().get(d).isEmpty()) {
+                // the zeros cannot take a split of this dimension: pad it whole (the engine reshards the result
+                // to the operand's sharding)
+                List<List<String>> whole = new ArrayList<>(t.dims());
+                whole.set(d, Specs.NONE);
+                g = v.bind(new Reshard(new ArrayType(t.dtype(), t.shape(), whole, t.mesh()).spec()), g);
+                t = v.type(g);
+            }
+            List<Object> parts = new ArrayList<>();
             if (before > 0) {
                 parts.add(v.zeros(resized(t, d, before)));
             }

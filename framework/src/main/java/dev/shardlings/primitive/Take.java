@@ -86,7 +86,11 @@ public record Take(int axis) implements Primitive {
         }
         int r = v.operandType(1).rank();
         int n = x.shape().get(axis);
-        T hot = v.bind(new OneHot(n), v.operand(1));
+        // a negative index counts from the end (as take reads it); one_hot would give it a zero row
+        Object idx = v.operand(1);
+        T wrapped = v.bind(new Select(), v.bind(new Compare(dev.shardlings.array.CompareOp.LT), idx,
+                NDArray.scalar(0)), idx, v.bind(new Binary(dev.shardlings.array.BinaryOp.ADD), idx, NDArray.scalar(n)));
+        T hot = v.bind(new OneHot(n), wrapped);
         List<Integer> gContract = new ArrayList<>();
         List<Integer> hContract = new ArrayList<>();
         for (int k = 0; k < r; k++) {

@@ -141,4 +141,40 @@ class Seed001MlpTest {
         System.out.println("tp after " + after42);
         assertEquals(22.136680603027344, after42, 1e-4);
     }
+
+    @Test
+    void onExplicitAxesDataParallelGradientsAreTypedLikeTheirParameters() {
+        // jax.make_mesh gives Explicit axes in JAX 0.10.2: the 8-way program still runs there, every gradient
+        // typed replicated (JAX printed P(None, None) and P(None,)), and the loss JAX printed
+        List<NDArray> all = init(PRNG.key(0), SIZES, 128);
+        Mesh dp = Mesh.makeMesh(new int[]{8}, "batch");
+        List<ShardedArray> p8 = place(all.subList(0, 8), dp, java.util.Collections.nCopies(8, P()));
+        ShardedArray in8 = ShardedArray.devicePut(all.get(8), new NamedSharding(dp, P("batch")));
+        ShardedArray t8 = ShardedArray.devicePut(all.get(9), new NamedSharding(dp, P("batch")));
+        List<Object> args = new ArrayList<>(p8);
+        args.add(in8);
+        args.add(t8);
+        List<ShardedArray> grads = gradfun(8).call(args.toArray());
+        for (int k = 0; k < 8; k++) {
+            assertEquals(p8.get(k).type(), grads.get(k).type(), "gradient " + k + " has its parameter's type");
+        }
+        assertEquals(25.05851173400879, lossJit(8).call(args.toArray()).get(0).gather().item(), 1e-4);
+    }
+
+    @Test
+    void onExplicitAxesTheTensorParallelLossIsJaxsShardingTypeError() {
+        // the notebook's 4 x 2 program on jax.make_mesh's Explicit axes: W3's contraction over 'model' is
+        // ambiguous, and JAX 0.10.2 raises this error from the forward pass
+        List<NDArray> all = init(PRNG.key(0), SIZES, 8);
+        Mesh tp = Mesh.makeMesh(new int[]{4, 2}, "batch", "model");
+        List<PartitionSpec> specs = List.of(P(), P(), P(null, "model"), P("model"), P("model", null), P(), P(), P());
+        List<Object> args = new ArrayList<>(place(all.subList(0, 8), tp, specs));
+        args.add(ShardedArray.devicePut(all.get(8), new NamedSharding(tp, P("batch", null))));
+        args.add(ShardedArray.devicePut(all.get(9), new NamedSharding(tp, P("batch", null))));
+        dev.shardlings.primitive.ShardingTypeError e = org.junit.jupiter.api.Assertions.assertThrows(
+                dev.shardlings.primitive.ShardingTypeError.class, () -> lossJit(8).call(args.toArray()));
+        assertEquals("Contracting dimensions are sharded and it is ambiguous how the output should be sharded. Please"
+                + " specify the output sharding via the `out_sharding` parameter. Got lhs_contracting_spec=('model',)"
+                + " and rhs_contracting_spec=('model',)", e.getMessage());
+    }
 }
