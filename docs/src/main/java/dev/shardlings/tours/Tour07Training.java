@@ -19,7 +19,7 @@ import java.util.List;
 import static dev.shardlings.sharding.PartitionSpec.P;
 
 /**
- * Tour 7 (docs/training.md): seed 001's neural network trained with {@code jit(grad(loss))} — on one device, 8-way
+ * Tour 7 (docs/chapter-6.md): seed 001's neural network trained with {@code jit(grad(loss))} — on one device, 8-way
  * data parallel (parameters replicated, batch split over 'batch') and 4-way data × 2-way tensor parallel (W2 split
  * by columns, W3 by rows over 'model') — at a size this machine trains in a second: layer sizes
  * [64, 128, 128, 128, 10], batch 128, {@code jax.random.key(0)}, 30 SGD steps of 1e-5. JAX 0.10.2 printed, for the
