@@ -255,9 +255,13 @@ public record DotGeneral(List<Integer> lhsContracting, List<Integer> rhsContract
         if (b == 1) {
             // one matmul: no batch to index, and operands already in [free, contracted] / [contracted, free] order
             // are only reshaped (views), so a plain matmul runs the kernel on the blocks as they are
-            NDArray l2 = (identity(lp) ? l : l.transpose(lp)).reshape(m, k);
-            NDArray r2 = (identity(rp) ? r : r.transpose(rp)).reshape(k, n);
-            return l2.matmul(r2).reshape(outShape);
+            // an operand laid out [contracted, free] (lhs) or [free, contracted] (rhs) is read transposed by the
+            // kernel, without a transposed copy: the same bits (NDArray#matmul(boolean, NDArray, boolean))
+            boolean lt = !identity(lp) && identity(concat(lhsContracting, lf));
+            boolean rt = !identity(rp) && identity(concat(rf, rhsContracting));
+            NDArray l2 = lt ? l.reshape(k, m) : (identity(lp) ? l : l.transpose(lp)).reshape(m, k);
+            NDArray r2 = rt ? r.reshape(n, k) : (identity(rp) ? r : r.transpose(rp)).reshape(k, n);
+            return (lt || rt ? l2.matmul(lt, r2, rt) : l2.matmul(r2)).reshape(outShape);
         }
         NDArray lt = l.transpose(lp).reshape(b, m, k);
         NDArray rt = r.transpose(rp).reshape(b, k, n);
