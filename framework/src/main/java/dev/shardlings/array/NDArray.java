@@ -107,7 +107,9 @@ public final class NDArray {
                 case REDUCTION: flops = inElements; bytes = inBytes + outBytes; break;
                 case INDEXING: case COPY: flops = 0; bytes = 2 * outBytes; break;
                 case ADD_N: flops = inElements - Shapes.size(shape); bytes = inBytes + outBytes; break;
-                default: flops = 2L * in[0].shape[0] * in[0].shape[1] * in[1].shape[1]; bytes = inBytes + outBytes;
+                default: // a matmul [m, k]·[k, n] (an operand may be given transposed): 2·m·n·k
+                    flops = shape[0] == 0 ? 0 : 2L * Shapes.size(shape) * (in[0].size() / shape[0]);
+                    bytes = inBytes + outBytes;
             }
             origin = OpObservers.op(op, dtype, shape, inputs, flops, bytes);
         }
