@@ -17,8 +17,11 @@ import java.util.TreeMap;
  * Turns one benchmark run (JMH's JSON results and the numpy reference's JSON) into {@code report.md}: every figure
  * as a ratio against its reference from the same run, and each of the performance targets marked met or not.
  *
- * <p>Usage: {@code BenchReport <jmh.json> <numpy.json> <report.md>}. A missing numpy file (no python3 or numpy on
- * the machine) leaves the matmul ratios out and says so.
+ * <p>Usage: {@code BenchReport <jmh.json> <numpy.json> <report.md> [<jax.json> [<jax-after.json>]]}. A missing numpy
+ * file (no python3 or numpy on the machine) leaves the matmul ratios out and says so; missing or failed JAX files
+ * (no JAX) leave the training step's ratio out and say so. JAX's step is measured before and after the JMH run;
+ * the ratio is taken against the faster of the two, so a machine that got busy during the run does not flatter
+ * the simulator.
  */
 public final class BenchReport {
 
@@ -33,20 +36,47 @@ public final class BenchReport {
     }
 
     public static void main(String[] args) throws IOException {
-        if (args.length != 3) {
-            System.err.println("usage: BenchReport <jmh.json> <numpy.json> <report.md>");
+        if (args.length < 3 || args.length > 5) {
+            System.err.println("usage: BenchReport <jmh.json> <numpy.json> <report.md> [<jax.json> [<jax-after.json>]]");
             System.exit(2);
         }
         JsonNode jmh = JSON.readTree(Path.of(args[0]).toFile());
         Path numpyFile = Path.of(args[1]);
         JsonNode numpy = Files.exists(numpyFile) ? JSON.readTree(numpyFile.toFile()) : null;
-        String report = render(jmh, numpy);
+        List<JsonNode> jax = new ArrayList<>();
+        for (int k = 3; k < args.length; k++) {
+            Path f = Path.of(args[k]);
+            try {
+                jax.add(Files.exists(f) ? JSON.readTree(f.toFile())
+                        : JSON.createObjectNode().put("error", "no " + f.getFileName()));
+            } catch (IOException e) {
+                jax.add(JSON.createObjectNode().put("error", "unreadable " + f.getFileName() + ": " + e.getMessage()));
+            }
+        }
+        String report = render(jmh, numpy, jax);
         Files.writeString(Path.of(args[2]), report, StandardCharsets.UTF_8);
         System.out.println(report);
     }
 
-    /** The report text for one run. */
+    /** The report text for one run without the JAX reference. */
     static String render(JsonNode jmh, JsonNode numpy) {
+        return render(jmh, numpy, List.of());
+    }
+
+    /**
+     * The report text for one run; {@code jaxRuns} are the JAX training step's JSON files of the run (before and
+     * after JMH; none when they are missing).
+     */
+    static String render(JsonNode jmh, JsonNode numpy, List<JsonNode> jaxRuns) {
+        JsonNode jax = null; // the faster measured JAX run, else the first (its error says why)
+        for (JsonNode j : jaxRuns) {
+            if (j.has("step_seconds_median") && (jax == null || !jax.has("step_seconds_median")
+                    || j.path("step_seconds_median").asDouble() < jax.path("step_seconds_median").asDouble())) {
+                jax = j;
+            } else if (jax == null) {
+                jax = j;
+            }
+        }
         StringBuilder md = new StringBuilder("# Benchmark report\n\nReproduce with `mvn -B -Pbench verify -pl solutions"
                 + " -am -DskipTests` (docs/performance.md). Sections of benchmarks that did not run are left out.\n\n");
         String jdk = jmh.size() > 0 ? jmh.get(0).path("jdkVersion").asText("?") + " (" + jmh.get(0)
@@ -55,6 +85,10 @@ public final class BenchReport {
         md.append("- JDK: ").append(jdk).append('\n');
         md.append("- CPU: ").append(cpuModel()).append(", ").append(Runtime.getRuntime().availableProcessors())
                 .append(" cores\n");
+        if (jax != null && jax.has("jax")) {
+            md.append("- JAX ").append(jax.path("jax").asText()).append(" on ").append(jax.path("devices").asInt())
+                    .append(" simulated CPU devices (python ").append(jax.path("python").asText("?")).append(")\n");
+        }
         if (numpy != null && numpy.has("numpy")) {
             md.append("- numpy ").append(numpy.path("numpy").asText()).append(", OpenBLAS kernel ")
                     .append(numpy.path("openblas").path("corename").asText("?")).append(", ")
@@ -167,12 +201,13 @@ public final class BenchReport {
                 double flops = 2.0 * Double.parseDouble(bdf[0]) * Double.parseDouble(bdf[1])
                         * Double.parseDouble(bdf[2]);
                 double gflops = flops / seconds(r) / 1e9;
-                double jax = bench.equals("allGatherThenMatmul") ? JAX_ALL_GATHER_MATMUL_GFLOPS
+                double jaxGflops = bench.equals("allGatherThenMatmul") ? JAX_ALL_GATHER_MATMUL_GFLOPS
                         : JAX_COLLECTIVE_MATMUL_GFLOPS;
                 boolean book = size.equals(BOOK_SIZE);
-                md.append(row(size, bench, f1(seconds(r) * 1e3), f1(gflops), book ? f2(gflops / jax) : "—"));
+                md.append(row(size, bench, f1(seconds(r) * 1e3), f1(gflops), book ? f2(gflops / jaxGflops) : "—"));
                 if (book) {
-                    verdicts.add(verdict(bench + " ≥ 0.6× JAX", gflops / jax >= 0.6, f2(gflops / jax) + "×"));
+                    verdicts.add(verdict(bench + " ≥ 0.6× JAX", gflops / jaxGflops >= 0.6,
+                            f2(gflops / jaxGflops) + "×"));
                 }
             }
         }
@@ -194,9 +229,73 @@ public final class BenchReport {
             }
         }
 
+        training(md, verdicts, jmh, jax, jaxRuns);
+
         md.append("\n## Targets\n\n| target | met | measured |\n|---|---|---:|\n");
         verdicts.forEach(md::append);
         return md.toString();
+    }
+
+    /**
+     * The seed-001 training step against JAX's {@code jit(grad)} step from the same run: speed ratio = JAX's median
+     * step time / ours (at least 0.6 is the target), and the cold trace + partition of the step.
+     */
+    private static void training(StringBuilder md, List<String> verdicts, JsonNode jmh, JsonNode jax,
+                                 List<JsonNode> jaxRuns) {
+        if (results(jmh, "TrainingBench.step").isEmpty() && results(jmh, "TrainingBench.traceAndPartitionStepCold")
+                .isEmpty()) {
+            return;
+        }
+        double step = results(jmh, "TrainingBench.step").stream().mapToDouble(BenchReport::seconds).findFirst()
+                .orElse(Double.NaN);
+        double split = results(jmh, "TrainingBench.gradThenSgd").stream().mapToDouble(BenchReport::seconds)
+                .findFirst().orElse(Double.NaN);
+        double cold = results(jmh, "TrainingBench.traceAndPartitionStepCold").stream()
+                .mapToDouble(BenchReport::seconds).findFirst().orElse(Double.NaN);
+        double hit = results(jmh, "TrainingBench.cacheHitStep").stream().mapToDouble(BenchReport::seconds)
+                .findFirst().orElse(Double.NaN);
+        boolean measured = jax != null && jax.has("step_seconds_median");
+        double ref = measured ? jax.path("step_seconds_median").asDouble() : Double.NaN;
+        md.append("\n## Training step (seed 001 MLP, 8 devices, Auto axes)\n\nLayer sizes [784, 1024, 1024, 1024, 10],"
+                + " batch 1024, mesh 'batch' = 8; parameters P(), batch P('batch'); SGD with lr 1e-5, fed its own"
+                + " output. ");
+        if (measured) {
+            md.append("Reference, same run: JAX ").append(jax.path("jax").asText("?")).append(" `jax.jit` of grad"
+                    + " + SGD on ").append(jax.path("devices").asInt()).append(" simulated CPU devices, median of ")
+                    .append(jax.path("steps_timed").asInt()).append(" steps: ").append(f1(ref * 1e3))
+                    .append(" ms (lower ").append(f1(jax.path("trace_seconds").asDouble() * 1e3))
+                    .append(" ms, compile ").append(f1(jax.path("compile_seconds").asDouble() * 1e3))
+                    .append(" ms)");
+            List<String> medians = new ArrayList<>();
+            for (JsonNode j : jaxRuns) {
+                medians.add(j.has("step_seconds_median") ? f1(j.path("step_seconds_median").asDouble() * 1e3) + " ms"
+                        : "not measured");
+            }
+            if (medians.size() > 1) {
+                md.append("; the faster of its runs before and after JMH (").append(String.join(", ", medians))
+                        .append(")");
+            }
+            md.append(".\n\n");
+        } else {
+            md.append("JAX: not measured (").append(jax == null ? "no jax.json" : jax.path("error")
+                    .asText("unknown")).append(").\n\n");
+        }
+        md.append("| figure | time | JAX's speed / ours |\n|---|---:|---:|\n")
+                .append(row("one step: jit(grad + SGD), one program", f1(step * 1e3) + " ms", times(ref / step)))
+                .append(row("one step: jit(grad), then SGD outside jit", f1(split * 1e3) + " ms", times(ref / split)))
+                .append(row("trace + partition the step with its gradient, cold (lower, single shot)",
+                        f1(cold * 1e3) + " ms", "—"))
+                .append(row("cache hit of the same signature", f1(hit * 1e6) + " µs", "—"));
+        if (measured) {
+            verdicts.add(verdict("training step ≥ 0.6× JAX's speed", ref / step >= 0.6, f2(ref / step) + "×"));
+        }
+        if (!Double.isNaN(cold)) {
+            verdicts.add(verdict("grad trace + partition of the step ≤ 30 ms cold", cold <= 0.030,
+                    f1(cold * 1e3) + " ms"));
+        }
+        if (!Double.isNaN(hit)) {
+            verdicts.add(verdict("training step cache hit ≤ 50 µs", hit <= 50e-6, f1(hit * 1e6) + " µs"));
+        }
     }
 
     private static List<JsonNode> results(JsonNode jmh, String suffix) {
@@ -256,6 +355,10 @@ public final class BenchReport {
 
     private static String f1(double v) {
         return Double.isNaN(v) ? "—" : String.format(Locale.ROOT, "%.1f", v);
+    }
+
+    private static String times(double v) {
+        return Double.isNaN(v) ? "—" : f2(v) + "×";
     }
 
     private static String f2(double v) {
