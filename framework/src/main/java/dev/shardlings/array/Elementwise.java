@@ -268,12 +268,11 @@ final class Elementwise {
                 }
                 data = acc;
             } else {
-                float[] acc = new float[first.size()];
-                Kernels.add(first.floatData(), list.get(1).floatData(), acc);
-                for (int k = 2; k < list.size(); k++) {
-                    Kernels.add(acc, list.get(k).floatData(), acc); // elementwise, so in place is safe
+                float[][] xs = new float[list.size()][];
+                for (int k = 0; k < xs.length; k++) {
+                    xs[k] = list.get(k).floatData();
                 }
-                data = acc;
+                data = Kernels.addN(xs, first.size());
             }
             out = NDArray.made(data, first.shape.clone(), VaryingAxes.unionAll(list), AccumulateOp.ADD_N,
                     list.toArray(new NDArray[0]));

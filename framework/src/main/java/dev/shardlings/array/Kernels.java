@@ -42,6 +42,32 @@ final class Kernels {
         }
     }
 
+    /**
+     * ((x0 + x1) + x2) + … elementwise, left to right — the bits of chained {@link #add} calls — in one pass: each
+     * vector of the sum stays in a register while the operands stream by and is stored once, where the chained
+     * adds wrote and re-read the accumulator once per operand (2.3× the memory traffic for 8 operands).
+     */
+    static float[] addN(float[][] xs, int n) {
+        float[] acc = new float[n];
+        int bound = F.loopBound(n);
+        int i = 0;
+        for (; i < bound; i += F.length()) {
+            FloatVector v = FloatVector.fromArray(F, xs[0], i).add(FloatVector.fromArray(F, xs[1], i));
+            for (int k = 2; k < xs.length; k++) {
+                v = v.add(FloatVector.fromArray(F, xs[k], i));
+            }
+            v.intoArray(acc, i);
+        }
+        for (; i < n; i++) {
+            float v = xs[0][i] + xs[1][i];
+            for (int k = 2; k < xs.length; k++) {
+                v += xs[k][i];
+            }
+            acc[i] = v;
+        }
+        return acc;
+    }
+
     /** out[i] = a[i] - b[i]. */
     static void sub(float[] a, float[] b, float[] out) {
         int n = a.length;

@@ -182,6 +182,26 @@ class KernelsProperties {
         assertArrayEquals(ref, Kernels.matmulBlocked(at, ta, bt, tb, m, k, n));
     }
 
+    /** addN's one pass gives the bits of the chained adds, left to right, with -0, inf and NaN among the values. */
+    @Property(tries = 100, seed = "20261125")
+    void addNIsTheChainedAdds(@ForAll @IntRange(min = 2, max = 9) int count,
+                              @ForAll @IntRange(min = 0, max = 100) int n, @ForAll long seed) {
+        java.util.Random rnd = new java.util.Random(seed);
+        float[] pool = {-0f, 0f, Float.POSITIVE_INFINITY, Float.NEGATIVE_INFINITY, Float.NaN, 1e30f, 3e38f};
+        float[][] xs = new float[count][n];
+        for (float[] x : xs) {
+            for (int t = 0; t < n; t++) {
+                x[t] = rnd.nextInt(10) == 0 ? pool[rnd.nextInt(pool.length)] : (rnd.nextFloat() * 2 - 1) * 1e6f;
+            }
+        }
+        float[] chained = new float[n];
+        Kernels.add(xs[0], xs[1], chained);
+        for (int k = 2; k < count; k++) {
+            Kernels.add(chained, xs[k], chained);
+        }
+        assertArrayEquals(chained, Kernels.addN(xs, n));
+    }
+
     /** The row-major [cols, rows] transpose of a [rows, cols] buffer. */
     private static float[] transpose(float[] x, int rows, int cols) {
         float[] out = new float[x.length];
