@@ -20,6 +20,16 @@ class BenchReportTest {
                 .set("primaryMetric", JSON.createObjectNode().put("score", score).put("scoreUnit", unit));
     }
 
+    /** A JMH SampleTime result: mean score and median (the 50th percentile), in the same unit. */
+    private static JsonNode sampled(String bench, double mean, double median, String unit) {
+        com.fasterxml.jackson.databind.node.ObjectNode r = (com.fasterxml.jackson.databind.node.ObjectNode)
+                result(bench, "x", "", mean, unit);
+        r.put("mode", "sample");
+        ((com.fasterxml.jackson.databind.node.ObjectNode) r.get("primaryMetric")).putObject("scorePercentiles")
+                .put("0.0", median / 2).put("50.0", median).put("100.0", mean * 2);
+        return r;
+    }
+
     @Test
     void ratiosAndVerdictsFollowFromTheScores() throws Exception {
         var jmh = JSON.createArrayNode()
@@ -61,8 +71,8 @@ class BenchReportTest {
     void trainingStepAgainstJaxFromTheSameRun() throws Exception {
         var jmh = JSON.createArrayNode()
                 // JAX 157 ms, ours 250 ms: JAX's speed / ours = 0.63, met; a split step of 300 ms: 0.52×
-                .add(result("TrainingBench.step", "x", "", 250, "ms/op"))
-                .add(result("TrainingBench.gradThenSgd", "x", "", 300, "ms/op"))
+                .add(sampled("TrainingBench.step", 260, 250, "ms/op"))
+                .add(sampled("TrainingBench.gradThenSgd", 310, 300, "ms/op"))
                 .add(result("TrainingBench.traceAndPartitionStepCold", "x", "", 31.5, "ms/op"))
                 .add(result("TrainingBench.cacheHitStep", "x", "", 3.25, "us/op"));
         JsonNode jax = JSON.readTree("{\"jax\": \"0.10.2\", \"python\": \"3.11.2\", \"devices\": 8,"
@@ -74,8 +84,8 @@ class BenchReportTest {
         assertTrue(md.contains("- JAX 0.10.2 on 8 simulated CPU devices"), md);
         assertTrue(md.contains("median of 20 steps: 157.0 ms (lower 84.0 ms, compile 118.0 ms); the faster of its"
                 + " runs before and after JMH (200.0 ms, 157.0 ms)."), md);
-        assertTrue(md.contains("| one step: jit(grad + SGD), one program | 250.0 ms | 0.63× |"), md);
-        assertTrue(md.contains("| one step: jit(grad), then SGD outside jit | 300.0 ms | 0.52× |"), md);
+        assertTrue(md.contains("| one step: jit(grad + SGD), one program | 250.0 ms (260.0) | 0.63× |"), md);
+        assertTrue(md.contains("| one step: jit(grad), then SGD outside jit | 300.0 ms (310.0) | 0.52× |"), md);
         assertTrue(md.contains("| cache hit of the same signature | 3.3 µs | — |"), md);
         assertTrue(md.contains("| training step ≥ 0.6× JAX's speed | yes | 0.63× |"), md);
         assertTrue(md.contains("| grad trace + partition of the step ≤ 30 ms cold | **no** | 31.5 ms |"), md);
@@ -84,7 +94,7 @@ class BenchReportTest {
         String without = BenchReport.render(jmh, null,
                 java.util.List.of(JSON.readTree("{\"error\": \"JAX not importable\"}")));
         assertTrue(without.contains("JAX: not measured (JAX not importable)"), without);
-        assertTrue(without.contains("| one step: jit(grad + SGD), one program | 250.0 ms | — |"), without);
+        assertTrue(without.contains("| one step: jit(grad + SGD), one program | 250.0 ms (260.0) | — |"), without);
         assertTrue(!without.contains("JAX's speed | yes") && !without.contains("JAX's speed | **no**"), without);
     }
 

@@ -38,10 +38,12 @@ import static dev.shardlings.sharding.PartitionSpec.P;
  *       ({@code lower} only) on a fresh jitted function each time, single shot;</li>
  *   <li>{@link #cacheHitStep}: {@code lower} of the same signature on a jitted function that has compiled it.</li>
  * </ul>
+ * The two steps are sampled one call at a time (JMH's SampleTime), so the report can set their median against the
+ * median JAX's script reports; on a machine shared with other work the mean is pulled up by the slow calls.
  */
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
 @Warmup(iterations = 3, time = 2)
-@Measurement(iterations = 5, time = 2)
+@Measurement(iterations = 8, time = 2)
 public class TrainingBench extends BenchDefaults {
 
     static final int[] SIZES = {784, 1024, 1024, 1024, 10};
@@ -95,12 +97,14 @@ public class TrainingBench extends BenchDefaults {
     }
 
     @Benchmark
+    @BenchmarkMode(Mode.SampleTime)
     public List<ShardedArray> step() {
         params = step.call(args());
         return params;
     }
 
     @Benchmark
+    @BenchmarkMode(Mode.SampleTime)
     public List<ShardedArray> gradThenSgd() {
         params = Mlp.sgd(params, grad.call(args()), LR);
         return params;
