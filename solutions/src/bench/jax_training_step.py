@@ -8,9 +8,15 @@ program, jax.jit of (grad of the loss, then p - lr * g with lr = 1e-5), fed its 
 a warm-up (the compile and a few steps), each step is timed to its block_until_ready; the score is the median.
 
 Usage: jax_training_step.py OUTPUT.json [STEPS]
+       jax_training_step.py --serve
 
 Run it with XLA_FLAGS=--xla_force_host_platform_device_count=8 and JAX_PLATFORMS=cpu. Without JAX (or with
 fewer than 8 devices) it writes {"error": ...} and exits 1, and the report says the reference is missing.
+
+--serve is for TrainingVersusJax, which alternates JAX's steps with ours so that both see the same load: after the
+compile and the warm-up it prints one JSON line ({"ready": true, "jax": ..., ...}, or {"error": ...}), then for
+each line N read from stdin runs N steps and prints their times in seconds as a JSON list; "quit" (or end of
+input) ends it.
 """
 import json
 import os
@@ -38,28 +44,17 @@ def init_model(key, layer_sizes, batch_size):
     return params, (inputs, targets)
 
 
-def main(argv):
-    if len(argv) < 2:
-        print(__doc__)
-        return 2
-    out = argv[1]
-    steps = int(argv[2]) if len(argv) > 2 else 20
-    os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
+def setup():
+    """JAX, the jitted step, and the placed parameters and batch; or {"error": ...} when JAX cannot run it."""
     try:
         import jax
         import jax.numpy as jnp
         from jax.sharding import AxisType, NamedSharding, PartitionSpec as P
     except Exception as e:  # no JAX: a note, not a failure of the run
-        with open(out, "w") as f:
-            json.dump({"error": "JAX not importable by %s: %s" % (sys.executable, e)}, f)
-        print("JAX reference not measured:", e)
-        return 1
+        return {"error": "JAX not importable by %s: %s" % (sys.executable, e)}
     if len(jax.devices()) < 8:
-        with open(out, "w") as f:
-            json.dump({"error": "JAX sees %d devices, needs 8 (XLA_FLAGS=--xla_force_host_platform_device_count=8)"
-                                % len(jax.devices())}, f)
-        print("JAX reference not measured: fewer than 8 devices")
-        return 1
+        return {"error": "JAX sees %d devices, needs 8 (XLA_FLAGS=--xla_force_host_platform_device_count=8)"
+                         % len(jax.devices())}
 
     def predict(params, inputs):
         outputs = None
@@ -89,6 +84,57 @@ def main(argv):
     t0 = time.perf_counter()
     lowered.compile()
     compile_s = time.perf_counter() - t0
+    return {"jax": jax, "step": step, "loss": loss, "params": params, "batch": batch, "trace_seconds": trace_s,
+            "compile_seconds": compile_s}
+
+
+def timed_steps(s, n):
+    """Runs n steps (each fed the last one's parameters) and returns each one's time to block_until_ready."""
+    jax = s["jax"]
+    times = []
+    for _ in range(n):
+        t0 = time.perf_counter()
+        s["params"] = s["step"](s["params"], s["batch"])
+        jax.block_until_ready(s["params"])
+        times.append(time.perf_counter() - t0)
+    return times
+
+
+def serve():
+    s = setup()
+    if "error" in s:
+        print(json.dumps(s), flush=True)
+        return 1
+    timed_steps(s, 3)  # warm-up
+    print(json.dumps({"ready": True, "jax": s["jax"].__version__, "python": platform.python_version(),
+                      "devices": len(s["jax"].devices()), "trace_seconds": s["trace_seconds"],
+                      "compile_seconds": s["compile_seconds"]}), flush=True)
+    for line in sys.stdin:
+        line = line.strip()
+        if not line or line == "quit":
+            break
+        print(json.dumps(timed_steps(s, int(line))), flush=True)
+    return 0
+
+
+def main(argv):
+    if len(argv) == 2 and argv[1] == "--serve":
+        return serve()
+    if len(argv) < 2:
+        print(__doc__)
+        return 2
+    out = argv[1]
+    steps = int(argv[2]) if len(argv) > 2 else 20
+    os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
+    s = setup()
+    if "error" in s:
+        with open(out, "w") as f:
+            json.dump(s, f)
+        print("JAX reference not measured:", s["error"])
+        return 1
+    jax = s["jax"]
+    step, loss, params, batch = s["step"], s["loss"], s["params"], s["batch"]
+    trace_s, compile_s = s["trace_seconds"], s["compile_seconds"]
 
     loss_before = float(jax.jit(loss)(params, batch))
     for _ in range(3):  # warm-up: the compile and the first steps

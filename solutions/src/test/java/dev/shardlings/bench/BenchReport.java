@@ -17,11 +17,10 @@ import java.util.TreeMap;
  * Turns one benchmark run (JMH's JSON results and the numpy reference's JSON) into {@code report.md}: every figure
  * as a ratio against its reference from the same run, and each of the performance targets marked met or not.
  *
- * <p>Usage: {@code BenchReport <jmh.json> <numpy.json> <report.md> [<jax.json> [<jax-after.json>]]}. A missing numpy
- * file (no python3 or numpy on the machine) leaves the matmul ratios out and says so; missing or failed JAX files
- * (no JAX) leave the training step's ratio out and say so. JAX's step is measured before and after the JMH run;
- * the ratio is taken against the faster of the two, so a machine that got busy during the run does not flatter
- * the simulator.
+ * <p>Usage: {@code BenchReport <jmh.json> <numpy.json> <report.md> [<training-vs-jax.json>]}. A missing numpy file
+ * (no python3 or numpy on the machine) leaves the matmul ratios out and says so; a missing, failed or stale (older
+ * than jmh.json) training comparison ({@link TrainingVersusJax}: no JAX, or skipped) leaves the training step's
+ * ratio out and says so.
  */
 public final class BenchReport {
 
@@ -36,21 +35,23 @@ public final class BenchReport {
     }
 
     public static void main(String[] args) throws IOException {
-        if (args.length < 3 || args.length > 5) {
-            System.err.println("usage: BenchReport <jmh.json> <numpy.json> <report.md> [<jax.json> [<jax-after.json>]]");
+        if (args.length != 3 && args.length != 4) {
+            System.err.println("usage: BenchReport <jmh.json> <numpy.json> <report.md> [<training-vs-jax.json>]");
             System.exit(2);
         }
         JsonNode jmh = JSON.readTree(Path.of(args[0]).toFile());
         Path numpyFile = Path.of(args[1]);
         JsonNode numpy = Files.exists(numpyFile) ? JSON.readTree(numpyFile.toFile()) : null;
-        List<JsonNode> jax = new ArrayList<>();
-        for (int k = 3; k < args.length; k++) {
-            Path f = Path.of(args[k]);
-            try {
-                jax.add(Files.exists(f) ? JSON.readTree(f.toFile())
-                        : JSON.createObjectNode().put("error", "no " + f.getFileName()));
-            } catch (IOException e) {
-                jax.add(JSON.createObjectNode().put("error", "unreadable " + f.getFileName() + ": " + e.getMessage()));
+        JsonNode jax = null;
+        if (args.length == 4) {
+            Path f = Path.of(args[3]);
+            if (!Files.exists(f)) {
+                jax = JSON.createObjectNode().put("error", "no " + f.getFileName() + " (skipped, or it did not run)");
+            } else if (Files.getLastModifiedTime(f).compareTo(Files.getLastModifiedTime(Path.of(args[0]))) < 0) {
+                jax = JSON.createObjectNode().put("error", f.getFileName() + " is from an earlier run (skipped in"
+                        + " this one)");
+            } else {
+                jax = JSON.readTree(f.toFile());
             }
         }
         String report = render(jmh, numpy, jax);
@@ -58,25 +59,15 @@ public final class BenchReport {
         System.out.println(report);
     }
 
-    /** The report text for one run without the JAX reference. */
+    /** The report text for one run without the JAX comparison. */
     static String render(JsonNode jmh, JsonNode numpy) {
-        return render(jmh, numpy, List.of());
+        return render(jmh, numpy, null);
     }
 
     /**
-     * The report text for one run; {@code jaxRuns} are the JAX training step's JSON files of the run (before and
-     * after JMH; none when they are missing).
+     * The report text for one run; {@code jax} is {@link TrainingVersusJax}'s output (null when there is none).
      */
-    static String render(JsonNode jmh, JsonNode numpy, List<JsonNode> jaxRuns) {
-        JsonNode jax = null; // the faster measured JAX run, else the first (its error says why)
-        for (JsonNode j : jaxRuns) {
-            if (j.has("step_seconds_median") && (jax == null || !jax.has("step_seconds_median")
-                    || j.path("step_seconds_median").asDouble() < jax.path("step_seconds_median").asDouble())) {
-                jax = j;
-            } else if (jax == null) {
-                jax = j;
-            }
-        }
+    static String render(JsonNode jmh, JsonNode numpy, JsonNode jax) {
         StringBuilder md = new StringBuilder("# Benchmark report\n\nReproduce with `mvn -B -Pbench verify -pl solutions"
                 + " -am -DskipTests` (docs/performance.md). Sections of benchmarks that did not run are left out.\n\n");
         String jdk = jmh.size() > 0 ? jmh.get(0).path("jdkVersion").asText("?") + " (" + jmh.get(0)
@@ -229,7 +220,7 @@ public final class BenchReport {
             }
         }
 
-        training(md, verdicts, jmh, jax, jaxRuns);
+        training(md, verdicts, jmh, jax);
 
         md.append("\n## Targets\n\n| target | met | measured |\n|---|---|---:|\n");
         verdicts.forEach(md::append);
@@ -237,14 +228,34 @@ public final class BenchReport {
     }
 
     /**
-     * The seed-001 training step against JAX's {@code jit(grad)} step from the same run: speed ratio = JAX's median
-     * step time / ours (at least 0.6 is the target), and the cold trace + partition of the step.
+     * The seed-001 training step: JMH's figures, and the comparison with JAX by turns ({@link TrainingVersusJax}):
+     * JAX's speed / ours is the median over rounds of JAX's median step time over ours; at least 0.6 is the target.
      */
-    private static void training(StringBuilder md, List<String> verdicts, JsonNode jmh, JsonNode jax,
-                                 List<JsonNode> jaxRuns) {
+    private static void training(StringBuilder md, List<String> verdicts, JsonNode jmh, JsonNode jax) {
+        boolean measured = jax != null && jax.has("ratio_median");
         if (results(jmh, "TrainingBench.step").isEmpty() && results(jmh, "TrainingBench.traceAndPartitionStepCold")
-                .isEmpty()) {
+                .isEmpty() && !measured) {
             return;
+        }
+        md.append("\n## Training step (seed 001 MLP, 8 devices, Auto axes)\n\nLayer sizes [784, 1024, 1024, 1024, 10],"
+                + " batch 1024, mesh 'batch' = 8; parameters P(), batch P('batch'); SGD with lr 1e-5 in the same jit"
+                + " program, fed its own output.\n\n");
+        if (measured) {
+            md.append("Against JAX ").append(jax.path("jax").asText("?")).append(" (`jax.jit` of grad + SGD, ")
+                    .append(jax.path("devices").asInt()).append(" simulated CPU devices), by turns in the same run: ")
+                    .append(jax.path("rounds").asInt()).append(" rounds of ").append(jax.path("steps_per_round")
+                            .asInt()).append(" JAX steps then ").append(jax.path("steps_per_round").asInt())
+                    .append(" of ours, so both see the same load.\n\n| figure | JAX | ours | JAX's speed / ours |\n"
+                            + "|---|---:|---:|---:|\n")
+                    .append(row("one step, median", f1(jax.path("jax_step_seconds_median").asDouble() * 1e3) + " ms",
+                            f1(jax.path("ours_step_seconds_median").asDouble() * 1e3) + " ms",
+                            f2(jax.path("ratio_median").asDouble()) + "× (rounds: " + f2(jax.path("ratio_min")
+                                    .asDouble()) + "–" + f2(jax.path("ratio_max").asDouble()) + ")"));
+            verdicts.add(verdict("training step ≥ 0.6× JAX's speed (by turns)", jax.path("ratio_median")
+                    .asDouble() >= 0.6, f2(jax.path("ratio_median").asDouble()) + "×"));
+        } else {
+            md.append("JAX: not compared (").append(jax == null ? "no training-vs-jax.json" : jax.path("error")
+                    .asText("unknown")).append(").\n");
         }
         double step = results(jmh, "TrainingBench.step").stream().mapToDouble(BenchReport::median).findFirst()
                 .orElse(Double.NaN);
@@ -258,44 +269,18 @@ public final class BenchReport {
                 .mapToDouble(BenchReport::seconds).findFirst().orElse(Double.NaN);
         double hit = results(jmh, "TrainingBench.cacheHitStep").stream().mapToDouble(BenchReport::seconds)
                 .findFirst().orElse(Double.NaN);
-        boolean measured = jax != null && jax.has("step_seconds_median");
-        double ref = measured ? jax.path("step_seconds_median").asDouble() : Double.NaN;
-        md.append("\n## Training step (seed 001 MLP, 8 devices, Auto axes)\n\nLayer sizes [784, 1024, 1024, 1024, 10],"
-                + " batch 1024, mesh 'batch' = 8; parameters P(), batch P('batch'); SGD with lr 1e-5, fed its own"
-                + " output. ");
-        if (measured) {
-            md.append("Reference, same run: JAX ").append(jax.path("jax").asText("?")).append(" `jax.jit` of grad"
-                    + " + SGD on ").append(jax.path("devices").asInt()).append(" simulated CPU devices, median of ")
-                    .append(jax.path("steps_timed").asInt()).append(" steps: ").append(f1(ref * 1e3))
-                    .append(" ms (lower ").append(f1(jax.path("trace_seconds").asDouble() * 1e3))
-                    .append(" ms, compile ").append(f1(jax.path("compile_seconds").asDouble() * 1e3))
-                    .append(" ms)");
-            List<String> medians = new ArrayList<>();
-            for (JsonNode j : jaxRuns) {
-                medians.add(j.has("step_seconds_median") ? f1(j.path("step_seconds_median").asDouble() * 1e3) + " ms"
-                        : "not measured");
-            }
-            if (medians.size() > 1) {
-                md.append("; the faster of its runs before and after JMH (").append(String.join(", ", medians))
-                        .append(")");
-            }
-            md.append(".\n\n");
-        } else {
-            md.append("JAX: not measured (").append(jax == null ? "no jax.json" : jax.path("error")
-                    .asText("unknown")).append(").\n\n");
+        if (Double.isNaN(step) && Double.isNaN(split) && Double.isNaN(cold) && Double.isNaN(hit)) {
+            return;
         }
-        md.append("Our steps: the median of JMH's samples (mean in brackets), against JAX's median.\n\n"
-                        + "| figure | time | JAX's speed / ours |\n|---|---:|---:|\n")
+        md.append("\nJMH (TrainingBench; steps: median of the samples, mean in brackets):\n\n| figure | time |\n"
+                        + "|---|---:|\n")
                 .append(row("one step: jit(grad + SGD), one program", f1(step * 1e3) + " ms (" + f1(stepMean * 1e3)
-                        + ")", times(ref / step)))
+                        + ")"))
                 .append(row("one step: jit(grad), then SGD outside jit", f1(split * 1e3) + " ms ("
-                        + f1(splitMean * 1e3) + ")", times(ref / split)))
+                        + f1(splitMean * 1e3) + ")"))
                 .append(row("trace + partition the step with its gradient, cold (lower, single shot)",
-                        f1(cold * 1e3) + " ms", "—"))
-                .append(row("cache hit of the same signature", f1(hit * 1e6) + " µs", "—"));
-        if (measured) {
-            verdicts.add(verdict("training step ≥ 0.6× JAX's speed", ref / step >= 0.6, f2(ref / step) + "×"));
-        }
+                        f1(cold * 1e3) + " ms"))
+                .append(row("cache hit of the same signature", f1(hit * 1e6) + " µs"));
         if (!Double.isNaN(cold)) {
             verdicts.add(verdict("grad trace + partition of the step ≤ 30 ms cold", cold <= 0.030,
                     f1(cold * 1e3) + " ms"));
@@ -372,10 +357,6 @@ public final class BenchReport {
 
     private static String f1(double v) {
         return Double.isNaN(v) ? "—" : String.format(Locale.ROOT, "%.1f", v);
-    }
-
-    private static String times(double v) {
-        return Double.isNaN(v) ? "—" : f2(v) + "×";
     }
 
     private static String f2(double v) {

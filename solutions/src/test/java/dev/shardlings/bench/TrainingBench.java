@@ -31,7 +31,8 @@ import static dev.shardlings.sharding.PartitionSpec.P;
  * <ul>
  *   <li>{@link #step}: one jitted program, {@code jit(λ(params, batch). sgd(params, grad(loss)(params, batch),
  *       1e-5))}, fed its own output as in training — the program JAX's reference runs
- *       ({@code src/bench/jax_training_step.py}, measured in the same run);</li>
+ *       ({@code src/bench/jax_training_step.py}; {@link TrainingVersusJax} compares the two by turns in the same
+ *       bench run);</li>
  *   <li>{@link #gradThenSgd}: {@code jit(grad(loss))}, then {@link Mlp#sgd} outside jit (eight eager
  *       operations, one shardMap each), as Tour07Training trains;</li>
  *   <li>{@link #traceAndPartitionStepCold}: tracing the step with its gradient, choosing layouts and partitioning
