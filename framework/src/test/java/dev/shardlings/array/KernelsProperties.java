@@ -202,6 +202,22 @@ class KernelsProperties {
         assertArrayEquals(chained, Kernels.addN(xs, n));
     }
 
+    /** The sum over a leading axis, read in place, gives the bits of reduce on the transposed buffer. */
+    @Property(tries = 150, seed = "20261125")
+    void sumOverLeadingAxisIsReduceOfTheTranspose(@ForAll @IntRange(min = 0, max = 70) int count,
+                                                   @ForAll @IntRange(min = 1, max = 600) int outN,
+                                                   @ForAll boolean mean, @ForAll long seed) {
+        java.util.Random rnd = new java.util.Random(seed);
+        float[] pool = {-0f, 0f, Float.POSITIVE_INFINITY, Float.NEGATIVE_INFINITY, Float.NaN, 3e38f, 1e-40f};
+        float[] a = new float[count * outN];
+        for (int t = 0; t < a.length; t++) {
+            a[t] = rnd.nextInt(20) == 0 ? pool[rnd.nextInt(pool.length)] : (rnd.nextFloat() * 2 - 1) * 1e3f;
+        }
+        float[] transposed = transpose(a, count, outN);
+        assertArrayEquals(ReduceKernels.reduce(mean ? ReduceOp.MEAN : ReduceOp.SUM, transposed, outN, count),
+                ReduceKernels.sumLeading(a, count, outN, mean));
+    }
+
     /** The row-major [cols, rows] transpose of a [rows, cols] buffer. */
     private static float[] transpose(float[] x, int rows, int cols) {
         float[] out = new float[x.length];
