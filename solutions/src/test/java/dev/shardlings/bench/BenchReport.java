@@ -69,7 +69,8 @@ public final class BenchReport {
      */
     static String render(JsonNode jmh, JsonNode numpy, JsonNode jax) {
         StringBuilder md = new StringBuilder("# Benchmark report\n\nReproduce with `mvn -B -Pbench verify -pl solutions"
-                + " -am -DskipTests` (docs/performance.md). Sections of benchmarks that did not run are left out.\n\n");
+                + " -am -DskipTests`, with `-Dbench.jax.python=PYTHON_WITH_JAX` for the JAX comparison"
+                + " (docs/performance.md). Sections of benchmarks that did not run are left out.\n\n");
         String jdk = jmh.size() > 0 ? jmh.get(0).path("jdkVersion").asText("?") + " (" + jmh.get(0)
                 .path("vmName").asText("?") + ")" : "?";
         int feature = featureVersion(jdk);
