@@ -18,9 +18,22 @@ final class Contraction {
      * @throws IllegalArgumentException if the result would be too large
      */
     static NDArray matmul(NDArray a, NDArray b) {
-        int m = a.shape[0];
-        int k = a.shape[1];
-        int n = b.shape[1];
+        return matmul(a, false, b, false);
+    }
+
+    /**
+     * (a or aᵀ)·(b or bᵀ) for float32 matrices with no {@link GradRecorder} installed: the kernel reads a
+     * transposed operand through its packing, so no transposed copy is made or reported; the same bits as
+     * transposing first. Otherwise (a recorder, an int32 or bool operand) the transposes run and are recorded.
+     */
+    static NDArray matmul(NDArray a, boolean ta, NDArray b, boolean tb) {
+        if ((ta || tb) && (GradRecorders.current() != null || a.dtype != DType.FLOAT32 || b.dtype != DType.FLOAT32)) {
+            return matmul(ta ? ShapeOps.transpose(a, new int[] {1, 0}) : a, false,
+                    tb ? ShapeOps.transpose(b, new int[] {1, 0}) : b, false);
+        }
+        int m = a.shape[ta ? 1 : 0];
+        int k = a.shape[ta ? 0 : 1];
+        int n = b.shape[tb ? 0 : 1];
         Shapes.checkedSize(new int[] {m, n});
         Set<String> outVma = VaryingAxes.union(a.vma, b.vma);
         int[] outShape = {m, n};
@@ -33,7 +46,7 @@ final class Contraction {
             OpObservers.matmul(m, k, n, DType.INT32);
             out = NDArray.made(c, outShape, outVma, AccumulateOp.DOT, a, b);
         } else {
-            float[] c = Kernels.matmul(a.floatData(), b.floatData(), m, k, n);
+            float[] c = Kernels.matmul(a.floatData(), ta, b.floatData(), tb, m, k, n);
             OpObservers.matmul(m, k, n, DType.FLOAT32);
             out = NDArray.made(c, outShape, outVma, AccumulateOp.DOT, a, b);
         }

@@ -60,8 +60,17 @@ final class Elementwise {
         } else {
             float[] a = x.floatData();
             float[] b = y.floatData();
-            float[] data = same ? ElementwiseKernels.binary(op, a, b)
-                    : ElementwiseKernels.binary(op, a, offsets(x, outShape), b, offsets(y, outShape));
+            float[] data;
+            if (same) {
+                data = ElementwiseKernels.binary(op, a, b);
+            } else if (y.size() == 1 && x.size() > 1 && Arrays.equals(x.shape, outShape)) {
+                data = ElementwiseKernels.binary(op, a, b[0]); // a scalar (or one-element) right operand
+            } else if (x.size() == 1 && y.size() > 1 && Arrays.equals(y.shape, outShape)) {
+                data = ElementwiseKernels.binary(op, a[0], b);
+            } else {
+                // the broadcast operands spelled out at the result's shape, then one pass of the same-shape kernel
+                data = ElementwiseKernels.binary(op, spread(x, a, outShape), spread(y, b, outShape));
+            }
             out = NDArray.made(data, outShape, outVma, op, x, y);
         }
         GradRecorder r = GradRecorders.current();
@@ -99,6 +108,18 @@ final class Elementwise {
     }
 
     /** Where each element of a {@code target}-shaped result reads x (broadcast dimensions repeat). */
+    /** x's float data at the broadcast shape target (x's own buffer when it has that shape). */
+    private static float[] spread(NDArray x, float[] data, int[] target) {
+        return Arrays.equals(x.shape, target) ? data
+                : (float[]) DataKernels.strided(data, target, Shapes.broadcastStrides(x.shape, target));
+    }
+
+    /** x's int data at the broadcast shape target (x's own buffer when it has that shape). */
+    private static Object spread(NDArray x, int[] data, int[] target) {
+        return Arrays.equals(x.shape, target) ? data
+                : DataKernels.strided(data, target, Shapes.broadcastStrides(x.shape, target));
+    }
+
     private static int[] offsets(NDArray x, int[] target) {
         return Shapes.offsets(target, Shapes.broadcastStrides(x.shape, target));
     }
@@ -147,10 +168,13 @@ final class Elementwise {
     static NDArray compare(NDArray x, CompareOp op, NDArray y) {
         int[] outShape = Shapes.broadcast(x.shape, y.shape);
         int n = Shapes.size(outShape);
-        int[] ox = Arrays.equals(x.shape, outShape) ? null : offsets(x, outShape);
-        int[] oy = Arrays.equals(y.shape, outShape) ? null : offsets(y, outShape);
-        int[] out = x.f == null && y.f == null ? ElementwiseKernels.compare(op, x.i, ox, y.i, oy, n)
-                : ElementwiseKernels.compare(op, x.floatData(), ox, y.floatData(), oy, n);
+        // broadcast operands are spelled out at the result's shape first (a fill for a scalar): cheaper than
+        // reading every element through an offsets table
+        int[] out = x.f == null && y.f == null
+                ? ElementwiseKernels.compare(op, (int[]) spread(x, x.i, outShape), null,
+                        (int[]) spread(y, y.i, outShape), null, n)
+                : ElementwiseKernels.compare(op, spread(x, x.floatData(), outShape), null,
+                        spread(y, y.floatData(), outShape), null, n);
         return NDArray.made(DType.BOOL, out, outShape, VaryingAxes.union(x.vma, y.vma), op, x, y);
     }
 
@@ -244,12 +268,11 @@ final class Elementwise {
                 }
                 data = acc;
             } else {
-                float[] acc = new float[first.size()];
-                Kernels.add(first.floatData(), list.get(1).floatData(), acc);
-                for (int k = 2; k < list.size(); k++) {
-                    Kernels.add(acc, list.get(k).floatData(), acc); // elementwise, so in place is safe
+                float[][] xs = new float[list.size()][];
+                for (int k = 0; k < xs.length; k++) {
+                    xs[k] = list.get(k).floatData();
                 }
-                data = acc;
+                data = Kernels.addN(xs, first.size());
             }
             out = NDArray.made(data, first.shape.clone(), VaryingAxes.unionAll(list), AccumulateOp.ADD_N,
                     list.toArray(new NDArray[0]));

@@ -133,6 +133,44 @@ final class ElementwiseKernels {
         return out;
     }
 
+    /** op(a[k], s) in float32: a scalar right operand, the same IEEE operation per element. */
+    static float[] binary(BinaryOp op, float[] a, float s) {
+        int n = a.length;
+        float[] out = new float[n];
+        switch (op) {
+            case ADD: for (int k = 0; k < n; k++) { out[k] = a[k] + s; } break;
+            case SUB: for (int k = 0; k < n; k++) { out[k] = a[k] - s; } break;
+            case MUL: for (int k = 0; k < n; k++) { out[k] = a[k] * s; } break;
+            case DIV: for (int k = 0; k < n; k++) { out[k] = a[k] / s; } break;
+            case MAX: for (int k = 0; k < n; k++) { out[k] = Math.max(a[k], s); } break;
+            case MIN: for (int k = 0; k < n; k++) { out[k] = Math.min(a[k], s); } break;
+            default:
+                for (int k = 0; k < n; k++) {
+                    out[k] = apply(op, a[k], s);
+                }
+        }
+        return out;
+    }
+
+    /** op(s, b[k]) in float32: a scalar left operand. */
+    static float[] binary(BinaryOp op, float s, float[] b) {
+        int n = b.length;
+        float[] out = new float[n];
+        switch (op) {
+            case ADD: for (int k = 0; k < n; k++) { out[k] = s + b[k]; } break;
+            case SUB: for (int k = 0; k < n; k++) { out[k] = s - b[k]; } break;
+            case MUL: for (int k = 0; k < n; k++) { out[k] = s * b[k]; } break;
+            case DIV: for (int k = 0; k < n; k++) { out[k] = s / b[k]; } break;
+            case MAX: for (int k = 0; k < n; k++) { out[k] = Math.max(s, b[k]); } break;
+            case MIN: for (int k = 0; k < n; k++) { out[k] = Math.min(s, b[k]); } break;
+            default:
+                for (int k = 0; k < n; k++) {
+                    out[k] = apply(op, s, b[k]);
+                }
+        }
+        return out;
+    }
+
     /** op(a[oa[k]], b[ob[k]]) in float32: the operands read through broadcast offsets. */
     static float[] binary(BinaryOp op, float[] a, int[] oa, float[] b, int[] ob) {
         int n = oa.length;

@@ -107,7 +107,9 @@ public final class NDArray {
                 case REDUCTION: flops = inElements; bytes = inBytes + outBytes; break;
                 case INDEXING: case COPY: flops = 0; bytes = 2 * outBytes; break;
                 case ADD_N: flops = inElements - Shapes.size(shape); bytes = inBytes + outBytes; break;
-                default: flops = 2L * in[0].shape[0] * in[0].shape[1] * in[1].shape[1]; bytes = inBytes + outBytes;
+                default: // a matmul [m, k]·[k, n] (an operand may be given transposed): 2·m·n·k
+                    flops = shape[0] == 0 ? 0 : 2L * Shapes.size(shape) * (in[0].size() / shape[0]);
+                    bytes = inBytes + outBytes;
             }
             origin = OpObservers.op(op, dtype, shape, inputs, flops, bytes);
         }
@@ -1296,6 +1298,30 @@ public final class NDArray {
                     + Shapes.str(other.shape) + " (" + shape[1] + " != " + other.shape[0] + ")");
         }
         return Contraction.matmul(this, other);
+    }
+
+    /**
+     * {@code (this or thisᵀ) @ (other or otherᵀ)} for 2-D operands, BLAS's transA / transB: the same bits as
+     * {@code transpose()} then {@link #matmul}, without making the transposed copy in float32 (the kernel reads
+     * the operand transposed). While a gradient is being recorded, or for int32 operands, the transposes are made
+     * and recorded as such.
+     *
+     * @throws IllegalArgumentException if an operand is not 2-D or the contracting dimensions differ
+     */
+    public NDArray matmul(boolean transposeThis, NDArray other, boolean transposeOther) {
+        requireNonNull(other, "other");
+        if (rank() != 2 || other.rank() != 2) {
+            throw new IllegalArgumentException("matmul requires 2-D operands, got shapes " + Shapes.str(shape)
+                    + " and " + Shapes.str(other.shape));
+        }
+        int k = shape[transposeThis ? 0 : 1];
+        int k2 = other.shape[transposeOther ? 1 : 0];
+        if (k != k2) {
+            throw new IllegalArgumentException("matmul: contracting dimensions differ: " + Shapes.str(shape)
+                    + (transposeThis ? "ᵀ" : "") + " · " + Shapes.str(other.shape) + (transposeOther ? "ᵀ" : "")
+                    + " (" + k + " != " + k2 + ")");
+        }
+        return Contraction.matmul(this, transposeThis, other, transposeOther);
     }
 
     // ---------------------------------------------------------------------------------------------- comparison

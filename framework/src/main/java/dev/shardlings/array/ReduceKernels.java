@@ -43,6 +43,45 @@ final class ReduceKernels {
         return out;
     }
 
+    /** Outputs summed together by {@link #sumLeading}: 16 double partial sums each, 32 KB, stay in L1. */
+    private static final int SUM_BLOCK = 256;
+
+    /**
+     * The sum (or mean) over the leading axis of a row-major [count, outN] buffer: out[o] is the sum of
+     * a[t·outN + o] for t = 0 … count−1 with exactly {@link Kernels#sum}'s arithmetic — element t into double
+     * partial sum t % {@link Kernels#SUM_LANES}, the partial sums added in lane order, then the tail in index
+     * order — so the same bits as {@code reduce} on the transposed buffer, without transposing it: the partial
+     * sums of a block of outputs are kept side by side and each row of a is read once, in order.
+     */
+    static float[] sumLeading(float[] a, int count, int outN, boolean mean) {
+        float[] out = new float[outN];
+        int lanes = Kernels.SUM_LANES;
+        int body = count / lanes * lanes;
+        double[] acc = new double[lanes * SUM_BLOCK];
+        for (int o0 = 0; o0 < outN; o0 += SUM_BLOCK) {
+            int w = Math.min(SUM_BLOCK, outN - o0);
+            java.util.Arrays.fill(acc, 0.0);
+            for (int t = 0; t < body; t++) {
+                int lane = (t % lanes) * SUM_BLOCK;
+                int row = t * outN + o0;
+                for (int j = 0; j < w; j++) {
+                    acc[lane + j] += a[row + j];
+                }
+            }
+            for (int j = 0; j < w; j++) {
+                double total = 0;
+                for (int l = 0; l < lanes; l++) {
+                    total += acc[l * SUM_BLOCK + j];
+                }
+                for (int t = body; t < count; t++) {
+                    total += a[t * outN + o0 + j];
+                }
+                out[o0 + j] = (float) (mean ? total / count : total);
+            }
+        }
+        return out;
+    }
+
     /** Each run of {@code count} ints reduced to one by sum (wrapping), max or min. */
     static int[] reduce(ReduceOp op, int[] a, int outN, int count) {
         int[] out = new int[outN];

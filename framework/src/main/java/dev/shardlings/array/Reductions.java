@@ -69,6 +69,20 @@ final class Reductions {
                     + " which has no identity: reducing shape " + Shapes.str(shape) + " over axes "
                     + Arrays.toString(axes) + " includes a size-0 axis");
         }
+        boolean leading = kept > 0 && kept < rank && x.f != null && (op == ReduceOp.SUM || op == ReduceOp.MEAN);
+        for (int d = 0; leading && d < rank; d++) {
+            leading = reduced[d] == d < rank - kept; // the reduced axes are the first ones
+        }
+        if (leading) {
+            // summing over the leading axes (a bias's gradient, a mean over the batch): the same sums, read in place
+            NDArray out = NDArray.made(ReduceKernels.sumLeading(x.f, count, outN, op == ReduceOp.MEAN), outShape,
+                    x.vma, op, x);
+            GradRecorder r = GradRecorders.current();
+            if (r != null) {
+                r.reduce(op, Arrays.copyOfRange(perm, kept, rank), x, out);
+            }
+            return out;
+        }
         Object g = ShapeOps.permuted(x, perm);
         Object data;
         if (g instanceof float[]) {

@@ -5,7 +5,7 @@ import java.util.Arrays;
 /**
  * The operations behind {@link NDArray} that change an array's shape: reshape, squeeze and expandDims (views of
  * the same buffer, nothing reported to the {@link OpObserver}), and transpose and broadcast (a
- * {@link DataOp#TRANSPOSE} or {@link DataOp#BROADCAST} into a new buffer, gathered by {@link DataKernels#gather}).
+ * {@link DataOp#TRANSPOSE} or {@link DataOp#BROADCAST} into a new buffer, gathered by {@link DataKernels#strided}).
  * Every one, views included, is recorded once by an installed {@link GradRecorder}: reshape, squeeze and
  * expandDims as {@link GradRecorder#reshape}.
  */
@@ -116,7 +116,7 @@ final class ShapeOps {
         if (identity) {
             return x.f != null ? x.f.clone() : x.i.clone();
         }
-        return DataKernels.gather(x.buffer(), Shapes.offsets(dims, st));
+        return DataKernels.strided(x.buffer(), dims, st);
     }
 
     /**
@@ -139,8 +139,8 @@ final class ShapeOps {
         if (Arrays.equals(target, own)) {
             out = x.view(own, x.vma);
         } else {
-            int[] offsets = Shapes.offsets(target, Shapes.broadcastStrides(own, target));
-            out = NDArray.made(DataKernels.gather(x.buffer(), offsets), target, x.vma, DataOp.BROADCAST, x);
+            out = NDArray.made(DataKernels.strided(x.buffer(), target, Shapes.broadcastStrides(own, target)), target,
+                    x.vma, DataOp.BROADCAST, x);
         }
         GradRecorder r = GradRecorders.current();
         if (r != null) {

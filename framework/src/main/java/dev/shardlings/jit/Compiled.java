@@ -93,6 +93,36 @@ public final class Compiled {
                 outShardings.stream().map(NamedSharding::spec).toList(), "jit_" + name, origin());
     }
 
+    /** The name given with {@link Jitted#named}. */
+    String name() {
+        return name;
+    }
+
+    /** The mesh the program runs on. */
+    Mesh mesh() {
+        return mesh;
+    }
+
+    /** The layout of every argument register: the parameters, then the constants. */
+    List<PartitionSpec> inSpecs() {
+        return inSpecs;
+    }
+
+    /** The registers the program returns. */
+    List<Integer> outputRegisters() {
+        return outputs;
+    }
+
+    /** The block shape of every argument register on a device. */
+    List<int[]> argumentShapes() {
+        return ProgramTrace.argumentShapes(mesh, jaxpr, constants, inSpecs);
+    }
+
+    /** The dtype of every argument register. */
+    List<dev.shardlings.array.DType> argumentDtypes() {
+        return ProgramTrace.argumentDtypes(jaxpr, constants);
+    }
+
     /** JIT, or JIT_WITH_SHARD_MAP when the program contains a shardMap region. */
     private dev.shardlings.trace.Origin origin() {
         boolean manual = program.instructions().stream().anyMatch(i -> i instanceof DeviceProgram.Region);

@@ -166,6 +166,10 @@ public record DotGeneral(List<Integer> lhsContracting, List<Integer> rhsContract
      * JAX's {@code _dot_general_transpose_lhs} and {@code _rhs}: each operand's cotangent is the contraction of the
      * result's cotangent with the other operand over its free dimensions, transposed back to the operand's order.
      * On Explicit axes the contraction asks for the operand's own sharding, as JAX passes {@code out_sharding}.
+     * One simplification of JAX's emitted program, with the same values: where JAX's contraction comes out
+     * transposed and the contraction with the operands swapped comes out in the operand's order (W in
+     * {@code x @ W}: JAX emits {@code transpose(dot_general(ct, x))}), the swapped one is emitted, with no
+     * transpose — what XLA's algebraic simplifier makes of JAX's program.
      */
     @Override
     public <T> List<T> vjp(Vjp<T> v) {
@@ -205,6 +209,19 @@ public record DotGeneral(List<Integer> lhsContracting, List<Integer> rhsContract
         for (Integer k : byY) {
             order.add(xContract.get(k));
         }
+        // The same contraction with the operands swapped, dot_general(y, ct), gives x's dimensions as batch, then
+        // contracting (in y's order), then kept. Where that is x's own order and JAX's (ct, y) order is not (the
+        // weight of x @ W: JAX contracts to Wᵀ and transposes it back), the swapped product needs no transpose.
+        // Same values bit for bit: each element is the same products (a·b = b·a) added in the same order.
+        List<Integer> swapped = new ArrayList<>(xBatch);
+        for (Integer k : byY) {
+            swapped.add(xContract.get(k));
+        }
+        swapped.addAll(xKept);
+        boolean swap = !isIdentity(order) && isIdentity(swapped);
+        if (swap) {
+            order = swapped;
+        }
         PartitionSpec outSharding = null;
         if (x.mesh() != null && x.mesh().hasExplicitAxes()) {
             List<Object> entries = new ArrayList<>();
@@ -213,6 +230,9 @@ public record DotGeneral(List<Integer> lhsContracting, List<Integer> rhsContract
                 entries.add(axes.isEmpty() ? null : axes);
             }
             outSharding = PartitionSpec.P(entries.toArray());
+        }
+        if (swap) {
+            return v.bind(new DotGeneral(yKept, ansY, yBatch, ansBatch, outSharding), y, v.ct());
         }
         T product = v.bind(new DotGeneral(ansY, yKept, ansBatch, yBatch, outSharding), v.ct(), y);
         Integer[] outAxes = new Integer[order.size()];
@@ -224,6 +244,15 @@ public record DotGeneral(List<Integer> lhsContracting, List<Integer> rhsContract
             identity &= outAxes[k] == k;
         }
         return identity ? product : v.bind(new Transpose(List.of(outAxes)), product);
+    }
+
+    private static boolean isIdentity(List<Integer> order) {
+        for (int k = 0; k < order.size(); k++) {
+            if (order.get(k) != k) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static List<Integer> range(int from, int to) {
@@ -256,9 +285,13 @@ public record DotGeneral(List<Integer> lhsContracting, List<Integer> rhsContract
         if (b == 1) {
             // one matmul: no batch to index, and operands already in [free, contracted] / [contracted, free] order
             // are only reshaped (views), so a plain matmul runs the kernel on the blocks as they are
-            NDArray l2 = (identity(lp) ? l : l.transpose(lp)).reshape(m, k);
-            NDArray r2 = (identity(rp) ? r : r.transpose(rp)).reshape(k, n);
-            return l2.matmul(r2).reshape(outShape);
+            // an operand laid out [contracted, free] (lhs) or [free, contracted] (rhs) is read transposed by the
+            // kernel, without a transposed copy: the same bits (NDArray#matmul(boolean, NDArray, boolean))
+            boolean lt = !identity(lp) && identity(concat(lhsContracting, lf));
+            boolean rt = !identity(rp) && identity(concat(rf, rhsContracting));
+            NDArray l2 = lt ? l.reshape(k, m) : (identity(lp) ? l : l.transpose(lp)).reshape(m, k);
+            NDArray r2 = rt ? r.reshape(n, k) : (identity(rp) ? r : r.transpose(rp)).reshape(k, n);
+            return (lt || rt ? l2.matmul(lt, r2, rt) : l2.matmul(r2)).reshape(outShape);
         }
         NDArray lt = l.transpose(lp).reshape(b, m, k);
         NDArray rt = r.transpose(rp).reshape(b, k, n);

@@ -155,6 +155,135 @@ class KernelsProperties {
         assertArrayEquals(ref, Kernels.matmul(a, b, m, k, n));
     }
 
+    /**
+     * A transposed operand read through the packing (BLAS's transA / transB) gives the same bits as the kernel on
+     * the transposed copy, on both paths (blocked and plain) and across the block edges.
+     */
+    @Property(tries = 60, seed = "20261125")
+    void transposedOperandsAreBitIdenticalToTransposingFirst(
+            @ForAll @IntRange(min = 1, max = 130) int m,
+            @ForAll @IntRange(min = 1, max = 300) int k,
+            @ForAll @IntRange(min = 1, max = 70) int n,
+            @ForAll boolean ta,
+            @ForAll boolean tb,
+            @ForAll long seed) {
+        java.util.Random rnd = new java.util.Random(seed);
+        float[] a = new float[m * k];
+        float[] b = new float[k * n];
+        for (float[] x : new float[][] {a, b}) {
+            for (int t = 0; t < x.length; t++) {
+                x[t] = rnd.nextInt(100) < 2 ? (rnd.nextBoolean() ? -0f : Float.NaN) : rnd.nextFloat() * 2 - 1;
+            }
+        }
+        float[] ref = orderedFma(a, b, m, k, n);
+        float[] at = ta ? transpose(a, m, k) : a;
+        float[] bt = tb ? transpose(b, k, n) : b;
+        assertArrayEquals(ref, Kernels.matmul(at, ta, bt, tb, m, k, n));
+        assertArrayEquals(ref, Kernels.matmulBlocked(at, ta, bt, tb, m, k, n));
+    }
+
+    /** addN's one pass gives the bits of the chained adds, left to right, with -0, inf and NaN among the values. */
+    @Property(tries = 100, seed = "20261125")
+    void addNIsTheChainedAdds(@ForAll @IntRange(min = 2, max = 9) int count,
+                              @ForAll @IntRange(min = 0, max = 100) int n, @ForAll long seed) {
+        java.util.Random rnd = new java.util.Random(seed);
+        float[] pool = {-0f, 0f, Float.POSITIVE_INFINITY, Float.NEGATIVE_INFINITY, Float.NaN, 1e30f, 3e38f};
+        float[][] xs = new float[count][n];
+        for (float[] x : xs) {
+            for (int t = 0; t < n; t++) {
+                x[t] = rnd.nextInt(10) == 0 ? pool[rnd.nextInt(pool.length)] : (rnd.nextFloat() * 2 - 1) * 1e6f;
+            }
+        }
+        float[] chained = new float[n];
+        Kernels.add(xs[0], xs[1], chained);
+        for (int k = 2; k < count; k++) {
+            Kernels.add(chained, xs[k], chained);
+        }
+        assertArrayEquals(chained, Kernels.addN(xs, n));
+    }
+
+    /** The sum over a leading axis, read in place, gives the bits of reduce on the transposed buffer. */
+    @Property(tries = 150, seed = "20261125")
+    void sumOverLeadingAxisIsReduceOfTheTranspose(@ForAll @IntRange(min = 0, max = 70) int count,
+                                                   @ForAll @IntRange(min = 1, max = 600) int outN,
+                                                   @ForAll boolean mean, @ForAll long seed) {
+        java.util.Random rnd = new java.util.Random(seed);
+        float[] pool = {-0f, 0f, Float.POSITIVE_INFINITY, Float.NEGATIVE_INFINITY, Float.NaN, 3e38f, 1e-40f};
+        float[] a = new float[count * outN];
+        for (int t = 0; t < a.length; t++) {
+            a[t] = rnd.nextInt(20) == 0 ? pool[rnd.nextInt(pool.length)] : (rnd.nextFloat() * 2 - 1) * 1e3f;
+        }
+        float[] transposed = transpose(a, count, outN);
+        assertArrayEquals(ReduceKernels.reduce(mean ? ReduceOp.MEAN : ReduceOp.SUM, transposed, outN, count),
+                ReduceKernels.sumLeading(a, count, outN, mean));
+    }
+
+    /** The row-major [cols, rows] transpose of a [rows, cols] buffer. */
+    private static float[] transpose(float[] x, int rows, int cols) {
+        float[] out = new float[x.length];
+        for (int r = 0; r < rows; r++) {
+            for (int c = 0; c < cols; c++) {
+                out[c * rows + r] = x[r * cols + c];
+            }
+        }
+        return out;
+    }
+
+    /**
+     * The strided walk (transposes and broadcasts without an offsets table) reads the same elements as the
+     * offsets table did, for every permutation of up to 4 axes and every broadcast of a shape with 1s in it.
+     */
+    @Property(tries = 300, seed = "20261125")
+    void stridedWalkMatchesTheOffsetsTable(@ForAll @IntRange(min = 0, max = 4) int rank, @ForAll long seed) {
+        java.util.Random rnd = new java.util.Random(seed);
+        int[] shape = new int[rank];
+        for (int d = 0; d < rank; d++) {
+            shape[d] = 1 + rnd.nextInt(rnd.nextBoolean() ? 3 : 40);
+        }
+        int size = Shapes.size(shape);
+        float[] f = new float[size];
+        int[] ints = new int[size];
+        for (int t = 0; t < size; t++) {
+            f[t] = t + 0.5f;
+            ints[t] = -t;
+        }
+        // a random permutation
+        java.util.List<Integer> perm = new java.util.ArrayList<>();
+        for (int d = 0; d < rank; d++) {
+            perm.add(d);
+        }
+        java.util.Collections.shuffle(perm, rnd);
+        int[] strides = Shapes.strides(shape);
+        int[] dims = new int[rank];
+        int[] st = new int[rank];
+        for (int d = 0; d < rank; d++) {
+            dims[d] = shape[perm.get(d)];
+            st[d] = strides[perm.get(d)];
+        }
+        int[] offsets = Shapes.offsets(dims, st);
+        assertArrayEquals((float[]) DataKernels.gather(f, offsets), (float[]) DataKernels.strided(f, dims, st));
+        assertArrayEquals((int[]) DataKernels.gather(ints, offsets), (int[]) DataKernels.strided(ints, dims, st));
+        // a broadcast of the shape with some axes set to 1, to the shape itself (with a leading axis or not)
+        int[] small = shape.clone();
+        for (int d = 0; d < rank; d++) {
+            if (rnd.nextBoolean()) {
+                small[d] = 1;
+            }
+        }
+        int[] target = rnd.nextBoolean() ? shape : prepend(3, shape);
+        float[] g = java.util.Arrays.copyOf(f, Shapes.size(small));
+        int[] bs = Shapes.broadcastStrides(small, target);
+        assertArrayEquals((float[]) DataKernels.gather(g, Shapes.offsets(target, bs)),
+                (float[]) DataKernels.strided(g, target, bs));
+    }
+
+    private static int[] prepend(int first, int[] shape) {
+        int[] out = new int[shape.length + 1];
+        out[0] = first;
+        System.arraycopy(shape, 0, out, 1, shape.length);
+        return out;
+    }
+
     /** The definition both kernels must match: C[i,j] = fma chain over kk = 0..k-1 from +0.0, in float32. */
     private static float[] orderedFma(float[] a, float[] b, int m, int k, int n) {
         float[] ref = new float[m * n];

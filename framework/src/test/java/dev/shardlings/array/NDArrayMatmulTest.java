@@ -21,6 +21,32 @@ class NDArrayMatmulTest {
     }
 
     @Test
+    void transposedOperandsGiveTheBitsOfTransposingFirst() {
+        java.util.Random rnd = new java.util.Random(7);
+        float[] av = new float[70 * 130];
+        float[] bv = new float[130 * 90];
+        for (float[] x : new float[][] {av, bv}) {
+            for (int t = 0; t < x.length; t++) {
+                x[t] = rnd.nextFloat() * 2 - 1;
+            }
+        }
+        NDArray a = NDArray.fromFloats(av, 70, 130);
+        NDArray b = NDArray.fromFloats(bv, 130, 90);
+        NDArray at = a.transpose();
+        NDArray bt = b.transpose();
+        NDArray ref = a.matmul(b);
+        for (NDArray c : List.of(a.matmul(false, b, false), at.matmul(true, b, false), a.matmul(false, bt, true),
+                at.matmul(true, bt, true))) {
+            assertEquals(List.of(70, 90), List.of(c.shape()[0], c.shape()[1]));
+            org.junit.jupiter.api.Assertions.assertArrayEquals(ref.toFloatArray(), c.toFloatArray());
+        }
+        NDArray ints = NDArray.of(new int[][] {{1, 2, 3}, {4, 5, 6}});
+        assertI32(ints.matmul(true, ints, false), shape(3, 3), 17, 22, 27, 22, 29, 36, 27, 36, 45);
+        assertIae("matmul: contracting dimensions differ: (70,130)ᵀ · (130,90) (70 != 130)",
+                () -> a.matmul(true, b, false));
+    }
+
+    @Test
     void intMatmulWraps() {
         NDArray a = NDArray.of(new int[][] {{65536, 65536}});
         NDArray b = NDArray.of(new int[][] {{65536}, {1}});

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 @SuppressWarnings("try") // observer scopes are used for their effect, not referenced in the body
 class OpObserversTest {
     /** Records everything it sees. */
-    static final class Recorder implements OpObserver {
+    static class Recorder implements OpObserver {
         final List<String> allocations = new ArrayList<>();
         final List<long[]> matmuls = new ArrayList<>();
         long bytes;
@@ -50,6 +50,29 @@ class OpObserversTest {
         assertArrayEquals(new long[] {3, 5, 7, 210}, r.matmuls.get(0));
         assertEquals(List.of("f32(3,7)"), r.allocations);
         assertEquals(3 * 7 * 4, r.bytes);
+    }
+
+    @Test
+    void aTransposedOperandReportsTheSameMatmulAndFlopsAndNoTranspose() {
+        NDArray at = NDArray.ones(DType.FLOAT32, 5, 3); // A = atᵀ is [3, 5]
+        NDArray bt = NDArray.ones(DType.FLOAT32, 7, 5); // B = btᵀ is [5, 7]
+        List<Long> flops = new ArrayList<>();
+        List<LocalOp> ops = new ArrayList<>();
+        Recorder r = new Recorder() {
+            @Override
+            public long op(LocalOp op, DType dtype, int[] shape, long[] inputs, long f, long bytes) {
+                ops.add(op);
+                flops.add(f);
+                return 0;
+            }
+        };
+        try (OpObservers.Scope s = OpObservers.install(r)) {
+            at.matmul(true, bt, true);
+        }
+        assertArrayEquals(new long[] {3, 5, 7, 210}, r.matmuls.get(0));
+        assertEquals(List.of(AccumulateOp.DOT), ops);
+        assertEquals(List.of(210L), flops);
+        assertEquals(List.of("f32(3,7)"), r.allocations);
     }
 
     @Test

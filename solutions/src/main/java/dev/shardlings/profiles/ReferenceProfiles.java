@@ -5,6 +5,12 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.shardlings.array.DType;
+import dev.shardlings.autodiff.Autodiff;
+import dev.shardlings.jit.Compiled;
+import dev.shardlings.jit.Jit;
+import dev.shardlings.jit.ProgramTrace;
+import dev.shardlings.nn.Mlp;
+import dev.shardlings.sharding.AxisType;
 import dev.shardlings.array.NDArray;
 import dev.shardlings.cost.CostModel;
 import dev.shardlings.cost.CpuCalibration;
@@ -45,7 +51,9 @@ import static dev.shardlings.sharding.PartitionSpec.tuple;
  * <ul>
  *   <li>{@code summary.json}: one entry per problem, variant and hardware model with {@code modelled_us},
  *       {@code wall_ms} (the simulation's own time on this machine), {@code flops} and
- *       {@code bytes_communicated}, plus the fidelity figures of the book's collective-matmul profile;</li>
+ *       {@code bytes_communicated}, plus the fidelity figures of the book's collective-matmul profile; for the
+ *       programs that are lowered and modelled without running (seed 001's full-size training step) also
+ *       {@code peak_bytes_per_device} and {@code modelled_without_running};</li>
  *   <li>{@code perfetto/PROBLEM--VARIANT--MODEL.json}: each timeline for ui.perfetto.dev;</li>
  *   <li>{@code svg/PROBLEM--VARIANT--MODEL.svg}: each timeline as a picture;</li>
  *   <li>{@code index.html}: the table and the pictures.</li>
@@ -74,14 +82,31 @@ public final class ReferenceProfiles {
      * @param run     runs the solution once
      */
     record Program(String problem, String variant, String part, String shapes, ModelDtype dtype,
-                   Supplier<Object> run) {
+                   Supplier<Object> run, Supplier<Compiled> lowered) {
+        /** A program that is run once, recorded and modelled. */
+        Program(String problem, String variant, String part, String shapes, ModelDtype dtype, Supplier<Object> run) {
+            this(problem, variant, part, shapes, dtype, run, null);
+        }
+
+        /**
+         * A jitted program that is only lowered and modelled from its per-device program ({@link ProgramTrace}):
+         * for sizes this machine should not run.
+         */
+        static Program lowered(String problem, String variant, String part, String shapes, ModelDtype dtype,
+                               Supplier<Compiled> lowered) {
+            return new Program(problem, variant, part, shapes, dtype, null, lowered);
+        }
+
         String key() {
             return problem + "--" + variant;
         }
     }
 
-    /** One program on one model. */
-    record Result(Program program, HardwareModel model, Timeline timeline, double wallMs) {
+    /**
+     * One program on one model; {@code peakBytes} is the most a device holds at once (known for lowered programs,
+     * else null).
+     */
+    record Result(Program program, HardwareModel model, Timeline timeline, double wallMs, Long peakBytes) {
     }
 
     /** Writes the profiles of every solution to {@code args[0]} (default {@code target/profiles}). */
@@ -109,11 +134,19 @@ public final class ReferenceProfiles {
         List<Result> results = new ArrayList<>();
         for (Program p : programs) {
             long t0 = System.nanoTime();
-            Trace trace = Tracing.record(p.run()).trace();
+            Trace trace;
+            Long peak = null;
+            if (p.lowered() != null) {
+                Compiled c = p.lowered().get();
+                trace = ProgramTrace.of(c);
+                peak = ProgramTrace.peakBytes(c);
+            } else {
+                trace = Tracing.record(p.run()).trace();
+            }
             double wall = (System.nanoTime() - t0) / 1e6;
             for (HardwareModel m : models) {
                 Timeline tl = CostModel.schedule(trace, m, p.dtype());
-                results.add(new Result(p, m, tl, wall));
+                results.add(new Result(p, m, tl, wall, peak));
                 PerfettoTrace.write(tl, p.problem() + " / " + p.variant(),
                         out.resolve("perfetto").resolve(p.key() + "--" + m.name() + ".json"));
                 if (m.name().equals(pictured)) {
@@ -236,7 +269,56 @@ public final class ReferenceProfiles {
                 ModelDtype.INT32, () -> Problem1.perShardMean(x1.get())));
         ps.add(new Program("problem-1", "1.2a-roll-within-shards", "1.2a", "int32[512, 8] on X = 4, Y = 2, shift 5",
                 ModelDtype.INT32, () -> Problem1.rollWithinShards(x1.get(), 5)));
+        ps.addAll(training());
         return ps;
+    }
+
+    /**
+     * Seed 001's SGD step at its full size — layers [784, 8192, 8192, 8192, 10], batch 8192, float32 — as one jitted
+     * program (grad of the loss and the update), 8-way data parallel and 4-way data × 2-way tensor parallel (W2
+     * split by columns, W3 by rows over 'model'), Auto axes as in the notebook. Lowered and modelled only: a real
+     * call would multiply about 7 TFLOP and hold several GB per simulated device.
+     */
+    static List<Program> training() {
+        int[] sizes = {784, 8192, 8192, 8192, 10};
+        int batch = 8192;
+        String shapes = "layers [784, 8192, 8192, 8192, 10], batch 8192, float32, SGD lr 1e-5";
+        Mesh dp = Mesh.makeMesh(new int[]{8}, new String[]{"batch"}, AxisType.AUTO);
+        Mesh tp = Mesh.makeMesh(new int[]{4, 2}, new String[]{"batch", "model"}, AxisType.AUTO, AxisType.AUTO);
+        List<PartitionSpec> replicated = java.util.Collections.nCopies(8, P());
+        List<PartitionSpec> tensor = List.of(P(), P(), P(null, "model"), P("model"), P("model", null), P(), P(), P());
+        return List.of(
+                Program.lowered("seed-001-mlp-step", "8-way-data-parallel", "seed 001", shapes + "; batch = 8",
+                        ModelDtype.FLOAT32, () -> lowerStep(sizes, batch, dp, replicated)),
+                Program.lowered("seed-001-mlp-step", "4x2-data-tensor-parallel", "seed 001",
+                        shapes + "; batch = 4, model = 2", ModelDtype.FLOAT32,
+                        () -> lowerStep(sizes, batch, tp, tensor)));
+    }
+
+    /** (params…, inputs, targets) → the parameters after one SGD step of the seed-001 MLP. */
+    static List<ShardedArray> sgdStep(List<ShardedArray> a) {
+        int n = a.size() - 2;
+        int[] all = new int[n];
+        for (int k = 0; k < n; k++) {
+            all[k] = k;
+        }
+        List<ShardedArray> grads = Autodiff.<ShardedArray>gradList(ps -> Mlp.loss(ps, a.get(n), a.get(n + 1)), all)
+                .apply(a.subList(0, n));
+        return Mlp.sgd(a.subList(0, n), grads, 1e-5f);
+    }
+
+    /** The step lowered for zero arrays of these sizes (values do not matter to the layouts or the model). */
+    private static Compiled lowerStep(int[] sizes, int batch, Mesh mesh, List<PartitionSpec> paramSpecs) {
+        List<Object> args = new ArrayList<>();
+        for (int l = 0; l < sizes.length - 1; l++) {
+            args.add(ShardedArray.devicePut(NDArray.zeros(DType.FLOAT32, sizes[l], sizes[l + 1]), mesh,
+                    paramSpecs.get(2 * l)));
+            args.add(ShardedArray.devicePut(NDArray.zeros(DType.FLOAT32, sizes[l + 1]), mesh,
+                    paramSpecs.get(2 * l + 1)));
+        }
+        args.add(put(batch, sizes[0], mesh, P("batch", null)));
+        args.add(put(batch, sizes[sizes.length - 1], mesh, P("batch", null)));
+        return Jit.jitList(ReferenceProfiles::sgdStep).named("train_step").lower(args.toArray());
     }
 
     /** A fixed pseudo-random routing int32[s] (k = 1) or int32[s, k] over e experts. */
@@ -269,6 +351,10 @@ public final class ReferenceProfiles {
                     .put("modelled_us", round(r.timeline().micros())).put("wall_ms", round(r.wallMs()))
                     .put("flops", r.timeline().flops()).put("bytes_communicated", r.timeline().bytesCommunicated())
                     .put("perfetto", "perfetto/" + p.key() + "--" + r.model().name() + ".json");
+            if (r.peakBytes() != null) {
+                ObjectNode e = (ObjectNode) entries.get(entries.size() - 1);
+                e.put("peak_bytes_per_device", r.peakBytes()).put("modelled_without_running", true);
+            }
         }
         Map<String, Double> book = bookTimes(results);
         if (book.size() < 3) {
@@ -322,7 +408,7 @@ public final class ReferenceProfiles {
         for (HardwareModel m : models) {
             sb.append("<th>").append(esc(m.name())).append(" µs</th>");
         }
-        sb.append("<th>GFLOP</th><th>MB sent</th><th>wall ms</th></tr>\n");
+        sb.append("<th>GFLOP</th><th>MB sent</th><th>peak MB / device</th><th>wall ms</th></tr>\n");
         for (int r = 0; r < results.size(); r += models.size()) {
             Result first = results.get(r);
             Program p = first.program();
@@ -334,8 +420,10 @@ public final class ReferenceProfiles {
                 sb.append(String.format(Locale.ROOT, "<td><a href=\"perfetto/%s--%s.json\">%.1f</a></td>",
                         esc(p.key()), esc(x.model().name()), x.timeline().micros()));
             }
-            sb.append(String.format(Locale.ROOT, "<td>%.2f</td><td>%.2f</td><td>%.0f</td></tr>%n",
-                    first.timeline().flops() / 1e9, first.timeline().bytesCommunicated() / 1e6, first.wallMs()));
+            sb.append(String.format(Locale.ROOT, "<td>%.2f</td><td>%.2f</td><td>%s</td><td>%.0f</td></tr>%n",
+                    first.timeline().flops() / 1e9, first.timeline().bytesCommunicated() / 1e6,
+                    first.peakBytes() == null ? "—" : String.format(Locale.ROOT, "%.0f", first.peakBytes() / 1e6),
+                    first.wallMs()));
         }
         sb.append("</table>\n<p>Open a Perfetto file (the links in the table) at https://ui.perfetto.dev.</p>\n");
         sb.append("<h2>Timelines on ").append(esc(pictured)).append("</h2>\n");

@@ -17,8 +17,10 @@ import java.util.TreeMap;
  * Turns one benchmark run (JMH's JSON results and the numpy reference's JSON) into {@code report.md}: every figure
  * as a ratio against its reference from the same run, and each of the performance targets marked met or not.
  *
- * <p>Usage: {@code BenchReport <jmh.json> <numpy.json> <report.md>}. A missing numpy file (no python3 or numpy on
- * the machine) leaves the matmul ratios out and says so.
+ * <p>Usage: {@code BenchReport <jmh.json> <numpy.json> <report.md> [<training-vs-jax.json>]}. A missing numpy file
+ * (no python3 or numpy on the machine) leaves the matmul ratios out and says so; a missing, failed or stale (older
+ * than jmh.json) training comparison ({@link TrainingVersusJax}: no JAX, or skipped) leaves the training step's
+ * ratio out and says so.
  */
 public final class BenchReport {
 
@@ -33,28 +35,52 @@ public final class BenchReport {
     }
 
     public static void main(String[] args) throws IOException {
-        if (args.length != 3) {
-            System.err.println("usage: BenchReport <jmh.json> <numpy.json> <report.md>");
+        if (args.length != 3 && args.length != 4) {
+            System.err.println("usage: BenchReport <jmh.json> <numpy.json> <report.md> [<training-vs-jax.json>]");
             System.exit(2);
         }
         JsonNode jmh = JSON.readTree(Path.of(args[0]).toFile());
         Path numpyFile = Path.of(args[1]);
         JsonNode numpy = Files.exists(numpyFile) ? JSON.readTree(numpyFile.toFile()) : null;
-        String report = render(jmh, numpy);
+        JsonNode jax = null;
+        if (args.length == 4) {
+            Path f = Path.of(args[3]);
+            if (!Files.exists(f)) {
+                jax = JSON.createObjectNode().put("error", "no " + f.getFileName() + " (skipped, or it did not run)");
+            } else if (Files.getLastModifiedTime(f).compareTo(Files.getLastModifiedTime(Path.of(args[0]))) < 0) {
+                jax = JSON.createObjectNode().put("error", f.getFileName() + " is from an earlier run (skipped in"
+                        + " this one)");
+            } else {
+                jax = JSON.readTree(f.toFile());
+            }
+        }
+        String report = render(jmh, numpy, jax);
         Files.writeString(Path.of(args[2]), report, StandardCharsets.UTF_8);
         System.out.println(report);
     }
 
-    /** The report text for one run. */
+    /** The report text for one run without the JAX comparison. */
     static String render(JsonNode jmh, JsonNode numpy) {
+        return render(jmh, numpy, null);
+    }
+
+    /**
+     * The report text for one run; {@code jax} is {@link TrainingVersusJax}'s output (null when there is none).
+     */
+    static String render(JsonNode jmh, JsonNode numpy, JsonNode jax) {
         StringBuilder md = new StringBuilder("# Benchmark report\n\nReproduce with `mvn -B -Pbench verify -pl solutions"
-                + " -am -DskipTests` (docs/performance.md). Sections of benchmarks that did not run are left out.\n\n");
+                + " -am -DskipTests`, with `-Dbench.jax.python=PYTHON_WITH_JAX` for the JAX comparison"
+                + " (docs/performance.md). Sections of benchmarks that did not run are left out.\n\n");
         String jdk = jmh.size() > 0 ? jmh.get(0).path("jdkVersion").asText("?") + " (" + jmh.get(0)
                 .path("vmName").asText("?") + ")" : "?";
         int feature = featureVersion(jdk);
         md.append("- JDK: ").append(jdk).append('\n');
         md.append("- CPU: ").append(cpuModel()).append(", ").append(Runtime.getRuntime().availableProcessors())
                 .append(" cores\n");
+        if (jax != null && jax.has("jax")) {
+            md.append("- JAX ").append(jax.path("jax").asText()).append(" on ").append(jax.path("devices").asInt())
+                    .append(" simulated CPU devices (python ").append(jax.path("python").asText("?")).append(")\n");
+        }
         if (numpy != null && numpy.has("numpy")) {
             md.append("- numpy ").append(numpy.path("numpy").asText()).append(", OpenBLAS kernel ")
                     .append(numpy.path("openblas").path("corename").asText("?")).append(", ")
@@ -167,12 +193,13 @@ public final class BenchReport {
                 double flops = 2.0 * Double.parseDouble(bdf[0]) * Double.parseDouble(bdf[1])
                         * Double.parseDouble(bdf[2]);
                 double gflops = flops / seconds(r) / 1e9;
-                double jax = bench.equals("allGatherThenMatmul") ? JAX_ALL_GATHER_MATMUL_GFLOPS
+                double jaxGflops = bench.equals("allGatherThenMatmul") ? JAX_ALL_GATHER_MATMUL_GFLOPS
                         : JAX_COLLECTIVE_MATMUL_GFLOPS;
                 boolean book = size.equals(BOOK_SIZE);
-                md.append(row(size, bench, f1(seconds(r) * 1e3), f1(gflops), book ? f2(gflops / jax) : "—"));
+                md.append(row(size, bench, f1(seconds(r) * 1e3), f1(gflops), book ? f2(gflops / jaxGflops) : "—"));
                 if (book) {
-                    verdicts.add(verdict(bench + " ≥ 0.6× JAX", gflops / jax >= 0.6, f2(gflops / jax) + "×"));
+                    verdicts.add(verdict(bench + " ≥ 0.6× JAX", gflops / jaxGflops >= 0.6,
+                            f2(gflops / jaxGflops) + "×"));
                 }
             }
         }
@@ -194,9 +221,74 @@ public final class BenchReport {
             }
         }
 
+        training(md, verdicts, jmh, jax);
+
         md.append("\n## Targets\n\n| target | met | measured |\n|---|---|---:|\n");
         verdicts.forEach(md::append);
         return md.toString();
+    }
+
+    /**
+     * The seed-001 training step: JMH's figures, and the comparison with JAX by turns ({@link TrainingVersusJax}):
+     * JAX's speed / ours is the median over rounds of JAX's median step time over ours; at least 0.6 is the target.
+     */
+    private static void training(StringBuilder md, List<String> verdicts, JsonNode jmh, JsonNode jax) {
+        boolean measured = jax != null && jax.has("ratio_median");
+        if (results(jmh, "TrainingBench.step").isEmpty() && results(jmh, "TrainingBench.traceAndPartitionStepCold")
+                .isEmpty() && !measured) {
+            return;
+        }
+        md.append("\n## Training step (seed 001 MLP, 8 devices, Auto axes)\n\nLayer sizes [784, 1024, 1024, 1024, 10],"
+                + " batch 1024, mesh 'batch' = 8; parameters P(), batch P('batch'); SGD with lr 1e-5 in the same jit"
+                + " program, fed its own output.\n\n");
+        if (measured) {
+            md.append("Against JAX ").append(jax.path("jax").asText("?")).append(" (`jax.jit` of grad + SGD, ")
+                    .append(jax.path("devices").asInt()).append(" simulated CPU devices), by turns in the same run: ")
+                    .append(jax.path("rounds").asInt()).append(" rounds of ").append(jax.path("steps_per_round")
+                            .asInt()).append(" JAX steps then ").append(jax.path("steps_per_round").asInt())
+                    .append(" of ours, so both see the same load.\n\n| figure | JAX | ours | JAX's speed / ours |\n"
+                            + "|---|---:|---:|---:|\n")
+                    .append(row("one step, median", f1(jax.path("jax_step_seconds_median").asDouble() * 1e3) + " ms",
+                            f1(jax.path("ours_step_seconds_median").asDouble() * 1e3) + " ms",
+                            f2(jax.path("ratio_median").asDouble()) + "× (rounds: " + f2(jax.path("ratio_min")
+                                    .asDouble()) + "–" + f2(jax.path("ratio_max").asDouble()) + ")"));
+            verdicts.add(verdict("training step ≥ 0.6× JAX's speed (by turns)", jax.path("ratio_median")
+                    .asDouble() >= 0.6, f2(jax.path("ratio_median").asDouble()) + "×"));
+        } else {
+            md.append("JAX: not compared (").append(jax == null ? "no training-vs-jax.json" : jax.path("error")
+                    .asText("unknown")).append(").\n");
+        }
+        double step = results(jmh, "TrainingBench.step").stream().mapToDouble(BenchReport::median).findFirst()
+                .orElse(Double.NaN);
+        double split = results(jmh, "TrainingBench.gradThenSgd").stream().mapToDouble(BenchReport::median)
+                .findFirst().orElse(Double.NaN);
+        double stepMean = results(jmh, "TrainingBench.step").stream().mapToDouble(BenchReport::seconds).findFirst()
+                .orElse(Double.NaN);
+        double splitMean = results(jmh, "TrainingBench.gradThenSgd").stream().mapToDouble(BenchReport::seconds)
+                .findFirst().orElse(Double.NaN);
+        double cold = results(jmh, "TrainingBench.traceAndPartitionStepCold").stream()
+                .mapToDouble(BenchReport::seconds).findFirst().orElse(Double.NaN);
+        double hit = results(jmh, "TrainingBench.cacheHitStep").stream().mapToDouble(BenchReport::seconds)
+                .findFirst().orElse(Double.NaN);
+        if (Double.isNaN(step) && Double.isNaN(split) && Double.isNaN(cold) && Double.isNaN(hit)) {
+            return;
+        }
+        md.append("\nJMH (TrainingBench; steps: median of the samples, mean in brackets):\n\n| figure | time |\n"
+                        + "|---|---:|\n")
+                .append(row("one step: jit(grad + SGD), one program", f1(step * 1e3) + " ms (" + f1(stepMean * 1e3)
+                        + ")"))
+                .append(row("one step: jit(grad), then SGD outside jit", f1(split * 1e3) + " ms ("
+                        + f1(splitMean * 1e3) + ")"))
+                .append(row("trace + partition the step with its gradient, cold (lower, single shot)",
+                        f1(cold * 1e3) + " ms"))
+                .append(row("cache hit of the same signature", f1(hit * 1e6) + " µs"));
+        if (!Double.isNaN(cold)) {
+            verdicts.add(verdict("grad trace + partition of the step ≤ 30 ms cold", cold <= 0.030,
+                    f1(cold * 1e3) + " ms"));
+        }
+        if (!Double.isNaN(hit)) {
+            verdicts.add(verdict("training step cache hit ≤ 50 µs", hit <= 50e-6, f1(hit * 1e6) + " µs"));
+        }
     }
 
     private static List<JsonNode> results(JsonNode jmh, String suffix) {
@@ -221,6 +313,16 @@ public final class BenchReport {
             case "ns/op" -> score / 1e9;
             default -> throw new IllegalArgumentException("unexpected JMH unit " + unit + " in " + r.path("benchmark"));
         };
+    }
+
+    /** The median of a JMH SampleTime result, in seconds; the mean ({@link #seconds}) for other modes. */
+    static double median(JsonNode r) {
+        JsonNode p50 = r.path("primaryMetric").path("scorePercentiles").path("50.0");
+        if (p50.isMissingNode() || !r.path("mode").asText().equals("sample")) {
+            return seconds(r);
+        }
+        double mean = seconds(r);
+        return mean * p50.asDouble() / r.path("primaryMetric").path("score").asDouble();
     }
 
     private static double micros(JsonNode r) {

@@ -20,6 +20,16 @@ class BenchReportTest {
                 .set("primaryMetric", JSON.createObjectNode().put("score", score).put("scoreUnit", unit));
     }
 
+    /** A JMH SampleTime result: mean score and median (the 50th percentile), in the same unit. */
+    private static JsonNode sampled(String bench, double mean, double median, String unit) {
+        com.fasterxml.jackson.databind.node.ObjectNode r = (com.fasterxml.jackson.databind.node.ObjectNode)
+                result(bench, "x", "", mean, unit);
+        r.put("mode", "sample");
+        ((com.fasterxml.jackson.databind.node.ObjectNode) r.get("primaryMetric")).putObject("scorePercentiles")
+                .put("0.0", median / 2).put("50.0", median).put("100.0", mean * 2);
+        return r;
+    }
+
     @Test
     void ratiosAndVerdictsFollowFromTheScores() throws Exception {
         var jmh = JSON.createArrayNode()
@@ -55,6 +65,33 @@ class BenchReportTest {
         String md = BenchReport.render(jmh, null);
         assertTrue(md.contains("numpy: not measured (no numpy.json)"), md);
         assertTrue(md.contains("| 256 | 67.1 | — | — |"), md);
+    }
+
+    @Test
+    void trainingStepAgainstJaxByTurns() throws Exception {
+        var jmh = JSON.createArrayNode()
+                .add(sampled("TrainingBench.step", 260, 250, "ms/op"))
+                .add(sampled("TrainingBench.gradThenSgd", 310, 300, "ms/op"))
+                .add(result("TrainingBench.traceAndPartitionStepCold", "x", "", 31.5, "ms/op"))
+                .add(result("TrainingBench.cacheHitStep", "x", "", 3.25, "us/op"));
+        JsonNode jax = JSON.readTree("{\"jax\": \"0.10.2\", \"python\": \"3.11.7\", \"devices\": 8, \"rounds\": 12,"
+                + " \"steps_per_round\": 5, \"jax_step_seconds_median\": 0.157, \"ours_step_seconds_median\": 0.25,"
+                + " \"ratio_median\": 0.634, \"ratio_min\": 0.55, \"ratio_max\": 0.7}");
+        String md = BenchReport.render(jmh, null, jax);
+        assertTrue(md.contains("- JAX 0.10.2 on 8 simulated CPU devices (python 3.11.7)"), md);
+        assertTrue(md.contains("12 rounds of 5 JAX steps then 5 of ours"), md);
+        assertTrue(md.contains("| one step, median | 157.0 ms | 250.0 ms | 0.63× (rounds: 0.55–0.70) |"), md);
+        assertTrue(md.contains("| one step: jit(grad + SGD), one program | 250.0 ms (260.0) |"), md);
+        assertTrue(md.contains("| one step: jit(grad), then SGD outside jit | 300.0 ms (310.0) |"), md);
+        assertTrue(md.contains("| cache hit of the same signature | 3.3 µs |"), md);
+        assertTrue(md.contains("| training step ≥ 0.6× JAX's speed (by turns) | yes | 0.63× |"), md);
+        assertTrue(md.contains("| grad trace + partition of the step ≤ 30 ms cold | **no** | 31.5 ms |"), md);
+        assertTrue(md.contains("| training step cache hit ≤ 50 µs | yes | 3.3 µs |"), md);
+
+        String without = BenchReport.render(jmh, null, JSON.readTree("{\"error\": \"JAX not importable\"}"));
+        assertTrue(without.contains("JAX: not compared (JAX not importable)"), without);
+        assertTrue(without.contains("| one step: jit(grad + SGD), one program | 250.0 ms (260.0) |"), without);
+        assertTrue(!without.contains("JAX's speed (by turns)"), without);
     }
 
     @Test

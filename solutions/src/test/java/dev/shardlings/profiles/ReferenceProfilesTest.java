@@ -57,6 +57,32 @@ class ReferenceProfilesTest {
     }
 
     @Test
+    void aLoweredProgramIsModelledWithoutRunningAndReportsItsPeakMemory(@TempDir Path out) throws Exception {
+        Mesh mesh = Mesh.makeMesh(new int[]{8}, new String[]{"batch"}, dev.shardlings.sharding.AxisType.AUTO);
+        // seed 001's step at a small size, lowered only
+        java.util.function.Supplier<dev.shardlings.jit.Compiled> lowered = () -> {
+            List<Object> args = new java.util.ArrayList<>();
+            int[] sizes = {16, 32, 10};
+            for (int l = 0; l < 2; l++) {
+                args.add(ShardedArray.devicePut(NDArray.zeros(DType.FLOAT32, sizes[l], sizes[l + 1]), mesh, P()));
+                args.add(ShardedArray.devicePut(NDArray.zeros(DType.FLOAT32, sizes[l + 1]), mesh, P()));
+            }
+            args.add(ShardedArray.devicePut(NDArray.zeros(DType.FLOAT32, 64, 16), mesh, P("batch", null)));
+            args.add(ShardedArray.devicePut(NDArray.zeros(DType.FLOAT32, 64, 10), mesh, P("batch", null)));
+            return dev.shardlings.jit.Jit.jitList(ReferenceProfiles::sgdStep).lower(args.toArray());
+        };
+        ReferenceProfiles.write(out, List.of(ReferenceProfiles.Program.lowered("mlp", "dp", "seed 001", "small",
+                ModelDtype.FLOAT32, lowered)), List.of(HardwareModel.builtIn("tpu-v5e")));
+        JsonNode e = new ObjectMapper().readTree(out.resolve("summary.json").toFile()).get("entries").get(0);
+        assertTrue(e.get("modelled_without_running").asBoolean(), e.toString());
+        assertTrue(e.get("modelled_us").asDouble() > 0 && e.get("flops").asLong() > 0, e.toString());
+        // the gradients of W1, b1, W2, b2 are all-reduced: (16·32 + 32 + 32·10 + 10) floats, 2·7/8 of them each
+        assertEquals(8L * 2 * 7 * (16 * 32 + 32 + 32 * 10 + 10) * 4 / 8, e.get("bytes_communicated").asLong(),
+                e.toString());
+        assertTrue(e.get("peak_bytes_per_device").asLong() > 4L * (16 * 32 + 32 * 10), e.toString());
+    }
+
+    @Test
     void theProfileListHasTheBooksCaseAndEveryGradedSolution() {
         List<ReferenceProfiles.Program> ps = ReferenceProfiles.programs();
         assertEquals(List.of("jit-allgather", "collective", "unsharded-baseline"), ps.stream()
@@ -67,5 +93,9 @@ class ReferenceProfilesTest {
                 "1.2a", "2.3a", "2.3b", "2.4", "3.0", "3.1", "3.2", "3.3", "4.0", "4.1", "4.2")) {
             assertTrue(parts.contains(part), "part " + part + " is profiled");
         }
+        assertEquals(List.of("8-way-data-parallel", "4x2-data-tensor-parallel"), ps.stream()
+                .filter(p -> p.problem().equals("seed-001-mlp-step")).map(ReferenceProfiles.Program::variant).toList());
+        assertTrue(ps.stream().filter(p -> p.problem().equals("seed-001-mlp-step"))
+                .allMatch(p -> p.lowered() != null && p.run() == null), "the full-size step is modelled, not run");
     }
 }
