@@ -245,4 +245,24 @@ class TrainingWrongImplementationsTest {
                         List.of(P(), P(), P(null, "model"), P("model", null))).call(List.of(x, w1, w2, dy)), MEGATRON));
         assertTrue(f.getMessage().contains("all_gather"), f.getMessage());
     }
+
+    @Test
+    void aListWithTooFewArraysIsTheWrongShape() {
+        GradingFailure f = rejected(Kind.WRONG_SHAPE, () -> Chapter6Checks.dataParallelStep((ps, in, tg, lr) -> {
+            List<ShardedArray> all = manualStep(ps, in, tg, lr, true);
+            return all.subList(0, all.size() - 1);
+        }, MANUAL));
+        assertTrue(f.reason().contains("7 arrays returned, expected 8"), f.reason());
+    }
+
+    @Test
+    void aListWithANullEntryIsRejectedNotACrash() {
+        GradingFailure f = rejected(Kind.WRONG_SHAPE, () -> Chapter6Checks.megatronMlp((x, w1, w2, dy) -> {
+            ShardedArray y = ShardMap.shardMap(b -> List.of(Collectives.psum(b.get(0).matmul(b.get(1)).relu()
+                    .matmul(b.get(2)), "model")), x.mesh(), List.of(P(), P(null, "model"), P("model", null)),
+                    List.of(P())).call(List.of(x, w1, w2)).get(0);
+            return java.util.Arrays.asList(y, null, w1, w2);
+        }, MEGATRON));
+        assertTrue(f.reason().contains("dX is not a ShardedArray"), f.reason());
+    }
 }
