@@ -51,25 +51,12 @@ final class GlobalTape extends Tape<ShardedArray> implements Staging.Binder {
 
     // ------------------------------------------------------------------------------------------ recording
 
-    private final class PrimitiveNode implements Node<ShardedArray> {
-        private final Primitive p;
-        private final List<Object> inputs;
-        private final List<ShardedArray> outputs;
-
-        PrimitiveNode(Primitive p, List<Object> inputs, ShardedArray out) {
-            this.p = p;
-            this.inputs = List.copyOf(inputs);
-            this.outputs = List.of(out);
-        }
-
-        @Override
-        public List<Object> inputs() {
-            return inputs;
-        }
-
-        @Override
-        public List<ShardedArray> outputs() {
-            return outputs;
+    /** One primitive's equation; its pullback binds the primitive's rule into the outer trace. */
+    private record PrimitiveNode(Staging.Binder outer, Primitive p, List<Object> inputs, List<ShardedArray> outputs)
+            implements Node<ShardedArray> {
+        PrimitiveNode {
+            inputs = List.copyOf(inputs);
+            outputs = List.copyOf(outputs);
         }
 
         @Override
@@ -118,25 +105,11 @@ final class GlobalTape extends Tape<ShardedArray> implements Staging.Binder {
     }
 
     /** A shardMap region: its pullback is the region of the local engine's pullback on every device. */
-    private final class RegionNode implements Node<ShardedArray> {
-        private final ManualRegion region;
-        private final List<Object> inputs;
-        private final List<ShardedArray> outputs;
-
-        RegionNode(ManualRegion region, List<Object> inputs, List<ShardedArray> outputs) {
-            this.region = region;
-            this.inputs = List.copyOf(inputs);
-            this.outputs = List.copyOf(outputs);
-        }
-
-        @Override
-        public List<Object> inputs() {
-            return inputs;
-        }
-
-        @Override
-        public List<ShardedArray> outputs() {
-            return outputs;
+    private record RegionNode(Staging.Binder outer, ManualRegion region, List<Object> inputs,
+                              List<ShardedArray> outputs) implements Node<ShardedArray> {
+        RegionNode {
+            inputs = List.copyOf(inputs);
+            outputs = List.copyOf(outputs);
         }
 
         @Override
@@ -183,7 +156,7 @@ final class GlobalTape extends Tape<ShardedArray> implements Staging.Binder {
     public ShardedArray bind(Primitive p, List<Object> operands) {
         ShardedArray out = outer.bind(p, operands);
         if (anyLive(operands)) {
-            record(new PrimitiveNode(p, operands, out));
+            record(new PrimitiveNode(outer, p, operands, List.of(out)));
         }
         return out;
     }
@@ -192,7 +165,7 @@ final class GlobalTape extends Tape<ShardedArray> implements Staging.Binder {
     public List<ShardedArray> bindRegion(ManualRegion region, List<Object> operands) {
         List<ShardedArray> outs = outer.bindRegion(region, operands);
         if (anyLive(operands)) {
-            record(new RegionNode(region, operands, outs));
+            record(new RegionNode(outer, region, operands, outs));
         }
         return outs;
     }
