@@ -106,7 +106,8 @@ public final class BenchReport {
             }
         }
         if (!results(jmh, "LocalMatmulBench.matmul").isEmpty()) {
-            md.append("## Local float32 matmul\n\nJMH, against numpy with one OpenBLAS thread measured before it"
+            md.append("## Local float32 matmul\n\nJMH (ours from host code, on all cores), against numpy with one"
+                    + " OpenBLAS thread measured before it"
                     + " (numpy.json); the by-turns comparison with numpy on all threads is under \"Peers\".\n\n"
                     + "| n | ours GFLOP/s | numpy GFLOP/s | ours / numpy |\n|---:|---:|---:|---:|\n");
         }

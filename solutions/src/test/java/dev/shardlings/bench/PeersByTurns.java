@@ -5,6 +5,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.shardlings.array.DType;
+import dev.shardlings.array.OpObserver;
+import dev.shardlings.array.OpObservers;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -25,7 +28,8 @@ import java.util.concurrent.TimeUnit;
  *   <li>the book's sharded matmul (B×D×F = 1024×2048×8192 on a 2 × 4 mesh), all-gather then matmul and the
  *       collective matmul, against JAX on 8 simulated CPU devices running the same programs
  *       ({@code src/bench/peers.py}: a jit with the same shardings, and a shard_map with ppermute);</li>
- *   <li>the local f32 matmul, n = 1024, against numpy's {@code a @ b} with all OpenBLAS threads and with one;</li>
+ *   <li>the local f32 matmul, n = 1024, against numpy's {@code a @ b} with all OpenBLAS threads (ours on all
+ *       cores, as host code runs it) and with one (ours on one thread);</li>
  *   <li>the all-gather of 64 MB over 8 devices against {@link System#arraycopy} of the same bytes.</li>
  * </ul>
  * Each comparison alternates rounds: a few calls of the reference, then as many of ours (the order swapped every
@@ -82,6 +86,7 @@ public final class PeersByTurns {
         }
         for (int i = 0; i < 40; i++) {
             local.matmul();
+            oneThread(local);
         }
         result.put("jdk", System.getProperty("java.version")).put("vm", System.getProperty("java.vm.name"))
                 .put("cores", Runtime.getRuntime().availableProcessors());
@@ -109,7 +114,7 @@ public final class PeersByTurns {
         try {
             result.set("numpy_one_thread", numpyOne.versions);
             comparisons.add(compare("localMatmul1024OneThread", "numpy a @ b, one thread",
-                    numpyOne.side("numpy_matmul"), timed(local::matmul), rounds, 5));
+                    numpyOne.side("numpy_matmul"), timed(() -> oneThread(local)), rounds, 5));
         } finally {
             numpyOne.close();
         }
@@ -126,6 +131,26 @@ public final class PeersByTurns {
                             .asDouble()));
         }
     }
+
+    /**
+     * Our matmul on the calling thread alone: a host-side matmul shares its work among the cores unless an
+     * {@link OpObserver} is installed (as on a simulated device), so one that observes nothing is.
+     */
+    static void oneThread(LocalMatmulBench local) {
+        try (OpObservers.Scope ignored = OpObservers.install(SERIAL)) {
+            local.matmul();
+        }
+    }
+
+    private static final OpObserver SERIAL = new OpObserver() {
+        @Override
+        public void allocated(DType dtype, int[] shape, long bytes) {
+        }
+
+        @Override
+        public void matmul(int m, int k, int n, DType dtype) {
+        }
+    };
 
     static Side timed(Runnable r) {
         return n -> {
