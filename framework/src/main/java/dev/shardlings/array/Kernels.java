@@ -266,20 +266,64 @@ final class Kernels {
         return matmulBlocked(a, false, b, false, m, k, n);
     }
 
+    /**
+     * Products of at least this many multiply-adds (m·k·n) are shared among the cores when no {@link OpObserver}
+     * is installed on the calling thread: host code, not a simulated device (the devices already share the cores,
+     * and their work is accounted per thread) nor a trace.
+     */
+    static final long PARALLEL_MIN_MACS = 128L * 128 * 128;
+
     /** {@link #matmulBlocked(float[], float[], int, int, int)} with A ([k, m]) and/or B ([n, k]) transposed. */
     static float[] matmulBlocked(float[] a, boolean ta, float[] b, boolean tb, int m, int k, int n) {
+        int parts = (long) m * k * n >= PARALLEL_MIN_MACS && OpObservers.current() == null
+                ? Runtime.getRuntime().availableProcessors() : 1;
+        return matmulBlocked(a, ta, b, tb, m, k, n, parts);
+    }
+
+    /**
+     * The blocked kernel with C's column panels cut into {@code parts} contiguous ranges, one per task (the last
+     * on the calling thread, the others in the common fork-join pool). Every C element is computed by one task
+     * exactly as the serial kernel computes it (same k blocks, same micro-kernel, same FMAs in the same order),
+     * so the result is bit-identical whatever {@code parts} is.
+     */
+    static float[] matmulBlocked(float[] a, boolean ta, float[] b, boolean tb, int m, int k, int n, int parts) {
         int nr = 2 * F.length();
         int panels = (n + nr - 1) / nr;
         float[] c = new float[m * n];
+        parts = Math.max(1, Math.min(parts, panels));
+        if (parts == 1) {
+            blockedPanels(a, ta, b, tb, m, k, n, c, 0, panels);
+            return c;
+        }
+        java.util.concurrent.ForkJoinTask<?>[] tasks = new java.util.concurrent.ForkJoinTask<?>[parts - 1];
+        for (int t = 0; t < parts - 1; t++) {
+            int p0 = panels * t / parts;
+            int p1 = panels * (t + 1) / parts;
+            tasks[t] = java.util.concurrent.ForkJoinPool.commonPool().submit(
+                    () -> blockedPanels(a, ta, b, tb, m, k, n, c, p0, p1));
+        }
+        blockedPanels(a, ta, b, tb, m, k, n, c, panels * (parts - 1) / parts, panels);
+        for (java.util.concurrent.ForkJoinTask<?> task : tasks) {
+            task.join();
+        }
+        return c;
+    }
+
+    /** The blocked kernel for C's column panels [p0, p1) (columns p0·nr .. min(p1·nr, n)). */
+    private static void blockedPanels(float[] a, boolean ta, float[] b, boolean tb, int m, int k, int n, float[] c,
+                                      int p0, int p1) {
+        int nr = 2 * F.length();
+        int panels = p1 - p0;
+        int n0 = p0 * nr;
         float[] bp = new float[Math.min(k, KC) * panels * nr];
         float[] ap = new float[Math.min(k, KC) * ((Math.min(m, MC) + MR - 1) / MR * MR)];
         float[] tile = new float[MR * nr];
         for (int pc = 0; pc < k; pc += KC) {
             int kc = Math.min(KC, k - pc);
             if (tb) {
-                packBTransposed(b, n, k, pc, kc, nr, panels, bp);
+                packBTransposed(b, n, k, n0, pc, kc, nr, panels, bp);
             } else {
-                packB(b, n, pc, kc, nr, panels, bp);
+                packB(b, n, n0, pc, kc, nr, panels, bp);
             }
             for (int ic = 0; ic < m; ic += MC) {
                 int mc = Math.min(MC, m - ic);
@@ -289,7 +333,7 @@ final class Kernels {
                     packA(a, k, ic, mc, pc, kc, ap);
                 }
                 for (int jp = 0; jp < panels; jp++) {
-                    int j0 = jp * nr;
+                    int j0 = n0 + jp * nr;
                     int cols = Math.min(nr, n - j0);
                     int bOff = jp * kc * nr;
                     for (int ir = 0; ir < mc; ir += MR) {
@@ -313,13 +357,12 @@ final class Kernels {
                 }
             }
         }
-        return c;
     }
 
-    /** Packs B[pc..pc+kc, :] as micro-panels: panel p holds columns p·nr.. as kc rows of nr floats. */
-    private static void packB(float[] b, int n, int pc, int kc, int nr, int panels, float[] bp) {
+    /** Packs B[pc..pc+kc, n0..] as micro-panels: panel p holds columns n0 + p·nr.. as kc rows of nr floats. */
+    private static void packB(float[] b, int n, int n0, int pc, int kc, int nr, int panels, float[] bp) {
         for (int p = 0; p < panels; p++) {
-            int j0 = p * nr;
+            int j0 = n0 + p * nr;
             int cols = Math.min(nr, n - j0);
             int dst = p * kc * nr;
             for (int kk = 0; kk < kc; kk++) {
@@ -334,9 +377,10 @@ final class Kernels {
     }
 
     /** {@link #packB} from Bᵀ (a row-major [n, k] buffer): the same panels. */
-    private static void packBTransposed(float[] bt, int n, int k, int pc, int kc, int nr, int panels, float[] bp) {
+    private static void packBTransposed(float[] bt, int n, int k, int n0, int pc, int kc, int nr, int panels,
+                                        float[] bp) {
         for (int p = 0; p < panels; p++) {
-            int j0 = p * nr;
+            int j0 = n0 + p * nr;
             int cols = Math.min(nr, n - j0);
             int dst = p * kc * nr;
             for (int c = 0; c < nr; c++) {

@@ -182,6 +182,34 @@ class KernelsProperties {
         assertArrayEquals(ref, Kernels.matmulBlocked(at, ta, bt, tb, m, k, n));
     }
 
+    /**
+     * The blocked kernel shared among tasks (C's column panels cut into ranges) gives the same bits as on one
+     * thread, with transposed operands and across the block edges, however many parts.
+     */
+    @Property(tries = 40, seed = "20261126")
+    void theBlockedKernelSplitAmongTasksIsBitIdentical(
+            @ForAll @IntRange(min = 6, max = 130) int m,
+            @ForAll @IntRange(min = 8, max = 300) int k,
+            @ForAll @IntRange(min = 32, max = 300) int n,
+            @ForAll @IntRange(min = 2, max = 5) int parts,
+            @ForAll boolean ta,
+            @ForAll boolean tb,
+            @ForAll long seed) {
+        java.util.Random rnd = new java.util.Random(seed);
+        float[] a = new float[m * k];
+        float[] b = new float[k * n];
+        for (float[] x : new float[][] {a, b}) {
+            for (int t = 0; t < x.length; t++) {
+                x[t] = rnd.nextInt(100) < 2 ? (rnd.nextBoolean() ? -0f : Float.NaN) : rnd.nextFloat() * 2 - 1;
+            }
+        }
+        float[] at = ta ? transpose(a, m, k) : a;
+        float[] bt = tb ? transpose(b, k, n) : b;
+        assertArrayEquals(orderedFma(a, b, m, k, n), Kernels.matmulBlocked(at, ta, bt, tb, m, k, n, parts));
+        assertArrayEquals(Kernels.matmulBlocked(at, ta, bt, tb, m, k, n, 1),
+                Kernels.matmulBlocked(at, ta, bt, tb, m, k, n, parts));
+    }
+
     /** addN's one pass gives the bits of the chained adds, left to right, with -0, inf and NaN among the values. */
     @Property(tries = 100, seed = "20261125")
     void addNIsTheChainedAdds(@ForAll @IntRange(min = 2, max = 9) int count,

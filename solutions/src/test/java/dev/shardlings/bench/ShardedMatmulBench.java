@@ -27,8 +27,8 @@ import static dev.shardlings.sharding.PartitionSpec.P;
  *   <li>{@code jittedMatmul}: {@code Jit.jit(A · W)} with out sharding P('X', 'Y') on the same mesh with Auto axes
  *       — the compiler's program, which all-gathers A over Y as {@code allGatherThenMatmul} does by hand.</li>
  * </ul>
- * Both are the reference solutions of Problem 3 (3.0). The JAX figures they are compared with (168 and 146
- * GFLOP/s on 8 simulated CPU devices, JAX 0.10.2 on the same kind of machine) were measured outside this run.
+ * Both are the reference solutions of Problem 3 (3.0). {@link PeersByTurns} compares the first two, by turns in
+ * the same run, with JAX on 8 simulated CPU devices running the same programs ({@code src/bench/peers.py}).
  */
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
 @Warmup(iterations = 3, time = 2)
