@@ -4,6 +4,7 @@ import dev.shardlings.array.DType;
 import dev.shardlings.array.GradRecorder;
 import dev.shardlings.array.GradRecorders;
 import dev.shardlings.array.NDArray;
+import dev.shardlings.array.OpObservers;
 import dev.shardlings.trace.Collective;
 import dev.shardlings.trace.CollectiveParams;
 import dev.shardlings.trace.TraceEvent;
@@ -264,9 +265,16 @@ public final class Collectives {
             }
         }
         AxisGroups g = ctx.groups(axisList, kind.jaxName());
-        NDArray[] xs = exchange(ctx, g, kind, x, NONE);
-        // A group of one: the result is still a buffer of its own, as on a real device.
-        NDArray acc = xs.length == 1 ? fresh(x) : reduce.apply(xs);
+        NDArray acc;
+        if (g.groupSize < SHARED_REDUCTION_GROUP || reduce != SUM) {
+            NDArray[] xs = exchange(ctx, g, kind, x, NONE);
+            // A group of one: the result is still a buffer of its own, as on a real device.
+            acc = xs.length == 1 ? fresh(x) : reduce.apply(xs);
+        } else {
+            // Each group reduced once, by the device that completes the step, and each member takes a copy:
+            // the same bits as reducing on every member, without every member reading the whole group.
+            acc = fresh(reducedOnce(ctx, g, kind, x, reduce));
+        }
         long b = x.nbytes();
         long moved = 2L * (g.groupSize - 1) * b / g.groupSize;
         record(ctx, kind, g, x, acc, moved, moved, NONE);
@@ -623,6 +631,42 @@ public final class Collectives {
         }
     }
 
+
+    /**
+     * The group size from which an all-reduce is computed once per group rather than on every member. Why not
+     * always: with groups of two or three, every member reducing in parallel on the machine's cores beats one
+     * device reducing while the others wait and then copying; from four on, the n-fold repeated reads cost more
+     * (with 256 devices in a group, a psum on each device read all 256 operands: quadratic in the mesh). Sums
+     * only: addN allocates one result as the copy does, so each device's memory in the trace is unchanged
+     * (pmax and pmin chain pairwise maxima, whose intermediates the trace counts).
+     */
+    static final int SHARED_REDUCTION_GROUP = 4;
+
+    /** This device's group's reduction, computed once per group with nothing observed or recorded. */
+    private static NDArray reducedOnce(DeviceContext ctx, AxisGroups g, Collective kind, NDArray x,
+                                       Function<NDArray[], NDArray> reduce) {
+        ctx.beginCollective(x);
+        int step = ctx.nextStep();
+        Exchange.Signature signature = new Exchange.Signature(kind, g.axes, x.dtype(), x.shape(), NONE);
+        Exchange.Arrival arrival = ctx.exchange.exchange(ctx.flat, step, new Exchange.Post(signature, x), posts -> {
+            NDArray[] byLeader = new NDArray[posts.length];
+            // Not this device's work: its observer (trace, memory) and tape see none of it.
+            try (var quiet = OpObservers.install(null); var noTape = GradRecorders.install(null)) {
+                for (int d = 0; d < posts.length; d++) {
+                    int[] members = g.members[d];
+                    if (members[0] == d) {
+                        NDArray[] xs = new NDArray[members.length];
+                        for (int l = 0; l < members.length; l++) {
+                            xs[l] = posts[members[l]].operand();
+                        }
+                        byLeader[d] = reduce.apply(xs);
+                    }
+                }
+            }
+            return byLeader;
+        });
+        return ((NDArray[]) arrival.combined())[g.members[ctx.flat][0]];
+    }
 
     private static NDArray[] exchange(DeviceContext ctx, AxisGroups g, Collective kind, NDArray x,
                                       CollectiveParams params) {

@@ -34,6 +34,17 @@ final class DeviceThreads {
 
     /** How long a waiting thread yields its core before it parks, in nanoseconds. */
     static final long SPIN_NANOS = 100_000;
+    /**
+     * How long a device waiting at a collective yields, per device of the mesh, in nanoseconds (at least
+     * {@link #SPIN_NANOS}, at most {@link #MAX_SPIN_NANOS}). Why it grows with the mesh: with hundreds of devices
+     * on two cores a round of every runnable device takes longer than {@link #SPIN_NANOS}, so the first devices
+     * would park before the last one posts and the step would end in hundreds of wake-ups through the kernel;
+     * yielding for about one round keeps them runnable (measured: a psum call on 256 devices went from 3.3 ms to
+     * 1.7 ms, docs/performance.md).
+     */
+    static final long SPIN_NANOS_PER_DEVICE = 4_000;
+    /** The longest a waiter yields before it parks, in nanoseconds: a bound on the core time waiting can take. */
+    static final long MAX_SPIN_NANOS = 2_000_000;
     /** A deadline meaning "wait as long as it takes" for {@link #await}. */
     static final long NO_DEADLINE = Long.MAX_VALUE;
     /** An idle device thread ends after this many seconds without work. */
@@ -90,6 +101,20 @@ final class DeviceThreads {
      * @throws InterruptedException if the thread is interrupted while waiting (its interrupt status is cleared)
      */
     static boolean await(BooleanSupplier done, long deadline) throws InterruptedException {
+        return await(done, deadline, SPIN_NANOS);
+    }
+
+    /** The spin before parking for a wait among {@code devices} devices (see {@link #SPIN_NANOS_PER_DEVICE}). */
+    static long spinFor(int devices) {
+        return Math.min(MAX_SPIN_NANOS, Math.max(SPIN_NANOS, devices * SPIN_NANOS_PER_DEVICE));
+    }
+
+    /**
+     * {@link #await(BooleanSupplier, long)} yielding for {@code spinNanos} before it parks.
+     *
+     * @throws InterruptedException if the thread is interrupted while waiting (its interrupt status is cleared)
+     */
+    static boolean await(BooleanSupplier done, long deadline, long spinNanos) throws InterruptedException {
         long start = System.nanoTime();
         while (!done.getAsBoolean()) {
             if (Thread.interrupted()) {
@@ -100,7 +125,7 @@ final class DeviceThreads {
             if (left <= 0) {
                 return false;
             }
-            if (now - start < SPIN_NANOS) {
+            if (now - start < spinNanos) {
                 Thread.yield();
             } else {
                 // Bounded, so a lost unpark can only delay, never hang, and the deadline is honoured.

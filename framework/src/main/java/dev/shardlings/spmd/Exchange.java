@@ -13,9 +13,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Function;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -36,6 +39,13 @@ final class Exchange {
 
     /** What one device posts at a collective step. */
     record Post(Signature signature, NDArray operand) {
+    }
+
+    /**
+     * What a device gets back from a step: every device's post (mesh order) and what the step's combiner made of
+     * them (null without one). Valid until the step after next completes; read it before posting again.
+     */
+    record Arrival(Post[] posts, Object combined) {
     }
 
     /**
@@ -76,33 +86,58 @@ final class Exchange {
     private final Mesh mesh;
     private final int n;
     private final long timeoutNanos;
+    /** How long a waiter yields before it parks ({@link DeviceThreads#spinFor}). */
+    private final long spinNanos;
+    /** Taken by the device that completes a step and on the rare paths (a return, a failure, an abort). */
     private final ReentrantLock lock = new ReentrantLock();
+    /**
+     * The posts of the step each slot is set up for. Slot 0 is set up for step 0 here; the device that completes
+     * step k sets up the other slot for step k + 1 before it publishes the completion (nobody can have posted
+     * k + 1 yet, and everybody has finished reading k − 1, which that slot held).
+     */
     private final Post[][] slots = new Post[2][];
-    private final long[] slotStep = {-1, -1};
-    private final int[] arrived = new int[2];
+    /** What each slot's combiner made of its posts, written by the completer before it publishes the step. */
+    private final Object[] combined = new Object[2];
+    /** Posts so far in each slot's step; the device whose post makes it n completes the step. */
+    private final AtomicIntegerArray arrived = new AtomicIntegerArray(2);
     /** The step each slot last completed (all devices posted and agreed); read by waiters without the lock. */
     private final AtomicLongArray completed = new AtomicLongArray(new long[] {-1, -1});
     /** Collectives each device has passed (written by the device itself, so no lock is needed to wake up). */
     private final AtomicIntegerArray passed;
     /** The thread of each device, as of its last post, to unpark at a step's end or an abort. */
     private final Thread[] threads;
-    private final State[] states;
-    private final int[] stepOf;           // collectives completed (RUNNING/RETURNED) or the step waited on (WAITING)
-    private final Signature[] waitingOn;  // signature while WAITING
-    private final String[] failure;       // exception summary while FAILED
+    /**
+     * Each device's state, written by the device itself before it posts or returns (so whoever sees its post or
+     * return sees its state), read for the checks and the messages.
+     */
+    private final AtomicReferenceArray<State> states;
+    private final AtomicIntegerArray stepOf;  // collectives completed (RUNNING/RETURNED) or the step waited on (WAITING)
+    private final AtomicReferenceArray<Signature> waitingOn;  // signature while WAITING
+    private final String[] failure;       // exception summary while FAILED (under the lock)
+    /** The device whose post completed each slot's step: the root of that step's wake-up tree. */
+    private final int[] completer = new int[2];
+    /**
+     * Devices that have returned from the function. A post reads it after counting itself in, and a return reads
+     * the arrivals after counting itself here, so of a post and a return that race one always sees the other.
+     */
+    private final AtomicInteger returnedCount = new AtomicInteger();
     private volatile SpmdException abort;
 
     Exchange(Mesh mesh, long timeoutNanos) {
         this.mesh = mesh;
         this.n = mesh.size();
         this.timeoutNanos = timeoutNanos;
-        this.states = new State[n];
-        this.stepOf = new int[n];
-        this.waitingOn = new Signature[n];
+        this.spinNanos = DeviceThreads.spinFor(n);
+        this.states = new AtomicReferenceArray<>(n);
+        this.stepOf = new AtomicIntegerArray(n);
+        this.waitingOn = new AtomicReferenceArray<>(n);
         this.failure = new String[n];
         this.passed = new AtomicIntegerArray(n);
         this.threads = new Thread[n];
-        Arrays.fill(states, State.RUNNING);
+        for (int i = 0; i < n; i++) {
+            states.set(i, State.RUNNING);
+        }
+        slots[0] = new Post[n];
     }
 
     /** The problem that aborted the run, or null. */
@@ -117,55 +152,77 @@ final class Exchange {
      * @throws Aborted if the run was aborted (the runtime reports the reason)
      */
     Post[] exchange(int device, int step, Post post) {
-        int s = step & 1;
-        Post[] slot;
-        Thread[] toWake = null;
-        lock.lock();
-        try {
-            if (abort != null) {
-                throw new Aborted();
-            }
-            if (slotStep[s] != step) {
-                slotStep[s] = step;
-                slots[s] = new Post[n];
-                arrived[s] = 0;
-            }
-            slot = slots[s];
-            slot[device] = post;
-            arrived[s]++;
-            states[device] = State.WAITING;
-            stepOf[device] = step;
-            waitingOn[device] = post.signature();
-            threads[device] = Thread.currentThread();
-            if (arrived[s] == n) {
-                checkAgreement(step, slot);
-                if (abort == null) {
-                    completed.set(s, step);
-                    toWake = threads.clone();
-                }
-            } else {
-                checkNobodyGone(step);
-            }
-        } finally {
-            lock.unlock();
+        return exchange(device, step, post, null).posts();
+    }
+
+    /**
+     * {@link #exchange(int, int, Post)}, and {@code combine} (when not null) applied once to all the posts by the
+     * device that completes the step, before any device goes on: work every device would otherwise repeat, such
+     * as the sums of a psum, is done once. Every device must pass an equivalent combiner; the completer's runs.
+     *
+     * @throws Aborted if the run was aborted (the runtime reports the reason)
+     * @throws RuntimeException whatever {@code combine} throws, on the device that ran it (the others are then
+     *                          aborted when that device reports its failure)
+     */
+    Arrival exchange(int device, int step, Post post, Function<Post[], Object> combine) {
+        if (abort != null) {
+            throw new Aborted();
         }
-        if (toWake != null) {
-            wake(toWake);
-        } else {
+        int s = step & 1;
+        // Set up by the completer of step - 1, whose completion this device saw (or by the constructor).
+        Post[] slot = slots[s];
+        boolean completedHere = false;
+        // Why no lock here: with hundreds of devices sharing two cores, a thread preempted while holding a
+        // mesh-wide lock made every other poster queue behind it; each device writes only its own entries, and
+        // the count of arrivals orders them for the device that completes the step.
+        slot[device] = post;
+        threads[device] = Thread.currentThread();
+        waitingOn.set(device, post.signature());
+        stepOf.set(device, step);
+        states.set(device, State.WAITING);
+        if (arrived.incrementAndGet(s) == n) {
+            lock.lock();
+            try {
+                if (abort == null) {
+                    checkAgreement(step, slot);
+                }
+                if (abort == null) {
+                    combined[s] = combine == null ? null : combine.apply(slot);
+                    slots[s ^ 1] = new Post[n];
+                    arrived.set(s ^ 1, 0);
+                    completer[s] = device;
+                    completed.set(s, step);
+                    completedHere = true;
+                }
+            } finally {
+                lock.unlock();
+            }
+        } else if (returnedCount.get() > 0) {
+            lock.lock();
+            try {
+                if (abort == null) {
+                    checkNobodyGone(step);
+                }
+            } finally {
+                lock.unlock();
+            }
+        }
+        if (!completedHere) {
             awaitStep(device, s, step);
         }
         if (abort != null) {
             throw new Aborted();
         }
+        wakeChildren(device, s);
         passed.set(device, step + 1);
-        return slot;
+        return new Arrival(slot, combined[s]);
     }
 
     /** Waits, outside the lock, until step {@code step} completes, the run aborts, or the time limit passes. */
     private void awaitStep(int device, int s, int step) {
         long deadline = System.nanoTime() + timeoutNanos;
         try {
-            if (DeviceThreads.await(() -> completed.get(s) == step || abort != null, deadline)) {
+            if (DeviceThreads.await(() -> completed.get(s) == step || abort != null, deadline, spinNanos)) {
                 return;
             }
             lock.lock();
@@ -191,6 +248,25 @@ final class Exchange {
         }
     }
 
+    /**
+     * Passes a completed step's wake-up on: the devices form a binary tree rooted at the completer (in device order
+     * from it), and each device, once past the step, unparks its two children. Why a tree: a thread that has
+     * yielded long enough parks, and unparking one costs a system call; with hundreds of devices on two cores, one
+     * thread unparking all the others made the wake-up of a step grow with the square of the devices (every
+     * woken thread waited behind the whole list), while a tree spreads the calls over every core and every woken
+     * thread, depth log2(n). Unparking a thread that is not parked only leaves it a permit: every wait is a loop.
+     */
+    private void wakeChildren(int device, int s) {
+        int root = completer[s];
+        int rel = Math.floorMod(device - root, n);
+        for (int c = 2 * rel + 1; c <= 2 * rel + 2 && c < n; c++) {
+            Thread t = threads[(root + c) % n];
+            if (t != null && t != Thread.currentThread()) {
+                LockSupport.unpark(t);
+            }
+        }
+    }
+
     /** Unparks the threads that posted (a thread that is not parked keeps the permit; every wait is a loop). */
     private static void wake(Thread[] ts) {
         Thread self = Thread.currentThread();
@@ -203,17 +279,23 @@ final class Exchange {
 
     /** Marks a device as returned from the function after {@code steps} collectives. */
     void returned(int device, int steps) {
+        stepOf.set(device, steps);
+        states.set(device, State.RETURNED);
+        returnedCount.incrementAndGet();
+        // Only a device waiting in step `steps` can be left behind (no later step can complete without this
+        // device); the slot of that step was set up when step steps - 1 completed, which this device passed.
+        if (arrived.get(steps & 1) == 0) {
+            return;
+        }
         lock.lock();
         try {
-            states[device] = State.RETURNED;
-            stepOf[device] = steps;
             if (abort == null) {
                 for (int i = 0; i < n; i++) {
                     // A device still marked WAITING on an earlier step has only not woken up yet: that barrier
                     // completed (this device took part in it). Waiting on a later step is a real mismatch.
-                    if (states[i] == State.WAITING && stepOf[i] >= steps) {
+                    if (states.get(i) == State.WAITING && stepOf.get(i) >= steps) {
                         abortWith("device " + describe(device) + " returned from the function after " + steps
-                                + " collective(s) while other devices wait in collective #" + (stepOf[i] + 1)
+                                + " collective(s) while other devices wait in collective #" + (stepOf.get(i) + 1)
                                 + "; every device must call the same collectives in the same order");
                         break;
                     }
@@ -228,7 +310,7 @@ final class Exchange {
     void failed(int device, Throwable t) {
         lock.lock();
         try {
-            states[device] = State.FAILED;
+            states.set(device, State.FAILED);
             failure[device] = t.getClass().getSimpleName() + (t.getMessage() == null ? "" : ": " + firstLine(t.getMessage()));
             if (abort == null) {
                 // Not a mismatch: the runtime reports the device's own exception, so this text is only a marker.
@@ -267,8 +349,8 @@ final class Exchange {
 
     private void checkNobodyGone(int step) {
         for (int i = 0; i < n; i++) {
-            if (states[i] == State.RETURNED) {
-                abortWith("device " + describe(i) + " returned from the function after " + stepOf[i]
+            if (states.get(i) == State.RETURNED) {
+                abortWith("device " + describe(i) + " returned from the function after " + stepOf.get(i)
                         + " collective(s), but other devices wait in collective #" + (step + 1)
                         + "; every device must call the same collectives in the same order");
                 return;
@@ -290,13 +372,13 @@ final class Exchange {
     }
 
     private String stateText(int i) {
-        return switch (states[i]) {
-            // WAITING is set under the lock at a post; the device itself records passing the step without it.
-            case WAITING -> passed.get(i) > stepOf[i]
+        return switch (states.get(i)) {
+            // WAITING is set at a post; the device records passing the step separately.
+            case WAITING -> passed.get(i) > stepOf.get(i)
                     ? "running after " + passed.get(i) + " collective(s)"
-                    : "waits in collective #" + (stepOf[i] + 1) + ": " + waitingOn[i];
-            case RUNNING -> "running after " + stepOf[i] + " collective(s)";
-            case RETURNED -> "returned after " + stepOf[i] + " collective(s)";
+                    : "waits in collective #" + (stepOf.get(i) + 1) + ": " + waitingOn.get(i);
+            case RUNNING -> "running after " + stepOf.get(i) + " collective(s)";
+            case RETURNED -> "returned after " + stepOf.get(i) + " collective(s)";
             case FAILED -> "failed: " + failure[i];
         };
     }
