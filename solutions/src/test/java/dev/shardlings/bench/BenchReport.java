@@ -33,9 +33,9 @@ public final class BenchReport {
     }
 
     public static void main(String[] args) throws IOException {
-        if (args.length < 3 || args.length > 5) {
+        if (args.length < 3 || args.length > 6) {
             System.err.println("usage: BenchReport <jmh.json> <numpy.json> <report.md> [<training-vs-jax.json>"
-                    + " [<peers.json>]]");
+                    + " [<peers.json> [<grade results.json>]]]");
             System.exit(2);
         }
         JsonNode jmh = JSON.readTree(Path.of(args[0]).toFile());
@@ -43,8 +43,13 @@ public final class BenchReport {
         JsonNode numpy = Files.exists(numpyFile) ? JSON.readTree(numpyFile.toFile()) : null;
         JsonNode jax = args.length > 3 ? sameRun(Path.of(args[3]), Path.of(args[0])) : null;
         JsonNode peers = args.length > 4 ? sameRun(Path.of(args[4]), Path.of(args[0])) : null;
-        String report = render(jmh, numpy, jax, peers);
+        JsonNode grade = args.length > 5 ? sameRun(Path.of(args[5]), Path.of(args[0])) : null;
+        String report = render(jmh, numpy, jax, peers, grade);
         Files.writeString(Path.of(args[2]), report, StandardCharsets.UTF_8);
+        String svg = scalingSvg(jmh);
+        if (svg != null) {
+            Files.writeString(Path.of(args[2]).resolveSibling("scaling.svg"), svg, StandardCharsets.UTF_8);
+        }
         System.out.println(report);
     }
 
@@ -75,6 +80,14 @@ public final class BenchReport {
      * {@link PeersByTurns}' (null when there is none).
      */
     static String render(JsonNode jmh, JsonNode numpy, JsonNode jax, JsonNode peers) {
+        return render(jmh, numpy, jax, peers, null);
+    }
+
+    /**
+     * The report text for one run; {@code grade} is the grader's results.json from grading the solutions in this
+     * run (null when it did not run).
+     */
+    static String render(JsonNode jmh, JsonNode numpy, JsonNode jax, JsonNode peers, JsonNode grade) {
         StringBuilder md = new StringBuilder("# Benchmark report\n\nReproduce with `mvn -B -Pbench verify -pl solutions"
                 + " -am -DskipTests`, with `-Dbench.jax.python=PYTHON_WITH_JAX` for the JAX comparison"
                 + " (docs/performance.md). Sections of benchmarks that did not run are left out.\n\n");
@@ -217,6 +230,8 @@ public final class BenchReport {
 
         peers(md, verdicts, peers);
         training(md, verdicts, jmh, jax);
+        scaling(md, verdicts, jmh);
+        grading(md, verdicts, grade);
 
         md.append("\n## Targets\n\n| target | met | measured |\n|---|---|---:|\n");
         verdicts.forEach(md::append);
@@ -346,6 +361,192 @@ public final class BenchReport {
         if (!Double.isNaN(hit)) {
             verdicts.add(verdict("training step cache hit ≤ 50 µs", hit <= 50e-6, f1(hit * 1e6) + " µs"));
         }
+    }
+
+    /** The meshes of {@link ScalingBench}, in plotting order: one axis, then two. */
+    private static final List<String> ONE_AXIS = List.of("1", "2", "4", "8", "16", "32", "64", "128", "256");
+    private static final List<String> TWO_AXES = List.of("2x2", "4x4", "8x8", "16x16");
+
+    /** Devices in a mesh parameter: "64" → 64, "16x16" → 256. */
+    static int devices(String mesh) {
+        int n = 1;
+        for (String k : mesh.split("x")) {
+            n *= Integer.parseInt(k);
+        }
+        return n;
+    }
+
+    /** A ScalingBench benchmark's median (µs) per mesh parameter. */
+    private static Map<String, Double> medians(JsonNode jmh, String bench) {
+        Map<String, Double> out = new java.util.LinkedHashMap<>();
+        for (JsonNode r : results(jmh, "ScalingBench." + bench)) {
+            out.put(r.path("params").path("mesh").asText(), median(r) * 1e6);
+        }
+        return out;
+    }
+
+    /**
+     * The largest ratio of a curve's median between consecutive meshes of {@code order}, each divided by the ratio
+     * of their devices: at most 1 means no step grew faster than the devices (NaN with fewer than two points).
+     */
+    static double worstGrowth(Map<String, Double> medians, List<String> order, int fromDevices) {
+        double worst = Double.NaN;
+        String prev = null;
+        for (String m : order) {
+            if (!medians.containsKey(m) || devices(m) < fromDevices) {
+                continue;
+            }
+            if (prev != null) {
+                double g = (medians.get(m) / medians.get(prev)) / ((double) devices(m) / devices(prev));
+                worst = Double.isNaN(worst) ? g : Math.max(worst, g);
+            }
+            prev = m;
+        }
+        return worst;
+    }
+
+    /**
+     * Cost as the mesh grows ({@link ScalingBench}, {@link CollectiveMatmulScalingBench}): medians per mesh, each
+     * step's growth against the devices' growth, and the 256-device collective matmuls against one second.
+     */
+    private static void scaling(StringBuilder md, List<String> verdicts, JsonNode jmh) {
+        Map<String, Double> psum = medians(jmh, "psumCall");
+        Map<String, Double> gather = medians(jmh, "allGatherCall");
+        Map<String, Double> barrier = medians(jmh, "cyclicBarrierReference");
+        if (!psum.isEmpty() || !gather.isEmpty()) {
+            md.append("\n## Cost as the mesh grows (1 … 256 devices, all sharing the cores)\n\n"
+                    + "Medians of sampled calls (`ScalingBench`). psum: one call of a psum over every axis of a"
+                    + " one-element block; all-gather: every device gathers the whole 1 MiB (devices × 1 MiB"
+                    + " written); reference, same run: as many platform threads meeting three times at a"
+                    + " `CyclicBarrier` (a call's start, its collective, its end). Growth: the median over the"
+                    + " previous mesh's, divided by the growth in devices (≤ 1: no faster than linear). Plot:"
+                    + " `scaling.svg` beside this report.\n\n"
+                    + "| mesh | devices | psum call µs | growth | all-gather µs | growth | 3 barriers µs |"
+                    + " psum / barriers |\n|---|---:|---:|---:|---:|---:|---:|---:|\n");
+            for (List<String> order : List.of(ONE_AXIS, TWO_AXES)) {
+                String prev = null;
+                for (String m : order) {
+                    if (!psum.containsKey(m) && !gather.containsKey(m)) {
+                        continue;
+                    }
+                    double dev = devices(m);
+                    String pg = "—";
+                    String gg = "—";
+                    if (prev != null) {
+                        double growth = dev / devices(prev);
+                        pg = f2(psum.getOrDefault(m, Double.NaN) / psum.getOrDefault(prev, Double.NaN) / growth);
+                        gg = f2(gather.getOrDefault(m, Double.NaN) / gather.getOrDefault(prev, Double.NaN) / growth);
+                    }
+                    double b = barrier.getOrDefault(m, Double.NaN);
+                    md.append(row(m.replace("x", " × "), Integer.toString(devices(m)),
+                            f1(psum.getOrDefault(m, Double.NaN)), pg, f1(gather.getOrDefault(m, Double.NaN)), gg,
+                            f1(b), f2(psum.getOrDefault(m, Double.NaN) / b)));
+                    prev = m;
+                }
+            }
+            double p1 = worstGrowth(psum, ONE_AXIS, 8);
+            double p2 = worstGrowth(psum, TWO_AXES, 4);
+            double g1 = worstGrowth(gather, ONE_AXIS, 8);
+            double g2 = worstGrowth(gather, TWO_AXES, 4);
+            if (!Double.isNaN(p1)) {
+                verdicts.add(verdict("psum call, 8 → 256 devices (one axis): no doubling more than doubles it",
+                        p1 <= 1.0, "worst step " + f2(p1) + "× linear"));
+            }
+            if (!Double.isNaN(p2)) {
+                verdicts.add(verdict("psum call, 2 × 2 → 16 × 16: no step grows faster than the devices",
+                        p2 <= 1.0, "worst step " + f2(p2) + "× linear"));
+            }
+            if (!Double.isNaN(g1)) {
+                verdicts.add(verdict("all-gather, 8 → 256 devices (one axis): no doubling more than doubles it",
+                        g1 <= 1.0, "worst step " + f2(g1) + "× linear"));
+            }
+            if (!Double.isNaN(g2)) {
+                verdicts.add(verdict("all-gather, 2 × 2 → 16 × 16: no step grows faster than the devices",
+                        g2 <= 1.0, "worst step " + f2(g2) + "× linear"));
+            }
+        }
+        List<JsonNode> matmuls = new ArrayList<>();
+        for (String b : COLLECTIVE_MATMULS) {
+            matmuls.addAll(results(jmh, "CollectiveMatmulScalingBench." + b));
+        }
+        if (!matmuls.isEmpty()) {
+            md.append("\n## Collective matmuls of Problems 3 and 4 on 64 and 256 devices\n\n"
+                    + "B = " + CollectiveMatmulScalingBench.B + ", D = F = " + CollectiveMatmulScalingBench.D
+                    + ", f32, the reference solutions (`CollectiveMatmulScalingBench`).\n\n"
+                    + "| program | mesh X × Y | ms per call |\n|---|---|---:|\n");
+            double worst256 = Double.NaN;
+            for (JsonNode r : matmuls) {
+                String mesh = r.path("params").path("mesh").asText();
+                String name = r.path("benchmark").asText();
+                name = name.substring(name.lastIndexOf('.') + 1);
+                double ms = seconds(r) * 1e3;
+                md.append(row(name, mesh.replace("x", " × "), f1(ms)));
+                if (devices(mesh) == 256) {
+                    worst256 = Double.isNaN(worst256) ? ms : Math.max(worst256, ms);
+                }
+            }
+            if (!Double.isNaN(worst256)) {
+                verdicts.add(verdict("collective matmuls on 16 × 16 (256 devices) < 1 s per call", worst256 < 1000,
+                        "slowest " + f1(worst256) + " ms"));
+            }
+        }
+    }
+
+    private static final List<String> COLLECTIVE_MATMULS = List.of("problem3AllGatherMatmul",
+            "problem4AllGatherMatmul", "problem3ReduceScatterMatmul", "problem4ReduceScatterMatmul");
+
+    /** The plot of {@link ScalingBench}'s medians, or null when it did not run. */
+    static String scalingSvg(JsonNode jmh) {
+        Map<String, Double> psum = medians(jmh, "psumCall");
+        Map<String, Double> gather = medians(jmh, "allGatherCall");
+        Map<String, Double> barrier = medians(jmh, "cyclicBarrierReference");
+        if (psum.isEmpty() && gather.isEmpty()) {
+            return null;
+        }
+        List<ScalingPlot.Series> series = List.of(
+                new ScalingPlot.Series("psum call, one axis", "#1f77b4", false, points(psum, ONE_AXIS)),
+                new ScalingPlot.Series("psum call, R × C", "#17becf", false, points(psum, TWO_AXES)),
+                new ScalingPlot.Series("all-gather 1 MiB, one axis", "#d62728", false, points(gather, ONE_AXIS)),
+                new ScalingPlot.Series("all-gather 1 MiB, R × C", "#ff7f0e", false, points(gather, TWO_AXES)),
+                new ScalingPlot.Series("3 CyclicBarrier meetings", "#2ca02c", true, points(barrier, ONE_AXIS)));
+        return ScalingPlot.svg("shardMap calls as the mesh grows (median per call, same run)", series);
+    }
+
+    private static List<ScalingPlot.Point> points(Map<String, Double> medians, List<String> order) {
+        List<ScalingPlot.Point> out = new ArrayList<>();
+        for (String m : order) {
+            Double v = medians.get(m);
+            if (v != null && v > 0) {
+                out.add(new ScalingPlot.Point(devices(m), v));
+            }
+        }
+        return out;
+    }
+
+    /** Target for grading the solutions, in seconds of the grade's own time on this kind of machine. */
+    static final double GRADE_TARGET_SECONDS = 15;
+
+    /** The whole grade of the solutions in this run (the grader's results.json), against its target. */
+    private static void grading(StringBuilder md, List<String> verdicts, JsonNode grade) {
+        if (grade == null) {
+            return;
+        }
+        md.append("\n## Grading the solutions\n\n");
+        if (grade.has("error") || !grade.has("execution_time")) {
+            md.append("Not measured (").append(grade.path("error").asText("no execution_time in results.json"))
+                    .append(").\n");
+            verdicts.add(row("grade of the solutions ≤ " + f1(GRADE_TARGET_SECONDS) + " s", "not measured", "—"));
+            return;
+        }
+        double seconds = grade.path("execution_time").asDouble();
+        double score = grade.path("score").asDouble();
+        int parts = grade.path("tests").size();
+        md.append("`mvn test -Pgrade -Dgrade.target=solutions`, run by the bench: ").append(parts)
+                .append(" parts, score ").append(f1(score)).append(", the grade's own time (results.json's"
+                        + " `execution_time`: every part in its sandbox JVM, without Maven's start) ")
+                .append(f1(seconds)).append(" s.\n");
+        verdicts.add(verdict("grade of the solutions ≤ " + f1(GRADE_TARGET_SECONDS) + " s", seconds
+                <= GRADE_TARGET_SECONDS, f1(seconds) + " s"));
     }
 
     private static List<JsonNode> results(JsonNode jmh, String suffix) {

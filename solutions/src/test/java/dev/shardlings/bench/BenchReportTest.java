@@ -112,6 +112,71 @@ class BenchReportTest {
         assertTrue(!without.contains("JAX's speed (by turns)"), without);
     }
 
+    /** A ScalingBench result for one mesh, median in µs. */
+    private static JsonNode scaling(String bench, String mesh, double medianMicros) {
+        return ((com.fasterxml.jackson.databind.node.ObjectNode) sampled("ScalingBench." + bench, medianMicros,
+                medianMicros, "us/op")).set("params", JSON.createObjectNode().put("mesh", mesh));
+    }
+
+    @Test
+    void scalingGrowthAgainstTheDevicesAndThePlot() throws Exception {
+        var jmh = JSON.createArrayNode()
+                // psum: 8 → 16 → 32 devices at 40, 70, 150 µs: growth 0.88 then 1.07 (a step faster than linear)
+                .add(scaling("psumCall", "8", 40)).add(scaling("psumCall", "16", 70))
+                .add(scaling("psumCall", "32", 150))
+                .add(scaling("psumCall", "2x2", 30)).add(scaling("psumCall", "4x4", 100))
+                // all-gather: exactly linear
+                .add(scaling("allGatherCall", "8", 800)).add(scaling("allGatherCall", "16", 1600))
+                .add(scaling("allGatherCall", "32", 3200))
+                .add(scaling("cyclicBarrierReference", "8", 200))
+                .add(result("CollectiveMatmulScalingBench.problem3AllGatherMatmul", "mesh", "16x16", 420, "ms/op"))
+                .add(result("CollectiveMatmulScalingBench.problem4ReduceScatterMatmul", "mesh", "16x16", 1200,
+                        "ms/op"))
+                .add(result("CollectiveMatmulScalingBench.problem3AllGatherMatmul", "mesh", "8x8", 90, "ms/op"));
+        String md = BenchReport.render(jmh, null, null, null, null);
+        assertTrue(md.contains("| 8 | 8 | 40.0 | — | 800.0 | — | 200.0 | 0.20 |"), md);
+        assertTrue(md.contains("| 16 | 16 | 70.0 | 0.88 | 1600.0 | 1.00 | — | — |"), md);
+        assertTrue(md.contains("| 32 | 32 | 150.0 | 1.07 | 3200.0 | 1.00 | — | — |"), md);
+        assertTrue(md.contains("| 4 × 4 | 16 | 100.0 | 0.83 |"), md);
+        assertTrue(md.contains("| psum call, 8 → 256 devices (one axis): no doubling more than doubles it | **no** |"
+                + " worst step 1.07× linear |"), md);
+        assertTrue(md.contains("| psum call, 2 × 2 → 16 × 16: no step grows faster than the devices | yes |"
+                + " worst step 0.83× linear |"), md);
+        assertTrue(md.contains("| all-gather, 8 → 256 devices (one axis): no doubling more than doubles it | yes |"
+                + " worst step 1.00× linear |"), md);
+        assertTrue(md.contains("| problem3AllGatherMatmul | 16 × 16 | 420.0 |"), md);
+        assertTrue(md.contains("| collective matmuls on 16 × 16 (256 devices) < 1 s per call | **no** |"
+                + " slowest 1200.0 ms |"), md);
+
+        String svg = BenchReport.scalingSvg(jmh);
+        assertTrue(svg.startsWith("<svg xmlns=\"http://www.w3.org/2000/svg\""), svg);
+        assertTrue(svg.contains("psum call, one axis") && svg.contains("linear in devices"), svg);
+        assertEquals(4, svg.split("<polyline").length - 1, svg); // psum 1-D and 2-D, all-gather 1-D, barrier
+        javax.xml.parsers.DocumentBuilderFactory.newInstance().newDocumentBuilder()
+                .parse(new java.io.ByteArrayInputStream(svg.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+        assertEquals(null, BenchReport.scalingSvg(JSON.createArrayNode()));
+    }
+
+    @Test
+    void plotLabelsCannotCarryMarkup() {
+        org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () ->
+                new ScalingPlot.Series("<script>", "#000000", false, java.util.List.of()));
+    }
+
+    @Test
+    void gradeTimeAgainstItsTarget() throws Exception {
+        var jmh = JSON.createArrayNode();
+        JsonNode grade = JSON.readTree("{\"score\": 88.0, \"execution_time\": 12.5, \"tests\": [{}, {}, {}]}");
+        String md = BenchReport.render(jmh, null, null, null, grade);
+        assertTrue(md.contains("3 parts, score 88.0"), md);
+        assertTrue(md.contains("| grade of the solutions ≤ 15.0 s | yes | 12.5 s |"), md);
+        String slow = BenchReport.render(jmh, null, null, null, JSON.readTree("{\"execution_time\": 31}"));
+        assertTrue(slow.contains("| grade of the solutions ≤ 15.0 s | **no** | 31.0 s |"), slow);
+        String none = BenchReport.render(jmh, null, null, null, JSON.readTree("{\"error\": \"no results.json\"}"));
+        assertTrue(none.contains("Not measured (no results.json)"), none);
+        assertTrue(none.contains("| grade of the solutions ≤ 15.0 s | not measured | — |"), none);
+    }
+
     @Test
     void jdkFeatureVersions() {
         assertEquals(17, BenchReport.featureVersion("17.0.15"));

@@ -1,0 +1,126 @@
+package dev.shardlings.bench;
+
+import dev.shardlings.array.DType;
+import dev.shardlings.array.NDArray;
+import dev.shardlings.sharding.Mesh;
+import dev.shardlings.spmd.Collectives;
+import dev.shardlings.spmd.ShardMap;
+import dev.shardlings.spmd.ShardedArray;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.BrokenBarrierException;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.TimeUnit;
+
+import static dev.shardlings.sharding.PartitionSpec.P;
+import static dev.shardlings.spmd.Tiling.TILED;
+
+/**
+ * The runtime's cost as the mesh grows from 1 to 256 devices, one-axis meshes ("N") and two-axis ones ("RxC",
+ * up to 16 × 16, a TPU v5e pod slice), all devices sharing the machine's cores:
+ * <ul>
+ *   <li>{@code psumCall}: one shardMap call whose function is a psum over every axis of a one-element block,
+ *       x f32[N] sharded over all axes → f32[] (the runtime's fixed cost per call);</li>
+ *   <li>{@code allGatherCall}: a tiled all-gather over every axis of x f32[{@value #GATHERED}] (1 MiB), so every
+ *       device ends with the whole 1 MiB: N MiB written per call, work that itself grows linearly (the out spec
+ *       keeps every device's copy, so the call assembles nothing).</li>
+ * </ul>
+ * The reference, in the same run: {@code cyclicBarrierReference}, as many platform threads as devices meeting three
+ * times at a {@link CyclicBarrier} (a call's start, its collective and its end, built from the JDK's ready-made
+ * primitive). The report ({@link BenchReport}) sets each size against the one half its size (target: a doubling of
+ * devices at most doubles the time) and draws the curves ({@link ScalingPlot}, docs/performance/scaling.svg).
+ */
+@BenchmarkMode(Mode.SampleTime)
+@OutputTimeUnit(TimeUnit.MICROSECONDS)
+@Warmup(iterations = 2, time = 1)
+@Measurement(iterations = 3, time = 1)
+public class ScalingBench extends BenchDefaults {
+
+    /** Floats in the gathered array (1 MiB), a multiple of every mesh size measured. */
+    static final int GATHERED = 256 * 1024;
+
+    /** The mesh: "N" for one axis of N devices, "RxC" for two axes. */
+    @Param({"1", "2", "4", "8", "16", "32", "64", "128", "256", "2x2", "4x4", "8x8", "16x16"})
+    public String mesh;
+
+    private ShardMap.Unary psum;
+    private ShardMap.Unary gather;
+    private ShardedArray one;
+    private ShardedArray gathered;
+    private CyclicBarrier barrier;
+    private final List<Thread> helpers = new ArrayList<>();
+
+    /** The mesh a parameter names, with axes "A", "B". */
+    static Mesh parseMesh(String text) {
+        int[] shape = Arrays.stream(text.split("x")).mapToInt(Integer::parseInt).toArray();
+        return shape.length == 1 ? Mesh.makeMesh(shape, "A") : Mesh.makeMesh(shape, "A", "B");
+    }
+
+    @Setup
+    public void setup() {
+        Mesh m = parseMesh(mesh);
+        String[] axes = m.axisNames().toArray(new String[0]);
+        Object axesSpec = axes.length == 1 ? axes[0] : List.of(axes);
+        one = ShardedArray.devicePut(NDArray.arange(m.size(), DType.FLOAT32), m, P(axesSpec));
+        psum = ShardMap.shardMap(b -> Collectives.psum(b, axes), m, P(axesSpec), P());
+        gathered = ShardedArray.devicePut(NDArray.fromFloats(randomFloats(GATHERED, 7), GATHERED), m, P(axesSpec));
+        // all_gather's result stays varying (JAX's all_gather_invariant is the other one), so the out spec keeps
+        // each device's copy: nothing is assembled.
+        gather = ShardMap.shardMap(b -> Collectives.allGather(b, List.of(axes), 0, TILED), m,
+                P(axesSpec), P(axesSpec));
+        barrier = new CyclicBarrier(m.size());
+        for (int t = 1; t < m.size(); t++) {
+            Thread h = new Thread(() -> {
+                try {
+                    while (true) {
+                        barrier.await();
+                    }
+                } catch (InterruptedException | BrokenBarrierException e) {
+                    // torn down
+                }
+            }, "barrier-helper-" + t);
+            h.setDaemon(true);
+            h.start();
+            helpers.add(h);
+        }
+    }
+
+    @TearDown
+    public void tearDown() throws InterruptedException {
+        for (Thread h : helpers) {
+            h.interrupt();
+        }
+        for (Thread h : helpers) {
+            h.join(1000);
+        }
+        helpers.clear();
+    }
+
+    @Benchmark
+    public int cyclicBarrierReference() throws InterruptedException, BrokenBarrierException {
+        barrier.await();
+        barrier.await();
+        return barrier.await();
+    }
+
+    @Benchmark
+    public ShardedArray psumCall() {
+        return psum.apply(one);
+    }
+
+    @Benchmark
+    public ShardedArray allGatherCall() {
+        return gather.apply(gathered);
+    }
+}
