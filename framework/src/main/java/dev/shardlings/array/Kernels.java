@@ -171,12 +171,15 @@ final class Kernels {
         return total;
     }
 
-    /** Rows of C one micro-kernel call computes (6 rows × 2 vectors = 12 accumulators fit the 16 AVX2 registers). */
-    static final int MR = 6;
+    /**
+     * Rows of C one micro-kernel call computes: 12 rows × 2 vectors = 24 accumulators with 512-bit vectors (32
+     * registers), 6 × 2 = 12 with 256-bit or narrower ones (16 registers).
+     */
+    static final int MR = F.length() >= 16 ? 12 : 6;
     /** Depth of one packed block: a KC × NR micro-panel of B (16 KB for NR = 16) stays in L1. */
-    static final int KC = 256;
+    static final int KC = 512;
     /** Rows of one packed block of A: MC × KC floats (120 KB) stay in L2 while B's micro-panels stream past. */
-    static final int MC = 20 * MR;
+    static final int MC = 120;
 
     /**
      * C[m,n] = A[m,k]·B[k,n] on row-major buffers. Every C element accumulates its k products in order
@@ -257,7 +260,7 @@ final class Kernels {
     /**
      * The cache-blocked kernel (the GotoBLAS/BLIS loop nest): k is cut into blocks of {@link #KC}; for each, B's
      * rows are packed into micro-panels of NR = 2 vectors of columns (zero-padded on the right) and A into blocks
-     * of {@link #MC} rows packed {@link #MR} rows at a time (zero-padded at the bottom); a 6 × 2-vector
+     * of {@link #MC} rows packed {@link #MR} rows at a time (zero-padded at the bottom); an MR × 2-vector
      * micro-kernel then keeps a tile of C in registers for a whole k block. Between k blocks the tile goes back
      * to C as float32 and is reloaded, which is exactly the float32 accumulator of the plain loop, so the order
      * and rounding of every element's FMAs are unchanged. Padded rows and columns are computed but never stored.
@@ -341,14 +344,14 @@ final class Kernels {
                         int aOff = ir * kc;
                         int cOff = (ic + ir) * n + j0;
                         if (rows == MR && cols == nr) {
-                            microKernel(ap, aOff, bp, bOff, kc, c, cOff, n, pc > 0);
+                            micro(ap, aOff, bp, bOff, kc, c, cOff, n, pc > 0);
                         } else {
                             // An edge tile: run the same micro-kernel on a full-size copy, store the valid part.
                             java.util.Arrays.fill(tile, 0f);
                             for (int r = 0; r < rows; r++) {
                                 System.arraycopy(c, cOff + r * n, tile, r * nr, cols);
                             }
-                            microKernel(ap, aOff, bp, bOff, kc, tile, 0, nr, pc > 0);
+                            micro(ap, aOff, bp, bOff, kc, tile, 0, nr, pc > 0);
                             for (int r = 0; r < rows; r++) {
                                 System.arraycopy(tile, r * nr, c, cOff + r * n, cols);
                             }
@@ -433,8 +436,18 @@ final class Kernels {
         }
     }
 
+    /** The micro-kernel for {@link #MR} rows. */
+    private static void micro(float[] ap, int aOff, float[] bp, int bOff, int kc, float[] c, int cOff, int ldc,
+                              boolean accumulate) {
+        if (MR == 12) {
+            microKernel12(ap, aOff, bp, bOff, kc, c, cOff, ldc, accumulate);
+        } else {
+            microKernel(ap, aOff, bp, bOff, kc, c, cOff, ldc, accumulate);
+        }
+    }
+
     /**
-     * C tile (MR rows × 2 vectors, row stride ldc) += packed A sliver · packed B micro-panel over kc steps, or
+     * C tile (6 rows × 2 vectors, row stride ldc) += packed A sliver · packed B micro-panel over kc steps, or
      * = when {@code accumulate} is false. Twelve accumulators in registers; per step two B loads, six
      * broadcasts, twelve FMAs. The tile is spelled out as twelve locals on purpose: C2 keeps locals in vector
      * registers, while an array of vectors would go through memory at every step.
@@ -484,7 +497,7 @@ final class Kernels {
             FloatVector a5 = FloatVector.broadcast(F, ap[ai + 5]);
             c50 = a5.fma(b0, c50);
             c51 = a5.fma(b1, c51);
-            ai += MR;
+            ai += 6;
             bi += 2 * l;
         }
         c00.intoArray(c, cOff);
@@ -499,5 +512,137 @@ final class Kernels {
         c41.intoArray(c, cOff + 4 * ldc + l);
         c50.intoArray(c, cOff + 5 * ldc);
         c51.intoArray(c, cOff + 5 * ldc + l);
+    }
+
+    /**
+     * {@link #microKernel} for 12 rows: 24 accumulators, for 512-bit vectors, where 32 vector registers hold
+     * them with the two B vectors and a broadcast (BLIS's Skylake-X sgemm tile is 12 × 32 too). Per step: two B
+     * loads, twelve broadcasts, twenty-four FMAs; twice the work of the 6-row tile per B load. Each C element
+     * still adds its products in order with one FMA each, so the bits are the same.
+     */
+    private static void microKernel12(float[] ap, int aOff, float[] bp, int bOff, int kc, float[] c, int cOff,
+                                      int ldc, boolean accumulate) {
+        int l = F.length();
+        FloatVector c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51, c60, c61, c70, c71, c80, c81, c90, c91, c100, c101, c110, c111;
+        if (accumulate) {
+            c00 = FloatVector.fromArray(F, c, cOff + 0 * ldc);
+            c01 = FloatVector.fromArray(F, c, cOff + 0 * ldc + l);
+            c10 = FloatVector.fromArray(F, c, cOff + 1 * ldc);
+            c11 = FloatVector.fromArray(F, c, cOff + 1 * ldc + l);
+            c20 = FloatVector.fromArray(F, c, cOff + 2 * ldc);
+            c21 = FloatVector.fromArray(F, c, cOff + 2 * ldc + l);
+            c30 = FloatVector.fromArray(F, c, cOff + 3 * ldc);
+            c31 = FloatVector.fromArray(F, c, cOff + 3 * ldc + l);
+            c40 = FloatVector.fromArray(F, c, cOff + 4 * ldc);
+            c41 = FloatVector.fromArray(F, c, cOff + 4 * ldc + l);
+            c50 = FloatVector.fromArray(F, c, cOff + 5 * ldc);
+            c51 = FloatVector.fromArray(F, c, cOff + 5 * ldc + l);
+            c60 = FloatVector.fromArray(F, c, cOff + 6 * ldc);
+            c61 = FloatVector.fromArray(F, c, cOff + 6 * ldc + l);
+            c70 = FloatVector.fromArray(F, c, cOff + 7 * ldc);
+            c71 = FloatVector.fromArray(F, c, cOff + 7 * ldc + l);
+            c80 = FloatVector.fromArray(F, c, cOff + 8 * ldc);
+            c81 = FloatVector.fromArray(F, c, cOff + 8 * ldc + l);
+            c90 = FloatVector.fromArray(F, c, cOff + 9 * ldc);
+            c91 = FloatVector.fromArray(F, c, cOff + 9 * ldc + l);
+            c100 = FloatVector.fromArray(F, c, cOff + 10 * ldc);
+            c101 = FloatVector.fromArray(F, c, cOff + 10 * ldc + l);
+            c110 = FloatVector.fromArray(F, c, cOff + 11 * ldc);
+            c111 = FloatVector.fromArray(F, c, cOff + 11 * ldc + l);
+        } else {
+            FloatVector z = FloatVector.zero(F);
+            c00 = z;
+            c01 = z;
+            c10 = z;
+            c11 = z;
+            c20 = z;
+            c21 = z;
+            c30 = z;
+            c31 = z;
+            c40 = z;
+            c41 = z;
+            c50 = z;
+            c51 = z;
+            c60 = z;
+            c61 = z;
+            c70 = z;
+            c71 = z;
+            c80 = z;
+            c81 = z;
+            c90 = z;
+            c91 = z;
+            c100 = z;
+            c101 = z;
+            c110 = z;
+            c111 = z;
+        }
+        int ai = aOff;
+        int bi = bOff;
+        for (int kk = 0; kk < kc; kk++) {
+            FloatVector b0 = FloatVector.fromArray(F, bp, bi);
+            FloatVector b1 = FloatVector.fromArray(F, bp, bi + l);
+            FloatVector a0 = FloatVector.broadcast(F, ap[ai + 0]);
+            c00 = a0.fma(b0, c00);
+            c01 = a0.fma(b1, c01);
+            FloatVector a1 = FloatVector.broadcast(F, ap[ai + 1]);
+            c10 = a1.fma(b0, c10);
+            c11 = a1.fma(b1, c11);
+            FloatVector a2 = FloatVector.broadcast(F, ap[ai + 2]);
+            c20 = a2.fma(b0, c20);
+            c21 = a2.fma(b1, c21);
+            FloatVector a3 = FloatVector.broadcast(F, ap[ai + 3]);
+            c30 = a3.fma(b0, c30);
+            c31 = a3.fma(b1, c31);
+            FloatVector a4 = FloatVector.broadcast(F, ap[ai + 4]);
+            c40 = a4.fma(b0, c40);
+            c41 = a4.fma(b1, c41);
+            FloatVector a5 = FloatVector.broadcast(F, ap[ai + 5]);
+            c50 = a5.fma(b0, c50);
+            c51 = a5.fma(b1, c51);
+            FloatVector a6 = FloatVector.broadcast(F, ap[ai + 6]);
+            c60 = a6.fma(b0, c60);
+            c61 = a6.fma(b1, c61);
+            FloatVector a7 = FloatVector.broadcast(F, ap[ai + 7]);
+            c70 = a7.fma(b0, c70);
+            c71 = a7.fma(b1, c71);
+            FloatVector a8 = FloatVector.broadcast(F, ap[ai + 8]);
+            c80 = a8.fma(b0, c80);
+            c81 = a8.fma(b1, c81);
+            FloatVector a9 = FloatVector.broadcast(F, ap[ai + 9]);
+            c90 = a9.fma(b0, c90);
+            c91 = a9.fma(b1, c91);
+            FloatVector a10 = FloatVector.broadcast(F, ap[ai + 10]);
+            c100 = a10.fma(b0, c100);
+            c101 = a10.fma(b1, c101);
+            FloatVector a11 = FloatVector.broadcast(F, ap[ai + 11]);
+            c110 = a11.fma(b0, c110);
+            c111 = a11.fma(b1, c111);
+            ai += 12;
+            bi += 2 * l;
+        }
+        c00.intoArray(c, cOff + 0 * ldc);
+        c01.intoArray(c, cOff + 0 * ldc + l);
+        c10.intoArray(c, cOff + 1 * ldc);
+        c11.intoArray(c, cOff + 1 * ldc + l);
+        c20.intoArray(c, cOff + 2 * ldc);
+        c21.intoArray(c, cOff + 2 * ldc + l);
+        c30.intoArray(c, cOff + 3 * ldc);
+        c31.intoArray(c, cOff + 3 * ldc + l);
+        c40.intoArray(c, cOff + 4 * ldc);
+        c41.intoArray(c, cOff + 4 * ldc + l);
+        c50.intoArray(c, cOff + 5 * ldc);
+        c51.intoArray(c, cOff + 5 * ldc + l);
+        c60.intoArray(c, cOff + 6 * ldc);
+        c61.intoArray(c, cOff + 6 * ldc + l);
+        c70.intoArray(c, cOff + 7 * ldc);
+        c71.intoArray(c, cOff + 7 * ldc + l);
+        c80.intoArray(c, cOff + 8 * ldc);
+        c81.intoArray(c, cOff + 8 * ldc + l);
+        c90.intoArray(c, cOff + 9 * ldc);
+        c91.intoArray(c, cOff + 9 * ldc + l);
+        c100.intoArray(c, cOff + 10 * ldc);
+        c101.intoArray(c, cOff + 10 * ldc + l);
+        c110.intoArray(c, cOff + 11 * ldc);
+        c111.intoArray(c, cOff + 11 * ldc + l);
     }
 }
