@@ -122,6 +122,11 @@ final class Exchange {
      */
     private final AtomicInteger returnedCount = new AtomicInteger();
     private volatile SpmdException abort;
+    /**
+     * A test's pause between a post counting itself in and its check of the returns (null in use): the window
+     * in which a step can complete and a fast device can finish, which a test must be able to hold open.
+     */
+    private java.util.function.BiConsumer<Integer, Integer> afterArrival;
 
     Exchange(Mesh mesh, long timeoutNanos) {
         this.mesh = mesh;
@@ -138,6 +143,11 @@ final class Exchange {
             states.set(i, State.RUNNING);
         }
         slots[0] = new Post[n];
+    }
+
+    /** Sets {@link #afterArrival}, for tests of the races it opens; before any device posts. */
+    void afterArrivalForTest(java.util.function.BiConsumer<Integer, Integer> hook) {
+        this.afterArrival = hook;
     }
 
     /** The problem that aborted the run, or null. */
@@ -180,7 +190,11 @@ final class Exchange {
         waitingOn.set(device, post.signature());
         stepOf.set(device, step);
         states.set(device, State.WAITING);
-        if (arrived.incrementAndGet(s) == n) {
+        boolean last = arrived.incrementAndGet(s) == n;
+        if (!last && afterArrival != null) {
+            afterArrival.accept(device, step);
+        }
+        if (last) {
             lock.lock();
             try {
                 if (abort == null) {
@@ -349,7 +363,10 @@ final class Exchange {
 
     private void checkNobodyGone(int step) {
         for (int i = 0; i < n; i++) {
-            if (states.get(i) == State.RETURNED) {
+            // Only a device that returned before posting this step leaves it unfinished. One that returned after
+            // more collectives took part in it: between this device counting itself in and reading the returns,
+            // the step can complete and a fast device can finish the function.
+            if (states.get(i) == State.RETURNED && stepOf.get(i) <= step) {
                 abortWith("device " + describe(i) + " returned from the function after " + stepOf.get(i)
                         + " collective(s), but other devices wait in collective #" + (step + 1)
                         + "; every device must call the same collectives in the same order");
