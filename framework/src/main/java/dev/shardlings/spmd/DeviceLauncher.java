@@ -67,8 +67,9 @@ final class DeviceLauncher {
         }
         // The calling thread runs device 0 itself, which saves a hand-off each way.
         threads[0] = caller;
+        long idleSpin = DeviceThreads.spinFor(n);
         for (int d = 1; d < n; d++) {
-            threads[d] = DeviceThreads.start(tasks[d]);
+            threads[d] = DeviceThreads.start(tasks[d], idleSpin);
         }
         tasks[0].run();
         try {

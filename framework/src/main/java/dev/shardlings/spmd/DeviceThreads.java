@@ -62,16 +62,27 @@ final class DeviceThreads {
      * interrupt it. The task must not throw: it reports its own outcome.
      */
     static Thread start(Runnable task) {
+        return start(task, SPIN_NANOS);
+    }
+
+    /**
+     * {@link #start(Runnable)}, the thread then yielding for {@code idleSpinNanos} for its next task once this one
+     * is done: a call on a big mesh takes longer than {@link #SPIN_NANOS}, and its threads would otherwise all
+     * have parked by the time the next call hands them work, each then costing a wake-up through the kernel.
+     */
+    static Thread start(Runnable task, long idleSpinNanos) {
         Worker w;
         while ((w = IDLE.pollFirst()) != null) {
             if (w.state.compareAndSet(Worker.IDLE, Worker.BUSY)) {
                 w.current = task;
+                w.idleSpin = idleSpinNanos;
                 w.task = task;
                 LockSupport.unpark(w);
                 return w;
             }
         }
         w = new Worker(task);
+        w.idleSpin = idleSpinNanos;
         w.start();
         return w;
     }
@@ -145,6 +156,8 @@ final class DeviceThreads {
         volatile Runnable task;
         /** The task handed to this thread and not yet finished; {@link #interrupt(Thread, Runnable)} checks it. */
         volatile Runnable current;
+        /** How long to yield for the next task before parking (set with each task, read after it). */
+        volatile long idleSpin = SPIN_NANOS;
         /** Orders an interrupt against the end of a task (a lock of its own: a Thread's monitor is join's). */
         final Object interruptLock = new Object();
 
@@ -184,7 +197,7 @@ final class DeviceThreads {
             long retireAt = System.nanoTime() + TimeUnit.SECONDS.toNanos(IDLE_RETIRE_SECONDS);
             while (true) {
                 try {
-                    if (await(() -> task != null, retireAt)) {
+                    if (await(() -> task != null, retireAt, idleSpin)) {
                         return true;
                     }
                 } catch (InterruptedException e) {
