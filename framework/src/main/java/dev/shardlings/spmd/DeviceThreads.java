@@ -12,7 +12,8 @@ import java.util.function.BooleanSupplier;
  * <p>Why not an executor: a shardMap call hands work to n threads, meets them at every collective and waits for
  * all of them at the end. With the devices of a mesh sharing two cores, a thread that parks at each of those
  * points pays a kernel wake-up (tens of µs on a virtual machine) every time, and the call costs several of them.
- * Here a waiting thread first gives its core away with {@link Thread#yield()} for up to {@link #SPIN_NANOS}
+ * Here a waiting thread first gives its core away with {@link Thread#yield()} for a while — {@link #SPIN_NANOS},
+ * or about one round of the mesh's threads ({@link #spinFor}) at a collective and between a big mesh's calls —
  * (the other devices are runnable, so they get the core, and the waiter sees the event at its next turn with no
  * wake-up), and only then parks until it is unparked. Idle device threads wait for their next task the same way,
  * so back-to-back calls find them awake. The calling thread runs device 0 itself (see {@link ShardMap}).
