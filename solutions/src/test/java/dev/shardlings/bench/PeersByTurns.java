@@ -33,8 +33,9 @@ import java.util.concurrent.TimeUnit;
  *   <li>the all-gather of 64 MB over 8 devices against {@link System#arraycopy} of the same bytes.</li>
  * </ul>
  * Each comparison alternates rounds: a few calls of the reference, then as many of ours (the order swapped every
- * other round); a round's ratio is the reference's median time over ours (above 1: ours is faster), and the figure
- * is the median of the rounds' ratios, with their spread. The machines this course is built on are shared 2-core
+ * other round), each turn after a pause of {@link #SETTLE_MILLIS} so that the other side is idle; a round's ratio is
+ * the reference's median time over ours (above 1: ours is faster), and the figure is the median of the rounds'
+ * ratios, with their spread. The machines this course is built on are shared 2-core
  * VMs whose load moves within seconds; calls measured in the same round see the same load.
  *
  * <p>Usage: {@code PeersByTurns <jax python> <numpy python> <peers.py> <out.json> [rounds]} (default 10). The python
@@ -176,11 +177,11 @@ public final class PeersByTurns {
                 double[] r;
                 double[] o;
                 if (k % 2 == 0) {
-                    r = ref.run(perRound);
-                    o = ours.run(perRound);
+                    r = afterSettling(ref, perRound);
+                    o = afterSettling(ours, perRound);
                 } else {
-                    o = ours.run(perRound);
-                    r = ref.run(perRound);
+                    o = afterSettling(ours, perRound);
+                    r = afterSettling(ref, perRound);
                 }
                 System.arraycopy(r, 0, allRef, k * perRound, perRound);
                 System.arraycopy(o, 0, allOurs, k * perRound, perRound);
@@ -196,6 +197,24 @@ public final class PeersByTurns {
             c.put("error", e.getMessage() == null ? e.toString() : e.getMessage());
         }
         return c;
+    }
+
+    /**
+     * How long each turn waits first, in ms, so that the side that ran before it is idle. Why: OpenBLAS's worker
+     * threads spin for about 0.1 s after a call before they sleep (measured: numpy burns 0.1 CPU-seconds in the
+     * 0.3 s after its calls, JAX none), so a turn right after numpy's shared a core with a spinning thread; our
+     * 1024³ matmul measured 15.9 ms by turns against 12.3-13.2 ms alone.
+     */
+    static final long SETTLE_MILLIS = 250;
+
+    private static double[] afterSettling(Side side, int n) throws IOException {
+        try {
+            Thread.sleep(SETTLE_MILLIS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted between turns", e);
+        }
+        return side.run(n);
     }
 
     static double median(double[] xs) {
