@@ -5,14 +5,11 @@ import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.TearDown;
 
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.BrokenBarrierException;
-import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The reference for {@link ShardMapLatencyBench}: 8 platform threads meeting at a {@link CyclicBarrier} (7 helper
+ * The reference for {@link ShardMapLatencyBench}: 8 platform threads meeting at a {@link BarrierParty} (7 helper
  * threads that wait at it in a loop, and the benchmark thread). One operation is one barrier — the least a
  * shardMap call with one collective could cost if built from the JDK's ready-made primitives, and a call needs
  * three such meetings (start, the collective, the end).
@@ -22,26 +19,11 @@ public class BarrierReferenceBench extends BenchDefaults {
 
     private static final int THREADS = 8;
 
-    private CyclicBarrier barrier;
-    private final List<Thread> helpers = new ArrayList<>();
+    private BarrierParty barrier;
 
     @Setup
     public void setup() {
-        barrier = new CyclicBarrier(THREADS);
-        for (int t = 1; t < THREADS; t++) {
-            Thread h = new Thread(() -> {
-                try {
-                    while (true) {
-                        barrier.await();
-                    }
-                } catch (InterruptedException | BrokenBarrierException e) {
-                    // torn down
-                }
-            }, "barrier-helper-" + t);
-            h.setDaemon(true);
-            h.start();
-            helpers.add(h);
-        }
+        barrier = new BarrierParty(THREADS);
     }
 
     @Benchmark
@@ -51,11 +33,6 @@ public class BarrierReferenceBench extends BenchDefaults {
 
     @TearDown
     public void tearDown() throws InterruptedException {
-        for (Thread h : helpers) {
-            h.interrupt();
-        }
-        for (Thread h : helpers) {
-            h.join(1000);
-        }
+        barrier.close();
     }
 }

@@ -16,11 +16,9 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.BrokenBarrierException;
-import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.TimeUnit;
 
 import static dev.shardlings.sharding.PartitionSpec.P;
@@ -37,7 +35,7 @@ import static dev.shardlings.spmd.Tiling.TILED;
  *       keeps every device's copy, so the call assembles nothing).</li>
  * </ul>
  * The reference, in the same run: {@code cyclicBarrierReference}, as many platform threads as devices meeting three
- * times at a {@link CyclicBarrier} (a call's start, its collective and its end, built from the JDK's ready-made
+ * times at a {@link java.util.concurrent.CyclicBarrier} ({@link BarrierParty}) (a call's start, its collective and its end, built from the JDK's ready-made
  * primitive). The report ({@link BenchReport}) sets each size against the one half its size (target: a doubling of
  * devices at most doubles the time) and draws the curves ({@link ScalingPlot}, docs/performance/scaling.svg).
  */
@@ -58,8 +56,7 @@ public class ScalingBench extends BenchDefaults {
     private ShardMap.Unary gather;
     private ShardedArray one;
     private ShardedArray gathered;
-    private CyclicBarrier barrier;
-    private final List<Thread> helpers = new ArrayList<>();
+    private BarrierParty barrier;
 
     /** The mesh a parameter names, with axes "A", "B". */
     static Mesh parseMesh(String text) {
@@ -79,32 +76,12 @@ public class ScalingBench extends BenchDefaults {
         // each device's copy: nothing is assembled.
         gather = ShardMap.shardMap(b -> Collectives.allGather(b, List.of(axes), 0, TILED), m,
                 P(axesSpec), P(axesSpec));
-        barrier = new CyclicBarrier(m.size());
-        for (int t = 1; t < m.size(); t++) {
-            Thread h = new Thread(() -> {
-                try {
-                    while (true) {
-                        barrier.await();
-                    }
-                } catch (InterruptedException | BrokenBarrierException e) {
-                    // torn down
-                }
-            }, "barrier-helper-" + t);
-            h.setDaemon(true);
-            h.start();
-            helpers.add(h);
-        }
+        barrier = new BarrierParty(m.size());
     }
 
     @TearDown
     public void tearDown() throws InterruptedException {
-        for (Thread h : helpers) {
-            h.interrupt();
-        }
-        for (Thread h : helpers) {
-            h.join(1000);
-        }
-        helpers.clear();
+        barrier.close();
     }
 
     @Benchmark
