@@ -18,8 +18,9 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.locks.LockSupport;
-import java.util.function.Function;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BiConsumer;
+import java.util.function.Function;
 
 /**
  * The rendezvous of one shardMap run. At each collective step every device posts what it calls and its operand,
@@ -126,7 +127,7 @@ final class Exchange {
      * A test's pause between a post counting itself in and its check of the returns (null in use): the window
      * in which a step can complete and a fast device can finish, which a test must be able to hold open.
      */
-    private java.util.function.BiConsumer<Integer, Integer> afterArrival;
+    private BiConsumer<Integer, Integer> afterArrival;
 
     Exchange(Mesh mesh, long timeoutNanos) {
         this.mesh = mesh;
@@ -146,7 +147,7 @@ final class Exchange {
     }
 
     /** Sets {@link #afterArrival}, for tests of the races it opens; before any device posts. */
-    void afterArrivalForTest(java.util.function.BiConsumer<Integer, Integer> hook) {
+    void afterArrivalForTest(BiConsumer<Integer, Integer> hook) {
         this.afterArrival = hook;
     }
 
