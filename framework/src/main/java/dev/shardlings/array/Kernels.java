@@ -344,14 +344,14 @@ final class Kernels {
                         int aOff = ir * kc;
                         int cOff = (ic + ir) * n + j0;
                         if (rows == MR && cols == nr) {
-                            micro(ap, aOff, bp, bOff, kc, c, cOff, n, pc > 0);
+                            micro(ap, aOff, bp, bOff, kc, c, cOff, n);
                         } else {
                             // An edge tile: run the same micro-kernel on a full-size copy, store the valid part.
                             java.util.Arrays.fill(tile, 0f);
                             for (int r = 0; r < rows; r++) {
                                 System.arraycopy(c, cOff + r * n, tile, r * nr, cols);
                             }
-                            micro(ap, aOff, bp, bOff, kc, tile, 0, nr, pc > 0);
+                            micro(ap, aOff, bp, bOff, kc, tile, 0, nr);
                             for (int r = 0; r < rows; r++) {
                                 System.arraycopy(tile, r * nr, c, cOff + r * n, cols);
                             }
@@ -436,44 +436,42 @@ final class Kernels {
         }
     }
 
-    /** The micro-kernel for {@link #MR} rows. */
-    private static void micro(float[] ap, int aOff, float[] bp, int bOff, int kc, float[] c, int cOff, int ldc,
-                              boolean accumulate) {
+    /**
+     * The micro-kernel for {@link #MR} rows. It always starts from the C tile in memory, even in the first k
+     * block, where that tile is still the zeros of a new array (the same +0.0 a zero vector would give, so the
+     * same bits): a branch on "first block or not" was never taken both ways by the small products a JVM sees
+     * first, so C2 compiled one way only and threw the compiled kernel away at the first product with k above
+     * {@link #KC}, running it on the Vector API's slow path while it compiled again (seconds, in a grade).
+     */
+    private static void micro(float[] ap, int aOff, float[] bp, int bOff, int kc, float[] c, int cOff, int ldc) {
         if (MR == 12) {
-            microKernel12(ap, aOff, bp, bOff, kc, c, cOff, ldc, accumulate);
+            microKernel12(ap, aOff, bp, bOff, kc, c, cOff, ldc);
         } else {
-            microKernel(ap, aOff, bp, bOff, kc, c, cOff, ldc, accumulate);
+            microKernel(ap, aOff, bp, bOff, kc, c, cOff, ldc);
         }
     }
 
     /**
-     * C tile (6 rows × 2 vectors, row stride ldc) += packed A sliver · packed B micro-panel over kc steps, or
-     * = when {@code accumulate} is false. Twelve accumulators in registers; per step two B loads, six
-     * broadcasts, twelve FMAs. The tile is spelled out as twelve locals on purpose: C2 keeps locals in vector
+     * C tile (6 rows × 2 vectors, row stride ldc) += packed A sliver · packed B micro-panel over kc steps.
+     * Twelve accumulators in registers; per step two B loads, six broadcasts, twelve FMAs. The tile is spelled out as twelve locals on purpose: C2 keeps locals in vector
      * registers, while an array of vectors would go through memory at every step.
      */
     private static void microKernel(float[] ap, int aOff, float[] bp, int bOff, int kc, float[] c, int cOff,
-                                    int ldc, boolean accumulate) {
+                                    int ldc) {
         int l = F.length();
         FloatVector c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51;
-        if (accumulate) {
-            c00 = FloatVector.fromArray(F, c, cOff);
-            c01 = FloatVector.fromArray(F, c, cOff + l);
-            c10 = FloatVector.fromArray(F, c, cOff + ldc);
-            c11 = FloatVector.fromArray(F, c, cOff + ldc + l);
-            c20 = FloatVector.fromArray(F, c, cOff + 2 * ldc);
-            c21 = FloatVector.fromArray(F, c, cOff + 2 * ldc + l);
-            c30 = FloatVector.fromArray(F, c, cOff + 3 * ldc);
-            c31 = FloatVector.fromArray(F, c, cOff + 3 * ldc + l);
-            c40 = FloatVector.fromArray(F, c, cOff + 4 * ldc);
-            c41 = FloatVector.fromArray(F, c, cOff + 4 * ldc + l);
-            c50 = FloatVector.fromArray(F, c, cOff + 5 * ldc);
-            c51 = FloatVector.fromArray(F, c, cOff + 5 * ldc + l);
-        } else {
-            FloatVector z = FloatVector.zero(F);
-            c00 = z; c01 = z; c10 = z; c11 = z; c20 = z; c21 = z;
-            c30 = z; c31 = z; c40 = z; c41 = z; c50 = z; c51 = z;
-        }
+        c00 = FloatVector.fromArray(F, c, cOff);
+        c01 = FloatVector.fromArray(F, c, cOff + l);
+        c10 = FloatVector.fromArray(F, c, cOff + ldc);
+        c11 = FloatVector.fromArray(F, c, cOff + ldc + l);
+        c20 = FloatVector.fromArray(F, c, cOff + 2 * ldc);
+        c21 = FloatVector.fromArray(F, c, cOff + 2 * ldc + l);
+        c30 = FloatVector.fromArray(F, c, cOff + 3 * ldc);
+        c31 = FloatVector.fromArray(F, c, cOff + 3 * ldc + l);
+        c40 = FloatVector.fromArray(F, c, cOff + 4 * ldc);
+        c41 = FloatVector.fromArray(F, c, cOff + 4 * ldc + l);
+        c50 = FloatVector.fromArray(F, c, cOff + 5 * ldc);
+        c51 = FloatVector.fromArray(F, c, cOff + 5 * ldc + l);
         int ai = aOff;
         int bi = bOff;
         for (int kk = 0; kk < kc; kk++) {
@@ -521,61 +519,33 @@ final class Kernels {
      * still adds its products in order with one FMA each, so the bits are the same.
      */
     private static void microKernel12(float[] ap, int aOff, float[] bp, int bOff, int kc, float[] c, int cOff,
-                                      int ldc, boolean accumulate) {
+                                      int ldc) {
         int l = F.length();
         FloatVector c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51, c60, c61, c70, c71, c80, c81, c90, c91, c100, c101, c110, c111;
-        if (accumulate) {
-            c00 = FloatVector.fromArray(F, c, cOff + 0 * ldc);
-            c01 = FloatVector.fromArray(F, c, cOff + 0 * ldc + l);
-            c10 = FloatVector.fromArray(F, c, cOff + 1 * ldc);
-            c11 = FloatVector.fromArray(F, c, cOff + 1 * ldc + l);
-            c20 = FloatVector.fromArray(F, c, cOff + 2 * ldc);
-            c21 = FloatVector.fromArray(F, c, cOff + 2 * ldc + l);
-            c30 = FloatVector.fromArray(F, c, cOff + 3 * ldc);
-            c31 = FloatVector.fromArray(F, c, cOff + 3 * ldc + l);
-            c40 = FloatVector.fromArray(F, c, cOff + 4 * ldc);
-            c41 = FloatVector.fromArray(F, c, cOff + 4 * ldc + l);
-            c50 = FloatVector.fromArray(F, c, cOff + 5 * ldc);
-            c51 = FloatVector.fromArray(F, c, cOff + 5 * ldc + l);
-            c60 = FloatVector.fromArray(F, c, cOff + 6 * ldc);
-            c61 = FloatVector.fromArray(F, c, cOff + 6 * ldc + l);
-            c70 = FloatVector.fromArray(F, c, cOff + 7 * ldc);
-            c71 = FloatVector.fromArray(F, c, cOff + 7 * ldc + l);
-            c80 = FloatVector.fromArray(F, c, cOff + 8 * ldc);
-            c81 = FloatVector.fromArray(F, c, cOff + 8 * ldc + l);
-            c90 = FloatVector.fromArray(F, c, cOff + 9 * ldc);
-            c91 = FloatVector.fromArray(F, c, cOff + 9 * ldc + l);
-            c100 = FloatVector.fromArray(F, c, cOff + 10 * ldc);
-            c101 = FloatVector.fromArray(F, c, cOff + 10 * ldc + l);
-            c110 = FloatVector.fromArray(F, c, cOff + 11 * ldc);
-            c111 = FloatVector.fromArray(F, c, cOff + 11 * ldc + l);
-        } else {
-            FloatVector z = FloatVector.zero(F);
-            c00 = z;
-            c01 = z;
-            c10 = z;
-            c11 = z;
-            c20 = z;
-            c21 = z;
-            c30 = z;
-            c31 = z;
-            c40 = z;
-            c41 = z;
-            c50 = z;
-            c51 = z;
-            c60 = z;
-            c61 = z;
-            c70 = z;
-            c71 = z;
-            c80 = z;
-            c81 = z;
-            c90 = z;
-            c91 = z;
-            c100 = z;
-            c101 = z;
-            c110 = z;
-            c111 = z;
-        }
+        c00 = FloatVector.fromArray(F, c, cOff + 0 * ldc);
+        c01 = FloatVector.fromArray(F, c, cOff + 0 * ldc + l);
+        c10 = FloatVector.fromArray(F, c, cOff + 1 * ldc);
+        c11 = FloatVector.fromArray(F, c, cOff + 1 * ldc + l);
+        c20 = FloatVector.fromArray(F, c, cOff + 2 * ldc);
+        c21 = FloatVector.fromArray(F, c, cOff + 2 * ldc + l);
+        c30 = FloatVector.fromArray(F, c, cOff + 3 * ldc);
+        c31 = FloatVector.fromArray(F, c, cOff + 3 * ldc + l);
+        c40 = FloatVector.fromArray(F, c, cOff + 4 * ldc);
+        c41 = FloatVector.fromArray(F, c, cOff + 4 * ldc + l);
+        c50 = FloatVector.fromArray(F, c, cOff + 5 * ldc);
+        c51 = FloatVector.fromArray(F, c, cOff + 5 * ldc + l);
+        c60 = FloatVector.fromArray(F, c, cOff + 6 * ldc);
+        c61 = FloatVector.fromArray(F, c, cOff + 6 * ldc + l);
+        c70 = FloatVector.fromArray(F, c, cOff + 7 * ldc);
+        c71 = FloatVector.fromArray(F, c, cOff + 7 * ldc + l);
+        c80 = FloatVector.fromArray(F, c, cOff + 8 * ldc);
+        c81 = FloatVector.fromArray(F, c, cOff + 8 * ldc + l);
+        c90 = FloatVector.fromArray(F, c, cOff + 9 * ldc);
+        c91 = FloatVector.fromArray(F, c, cOff + 9 * ldc + l);
+        c100 = FloatVector.fromArray(F, c, cOff + 10 * ldc);
+        c101 = FloatVector.fromArray(F, c, cOff + 10 * ldc + l);
+        c110 = FloatVector.fromArray(F, c, cOff + 11 * ldc);
+        c111 = FloatVector.fromArray(F, c, cOff + 11 * ldc + l);
         int ai = aOff;
         int bi = bOff;
         for (int kk = 0; kk < kc; kk++) {
