@@ -128,9 +128,11 @@ public final class BatchGrading implements Callable<Integer> {
         Files.createDirectories(dir);
         // Written beside, then moved: a run stopped mid-write leaves no results.json that looks finished.
         Path partial = dir.resolve("results.json.partial");
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
-                        .toString(), "-cp", judgeClassPath(),
-                SubmissionGrading.class.getName(), "--course=" + course.toAbsolutePath().normalize(),
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(SubmissionGrading.JUDGE_JVM_OPTIONS);
+        command.addAll(List.of("-cp", judgeClassPath(), SubmissionGrading.class.getName(),
+                "--course=" + course.toAbsolutePath().normalize(),
                 "--test-classes=" + testClasses.toAbsolutePath().normalize(),
                 "--submission=" + student.toAbsolutePath().normalize(), "--results=" + partial.toAbsolutePath(),
                 "--quiet"));

@@ -46,6 +46,16 @@ import java.util.stream.Stream;
 public final class SubmissionGrading implements Callable<Integer> {
 
     /** Where the exercises live, relative to the course root. */
+    /**
+     * Options for the JVM this class runs in (the judge), for whoever starts it: {@code mvn test -Pgrade},
+     * {@link BatchGrading}, Gradescope's run_autograder. The judge's work is wide and shallow — thousands of
+     * methods (JUnit, jqwik, checks, oracles on small arrays), none hot for long — so the optimising compiler
+     * never paid back what it cost: C2 spent 13.5 s of CPU in a 27 s grade of the solutions on a 2-core machine,
+     * while the sandbox needed the second core. Stopping at C1 cut the grade by about 3.5 s (docs/performance.md,
+     * "Grading speed"). The sandbox, which runs the kernels, keeps C2 ({@link Sandbox}).
+     */
+    public static final List<String> JUDGE_JVM_OPTIONS = List.of("-XX:TieredStopAtLevel=1");
+
     public static final Path EXERCISES = Path.of("exercises", "src", "main", "java", "dev", "shardlings", "course");
 
     /** The course files, the only ones taken from a submission. */
