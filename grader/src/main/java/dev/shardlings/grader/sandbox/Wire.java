@@ -71,7 +71,74 @@ public final class Wire {
         final java.util.Map<String, Mesh> meshes = new java.util.HashMap<>();
 
         In(byte[] payload) {
-            super(new ByteArrayInputStream(payload));
+            super(new Bytes(payload));
+        }
+    }
+
+    /**
+     * A byte array as a stream, unsynchronised: {@link DataInputStream} reads an int as four one-byte reads, and
+     * {@link ByteArrayInputStream}'s are synchronised (a trace of thousands of events paid a lock a byte).
+     */
+    private static final class Bytes extends InputStream {
+        private final byte[] buf;
+        private int pos;
+
+        Bytes(byte[] buf) {
+            this.buf = buf;
+        }
+
+        @Override
+        public int read() {
+            return pos < buf.length ? buf[pos++] & 0xFF : -1;
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) {
+            java.util.Objects.checkFromIndexSize(off, len, b.length);
+            if (len == 0) {
+                return 0;
+            }
+            int n = Math.min(len, buf.length - pos);
+            if (n <= 0) {
+                return -1;
+            }
+            System.arraycopy(buf, pos, b, off, n);
+            pos += n;
+            return n;
+        }
+
+        @Override
+        public long skip(long n) {
+            long k = Math.max(0, Math.min(n, buf.length - pos));
+            pos += (int) k;
+            return k;
+        }
+
+        @Override
+        public int available() {
+            return buf.length - pos;
+        }
+    }
+
+    /**
+     * The stream a message is encoded into: buffered, so that {@link DataOutputStream}'s one-byte writes do not each
+     * take {@link ByteArrayOutputStream}'s lock; {@link #bytes} flushes.
+     */
+    private static final class Out extends DataOutputStream {
+        private final ByteArrayOutputStream bytes;
+
+        Out(ByteArrayOutputStream bytes) {
+            super(new java.io.BufferedOutputStream(bytes, 1 << 16));
+            this.bytes = bytes;
+        }
+
+        static Out create() {
+            return new Out(new ByteArrayOutputStream());
+        }
+
+        byte[] bytes() throws IOException {
+            flush();
+            return bytes.toByteArray();
         }
     }
 
@@ -223,8 +290,7 @@ public final class Wire {
 
     /** Encodes a request. @throws IOException if a value cannot be encoded */
     public static byte[] encode(Request r) throws IOException {
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        DataOutputStream out = new DataOutputStream(bytes);
+        Out out = Out.create();
         out.writeLong(r.id());
         writeString(out, r.className());
         writeString(out, r.method());
@@ -236,8 +302,7 @@ public final class Wire {
         for (Object a : r.args()) {
             writeValue(out, a);
         }
-        out.flush();
-        return bytes.toByteArray();
+        return out.bytes();
     }
 
     /** Decodes a request. @throws ProtocolException if it does not hold */
@@ -268,8 +333,7 @@ public final class Wire {
 
     /** Encodes a reply. @throws IOException if a value cannot be encoded */
     public static byte[] encode(Reply r) throws IOException {
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        DataOutputStream out = new DataOutputStream(bytes);
+        Out out = Out.create();
         out.writeLong(r.id());
         out.writeBoolean(r.thrown() != null);
         if (r.thrown() != null) {
@@ -289,8 +353,7 @@ public final class Wire {
             writeString(out, s);
         }
         out.writeBoolean(r.stillRunning());
-        out.flush();
-        return bytes.toByteArray();
+        return out.bytes();
     }
 
     /**
