@@ -443,7 +443,7 @@ public final class Sandbox implements AutoCloseable {
                 // of seconds, thousands of methods each called a few hundred times), and C2 took 10-11 s of CPU
                 // there, on the core the judge needed. Ten times the thresholds compile only what stays hot;
                 // the kernels, which the Vector API makes slow until C2 compiles them, keep theirs low. Measured:
-                // the grade of the solutions 2 s faster (docs/performance.md, "Grading speed"). "quiet" first:
+                // the grade of the solutions 2 s faster (docs/performance.md, "The grade run"). "quiet" first:
                 // a CompileCommand otherwise prints itself on standard output, which is the protocol's.
                 "-XX:CompileThresholdScaling=10", "-XX:CompileCommand=quiet",
                 "-XX:CompileCommand=CompileThresholdScaling,dev.shardlings.array.Kernels::*,0.05",

@@ -52,7 +52,7 @@ public final class SubmissionGrading implements Callable<Integer> {
      * methods (JUnit, jqwik, checks, oracles on small arrays), none hot for long — so the optimising compiler
      * never paid back what it cost: C2 spent 13.5 s of CPU in a 27 s grade of the solutions on a 2-core machine,
      * while the sandbox needed the second core. Stopping at C1 cut the grade by about 3.5 s (docs/performance.md,
-     * "Grading speed"). The sandbox, which runs the kernels, keeps C2 ({@link Sandbox}).
+     * "The grade run"). The sandbox, which runs the kernels, keeps C2 ({@link Sandbox}).
      */
     public static final List<String> JUDGE_JVM_OPTIONS = List.of("-XX:TieredStopAtLevel=1");
 

@@ -121,8 +121,8 @@ public final class SandboxMain {
      */
     static void startKernelCompilation() {
         Thread t = new Thread(() -> {
-            // Two k blocks per product (k = 2 · KC), so the compiled kernel has seen both the first block and the
-            // ones after it; 24 x 32 is two 12-row micro-tiles of one 2-vector panel (512-bit vectors).
+            // Two k blocks per product (k = 2 · KC), as in the performance parts' products, so the profile C2
+            // compiles the blocked loop from has seen more than one; 24 x 32 is a few micro-tiles at any width.
             NDArray a = NDArray.ones(DType.FLOAT32, 24, 1024);
             NDArray b = NDArray.ones(DType.FLOAT32, 1024, 32);
             for (int i = 0; i < KERNEL_WARM_UP_PRODUCTS; i++) {
