@@ -284,52 +284,103 @@ final class Kernels {
     }
 
     /**
-     * The blocked kernel with C's column panels cut into {@code parts} contiguous ranges, one per task (the last
-     * on the calling thread, the others in the common fork-join pool). Every C element is computed by one task
-     * exactly as the serial kernel computes it (same k blocks, same micro-kernel, same FMAs in the same order),
-     * so the result is bit-identical whatever {@code parts} is.
+     * The blocked kernel shared among {@code parts} tasks (the last on the calling thread, the others in the common
+     * fork-join pool), as BLIS shares it: B is packed once, each task packing a range of its micro-panels for
+     * every k block, and after a join each task computes a range of C's rows (whole {@link #MR}-row slivers, so no
+     * task has a ragged edge of its own) against all of the packed B, packing only its own rows of A. Where C has
+     * fewer slivers than parts, the tasks take ranges of C's column panels instead (each then packs all of A).
+     * Every C element is computed by one task exactly as the serial kernel computes it (same k blocks, same
+     * micro-kernel, same FMAs in the same order), so the result is bit-identical whatever {@code parts} is.
+     *
+     * <p>Why rows: split by columns, each of two cores packed all of A and half of B, 1.5 packings of a 1024²
+     * operand per core; split by rows it is one (half of A and half of B). The cost is a second join, tens of
+     * microseconds, against milliseconds of packing at the sizes that take this path ({@link #PARALLEL_MIN_MACS}).
      */
     static float[] matmulBlocked(float[] a, boolean ta, float[] b, boolean tb, int m, int k, int n, int parts) {
         int nr = 2 * F.length();
         int panels = (n + nr - 1) / nr;
+        int slivers = (m + MR - 1) / MR;
         float[] c = new float[m * n];
-        parts = Math.max(1, Math.min(parts, panels));
+        parts = Math.max(1, Math.min(parts, Math.max(slivers, panels)));
         if (parts == 1) {
-            blockedPanels(a, ta, b, tb, m, k, n, c, 0, panels);
+            blockedRange(a, ta, b, tb, null, m, k, n, c, 0, m, 0, panels);
             return c;
         }
-        java.util.concurrent.ForkJoinTask<?>[] tasks = new java.util.concurrent.ForkJoinTask<?>[parts - 1];
-        for (int t = 0; t < parts - 1; t++) {
-            int p0 = panels * t / parts;
-            int p1 = panels * (t + 1) / parts;
-            tasks[t] = java.util.concurrent.ForkJoinPool.commonPool().submit(
-                    () -> blockedPanels(a, ta, b, tb, m, k, n, c, p0, p1));
-        }
-        blockedPanels(a, ta, b, tb, m, k, n, c, panels * (parts - 1) / parts, panels);
-        for (java.util.concurrent.ForkJoinTask<?> task : tasks) {
-            task.join();
+        float[] bp = new float[k * panels * nr];
+        int packers = Math.min(parts, panels);
+        forkJoin(packers, t -> packBWhole(b, tb, k, n, panels * t / packers, panels * (t + 1) / packers, panels,
+                bp));
+        int ways = parts;
+        if (slivers >= ways) {
+            forkJoin(ways, t -> blockedRange(a, ta, b, tb, bp, m, k, n, c, Math.min(m, slivers * t / ways * MR),
+                    Math.min(m, slivers * (t + 1) / ways * MR), 0, panels));
+        } else {
+            forkJoin(ways, t -> blockedRange(a, ta, b, tb, bp, m, k, n, c, 0, m, panels * t / ways,
+                    panels * (t + 1) / ways));
         }
         return c;
     }
 
-    /** The blocked kernel for C's column panels [p0, p1) (columns p0·nr .. min(p1·nr, n)). */
-    private static void blockedPanels(float[] a, boolean ta, float[] b, boolean tb, int m, int k, int n, float[] c,
-                                      int p0, int p1) {
+    /** Runs task(0 .. ways-1): the last on the calling thread, the others in the common pool; returns when all end. */
+    private static void forkJoin(int ways, java.util.function.IntConsumer task) {
+        java.util.concurrent.ForkJoinTask<?>[] tasks = new java.util.concurrent.ForkJoinTask<?>[ways - 1];
+        for (int t = 0; t < ways - 1; t++) {
+            int part = t;
+            tasks[t] = java.util.concurrent.ForkJoinPool.commonPool().submit(() -> task.accept(part));
+        }
+        task.accept(ways - 1);
+        for (java.util.concurrent.ForkJoinTask<?> f : tasks) {
+            f.join();
+        }
+    }
+
+    /**
+     * Packs micro-panels [p0, p1) of B for every k block into {@code bp}, the layout {@link #blockedRange} reads
+     * a whole packed B in: block pc (a multiple of {@link #KC}) starts at pc·panels·nr, and its panel p at
+     * p·kc·nr after that.
+     */
+    private static void packBWhole(float[] b, boolean tb, int k, int n, int p0, int p1, int panels, float[] bp) {
+        int nr = 2 * F.length();
+        for (int pc = 0; pc < k; pc += KC) {
+            int kc = Math.min(KC, k - pc);
+            int base = pc * panels * nr + p0 * kc * nr;
+            if (tb) {
+                packBTransposed(b, n, k, p0 * nr, pc, kc, nr, p1 - p0, bp, base);
+            } else {
+                packB(b, n, p0 * nr, pc, kc, nr, p1 - p0, bp, base);
+            }
+        }
+    }
+
+    /**
+     * The blocked kernel for C's rows [r0, r1) and column panels [p0, p1) (columns p0·nr .. min(p1·nr, n)). B comes
+     * packed whole ({@code bpWhole}, laid out by {@link #packBWhole}) or, when that is null, is packed here one k
+     * block at a time, for these panels only.
+     */
+    private static void blockedRange(float[] a, boolean ta, float[] b, boolean tb, float[] bpWhole, int m, int k,
+                                     int n, float[] c, int r0, int r1, int p0, int p1) {
         int nr = 2 * F.length();
         int panels = p1 - p0;
+        int allPanels = (n + nr - 1) / nr;
         int n0 = p0 * nr;
-        float[] bp = new float[Math.min(k, KC) * panels * nr];
-        float[] ap = new float[Math.min(k, KC) * ((Math.min(m, MC) + MR - 1) / MR * MR)];
+        float[] bp = bpWhole != null ? bpWhole : new float[Math.min(k, KC) * panels * nr];
+        float[] ap = new float[Math.min(k, KC) * ((Math.min(r1 - r0, MC) + MR - 1) / MR * MR)];
         float[] tile = new float[MR * nr];
         for (int pc = 0; pc < k; pc += KC) {
             int kc = Math.min(KC, k - pc);
-            if (tb) {
-                packBTransposed(b, n, k, n0, pc, kc, nr, panels, bp);
+            int base;
+            if (bpWhole != null) {
+                base = pc * allPanels * nr + p0 * kc * nr;
             } else {
-                packB(b, n, n0, pc, kc, nr, panels, bp);
+                base = 0;
+                if (tb) {
+                    packBTransposed(b, n, k, n0, pc, kc, nr, panels, bp, 0);
+                } else {
+                    packB(b, n, n0, pc, kc, nr, panels, bp, 0);
+                }
             }
-            for (int ic = 0; ic < m; ic += MC) {
-                int mc = Math.min(MC, m - ic);
+            for (int ic = r0; ic < r1; ic += MC) {
+                int mc = Math.min(MC, r1 - ic);
                 if (ta) {
                     packATransposed(a, m, ic, mc, pc, kc, ap);
                 } else {
@@ -338,7 +389,7 @@ final class Kernels {
                 for (int jp = 0; jp < panels; jp++) {
                     int j0 = n0 + jp * nr;
                     int cols = Math.min(nr, n - j0);
-                    int bOff = jp * kc * nr;
+                    int bOff = base + jp * kc * nr;
                     for (int ir = 0; ir < mc; ir += MR) {
                         int rows = Math.min(MR, mc - ir);
                         int aOff = ir * kc;
@@ -362,12 +413,15 @@ final class Kernels {
         }
     }
 
-    /** Packs B[pc..pc+kc, n0..] as micro-panels: panel p holds columns n0 + p·nr.. as kc rows of nr floats. */
-    private static void packB(float[] b, int n, int n0, int pc, int kc, int nr, int panels, float[] bp) {
+    /**
+     * Packs B[pc..pc+kc, n0..] as micro-panels from {@code bp[base]} on: panel p holds columns n0 + p·nr.. as kc
+     * rows of nr floats.
+     */
+    private static void packB(float[] b, int n, int n0, int pc, int kc, int nr, int panels, float[] bp, int base) {
         for (int p = 0; p < panels; p++) {
             int j0 = n0 + p * nr;
             int cols = Math.min(nr, n - j0);
-            int dst = p * kc * nr;
+            int dst = base + p * kc * nr;
             for (int kk = 0; kk < kc; kk++) {
                 int src = (pc + kk) * n + j0;
                 System.arraycopy(b, src, bp, dst, cols);
@@ -381,11 +435,11 @@ final class Kernels {
 
     /** {@link #packB} from Bᵀ (a row-major [n, k] buffer): the same panels. */
     private static void packBTransposed(float[] bt, int n, int k, int n0, int pc, int kc, int nr, int panels,
-                                        float[] bp) {
+                                        float[] bp, int base) {
         for (int p = 0; p < panels; p++) {
             int j0 = n0 + p * nr;
             int cols = Math.min(nr, n - j0);
-            int dst = p * kc * nr;
+            int dst = base + p * kc * nr;
             for (int c = 0; c < nr; c++) {
                 if (c < cols) {
                     int src = (j0 + c) * k + pc;
