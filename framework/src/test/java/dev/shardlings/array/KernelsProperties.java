@@ -185,7 +185,7 @@ class KernelsProperties {
     /**
      * The blocked kernel shared among tasks gives the same bits as on one thread, with transposed operands and
      * across the block edges (k past one KC block, so the whole packed B holds two), however many parts: C's rows
-     * split in slivers when it has enough of them, its column panels when it has not (m of one or two slivers).
+     * split in slivers when it has enough of them, its column panels when it has fewer slivers than parts.
      */
     @Property(tries = 40, seed = "20261126")
     void theBlockedKernelSplitAmongTasksIsBitIdentical(

@@ -11,7 +11,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * C f32[n, n] = A f32[n, n] · B f32[n, n] called from host code ({@code NDArray.matmul}, the packed Vector API
- * kernel; from n = 128 it shares the column panels among the cores),
+ * kernel; from n = 128 it shares the work among the cores: B packed once, C's rows split),
  * 2n³ FLOPs per call. The reference is numpy's {@code a @ b} (OpenBLAS sgemm, one thread), measured by
  * {@code solutions/src/bench/numpy_reference.py} in the same run; {@link PeersByTurns} compares n = 1024, by turns,
  * with numpy on all OpenBLAS threads and on one. The warm-up lets C2 compile the micro-kernel
