@@ -121,12 +121,20 @@ public final class SandboxMain {
      */
     static void startKernelCompilation() {
         Thread t = new Thread(() -> {
-            // Two k blocks per product (k = 2 · KC), as in the performance parts' products, so the profile C2
-            // compiles the blocked loop from has seen more than one; 24 x 32 is a few micro-tiles at any width.
-            NDArray a = NDArray.ones(DType.FLOAT32, 24, 1024);
-            NDArray b = NDArray.ones(DType.FLOAT32, 1024, 32);
+            // Every branch the graded products take, so C2 compiles the blocked loop once from a profile that has
+            // seen them all: two k blocks (k = 2 · KC), as in the performance parts; 30 rows and 40 columns, a
+            // ragged edge of rows and of columns at any vector width (edge tiles, zero-padded packing); and
+            // either operand transposed, as the gradients of Chapter 6 read them. A branch the profile never saw
+            // is compiled as a trap: met later (measured in a flight recording), it threw the compiled loop away
+            // mid-grade and the kernel ran on the Vector API's slow path until C2 compiled it again.
+            NDArray a = NDArray.ones(DType.FLOAT32, 30, 1024);
+            NDArray at = NDArray.ones(DType.FLOAT32, 1024, 30);
+            NDArray b = NDArray.ones(DType.FLOAT32, 1024, 40);
+            NDArray bt = NDArray.ones(DType.FLOAT32, 40, 1024);
             for (int i = 0; i < KERNEL_WARM_UP_PRODUCTS; i++) {
-                a.matmul(b);
+                boolean ta = (i & 1) != 0;
+                boolean tb = (i & 2) != 0;
+                (ta ? at : a).matmul(ta, tb ? bt : b, tb);
             }
         }, "shardlings-kernel-warm-up");
         t.setDaemon(true);
