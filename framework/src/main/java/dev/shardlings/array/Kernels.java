@@ -343,12 +343,17 @@ final class Kernels {
         int nr = 2 * F.length();
         for (int pc = 0; pc < k; pc += KC) {
             int kc = Math.min(KC, k - pc);
-            int base = pc * panels * nr + p0 * kc * nr;
-            if (tb) {
-                packBTransposed(b, n, k, p0 * nr, pc, kc, nr, p1 - p0, bp, base);
-            } else {
-                packB(b, n, p0 * nr, pc, kc, nr, p1 - p0, bp, base);
-            }
+            packBPanels(b, tb, n, k, p0 * nr, pc, kc, nr, p1 - p0, bp, pc * panels * nr + p0 * kc * nr);
+        }
+    }
+
+    /** {@link #packB} from B, or {@link #packBTransposed} from Bᵀ when {@code tb}. */
+    private static void packBPanels(float[] b, boolean tb, int n, int k, int n0, int pc, int kc, int nr, int panels,
+                                    float[] bp, int base) {
+        if (tb) {
+            packBTransposed(b, n, k, n0, pc, kc, nr, panels, bp, base);
+        } else {
+            packB(b, n, n0, pc, kc, nr, panels, bp, base);
         }
     }
 
@@ -373,11 +378,7 @@ final class Kernels {
                 base = pc * allPanels * nr + p0 * kc * nr;
             } else {
                 base = 0;
-                if (tb) {
-                    packBTransposed(b, n, k, n0, pc, kc, nr, panels, bp, 0);
-                } else {
-                    packB(b, n, n0, pc, kc, nr, panels, bp, 0);
-                }
+                packBPanels(b, tb, n, k, n0, pc, kc, nr, panels, bp, 0);
             }
             for (int ic = r0; ic < r1; ic += MC) {
                 int mc = Math.min(MC, r1 - ic);
