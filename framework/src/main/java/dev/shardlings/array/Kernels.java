@@ -301,16 +301,15 @@ final class Kernels {
         int panels = (n + nr - 1) / nr;
         int slivers = (m + MR - 1) / MR;
         float[] c = new float[m * n];
-        parts = Math.max(1, Math.min(parts, Math.max(slivers, panels)));
-        if (parts == 1) {
+        int ways = Math.max(1, Math.min(parts, Math.max(slivers, panels)));
+        if (ways == 1) {
             blockedRange(a, ta, b, tb, null, m, k, n, c, 0, m, 0, panels);
             return c;
         }
         float[] bp = new float[k * panels * nr];
-        int packers = Math.min(parts, panels);
+        int packers = Math.min(ways, panels);
         forkJoin(packers, t -> packBWhole(b, tb, k, n, panels * t / packers, panels * (t + 1) / packers, panels,
                 bp));
-        int ways = parts;
         if (slivers >= ways) {
             forkJoin(ways, t -> blockedRange(a, ta, b, tb, bp, m, k, n, c, Math.min(m, slivers * t / ways * MR),
                     Math.min(m, slivers * (t + 1) / ways * MR), 0, panels));
@@ -343,8 +342,13 @@ final class Kernels {
         int nr = 2 * F.length();
         for (int pc = 0; pc < k; pc += KC) {
             int kc = Math.min(KC, k - pc);
-            packBPanels(b, tb, n, k, p0 * nr, pc, kc, nr, p1 - p0, bp, pc * panels * nr + p0 * kc * nr);
+            packBPanels(b, tb, n, k, p0 * nr, pc, kc, nr, p1 - p0, bp, wholeOffset(pc, kc, nr, panels, p0));
         }
+    }
+
+    /** Where panel p0 of k block pc (kc deep) starts in a B packed whole with {@code panels} panels. */
+    private static int wholeOffset(int pc, int kc, int nr, int panels, int p0) {
+        return pc * panels * nr + p0 * kc * nr;
     }
 
     /** {@link #packB} from B, or {@link #packBTransposed} from Bᵀ when {@code tb}. */
@@ -375,7 +379,7 @@ final class Kernels {
             int kc = Math.min(KC, k - pc);
             int base;
             if (bpWhole != null) {
-                base = pc * allPanels * nr + p0 * kc * nr;
+                base = wholeOffset(pc, kc, nr, allPanels, p0);
             } else {
                 base = 0;
                 packBPanels(b, tb, n, k, n0, pc, kc, nr, panels, bp, 0);
