@@ -23,7 +23,7 @@ public class BarrierReferenceBench extends BenchDefaults {
 
     @Setup
     public void setup() {
-        barrier = new BarrierParty(THREADS);
+        barrier = BarrierParty.cyclic(THREADS);
     }
 
     @Benchmark

@@ -413,16 +413,21 @@ public final class BenchReport {
         Map<String, Double> psum = medians(jmh, "psumCall");
         Map<String, Double> gather = medians(jmh, "allGatherCall");
         Map<String, Double> barrier = medians(jmh, "cyclicBarrierReference");
+        Map<String, Double> yielding = medians(jmh, "yieldBarrierReference");
+        Map<String, Double> copies = medians(jmh, "copiesReference");
         if (!psum.isEmpty() || !gather.isEmpty()) {
             md.append("\n## Cost as the mesh grows (1 … 256 devices, all sharing the cores)\n\n"
                     + "Medians of sampled calls (`ScalingBench`). psum: one call of a psum over every axis of a"
                     + " one-element block; all-gather: every device gathers the whole 1 MiB (devices × 1 MiB"
-                    + " written); reference, same run: as many platform threads meeting three times at a"
-                    + " `CyclicBarrier` (a call's start, its collective, its end). Growth: the median over the"
-                    + " previous mesh's, divided by the growth in devices (≤ 1: no faster than linear). Plot:"
-                    + " `scaling.svg` beside this report.\n\n"
+                    + " written). References, same run: as many platform threads meeting three times (a call's"
+                    + " start, its collective, its end) at a `CyclicBarrier` (waiters park) and at a barrier whose"
+                    + " waiters only yield (the floor of a platform thread per device on shared cores); one thread"
+                    + " making as many fresh 1 MiB copies as there are devices (the all-gather's bytes). Growth: the"
+                    + " median over the previous mesh's, divided by the growth in devices (≤ 1: no faster than"
+                    + " linear). Plot: `scaling.svg` beside this report.\n\n"
                     + "| mesh | devices | psum call µs | growth | all-gather µs | growth | 3 barriers µs |"
-                    + " psum / barriers |\n|---|---:|---:|---:|---:|---:|---:|---:|\n");
+                    + " psum / barriers | 3 yield meetings µs | psum / yield meetings | copies µs |"
+                    + " all-gather / copies |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
             for (List<String> order : List.of(ONE_AXIS, TWO_AXES)) {
                 String prev = null;
                 for (String m : order) {
@@ -437,18 +442,21 @@ public final class BenchReport {
                         pg = f2(psum.getOrDefault(m, Double.NaN) / psum.getOrDefault(prev, Double.NaN) / growth);
                         gg = f2(gather.getOrDefault(m, Double.NaN) / gather.getOrDefault(prev, Double.NaN) / growth);
                     }
-                    // one thread meets nobody: no reference
+                    // one thread meets nobody: no barrier reference
                     double b = devices(m) == 1 ? Double.NaN : barrier.getOrDefault(m, Double.NaN);
-                    md.append(row(m.replace("x", " × "), Integer.toString(devices(m)),
-                            f1(psum.getOrDefault(m, Double.NaN)), pg, f1(gather.getOrDefault(m, Double.NaN)), gg,
-                            f1(b), f2(psum.getOrDefault(m, Double.NaN) / b)));
+                    double y = devices(m) == 1 ? Double.NaN : yielding.getOrDefault(m, Double.NaN);
+                    double c = copies.getOrDefault(m, Double.NaN);
+                    double p = psum.getOrDefault(m, Double.NaN);
+                    double g = gather.getOrDefault(m, Double.NaN);
+                    md.append(row(m.replace("x", " × "), Integer.toString(devices(m)), f1(p), pg, f1(g), gg,
+                            f1(b), f2(p / b), f1(y), f2(p / y), f1(c), f2(g / c)));
                     prev = m;
                 }
             }
-            growthVerdict(verdicts, "psum call", psum, ONE_AXIS, "8");
-            growthVerdict(verdicts, "psum call", psum, TWO_AXES, "4x4");
-            growthVerdict(verdicts, "all-gather", gather, ONE_AXIS, "8");
-            growthVerdict(verdicts, "all-gather", gather, TWO_AXES, "4x4");
+            growthVerdict(verdicts, "psum call", psum, yielding, "3 yield meetings", ONE_AXIS, "8");
+            growthVerdict(verdicts, "psum call", psum, yielding, "3 yield meetings", TWO_AXES, "4x4");
+            growthVerdict(verdicts, "all-gather", gather, copies, "the copies", ONE_AXIS, "8");
+            growthVerdict(verdicts, "all-gather", gather, copies, "the copies", TWO_AXES, "4x4");
         }
         List<JsonNode> matmuls = new ArrayList<>();
         for (String b : COLLECTIVE_MATMULS) {
@@ -480,10 +488,13 @@ public final class BenchReport {
     /**
      * The target "grows no worse than linearly": from {@code from} to the largest mesh of {@code order} measured,
      * the median grows at most as much as the devices do. End to end rather than per step, because one doubling's
-     * ratio moves ±10 % between runs; the worst step is shown beside it.
+     * ratio moves ±10 % between runs; the worst step is shown beside it, and so is how the same run's
+     * {@code reference} grew over the same meshes (a reference that itself grows faster than linear shows the
+     * machine's share of a miss).
      */
     private static void growthVerdict(List<String> verdicts, String what, Map<String, Double> medians,
-                                      List<String> order, String from) {
+                                      Map<String, Double> reference, String referenceName, List<String> order,
+                                      String from) {
         String to = null;
         for (String m : order) {
             if (medians.containsKey(m) && devices(m) > devices(from)) {
@@ -493,10 +504,16 @@ public final class BenchReport {
         if (!medians.containsKey(from) || to == null) {
             return;
         }
-        double linear = (medians.get(to) / medians.get(from)) / ((double) devices(to) / devices(from));
+        double devicesGrowth = (double) devices(to) / devices(from);
+        double linear = (medians.get(to) / medians.get(from)) / devicesGrowth;
+        String measured = f2(linear) + "× linear (worst step " + f2(worstGrowth(medians, order, devices(from))) + "×)";
+        if (reference.containsKey(from) && reference.containsKey(to)) {
+            measured += "; " + referenceName + " of the same run: "
+                    + f2((reference.get(to) / reference.get(from)) / devicesGrowth) + "× linear";
+        }
         verdicts.add(verdict(what + ", " + from.replace("x", " × ") + " → " + to.replace("x", " × ")
                 + (order == ONE_AXIS ? " devices" : "") + ": grows no faster than the devices", linear <= 1.0,
-                f2(linear) + "× linear (worst step " + f2(worstGrowth(medians, order, devices(from))) + "×)"));
+                measured));
     }
 
     private static final List<String> COLLECTIVE_MATMULS = List.of("problem3AllGatherMatmul",
@@ -507,6 +524,8 @@ public final class BenchReport {
         Map<String, Double> psum = medians(jmh, "psumCall");
         Map<String, Double> gather = medians(jmh, "allGatherCall");
         Map<String, Double> barrier = medians(jmh, "cyclicBarrierReference");
+        Map<String, Double> yielding = medians(jmh, "yieldBarrierReference");
+        Map<String, Double> copies = medians(jmh, "copiesReference");
         if (psum.isEmpty() && gather.isEmpty()) {
             return null;
         }
@@ -517,7 +536,10 @@ public final class BenchReport {
                 new ScalingPlot.Series("all-gather 1 MiB, R × C", "#ff7f0e", false, points(gather, TWO_AXES)),
                 // one thread meets nobody, so the barrier starts at 2
                 new ScalingPlot.Series("3 CyclicBarrier meetings", "#2ca02c", true,
-                        points(barrier, ONE_AXIS.subList(1, ONE_AXIS.size()))));
+                        points(barrier, ONE_AXIS.subList(1, ONE_AXIS.size()))),
+                new ScalingPlot.Series("3 yield meetings (the floor)", "#9467bd", true,
+                        points(yielding, ONE_AXIS.subList(1, ONE_AXIS.size()))),
+                new ScalingPlot.Series("1 MiB copies, one thread", "#8c564b", true, points(copies, ONE_AXIS)));
         return ScalingPlot.svg("shardMap calls as the mesh grows (median per call, same run)", series);
     }
 

@@ -129,21 +129,25 @@ class BenchReportTest {
                 .add(scaling("allGatherCall", "8", 800)).add(scaling("allGatherCall", "16", 1600))
                 .add(scaling("allGatherCall", "32", 3200))
                 .add(scaling("cyclicBarrierReference", "8", 200))
+                // the yield floor: 8 → 32 at 20 and 100 µs, 1.25× linear; the copies 8 → 32 exactly linear
+                .add(scaling("yieldBarrierReference", "8", 20)).add(scaling("yieldBarrierReference", "32", 100))
+                .add(scaling("copiesReference", "8", 1000)).add(scaling("copiesReference", "32", 4000))
                 .add(result("CollectiveMatmulScalingBench.problem3AllGatherMatmul", "mesh", "16x16", 420, "ms/op"))
                 .add(result("CollectiveMatmulScalingBench.problem4ReduceScatterMatmul", "mesh", "16x16", 1200,
                         "ms/op"))
                 .add(result("CollectiveMatmulScalingBench.problem3AllGatherMatmul", "mesh", "8x8", 90, "ms/op"));
         String md = BenchReport.render(jmh, null, null, null, null);
-        assertTrue(md.contains("| 8 | 8 | 40.0 | — | 800.0 | — | 200.0 | 0.20 |"), md);
-        assertTrue(md.contains("| 16 | 16 | 70.0 | 0.88 | 1600.0 | 1.00 | — | — |"), md);
-        assertTrue(md.contains("| 32 | 32 | 150.0 | 1.07 | 3200.0 | 1.00 | — | — |"), md);
+        assertTrue(md.contains("| 8 | 8 | 40.0 | — | 800.0 | — | 200.0 | 0.20 | 20.0 | 2.00 | 1000.0 | 0.80 |"), md);
+        assertTrue(md.contains("| 16 | 16 | 70.0 | 0.88 | 1600.0 | 1.00 | — | — | — | — | — | — |"), md);
+        assertTrue(md.contains("| 32 | 32 | 150.0 | 1.07 | 3200.0 | 1.00 | — | — | 100.0 | 1.50 | 4000.0 | 0.80 |"),
+                md);
         assertTrue(md.contains("| 4 × 4 | 16 | 100.0 | 0.83 |"), md);
         // end to end: psum 8 → 32 grew 3.75× for 4× the devices (met), though one step grew 1.07× linear
         assertTrue(md.contains("| psum call, 8 → 32 devices: grows no faster than the devices | yes |"
-                + " 0.94× linear (worst step 1.07×) |"), md);
+                + " 0.94× linear (worst step 1.07×); 3 yield meetings of the same run: 1.25× linear |"), md);
         assertTrue(!md.contains("| psum call, 4 × 4 →"), md); // nothing past 4 × 4 measured: no verdict
         assertTrue(md.contains("| all-gather, 8 → 32 devices: grows no faster than the devices | yes |"
-                + " 1.00× linear (worst step 1.00×) |"), md);
+                + " 1.00× linear (worst step 1.00×); the copies of the same run: 1.00× linear |"), md);
         assertTrue(md.contains("| problem3AllGatherMatmul | 16 × 16 | 420.0 |"), md);
         assertTrue(md.contains("| collective matmuls on 16 × 16 (256 devices) < 1 s per call | **no** |"
                 + " slowest 1200.0 ms |"), md);
@@ -151,7 +155,9 @@ class BenchReportTest {
         String svg = BenchReport.scalingSvg(jmh);
         assertTrue(svg.startsWith("<svg xmlns=\"http://www.w3.org/2000/svg\""), svg);
         assertTrue(svg.contains("psum call, one axis") && svg.contains("linear in devices"), svg);
-        assertEquals(4, svg.split("<polyline").length - 1, svg); // psum 1-D and 2-D, all-gather 1-D, barrier
+        // psum 1-D and 2-D, all-gather 1-D, the two barriers, the copies
+        assertEquals(6, svg.split("<polyline").length - 1, svg);
+        assertTrue(svg.contains("3 yield meetings (the floor)"), svg);
         javax.xml.parsers.DocumentBuilderFactory.newInstance().newDocumentBuilder()
                 .parse(new java.io.ByteArrayInputStream(svg.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
         assertEquals(null, BenchReport.scalingSvg(JSON.createArrayNode()));

@@ -15,6 +15,7 @@ import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
+import org.openjdk.jmh.infra.BenchmarkParams;
 
 import java.util.Arrays;
 import java.util.List;
@@ -34,10 +35,21 @@ import static dev.shardlings.spmd.Tiling.TILED;
  *       device ends with the whole 1 MiB: N MiB written per call, work that itself grows linearly (the out spec
  *       keeps every device's copy, so the call assembles nothing).</li>
  * </ul>
- * The reference, in the same run: {@code cyclicBarrierReference}, as many platform threads as devices meeting three
- * times at a {@link java.util.concurrent.CyclicBarrier} ({@link BarrierParty}) (a call's start, its collective and its end, built from the JDK's ready-made
- * primitive). The report ({@link BenchReport}) sets each size against the one half its size (target: a doubling of
- * devices at most doubles the time) and draws the curves ({@link ScalingPlot}, docs/performance/scaling.svg).
+ * The references, in the same run:
+ * <ul>
+ *   <li>{@code cyclicBarrierReference}: as many platform threads as devices meeting three times (a call's start,
+ *       its collective and its end) at a {@link java.util.concurrent.CyclicBarrier}, the JDK's ready-made
+ *       primitive ({@link BarrierParty#cyclic});</li>
+ *   <li>{@code yieldBarrierReference}: the same three meetings of as many threads whose waiters only yield
+ *       ({@link BarrierParty#yielding}) — the floor of one platform thread per device on shared cores, and how
+ *       that floor itself grows with the threads;</li>
+ *   <li>{@code copiesReference}: one thread filling as many fresh 1 MiB arrays as there are devices with
+ *       {@link System#arraycopy}, the bytes an all-gather call writes, so the caches' share of its growth shows.</li>
+ * </ul>
+ * Each reference's helper threads exist only while that reference is measured. The report ({@link BenchReport})
+ * sets each size against the one half its size (target: a doubling of devices at most doubles the time), shows
+ * how the references grow over the same range, and draws the curves ({@link ScalingPlot},
+ * docs/performance/scaling.svg).
  */
 @BenchmarkMode(Mode.SampleTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
@@ -57,6 +69,7 @@ public class ScalingBench extends BenchDefaults {
     private ShardedArray one;
     private ShardedArray gathered;
     private BarrierParty barrier;
+    private float[] source;
 
     /** The mesh a parameter names, with axes "A", "B". */
     static Mesh parseMesh(String text) {
@@ -65,7 +78,7 @@ public class ScalingBench extends BenchDefaults {
     }
 
     @Setup
-    public void setup() {
+    public void setup(BenchmarkParams params) {
         Mesh m = parseMesh(mesh);
         String[] axes = m.axisNames().toArray(new String[0]);
         Object axesSpec = axes.length == 1 ? axes[0] : List.of(axes);
@@ -76,12 +89,22 @@ public class ScalingBench extends BenchDefaults {
         // each device's copy: nothing is assembled.
         gather = ShardMap.shardMap(b -> Collectives.allGather(b, List.of(axes), 0, TILED), m,
                 P(axesSpec), P(axesSpec));
-        barrier = new BarrierParty(m.size());
+        source = randomFloats(GATHERED, 7);
+        // A reference's helpers run only in its own trial: yielding helpers would take the cores from the others.
+        String measured = params.getBenchmark();
+        if (measured.endsWith(".cyclicBarrierReference")) {
+            barrier = BarrierParty.cyclic(m.size());
+        } else if (measured.endsWith(".yieldBarrierReference")) {
+            barrier = BarrierParty.yielding(m.size());
+        }
     }
 
     @TearDown
     public void tearDown() throws InterruptedException {
-        barrier.close();
+        if (barrier != null) {
+            barrier.close();
+            barrier = null;
+        }
     }
 
     @Benchmark
@@ -89,6 +112,25 @@ public class ScalingBench extends BenchDefaults {
         barrier.await();
         barrier.await();
         return barrier.await();
+    }
+
+    @Benchmark
+    public int yieldBarrierReference() throws InterruptedException, BrokenBarrierException {
+        barrier.await();
+        barrier.await();
+        return barrier.await();
+    }
+
+    /** One fresh 1 MiB copy of the gathered array per device: the bytes of an all-gather call, on one thread. */
+    @Benchmark
+    public float[][] copiesReference() {
+        int n = one.mesh().size();
+        float[][] copies = new float[n][];
+        for (int d = 0; d < n; d++) {
+            copies[d] = new float[GATHERED];
+            System.arraycopy(source, 0, copies[d], 0, GATHERED);
+        }
+        return copies;
     }
 
     @Benchmark
