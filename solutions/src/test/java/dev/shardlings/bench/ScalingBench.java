@@ -84,12 +84,12 @@ public class ScalingBench extends BenchDefaults {
         Object axesSpec = axes.length == 1 ? axes[0] : List.of(axes);
         one = ShardedArray.devicePut(NDArray.arange(m.size(), DType.FLOAT32), m, P(axesSpec));
         psum = ShardMap.shardMap(b -> Collectives.psum(b, axes), m, P(axesSpec), P());
-        gathered = ShardedArray.devicePut(NDArray.fromFloats(randomFloats(GATHERED, 7), GATHERED), m, P(axesSpec));
+        source = randomFloats(GATHERED, 7);
+        gathered = ShardedArray.devicePut(NDArray.fromFloats(source, GATHERED), m, P(axesSpec));
         // all_gather's result stays varying (JAX's all_gather_invariant is the other one), so the out spec keeps
         // each device's copy: nothing is assembled.
         gather = ShardMap.shardMap(b -> Collectives.allGather(b, List.of(axes), 0, TILED), m,
                 P(axesSpec), P(axesSpec));
-        source = randomFloats(GATHERED, 7);
         // A reference's helpers run only in its own trial: yielding helpers would take the cores from the others.
         String measured = params.getBenchmark();
         if (measured.endsWith(".cyclicBarrierReference")) {
@@ -109,13 +109,16 @@ public class ScalingBench extends BenchDefaults {
 
     @Benchmark
     public int cyclicBarrierReference() throws InterruptedException, BrokenBarrierException {
-        barrier.await();
-        barrier.await();
-        return barrier.await();
+        return threeMeetings();
     }
 
     @Benchmark
     public int yieldBarrierReference() throws InterruptedException, BrokenBarrierException {
+        return threeMeetings();
+    }
+
+    /** A call's start, its collective and its end, as meetings of the trial's barrier party. */
+    private int threeMeetings() throws InterruptedException, BrokenBarrierException {
         barrier.await();
         barrier.await();
         return barrier.await();
