@@ -278,7 +278,7 @@ final class Kernels {
 
     /** {@link #matmulBlocked(float[], float[], int, int, int)} with A ([k, m]) and/or B ([n, k]) transposed. */
     static float[] matmulBlocked(float[] a, boolean ta, float[] b, boolean tb, int m, int k, int n) {
-        int parts = (long) m * k * n >= PARALLEL_MIN_MACS && OpObservers.current() == null
+        int parts = (long) m * k * n >= PARALLEL_MIN_MACS && OpObservers.observer() == null
                 ? Runtime.getRuntime().availableProcessors() : 1;
         return matmulBlocked(a, ta, b, tb, m, k, n, parts);
     }

@@ -89,7 +89,7 @@ public final class NDArray {
     static NDArray made(DType dtype, Object data, int[] shape, Set<String> vma, LocalOp op, NDArray... in) {
         OpObservers.allocated(dtype, shape);
         long origin = 0;
-        if (OpObservers.current() != null) {
+        if (OpObservers.observer() != null) {
             long outBytes = (long) Shapes.size(shape) * dtype.byteSize();
             long inBytes = 0;
             long inElements = 0;

@@ -13,7 +13,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
 /**
@@ -24,8 +23,6 @@ import java.util.function.Supplier;
 final class DeviceContext implements OpObserver {
 
     private static final ThreadLocal<DeviceContext> CURRENT = new ThreadLocal<>();
-    /** Event ids, unique in the JVM, so that arrays passed between shardMap calls never alias an id. */
-    private static final AtomicLong IDS = new AtomicLong();
 
     final Mesh mesh;
     final int flat;
@@ -113,7 +110,7 @@ final class DeviceContext implements OpObserver {
      * are its result, not local operations, and carry its id.
      */
     void beginCollective(NDArray operand) {
-        collectiveId = IDS.incrementAndGet();
+        collectiveId = dev.shardlings.internal.Ids.next();
         collectiveInput = OpObservers.originOf(operand);
     }
 
@@ -156,7 +153,7 @@ final class DeviceContext implements OpObserver {
         if (!tracing) {
             return 0; // "made untraced"
         }
-        long id = IDS.incrementAndGet();
+        long id = dev.shardlings.internal.Ids.next();
         List<Long> in = Arrays.stream(inputs).boxed().toList();
         if (pendingMatmul != null) {
             int[] mkn = pendingMatmul;

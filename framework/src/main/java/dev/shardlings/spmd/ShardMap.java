@@ -102,6 +102,13 @@ public final class ShardMap {
         @Override
         public void matmul(int m, int k, int n, DType dtype) {
         }
+
+        /** Laid out or assembled by the runtime during the call: an id, so the provenance check knows it. */
+        @Override
+        public long op(dev.shardlings.array.LocalOp op, DType dtype, int[] shape, long[] inputs, long flops,
+                       long bytes) {
+            return dev.shardlings.internal.Ids.next();
+        }
     };
 
     private final DeviceFunction fn;

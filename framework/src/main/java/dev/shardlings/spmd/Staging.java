@@ -1,5 +1,6 @@
 package dev.shardlings.spmd;
 
+import dev.shardlings.internal.Callers;
 import dev.shardlings.primitive.ArrayType;
 import dev.shardlings.primitive.Primitive;
 import dev.shardlings.sharding.NamedSharding;
@@ -40,14 +41,18 @@ public final class Staging {
     }
 
     private static final ThreadLocal<Binder> CURRENT = new ThreadLocal<>();
+    private static final StackWalker WALKER = StackWalker.getInstance(StackWalker.Option.RETAIN_CLASS_REFERENCE);
 
     /**
      * Runs {@code body} with {@code binder} receiving this thread's global-view operations; the previous binder
      * (if any) is restored afterwards, also when body throws.
      *
-     * @throws NullPointerException if an argument is null
+     * @throws NullPointerException   if an argument is null
+     * @throws IllegalCallerException when called from outside the framework in a run where it is a named module
+     *                                (the grader's sandbox): a binder decides what every operation does
      */
     public static <T> T run(Binder binder, Supplier<T> body) {
+        Callers.requireFramework(WALKER.getCallerClass(), "Staging.run");
         Objects.requireNonNull(binder, "binder");
         Objects.requireNonNull(body, "body");
         Binder previous = CURRENT.get();
@@ -72,9 +77,11 @@ public final class Staging {
      * A traced array of this type, identified by {@code handle} (the tracer's own value, e.g. its variable).
      *
      * @param layout the sharding the traced value reports ({@link ShardedArray#sharding()})
-     * @throws NullPointerException if an argument is null
+     * @throws NullPointerException   if an argument is null
+     * @throws IllegalCallerException when called from outside the framework in a run where it is a named module
      */
     public static ShardedArray tracer(ArrayType type, NamedSharding layout, Object handle) {
+        Callers.requireFramework(WALKER.getCallerClass(), "Staging.tracer");
         return ShardedArray.traced(Objects.requireNonNull(type, "type"), Objects.requireNonNull(layout, "layout"),
                 Objects.requireNonNull(handle, "handle"));
     }

@@ -3,6 +3,8 @@ package dev.shardlings.trace;
 import dev.shardlings.array.DType;
 import dev.shardlings.array.OpObserver;
 import dev.shardlings.array.OpObservers;
+import dev.shardlings.internal.Callers;
+import dev.shardlings.internal.Ids;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -39,11 +41,14 @@ public final class Tracing {
     /**
      * Runs {@code body} on this thread and returns its result with everything it did.
      *
-     * @throws NullPointerException if body is null
-     * @throws RuntimeException     whatever {@code body} throws, unchanged (the partial trace is dropped)
+     * @throws NullPointerException   if body is null
+     * @throws IllegalCallerException when called from outside the framework in a run where it is a named module
+     *                                (the grader's sandbox, where the sandbox's own loop is part of that module)
+     * @throws RuntimeException       whatever {@code body} throws, unchanged (the partial trace is dropped)
      */
     @SuppressWarnings("try") // the observer scope is used for its close(), not read
     public static <T> Traced<T> record(Supplier<T> body) {
+        Callers.requireFramework(WALKER.getCallerClass(), "Tracing.record");
         Objects.requireNonNull(body, "body");
         Recorder recorder = new Recorder(CURRENT.get());
         CURRENT.set(recorder);
@@ -66,6 +71,7 @@ public final class Tracing {
      */
     public static void report(ShardMapTrace trace) {
         Class<?> caller = WALKER.getCallerClass();
+        Callers.requireFramework(caller, "Tracing.report");
         // By name and loader, as the trace package does not depend on spmd: a class of that name from another
         // loader (or shadowed on a class path) is not the runtime.
         if (!caller.getName().equals("dev.shardlings.spmd.ShardMap")
@@ -106,6 +112,16 @@ public final class Tracing {
             for (Recorder r = this; r != null; r = r.parent) {
                 r.hostEvents.add(e);
             }
+        }
+
+        /**
+         * Host operations get ids too (not events: the host's matmuls are its events), so that an array made on
+         * the host during the recording can be told from one made before it, or off the recording's thread.
+         */
+        @Override
+        public long op(dev.shardlings.array.LocalOp op, DType dtype, int[] shape, long[] inputs, long flops,
+                       long bytes) {
+            return Ids.next();
         }
 
         Trace toTrace() {

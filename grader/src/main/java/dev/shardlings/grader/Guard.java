@@ -165,6 +165,11 @@ public final class Guard {
                     + " other threads is invisible to it. Compute on the calling thread and inside shardMap only.",
                     printed).failure(GradingFailure.Kind.EXCEPTION,
                     f.getMessage() + ": graded work must run where it is traced");
+            case UNTRACED_RESULT -> sandboxReport(part, caseText, "returned an answer it did not compute here",
+                    "The code " + clip(f.getMessage(), 300) + ". Every array a graded method returns must be made by"
+                    + " the framework's operations during that call, where the trace sees them: not kept from an"
+                    + " earlier call, and not computed on another thread.", printed)
+                    .failure(GradingFailure.Kind.EXCEPTION, clip(f.getMessage(), 160));
             case PROTOCOL -> sandboxReport(part, caseText, "interfered with the grader", "The JVM that runs your"
                     + " code sent the grader something that was not the answer to its question ("
                     + clip(f.getMessage(), 300) + "). Your code must not write to the process's standard output"

@@ -1,6 +1,7 @@
 package dev.shardlings.grader;
 
 import dev.shardlings.grader.sandbox.SandboxMain;
+import dev.shardlings.grader.sandboxboot.SandboxBoot;
 import dev.shardlings.grader.sandbox.Wire;
 
 import java.io.IOException;
@@ -74,7 +75,9 @@ public final class Sandbox implements AutoCloseable {
         /** A call returned but left threads running (their names are the message). */
         LEFT_THREADS,
         /** A call started threads of its own, whose work the trace cannot see (the message says how many). */
-        OWN_THREADS
+        OWN_THREADS,
+        /** A call returned an array that no operation of the call made: computed off the trace, or before it. */
+        UNTRACED_RESULT
     }
 
     /** The sandbox failed while running a part; {@link Guard} turns it into a report. */
@@ -247,7 +250,10 @@ public final class Sandbox implements AutoCloseable {
         return before;
     }
 
-    /** The sandbox's class path, course classes last (private copies, deleted by {@link #close()}). */
+    /**
+     * What the sandbox may load, as folders (private copies, deleted by {@link #close()}): the framework, the
+     * sandbox package, the boot class, the course classes (last).
+     */
     public List<String> classPath() {
         return classPath;
     }
@@ -383,6 +389,10 @@ public final class Sandbox implements AutoCloseable {
             // Like a death: the rest of the part fails at once, instead of a fresh JVM per shrinking step.
             throw poison(new SandboxFailure(FailureKind.OWN_THREADS, reply.thrown().message(), output.text(), null));
         }
+        if (reply.thrown() != null && reply.thrown().kind() == Wire.ThrownKind.UNTRACED_RESULT) {
+            throw poison(new SandboxFailure(FailureKind.UNTRACED_RESULT, reply.thrown().message(), output.text(),
+                    null));
+        }
         if (!reply.leftThreads().isEmpty()) {
             throw poison(new SandboxFailure(FailureKind.LEFT_THREADS, String.join(", ", reply.leftThreads()),
                     output.text(), null));
@@ -423,6 +433,12 @@ public final class Sandbox implements AutoCloseable {
         return f;
     }
 
+    /**
+     * The JDK modules the sandbox JVM has ({@code --limit-modules}): no {@code jdk.unsupported}
+     * ({@code sun.misc.Unsafe}), no attach API, no incubating foreign-memory API, no compiler.
+     */
+    static final String SANDBOX_MODULES = "java.base,java.management,jdk.incubator.vector";
+
     private static final Object END = new Object();
     private static final byte[] JVM_NOTICE = ("WARNING: Using incubator modules: jdk.incubator.vector"
             + System.lineSeparator()).getBytes(StandardCharsets.UTF_8);
@@ -436,7 +452,8 @@ public final class Sandbox implements AutoCloseable {
         user.ifPresent(u -> cmd.addAll(List.of("setpriv", "--reuid=" + u, "--regid=" + u, "--clear-groups",
                 "--no-new-privs", "--")));
         cmd.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--add-modules", "jdk.incubator.vector", "-Xmx" + config.heap(), "-Xss4m",
+                "--add-modules", "jdk.incubator.vector", "--limit-modules", SANDBOX_MODULES,
+                "-Xmx" + config.heap(), "-Xss4m",
                 "-XX:+ExitOnOutOfMemoryError", "-XX:ErrorFile=" + home.resolve("hs_err.log"),
                 "-XX:+DisableAttachMechanism", "-XX:-UsePerfData", "-XX:-UseDynamicNumberOfCompilerThreads",
                 // The JIT's thresholds are set for servers that run for hours; a sandbox lives for one grade (tens
@@ -451,7 +468,11 @@ public final class Sandbox implements AutoCloseable {
                 // (which SandboxMain counts), so no work hides from the trace in a pool.
                 "-Djava.util.concurrent.ForkJoinPool.common.parallelism=0", "-Djava.io.tmpdir=" + home, "-Duser.home=" + home,
                 "-Dfile.encoding=UTF-8", "-Dstdout.encoding=UTF-8", "-Dstderr.encoding=UTF-8",
-                "-cp", String.join(java.io.File.pathSeparator, classPath), SandboxMain.class.getName()));
+                // JDK 17-23: the boot installs a security manager against native code; 24+: the JVM refuses it.
+                Runtime.version().feature() < 24 ? "-Djava.security.manager=allow" : "--illegal-native-access=deny",
+                "-Djava.library.path=",
+                "-cp", classPath.get(2), SandboxBoot.class.getName(), classPath.get(0), classPath.get(1),
+                classPath.get(3)));
         ProcessBuilder pb = new ProcessBuilder(command != null ? command : cmd).directory(home.toFile());
         Map<String, String> env = pb.environment();
         String path = env.getOrDefault("PATH", "/usr/bin:/bin");
@@ -681,40 +702,46 @@ public final class Sandbox implements AutoCloseable {
     // ------------------------------------------------------------------------------------- the class path
 
     /**
-     * Copies what the sandbox may load into {@code dir}: the framework and the libraries it uses, this grader's
-     * sandbox package (and nothing else of the grader), then the course classes (only dev/shardlings/course).
+     * Copies what the sandbox may load into {@code dir}: the framework (without its libraries, which only the cost
+     * model uses: the judge models time), this grader's sandbox package and the sandbox's boot class (nothing else
+     * of the grader), then the course classes (only dev/shardlings/course). The boot class builds the module layer
+     * from them ({@link SandboxBoot}); only the boot folder is the JVM's class path.
      *
-     * @return the class path entries, course classes last
+     * @return the folders, in this order: framework, sandbox package, boot, course classes
      */
     private static List<String> copyClassPath(Path dir, Path courseClasses) throws IOException {
         Files.createDirectories(dir);
-        List<String> entries = new ArrayList<>();
-        int i = 0;
-        for (Path from : frameworkClassPath()) {
-            Path to = dir.resolve("lib" + (i++) + (Files.isDirectory(from) ? "" : ".jar"));
-            if (Files.isDirectory(from)) {
-                copyTree(from, to, f -> true);
-            } else {
-                Files.copy(from, to, StandardCopyOption.REPLACE_EXISTING);
-            }
-            entries.add(to.toString());
-        }
-        Path grader = locationOf(SandboxMain.class);
-        Path sandbox = dir.resolve("sandbox");
-        String pkg = SandboxMain.class.getPackageName().replace('.', '/');
-        if (Files.isDirectory(grader)) {
-            copyTree(grader.resolve(pkg), sandbox.resolve(pkg), f -> f.toString().endsWith(".class"));
+        Path framework = dir.resolve("framework");
+        Path from = locationOf(dev.shardlings.array.NDArray.class);
+        if (Files.isDirectory(from)) {
+            copyTree(from, framework, f -> true);
         } else {
-            try (java.nio.file.FileSystem jar = java.nio.file.FileSystems.newFileSystem(grader)) {
-                copyTree(jar.getPath(pkg), sandbox.resolve(pkg), f -> f.toString().endsWith(".class"));
+            try (java.nio.file.FileSystem jar = java.nio.file.FileSystems.newFileSystem(from)) {
+                copyTree(jar.getPath("/"), framework, f -> !f.toString().startsWith("/META-INF"));
             }
         }
-        entries.add(sandbox.toString());
+        Path sandbox = copyPackage(SandboxMain.class, dir.resolve("sandbox"));
+        Path boot = copyPackage(SandboxBoot.class, dir.resolve("boot"));
         Path course = dir.resolve("course");
         copyTree(courseClasses.resolve("dev/shardlings/course"), course.resolve("dev/shardlings/course"),
                 f -> f.toString().endsWith(".class"));
-        entries.add(course.toString());
-        return entries;
+        return List.of(framework.toString(), sandbox.toString(), boot.toString(), course.toString());
+    }
+
+    /** Copies the class files of {@code c}'s package (not of its sub-packages) from the grader to {@code to}. */
+    private static Path copyPackage(Class<?> c, Path to) throws IOException {
+        Path grader = locationOf(c);
+        String pkg = c.getPackageName().replace('.', '/');
+        java.util.function.Predicate<Path> own = f -> f.toString().endsWith(".class")
+                && f.getParent().toString().replace('\\', '/').endsWith(pkg);
+        if (Files.isDirectory(grader)) {
+            copyTree(grader.resolve(pkg), to.resolve(pkg), own);
+        } else {
+            try (java.nio.file.FileSystem jar = java.nio.file.FileSystems.newFileSystem(grader)) {
+                copyTree(jar.getPath(pkg), to.resolve(pkg), own);
+            }
+        }
+        return to;
     }
 
     /**

@@ -3,6 +3,9 @@ package dev.shardlings.grader.sandbox;
 import dev.shardlings.ExerciseNotDone;
 import dev.shardlings.array.DType;
 import dev.shardlings.array.NDArray;
+import dev.shardlings.array.OpObserver;
+import dev.shardlings.array.OpObservers;
+import dev.shardlings.internal.Ids;
 import dev.shardlings.grader.sandbox.Wire.Reply;
 import dev.shardlings.grader.sandbox.Wire.Request;
 import dev.shardlings.grader.sandbox.Wire.Thrown;
@@ -77,11 +80,20 @@ public final class SandboxMain {
             if (frame == null) {
                 break;
             }
-            Request r = Wire.decodeRequest(frame);
+            // Every array made from here on carries an id above the floor: the arguments (made while decoding,
+            // under ARGUMENTS) and whatever the framework makes during the call. An array the call returns with an
+            // id at or below it was made before the call, or off any recording (on a thread of its own).
+            long floor = Ids.last();
+            Request r;
+            try (OpObservers.Scope ignored = OpObservers.install(ARGUMENTS)) {
+                r = Wire.decodeRequest(frame);
+            }
             Set<Thread> before = liveThreads();
+            Map<Thread, Long> cpuBefore = cpuTimes(before, deviceThread);
             long started = THREADS.getTotalStartedThreadCount();
             Reply reply = call(r);
             int own = ownThreadsStarted(before, started, deviceThread);
+            String foreign = foreignWork(cpuBefore);
             List<String> left = new ArrayList<>();
             // A call that returned normally has no device still running its code (shardMap joins every device), so
             // only new threads need a look at their stacks; after an exception every thread gets one.
@@ -93,6 +105,14 @@ public final class SandboxMain {
                 // still alive is reported as left running, which says more.)
                 reply = thrown(r.id(), new Thrown(ThrownKind.OWN_THREADS, "", "started " + own + " thread(s) of"
                         + " its own", "", "", ""));
+            } else if (foreign != null && reply.thrown() == null) {
+                running = true;
+                reply = thrown(r.id(), new Thrown(ThrownKind.OWN_THREADS, "", foreign, "", "", ""));
+            } else if (reply.thrown() == null) {
+                String untraced = untraced(reply.value(), floor);
+                if (untraced != null) {
+                    reply = thrown(r.id(), new Thrown(ThrownKind.UNTRACED_RESULT, "", untraced, "", "", ""));
+                }
             }
             reply = new Reply(reply.id(), reply.value(), reply.thrown(), reply.trace(), left, running);
             byte[] out;
@@ -120,7 +140,7 @@ public final class SandboxMain {
      * the products are below the size that is shared among cores, so it starts no other thread.
      */
     static void startKernelCompilation() {
-        Thread t = new Thread(() -> {
+        Thread t = warmUp = new Thread(() -> {
             // Every branch the graded products take, so C2 compiles the blocked loop once from a profile that has
             // seen them all: two k blocks (k = 2 · KC), as in the performance parts; 30 rows and 40 columns, a
             // ragged edge of rows and of columns at any vector width (edge tiles, zero-padded packing); and
@@ -141,6 +161,9 @@ public final class SandboxMain {
         t.setPriority(Thread.MIN_PRIORITY);
         t.start();
     }
+
+    /** The warm-up thread: framework code only, so its CPU is not counted against a call. */
+    private static Thread warmUp;
 
     /**
      * Products run by {@link #startKernelCompilation}: measured, C2's compile of the micro-kernel starts after
@@ -220,6 +243,100 @@ public final class SandboxMain {
                 root.getMessage() == null ? "" : root.getMessage(), sw.toString());
     }
 
+    /**
+     * Gives every array made while a request's arguments are decoded an id, so that an argument the call returns
+     * unchanged (or a view of it) passes the provenance check.
+     */
+    private static final OpObserver ARGUMENTS = new OpObserver() {
+        @Override
+        public void allocated(DType dtype, int[] shape, long bytes) {
+        }
+
+        @Override
+        public void matmul(int m, int k, int n, DType dtype) {
+        }
+
+        @Override
+        public long op(dev.shardlings.array.LocalOp op, DType dtype, int[] shape, long[] inputs, long flops,
+                       long bytes) {
+            return Ids.next();
+        }
+    };
+
+    /**
+     * The provenance check: every array in {@code value} (an NDArray, each shard of a ShardedArray, the elements of
+     * a list) must have been made by the framework during the call, i.e. carry an id above {@code floor}.
+     *
+     * @return what is wrong, or null when every array passes
+     */
+    static String untraced(Object value, long floor) {
+        if (value instanceof NDArray a) {
+            long origin = OpObservers.originOf(a);
+            return origin > floor ? null : "returned an array " + a.describe() + " that no operation of this call"
+                    + " made (" + (origin == 0 ? "it was made where nothing records, e.g. on a thread of its own"
+                    : "it was made before the call") + ")";
+        }
+        if (value instanceof ShardedArray s && !s.isTraced()) {
+            for (ShardedArray.Shard shard : s.addressableShards()) {
+                String wrong = untraced(shard.data(), floor);
+                if (wrong != null) {
+                    return wrong.replace("returned an array", "returned a ShardedArray whose shard on device "
+                            + shard.device().id() + " is an array");
+                }
+            }
+            return null;
+        }
+        if (value instanceof List<?> list) {
+            for (Object o : list) {
+                String wrong = untraced(o, floor);
+                if (wrong != null) {
+                    return wrong;
+                }
+            }
+        }
+        return null;
+    }
+
+    /**
+     * CPU time of every live thread that course code could borrow: all but the calling thread and the device
+     * threads (which the trace covers), by identity. (The JDK's reference handler and cleaner run only the
+     * JDK's own actions; they are measured too, and a threshold keeps their housekeeping out.)
+     */
+    private static Map<Thread, Long> cpuTimes(Set<Thread> threads, Class<?> deviceThread) {
+        Map<Thread, Long> out = new java.util.HashMap<>();
+        if (!THREADS.isThreadCpuTimeSupported()) {
+            return out;
+        }
+        for (Thread t : threads) {
+            if (t != Thread.currentThread() && t.getClass() != deviceThread && t != warmUp) {
+                long cpu = THREADS.getThreadCpuTime(t.getId());
+                if (cpu >= 0) {
+                    out.put(t, cpu);
+                }
+            }
+        }
+        return out;
+    }
+
+    /**
+     * CPU a thread that is not the caller's nor a device's may use during a call before the call fails: more than
+     * the JVM's own threads use for housekeeping in a call (measured: none, or a few microseconds), less than any
+     * graded work.
+     */
+    static final long FOREIGN_CPU_NANOS = 2_000_000;
+
+    /** A thread of {@code before} that used more than {@link #FOREIGN_CPU_NANOS} of CPU since, described; or null. */
+    private static String foreignWork(Map<Thread, Long> before) {
+        for (Map.Entry<Thread, Long> e : before.entrySet()) {
+            long now = THREADS.getThreadCpuTime(e.getKey().getId());
+            if (now - e.getValue() > FOREIGN_CPU_NANOS) {
+                return String.format(java.util.Locale.ROOT, "ran %.1f ms of work on the thread '%s', which is"
+                        + " neither the caller's nor a device's", (now - e.getValue()) / 1e6, e.getKey().getName());
+            }
+        }
+        return null;
+    }
+
     private static final java.lang.management.ThreadMXBean THREADS =
             java.lang.management.ManagementFactory.getThreadMXBean();
 
@@ -267,12 +384,13 @@ public final class SandboxMain {
     }
 
     /**
-     * The framework's device threads and JDK-internal threads (the process reaper, the cleaner). By class, which student
-     * code cannot forge: its classes come last on the class path, and java.base's packages cannot be defined from
-     * it. Names prove nothing (any thread can take any name).
+     * The framework's device threads: by class, which course code can neither name nor extend (it is private to a
+     * package of a module that opens nothing). Every other new thread is the call's own, whatever its class: the
+     * JDK's own threads (a cleaner, a process reaper, a timer, a virtual thread's carrier) run course code as well
+     * as any, so none is exempt. Names prove nothing (any thread can take any name).
      */
     private static boolean isRuntime(Thread t, Class<?> deviceThread) {
-        return t.getClass() == deviceThread || t.getClass().getName().equals("jdk.internal.misc.InnocuousThread");
+        return t.getClass() == deviceThread;
     }
 
     /**

@@ -257,7 +257,9 @@ public final class Wire {
         /** The course class or method was not found with the expected signature. */
         NO_SUCH_METHOD,
         /** The call started threads of its own (the message says how many): work the trace cannot see. */
-        OWN_THREADS
+        OWN_THREADS,
+        /** The call returned an array that no operation of the call made (the message says which). */
+        UNTRACED_RESULT
     }
 
     /**
