@@ -212,6 +212,11 @@ public final class Sandbox implements AutoCloseable {
         barriers.put("judge_never_loads_course_classes", true);
         barriers.put("oracles_and_solutions_off_the_sandbox_class_path", true);
         barriers.put("course_classes_last_on_the_class_path", true);
+        barriers.put("framework_a_module_course_code_cannot_open", true);
+        barriers.put("no_unsafe_no_native_code", true);
+        barriers.put("finalizers_never_run", true);
+        barriers.put("threads_counted_without_exemptions", true);
+        barriers.put("returned_arrays_made_during_the_call", true);
         barriers.put("replies_checked_against_requests", true);
         barriers.put("process_tree_killed_after_every_part", true);
         barriers.put("new_session_per_sandbox", setsid);

@@ -108,7 +108,7 @@ public final class SandboxMain {
             } else if (foreign != null && reply.thrown() == null) {
                 running = true;
                 reply = thrown(r.id(), new Thrown(ThrownKind.OWN_THREADS, "", foreign, "", "", ""));
-            } else if (reply.thrown() == null) {
+            } else if (reply.thrown() == null && left.isEmpty()) { // a thread left running says more
                 String untraced = untraced(reply.value(), floor);
                 if (untraced != null) {
                     reply = thrown(r.id(), new Thrown(ThrownKind.UNTRACED_RESULT, "", untraced, "", "", ""));

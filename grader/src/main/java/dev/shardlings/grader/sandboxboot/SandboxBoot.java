@@ -106,7 +106,7 @@ public final class SandboxBoot {
      * {@code course}), over the platform class loader: nothing of the application class path (this class) is
      * visible from it by delegation.
      */
-    static ModuleLayer layer(List<Path> frameworkRoots, Path course) throws IOException {
+    public static ModuleLayer layer(List<Path> frameworkRoots, Path course) throws IOException {
         Set<String> frameworkPackages = packages(frameworkRoots);
         ModuleDescriptor.Builder fw = ModuleDescriptor.newModule(FRAMEWORK)
                 .requires("jdk.incubator.vector").requires("java.management").packages(frameworkPackages);

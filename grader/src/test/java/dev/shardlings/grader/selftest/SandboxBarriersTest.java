@@ -1,6 +1,7 @@
 package dev.shardlings.grader.selftest;
 
 import dev.shardlings.grader.Sandbox;
+import dev.shardlings.grader.sandboxboot.SandboxBoot;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -14,6 +15,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /** The barriers that are a matter of class paths: what the judge can load, and what the sandbox can. */
 class SandboxBarriersTest {
@@ -56,8 +58,9 @@ class SandboxBarriersTest {
                 try (Stream<Path> files = Files.walk(e)) {
                     List<String> grading = files.map(f -> e.relativize(f).toString().replace('\\', '/'))
                             .filter(f -> f.startsWith("dev/shardlings/grader/") && f.endsWith(".class"))
-                            .filter(f -> !f.startsWith("dev/shardlings/grader/sandbox/")).toList();
-                    assertEquals(List.of(), grading, "no grader class but the sandbox package in " + e);
+                            .filter(f -> !f.startsWith("dev/shardlings/grader/sandbox/"))
+                            .filter(f -> !f.startsWith("dev/shardlings/grader/sandboxboot/")).toList();
+                    assertEquals(List.of(), grading, "no grader class but the sandbox's packages in " + e);
                     assertFalse(Files.exists(e.resolve("dev/shardlings/course")), "course classes only last");
                 }
             }
@@ -70,5 +73,34 @@ class SandboxBarriersTest {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> new Sandbox(new Sandbox.Config(dir, "64m", Duration.ofSeconds(5), false)));
         assertTrue(e.getMessage().contains("compile the exercises first"), e.getMessage());
+    }
+
+    /**
+     * The layer the sandbox runs course code in: the framework is a module that opens nothing and exports only the
+     * public API (not the trace, the cost model, its internals or the sandbox's loop); the course is a module of
+     * its own. What this means for reflection is tried by {@code EvidenceIntegrityTest}'s attacks.
+     */
+    @Test
+    void theSandboxLayerExportsTheApiOnlyAndOpensNothing(@TempDir Path dir) throws Exception {
+        Path framework = Path.of(dev.shardlings.array.NDArray.class.getProtectionDomain().getCodeSource().getLocation()
+                .toURI());
+        assumeTrue(Files.isDirectory(framework), "the framework's classes as a folder");
+        Path course = dir.resolve("course/dev/shardlings/course");
+        Files.createDirectories(course);
+        ModuleLayer layer = SandboxBoot.layer(List.of(framework), dir.resolve("course"));
+        Module fw = layer.findModule(SandboxBoot.FRAMEWORK).orElseThrow();
+        Module c = layer.findModule(SandboxBoot.COURSE).orElseThrow();
+        assertFalse(fw.getDescriptor().isOpen());
+        assertEquals(java.util.Set.of(), fw.getDescriptor().opens(), "the framework opens no package");
+        for (String p : fw.getPackages()) {
+            assertEquals(SandboxBoot.API.contains(p), fw.isExported(p, c), p);
+            assertFalse(fw.isOpen(p, c), p + " must not be open to course code");
+        }
+        assertFalse(fw.isExported("dev.shardlings.trace", c));
+        assertFalse(fw.isExported("dev.shardlings.internal", c));
+        assertTrue(fw.isExported("dev.shardlings.spmd", c));
+        assertEquals(java.util.Set.of("jdk.incubator.vector", "java.management", "java.base"),
+                fw.getDescriptor().requires().stream().map(java.lang.module.ModuleDescriptor.Requires::name)
+                        .collect(java.util.stream.Collectors.toSet()));
     }
 }

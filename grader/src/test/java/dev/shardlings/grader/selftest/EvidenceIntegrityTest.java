@@ -1,0 +1,98 @@
+package dev.shardlings.grader.selftest;
+
+import dev.shardlings.grader.IsolatedGrading;
+import dev.shardlings.grader.Results;
+import dev.shardlings.grader.SubmissionGrading;
+import dev.shardlings.grader.hostile.EvidenceAttacks;
+import dev.shardlings.grader.hostile.EvidenceAttacks.Attack;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * The second round of attacks ({@link EvidenceAttacks}: on the trace, the observers, the FLOP counts and the
+ * threads) graded through the judge of {@code mvn test -Pgrade} and through grade-submission: every attack scores 0
+ * with the reason of the barrier that stopped it, the parts left clean keep full marks.
+ */
+class EvidenceIntegrityTest {
+
+    /** Seconds per part; the attacks fail at their first call, the clean parts need a few seconds. */
+    private static final int PART_LIMIT = 60;
+
+    private static final Path COURSE = Path.of("..").toAbsolutePath().normalize();
+    private static final Path SOLUTIONS = COURSE.resolve("solutions/src/main/java/dev/shardlings/course");
+    private static final Path EXERCISES = Path.of("exercises/src/main/java/dev/shardlings/course");
+    private static final String ONLY = "{Part11a*,Part11b*,Part12a*,Part12b*,Part21*,Part22*,Part23a*,Part23b*,Part24*,"
+            + "Part30All*,Part31All*,Part32Reduce*,Part40Bidi*}";
+
+    @BeforeAll
+    static void needsTheSolutions() {
+        assumeTrue(Files.isDirectory(SOLUTIONS), "the attacks are built from solutions/, which a student release"
+                + " does not have");
+    }
+
+    @Test
+    void theJudgeOfMvnTestPgradeRefusesEveryAttackOnTheEvidence(@TempDir Path dir) throws Exception {
+        Path results = dir.resolve("out/results.json");
+        Path sources = dir.resolve("src");
+        EvidenceAttacks.write(SOLUTIONS, sources.resolve("dev/shardlings/course"));
+        Path classes = dir.resolve("classes");
+        assertEquals(Map.of(), SubmissionGrading.compile(sources, classes, COURSE.resolve("exercises/src/main/java/dev"
+                + "/shardlings/course"), ""), "the attacks compile");
+        int status = new CommandLine(new IsolatedGrading()).execute("--test-classes=" + testClasses(),
+                "--course-classes=" + classes, "--results=" + results, "--only=" + ONLY, "--part-limit=" + PART_LIMIT,
+                "--heap=512m", "--target=exercises");
+        assertEquals(0, status);
+        check(results);
+    }
+
+    @Test
+    void gradeSubmissionRefusesEveryAttackOnTheEvidence(@TempDir Path dir) throws Exception {
+        Path results = dir.resolve("out/results.json");
+        EvidenceAttacks.write(SOLUTIONS, dir.resolve("submission").resolve(EXERCISES));
+        int status = new CommandLine(new SubmissionGrading()).execute("--course=" + COURSE,
+                "--test-classes=" + testClasses(), "--submission=" + dir.resolve("submission"), "--results=" + results,
+                "--work=" + dir.resolve("graded"), "--only=" + ONLY, "--part-limit=" + PART_LIMIT, "--heap=512m",
+                "--quiet");
+        assertEquals(0, status);
+        check(results);
+    }
+
+    private static void check(Path results) throws Exception {
+        Results r = Results.read(results);
+        Map<String, Results.TestResult> t = r.tests().stream()
+                .collect(Collectors.toMap(Results.TestResult::number, Function.identity()));
+        for (Attack a : Attack.values()) {
+            Results.TestResult part = t.get(a.part());
+            assertFalse(part.passed(), a + " must fail its part: " + part.output());
+            assertEquals(0.0, part.score(), a.toString());
+            assertTrue(java.util.Arrays.stream(a.reason().split("\\|")).anyMatch(part.reason()::contains),
+                    a + ": " + part.reason() + "\n" + part.output());
+        }
+        for (String clean : EvidenceAttacks.CLEAN_PARTS) {
+            assertTrue(t.get(clean).passed(), clean + " keeps full marks: " + t.get(clean).output());
+        }
+        @SuppressWarnings("unchecked")
+        Map<String, Boolean> barriers = (Map<String, Boolean>) r.extraData().get("barriers");
+        if (barriers != null) {
+            assertEquals(Boolean.TRUE, barriers.get("framework_a_module_course_code_cannot_open"), barriers.toString());
+        }
+    }
+
+    private static Path testClasses() throws URISyntaxException {
+        return Path.of(EvidenceIntegrityTest.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+    }
+}
