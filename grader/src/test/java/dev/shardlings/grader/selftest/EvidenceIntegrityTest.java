@@ -1,5 +1,6 @@
 package dev.shardlings.grader.selftest;
 
+import dev.shardlings.grader.BatchGrading;
 import dev.shardlings.grader.IsolatedGrading;
 import dev.shardlings.grader.Results;
 import dev.shardlings.grader.SubmissionGrading;
@@ -13,7 +14,9 @@ import picocli.CommandLine;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 
@@ -25,7 +28,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 /**
  * The second round of attacks ({@link EvidenceAttacks}: on the trace, the observers, the FLOP counts and the
  * threads) graded through the judge of {@code mvn test -Pgrade} and through grade-submission: every attack scores 0
- * with the reason of the barrier that stopped it, the parts left clean keep full marks.
+ * with the reason of the barrier that stopped it, the parts left clean keep full marks; some of them also through
+ * batch grading (beside a classmate who keeps full marks) and Gradescope's run_autograder.
  */
 class EvidenceIntegrityTest {
 
@@ -71,16 +75,72 @@ class EvidenceIntegrityTest {
         check(results);
     }
 
+    /** Fewer parts for the batch and Gradescope runs: three attacks (reflection, a JDK thread, native code), a clean part. */
+    private static final String SOME = "{Part11a*,Part12b*,Part21*,Part22*}";
+    private static final List<Attack> SOME_ATTACKS = List.of(Attack.REFLECT_INTO_TRACE, Attack.CLEANER_THREAD,
+            Attack.NATIVE_CODE);
+
+    @Test
+    void batchGradingRefusesTheAttacksOfOneStudentAndGradesTheNext(@TempDir Path dir) throws Exception {
+        Path subs = dir.resolve("export");
+        EvidenceAttacks.write(SOLUTIONS, subs.resolve("eve"));
+        Files.createDirectories(subs.resolve("ada"));
+        for (String f : dev.shardlings.grader.sandbox.CourseClasses.FILES) {
+            Files.copy(SOLUTIONS.resolve(f), subs.resolve("ada").resolve(f));
+        }
+        Path out = dir.resolve("grades");
+        assertEquals(0, new CommandLine(new BatchGrading()).execute("--course=" + COURSE, "--test-classes="
+                + testClasses(), "--submissions=" + subs, "--out=" + out, "--jobs=1", "--only=" + SOME,
+                "--heap=512m", "--no-sandbox-user"));
+        Map<String, Results.TestResult> eve = byPart(Results.read(out.resolve("eve/results.json")));
+        for (Attack a : SOME_ATTACKS) {
+            assertRefused(eve, a);
+        }
+        assertTrue(eve.get("2.2").passed(), eve.get("2.2").output());
+        Map<String, Results.TestResult> ada = byPart(Results.read(out.resolve("ada/results.json")));
+        for (String n : List.of("1.1a", "1.2b", "2.1", "2.2")) {
+            assertTrue(ada.get(n).passed(), "the next student keeps full marks: " + ada.get(n).output());
+        }
+    }
+
+    @Test
+    void runAutograderRefusesTheAttacks(@TempDir Path dir) throws Exception {
+        EvidenceAttacks.write(SOLUTIONS, dir.resolve("submission"));
+        ProcessBuilder pb = new ProcessBuilder("bash", COURSE.resolve("grader/gradescope/run_autograder").toString())
+                .redirectErrorStream(true).redirectOutput(dir.resolve("stdout").toFile());
+        Map<String, String> env = pb.environment();
+        env.put("AUTOGRADER_ROOT", dir.toString());
+        env.put("SHARDLINGS_COURSE", COURSE.toString());
+        env.put("SHARDLINGS_CLASSPATH", System.getProperty("java.class.path"));
+        env.put("GRADE_ONLY", SOME);
+        env.put("SHARDLINGS_GRADE_ARGS", "--heap=512m --no-sandbox-user");
+        Process p = pb.start();
+        assertTrue(p.waitFor(600, TimeUnit.SECONDS), "run_autograder finishes");
+        assertEquals(0, p.exitValue(), Files.readString(dir.resolve("stdout")));
+        Map<String, Results.TestResult> t = byPart(Results.read(dir.resolve("results/results.json")));
+        for (Attack a : SOME_ATTACKS) {
+            assertRefused(t, a);
+        }
+        assertTrue(t.get("2.2").passed(), t.get("2.2").output());
+    }
+
+    private static Map<String, Results.TestResult> byPart(Results r) {
+        return r.tests().stream().collect(Collectors.toMap(Results.TestResult::number, Function.identity()));
+    }
+
+    private static void assertRefused(Map<String, Results.TestResult> t, Attack a) {
+        Results.TestResult part = t.get(a.part());
+        assertFalse(part.passed(), a + " must fail its part: " + part.output());
+        assertEquals(0.0, part.score(), a.toString());
+        assertTrue(java.util.Arrays.stream(a.reason().split("\\|")).anyMatch(part.reason()::contains),
+                a + ": " + part.reason() + "\n" + part.output());
+    }
+
     private static void check(Path results) throws Exception {
         Results r = Results.read(results);
-        Map<String, Results.TestResult> t = r.tests().stream()
-                .collect(Collectors.toMap(Results.TestResult::number, Function.identity()));
+        Map<String, Results.TestResult> t = byPart(r);
         for (Attack a : Attack.values()) {
-            Results.TestResult part = t.get(a.part());
-            assertFalse(part.passed(), a + " must fail its part: " + part.output());
-            assertEquals(0.0, part.score(), a.toString());
-            assertTrue(java.util.Arrays.stream(a.reason().split("\\|")).anyMatch(part.reason()::contains),
-                    a + ": " + part.reason() + "\n" + part.output());
+            assertRefused(t, a);
         }
         for (String clean : EvidenceAttacks.CLEAN_PARTS) {
             assertTrue(t.get(clean).passed(), clean + " keeps full marks: " + t.get(clean).output());
