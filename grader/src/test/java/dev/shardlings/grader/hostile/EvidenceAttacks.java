@@ -95,7 +95,15 @@ public final class EvidenceAttacks {
         /** 4.0: the recorder of the device's observer, to record made-up matmul FLOPs. */
         MADE_UP_FLOPS("4.0", "Problem4", "allGatherMatmul",
                 "dev.shardlings.array.OpObservers.current();",
-                "threw IllegalCallerException");
+                "threw IllegalCallerException"),
+        /** 4.1: the JVM's thread CPU time turned off, through java.management by reflection, to hide work. */
+        THREAD_CPU_TIME_OFF("4.1", "Problem4", "allReduceMatmul",
+                "try { Object mx = Class.forName(\"java.lang.management.ManagementFactory\")"
+                        + ".getMethod(\"getThreadMXBean\").invoke(null);"
+                        + " Class.forName(\"java.lang.management.ThreadMXBean\")"
+                        + ".getMethod(\"setThreadCpuTimeEnabled\", boolean.class).invoke(mx, false); }"
+                        + " catch (ReflectiveOperationException e) { throw new IllegalStateException(e); }",
+                "turned off the JVM's measurement of thread CPU time");
 
         private final String part;
         private final String file;
