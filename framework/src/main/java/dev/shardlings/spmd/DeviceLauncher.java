@@ -32,7 +32,9 @@ final class DeviceLauncher {
      * @param checkVma whether collectives check their operands' varying axes
      * @throws DeviceFailureException      if the function threw on a device (the first in mesh order)
      * @throws CollectiveMismatchException if the devices' collectives did not line up, or one waited too long
-     * @throws IllegalStateException       if the calling thread was interrupted while waiting for the devices
+     * @throws IllegalStateException       if the calling thread was interrupted while waiting for the devices: the
+     *                                     devices are interrupted in turn, and this is thrown once every one has
+     *                                     stopped (a device that ignores its interrupt keeps the caller waiting)
      */
     static Run launch(ShardMap.DeviceFunction fn, String name, Mesh mesh, List<List<NDArray>> args,
                       long timeoutNanos, Map<List<String>, AxisGroups> groups, boolean tracing, boolean checkVma) {
@@ -72,14 +74,28 @@ final class DeviceLauncher {
             threads[d] = DeviceThreads.start(tasks[d], idleSpin);
         }
         tasks[0].run();
-        try {
-            DeviceThreads.await(() -> running.get() == 0, DeviceThreads.NO_DEADLINE);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            for (int d = 1; d < n; d++) {
-                DeviceThreads.interrupt(threads[d], tasks[d]);
+        // Never return while a device still runs the function: a device thread that outlived its call would run
+        // code no later call's trace covers (device code that interrupts its caller, then loops, would otherwise
+        // keep a thread of the runtime's for itself). An interrupt is passed on to the devices, and the caller
+        // goes on waiting for them to stop.
+        InterruptedException interrupted = null;
+        while (true) {
+            try {
+                DeviceThreads.await(() -> running.get() == 0, DeviceThreads.NO_DEADLINE);
+                break;
+            } catch (InterruptedException e) {
+                if (interrupted == null) {
+                    interrupted = e;
+                    for (int d = 1; d < n; d++) {
+                        DeviceThreads.interrupt(threads[d], tasks[d]);
+                    }
+                }
             }
-            throw new IllegalStateException("interrupted while waiting for the devices of shardMap", e);
+        }
+        if (interrupted != null) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for the devices of shardMap (they were"
+                    + " interrupted, and have stopped)", interrupted);
         }
         raiseFailures(name, mesh, exchange, failures);
         return new Run(Arrays.asList(results), contexts);

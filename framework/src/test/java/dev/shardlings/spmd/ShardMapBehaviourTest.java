@@ -265,8 +265,41 @@ class ShardMapBehaviourTest {
         }
     }
 
+    /**
+     * A device that ignores the interrupt keeps its caller waiting: the call never returns while a device still runs
+     * the function (a device thread that outlived its call would run code no trace covers).
+     */
     @Test
-    void anInterruptedCallerStopsWaitingAndInterruptsItsDevices() throws Exception {
+    void anInterruptedCallerWaitsForADeviceThatIgnoresTheInterrupt() throws Exception {
+        java.util.concurrent.atomic.AtomicBoolean deviceDone = new java.util.concurrent.atomic.AtomicBoolean();
+        java.util.concurrent.atomic.AtomicBoolean doneBeforeThrow = new java.util.concurrent.atomic.AtomicBoolean();
+        Thread caller = new Thread(() -> {
+            try {
+                shardMap(b -> {
+                    if (axisIndex("i").intAt() == 1) {
+                        long until = System.nanoTime() + 500_000_000L;
+                        while (System.nanoTime() < until) {
+                            Thread.interrupted(); // ignores every interrupt
+                            Thread.onSpinWait();
+                        }
+                        deviceDone.set(true);
+                    }
+                    return b;
+                }, I4, P("i"), P("i")).apply(SEED);
+            } catch (IllegalStateException e) {
+                doneBeforeThrow.set(deviceDone.get());
+            }
+        });
+        caller.start();
+        Thread.sleep(100);
+        caller.interrupt();
+        caller.join(NO_HANG.toMillis());
+        assertTrue(!caller.isAlive(), "the caller still waits " + NO_HANG + " after the device stopped");
+        assertTrue(doneBeforeThrow.get(), "the caller gave up before its device had stopped");
+    }
+
+    @Test
+    void anInterruptedCallerInterruptsItsDevicesAndThrowsOnceTheyStop() throws Exception {
         java.util.concurrent.atomic.AtomicBoolean deviceInterrupted = new java.util.concurrent.atomic.AtomicBoolean();
         java.util.concurrent.atomic.AtomicReference<Throwable> thrown = new java.util.concurrent.atomic.AtomicReference<>();
         Thread caller = new Thread(() -> {

@@ -445,8 +445,28 @@ public final class Sandbox implements AutoCloseable {
     static final String SANDBOX_MODULES = "java.base,java.management,jdk.incubator.vector";
 
     private static final Object END = new Object();
-    private static final byte[] JVM_NOTICE = ("WARNING: Using incubator modules: jdk.incubator.vector"
-            + System.lineSeparator()).getBytes(StandardCharsets.UTF_8);
+    /**
+     * Reads the sandbox's standard error up to and including the boot's marker line ({@link SandboxBoot#READY})
+     * and returns what followed it in the bytes read; if no marker comes in the first 16 KB (or before the stream
+     * ends), returns everything read, so nothing is hidden that did not come from the boot's start.
+     */
+    static byte[] skipBootOutput(InputStream in) throws IOException {
+        byte[] marker = (SandboxBoot.READY + "\n").getBytes(StandardCharsets.UTF_8);
+        java.io.ByteArrayOutputStream seen = new java.io.ByteArrayOutputStream();
+        while (seen.size() < 16 * 1024) {
+            int b = in.read();
+            if (b < 0) {
+                break;
+            }
+            seen.write(b);
+            byte[] sofar = seen.toByteArray();
+            if (b == '\n' && sofar.length >= marker.length && java.util.Arrays.equals(sofar,
+                    sofar.length - marker.length, sofar.length, marker, 0, marker.length)) {
+                return new byte[0];
+            }
+        }
+        return seen.toByteArray();
+    }
     private List<Thread> readers = List.of();
 
     private void start() throws IOException {
@@ -522,11 +542,10 @@ public final class Sandbox implements AutoCloseable {
         Thread stderr = new Thread(() -> {
             byte[] buf = new byte[8192];
             try (InputStream in = p.getErrorStream()) {
-                // The launcher's own notice about the Vector API is not the student's output.
-                byte[] first = in.readNBytes(JVM_NOTICE.length);
-                if (!java.util.Arrays.equals(first, JVM_NOTICE)) {
-                    output.write(first, first.length);
-                }
+                // What the JVM and the boot print before the boot's marker (the Vector API's notice, JDK 17-23's
+                // warning about the security manager) is not the student's output: no course code has run yet.
+                byte[] first = skipBootOutput(in);
+                output.write(first, first.length);
                 for (int n; (n = in.read(buf)) > 0; ) {
                     output.write(buf, n); // the part now running: the reader outlives parts
                 }

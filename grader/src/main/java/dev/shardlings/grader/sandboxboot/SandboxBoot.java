@@ -2,8 +2,6 @@ package dev.shardlings.grader.sandboxboot;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
-import java.io.PrintStream;
 import java.lang.module.Configuration;
 import java.lang.module.ModuleDescriptor;
 import java.lang.module.ModuleFinder;
@@ -65,6 +63,9 @@ public final class SandboxBoot {
     public static final String FRAMEWORK = "dev.shardlings.framework";
     /** The module of the course classes. */
     public static final String COURSE = "dev.shardlings.course";
+    /** The line the boot prints on standard error when it hands over: what came before is not course output. */
+    public static final String READY = "shardlings-sandbox: boot done";
+
     /** The sandbox's loop, in {@link #FRAMEWORK}. */
     static final String MAIN = "dev.shardlings.grader.sandbox.SandboxMain";
 
@@ -92,6 +93,10 @@ public final class SandboxBoot {
         if (Runtime.version().feature() < 24) {
             installGuard();
         }
+        // Everything on standard error so far is the JVM's or this class's (no course class has run): the judge
+        // drops it up to this line.
+        System.err.println(READY);
+        System.err.flush();
         Class<?> main = layer.findLoader(FRAMEWORK).loadClass(MAIN);
         Method m = main.getMethod("main", String[].class);
         try {
@@ -243,18 +248,12 @@ public final class SandboxBoot {
     // ------------------------------------------------------------------------------------ JDK 17 to 23
 
     /**
-     * Installs {@link Guard}. The JDK prints a warning when a security manager is installed; it goes nowhere
-     * (standard error is where the judge reads the student's prints).
+     * Installs {@link Guard}. The JDK prints a warning on its own standard error stream when a security manager is
+     * installed; the judge drops it with everything before {@link #READY}.
      */
     @SuppressWarnings("removal")
     private static void installGuard() {
-        PrintStream err = System.err;
-        System.setErr(new PrintStream(OutputStream.nullOutputStream()));
-        try {
-            System.setSecurityManager(new Guard());
-        } finally {
-            System.setErr(err);
-        }
+        System.setSecurityManager(new Guard());
     }
 
     /**

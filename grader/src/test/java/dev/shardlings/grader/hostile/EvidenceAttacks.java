@@ -103,7 +103,23 @@ public final class EvidenceAttacks {
                         + " Class.forName(\"java.lang.management.ThreadMXBean\")"
                         + ".getMethod(\"setThreadCpuTimeEnabled\", boolean.class).invoke(mx, false); }"
                         + " catch (ReflectiveOperationException e) { throw new IllegalStateException(e); }",
-                "turned off the JVM's measurement of thread CPU time");
+                "turned off the JVM's measurement of thread CPU time"),
+        /**
+         * 4.2: a device thread kept for itself — device code interrupts its caller, so that shardMap gives up on
+         * the devices, and goes on running where no later call's trace covers it (found by a red-team review).
+         */
+        DEVICE_THREAD_KEPT("4.2", "Problem4", "reduceScatterMatmul",
+                "if (tmp.mesh().size() > 1) { final Thread main = Thread.currentThread();"
+                        + " final java.util.concurrent.atomic.AtomicBoolean claimed = new java.util.concurrent.atomic.AtomicBoolean();"
+                        + " final java.util.concurrent.atomic.AtomicBoolean alive = new java.util.concurrent.atomic.AtomicBoolean();"
+                        + " try { shardMap(b -> { if (Thread.currentThread() != main && claimed.compareAndSet(false, true)) {"
+                        + " alive.set(true); main.interrupt(); long until = System.nanoTime() + 300_000_000L;"
+                        + " while (System.nanoTime() < until) { Thread.interrupted();"
+                        + " java.util.concurrent.locks.LockSupport.parkNanos(1_000_000); } alive.set(false); } return b; },"
+                        + " tmp.mesh(), P(\"X\", \"Y\"), P(\"X\", \"Y\")).apply(tmp); }"
+                        + " catch (IllegalStateException e) { Thread.interrupted(); }"
+                        + " if (!alive.get()) { throw new IllegalStateException(\"no device thread stayed behind\"); } }",
+                "no device thread stayed behind");
 
         private final String part;
         private final String file;
