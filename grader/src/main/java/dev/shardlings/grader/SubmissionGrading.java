@@ -327,9 +327,14 @@ public final class SubmissionGrading implements Callable<Integer> {
                 };
                 byte[] bytes = null;
                 if (why == null) {
-                    bytes = source.read(name, MAX_FILE);
-                    if (bytes.length > MAX_FILE) {
-                        why = "larger than 1 MB";
+                    try {
+                        bytes = source.read(name, MAX_FILE);
+                        if (bytes.length > MAX_FILE) {
+                            why = "larger than 1 MB";
+                        }
+                    } catch (java.nio.file.FileSystemException e) {
+                        // Unreadable, or a link swapped in after the check (the no-follow open refuses it).
+                        why = "unreadable (" + printable(Guard.clip(String.valueOf(e.getReason()), 200)) + ")";
                     }
                 }
                 if (why == null) {
@@ -347,10 +352,14 @@ public final class SubmissionGrading implements Callable<Integer> {
                 Files.copy(stubs.resolve(name), out.resolve(name), StandardCopyOption.REPLACE_EXISTING);
             }
         } catch (java.nio.file.FileSystemException e) {
-            // A link swapped in after it was checked (the no-follow open refuses it), or a file that cannot be read.
-            refusal = "the submission could not be read without following a link or leaving it ("
-                    + printable(Guard.clip(String.valueOf(e.getReason()), 200)) + "); upload the files themselves";
+            // A folder that cannot be read, or a link swapped in on the way after it was checked (the no-follow
+            // open refuses it).
+            refusal = "the submission could not be read (" + printable(Guard.clip(String.valueOf(e.getReason()), 200))
+                    + "); upload the files themselves";
             taken.clear();
+            for (String name : COURSE_FILES) {
+                Files.copy(stubs.resolve(name), out.resolve(name), StandardCopyOption.REPLACE_EXISTING);
+            }
         }
         return new Intake(List.copyOf(taken), refused, replaced, refusal);
     }
