@@ -287,7 +287,8 @@ final class CourseCompiler implements AutoCloseable {
         } catch (IOException e) {
             return ended();
         }
-        Future<Answer> answer = reader.submit(() -> read(fromJavac));
+        DataInputStream in = fromJavac; // this process's: a read left from a killed one must not take the next's
+        Future<Answer> answer = reader.submit(() -> read(in));
         try {
             Answer a = answer.get(limit.toMillis(), TimeUnit.MILLISECONDS);
             if (JavacWorker.CRASH.equals(a.outcome())) {
@@ -311,7 +312,7 @@ final class CourseCompiler implements AutoCloseable {
     private Answer ended() {
         Process p = process;
         stop();
-        String status = p == null ? "" : " with status " + p.exitValue();
+        String status = p == null || p.isAlive() ? "" : " with status " + p.exitValue();
         return new Answer(JavacWorker.CRASH, List.of(), "the compiler's JVM ended" + status, List.of());
     }
 
