@@ -9,6 +9,7 @@ import picocli.CommandLine.Option;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -25,7 +26,8 @@ import java.util.stream.Stream;
 
 /**
  * Grades a folder of submissions, one sub-folder per student (a Gradescope or GitHub Classroom export): each in its
- * own {@link SubmissionGrading} JVM, a few at a time, writing {@code <out>/<student>/results.json} and
+ * own {@link SubmissionGrading} JVM (a student's entry that is a symbolic link is graded too, and refused there, so
+ * a link to a classmate's folder gets 0 with the reason, never the classmate's grade; names are printed printable), a few at a time, writing {@code <out>/<student>/results.json} and
  * {@code report.md}, and a gradebook {@code <out>/gradebook.csv} (student, score, max, then each part's points).
  *
  * <p>A run that is stopped can be started again with the same arguments: a student whose results.json is already
@@ -82,7 +84,10 @@ public final class BatchGrading implements Callable<Integer> {
         }
         List<Path> students;
         try (Stream<Path> s = Files.list(submissions)) {
-            students = s.filter(Files::isDirectory).sorted().toList();
+            // A link is listed too, not followed: grade-submission refuses it with a reason the student sees
+            // (a link to a classmate's folder would otherwise get the classmate's grade).
+            students = s.filter(p -> Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS) || Files.isSymbolicLink(p))
+                    .sorted().toList();
         }
         if (students.isEmpty()) {
             System.err.println("No submissions in " + submissions + ": expected one folder per student.");
@@ -147,13 +152,13 @@ public final class BatchGrading implements Callable<Integer> {
         Results graded = readable(partial);
         if (p.exitValue() != 0 || graded == null) {
             return new Outcome(name, null, "the grader exited with " + p.exitValue() + " (see "
-                    + dir.resolve("grading.log") + ")", false);
+                    + SubmissionGrading.printable(dir.resolve("grading.log").toString()) + ")", false);
         }
         Files.move(partial, results, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
                 java.nio.file.StandardCopyOption.ATOMIC_MOVE);
         Path md = partial.resolveSibling(ScoreTable.MARKDOWN);
         if (!Files.isRegularFile(md)) {
-            Files.writeString(md, ScoreTable.markdown(graded, "graded: " + name));
+            Files.writeString(md, ScoreTable.markdown(graded, "graded: " + SubmissionGrading.printable(name)));
         }
         return new Outcome(name, graded, null, false);
     }
@@ -199,7 +204,7 @@ public final class BatchGrading implements Callable<Integer> {
         List<Map<String, Object>> rows = new ArrayList<>();
         for (Outcome o : outcomes) {
             Map<String, Object> row = new LinkedHashMap<>();
-            row.put("student", o.student());
+            row.put("student", SubmissionGrading.printable(o.student()));
             if (o.results() != null) {
                 row.put("score", points(o.results().score()));
                 row.put("max_score", points(o.results().maxScore()));
@@ -236,7 +241,7 @@ public final class BatchGrading implements Callable<Integer> {
                     + (o.earlier() ? " (graded in an earlier run)" : "");
             synchronized (System.err) {
                 System.err.printf("[%s%s] %d/%d  %s  %s%n", "#".repeat(filled), ".".repeat(width - filled), n, total,
-                        o.student(), grade);
+                        SubmissionGrading.printable(o.student()), grade);
             }
         }
     }

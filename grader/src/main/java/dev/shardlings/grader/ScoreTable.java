@@ -63,17 +63,18 @@ public final class ScoreTable {
     /** Every failing part's report, then the table: what {@code mvn test -Pgrade} prints. */
     public static String console(Results results, String label) {
         StringBuilder sb = new StringBuilder();
-        String shownCompileError = null;
+        java.util.Set<String> shownOnce = new java.util.HashSet<>();
         for (Results.TestResult t : failing(results)) {
             String head = "── " + t.name() + ": " + points(t.score()) + "/" + points(t.maxScore()) + " ";
             sb.append(head).append("─".repeat(Math.max(3, 78 - head.length()))).append('\n');
-            // A file that did not compile fails all its parts with the same messages: show them once.
-            if (t.reason().endsWith("did not compile") && t.reason().equals(shownCompileError)) {
-                sb.append(t.reason()).append(": the compiler's messages are above.\n\n");
+            // A file that was not graded (it did not compile, crashed javac, is a link …) fails all its parts with the
+            // same messages, and a refused submission every part: show them once.
+            boolean notGraded = t.reason().endsWith("did not compile")
+                    || t.output().lines().findFirst().orElse("").endsWith(") was not graded.");
+            if (notGraded && !shownOnce.add(t.reason())) {
+                sb.append(t.reason()).append(t.reason().endsWith("did not compile")
+                        ? ": the compiler's messages are above.\n\n" : ": see above.\n\n");
                 continue;
-            }
-            if (t.reason().endsWith("did not compile")) {
-                shownCompileError = t.reason();
             }
             sb.append(t.output().strip()).append("\n\n");
         }

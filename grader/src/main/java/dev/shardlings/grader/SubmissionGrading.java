@@ -4,38 +4,32 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-import javax.tools.Diagnostic;
-import javax.tools.DiagnosticCollector;
-import javax.tools.JavaCompiler;
-import javax.tools.JavaFileObject;
-import javax.tools.StandardJavaFileManager;
-import javax.tools.ToolProvider;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-import java.util.stream.Stream;
 
 /**
  * Grades a student's submission trusting nothing in it but the course files ({@code Chapter0.java},
  * {@code Problem1.java} … {@code Problem4.java}, {@code Chapter5.java}, {@code Chapter6.java}: {@link dev.shardlings.grader.sandbox.CourseClasses})
  * of {@code exercises/src/main/java/dev/shardlings/course/}. Any
- * other file is refused (and named in the report); a course file that is missing, declares another package or does
- * not compile is replaced by the course's stub, so its parts get a clear reason and the other parts are still
- * graded. The files are compiled here with javac (no annotation processing, nothing of the submission on the class
- * path), into a fresh folder that is deleted afterwards, and graded by {@link IsolatedGrading}: this JVM is the
- * judge, and never loads what was compiled.
+ * other file is refused (and named in the report, its name printable); nothing is reached through a symbolic link,
+ * and a submission that is one, or has one on the way to its course files, is refused as a whole (every part 0, with
+ * the reason, and results.json written all the same). A course file that is missing, is a link, is not in package
+ * {@code dev.shardlings.course} as javac reads it, does not compile, crashes javac or takes it too long is replaced by
+ * the course's stub, so its parts get a clear reason and the other parts are still graded. The files are read as
+ * bytes and compiled with javac in a JVM of its own ({@link CourseCompiler}: no annotation processing, nothing of
+ * the submission on the class path), into a fresh folder that is deleted afterwards, and graded by
+ * {@link IsolatedGrading}: this JVM is the judge, and never loads what was compiled. Every way through ends with a
+ * results.json.
  *
  * <pre>
  * mvn -q -pl grader exec:java@grade-submission -Dsubmission=/path/to/student/repo -Dresults=/path/to/results.json
@@ -45,7 +39,6 @@ import java.util.stream.Stream;
         description = "Grades only the course files of a submission, with student code in a sandbox JVM.")
 public final class SubmissionGrading implements Callable<Integer> {
 
-    /** Where the exercises live, relative to the course root. */
     /**
      * Options for the JVM this class runs in (the judge), for whoever starts it: {@code mvn test -Pgrade},
      * {@link BatchGrading}, Gradescope's run_autograder. The judge's work is wide and shallow — thousands of
@@ -56,13 +49,11 @@ public final class SubmissionGrading implements Callable<Integer> {
      */
     public static final List<String> JUDGE_JVM_OPTIONS = List.of("-XX:TieredStopAtLevel=1");
 
+    /** Where the exercises live, relative to the course root. */
     public static final Path EXERCISES = Path.of("exercises", "src", "main", "java", "dev", "shardlings", "course");
 
     /** The course files, the only ones taken from a submission. */
     static final List<String> COURSE_FILES = dev.shardlings.grader.sandbox.CourseClasses.FILES;
-
-    /** The first package declaration of a source file, after comments. */
-    private static final Pattern PACKAGE = Pattern.compile("^\\s*package\\s+([\\w.\\s]+?)\\s*;", Pattern.MULTILINE);
 
     @Option(names = "--course", defaultValue = ".", description = "the pristine course (default: this checkout)")
     Path course;
@@ -89,6 +80,10 @@ public final class SubmissionGrading implements Callable<Integer> {
             + " deleted afterwards either way)")
     Path work;
 
+    @Option(names = "--compile-limit", defaultValue = "60", description = "seconds javac may take to read one"
+            + " file or to compile the course files; a file past it is graded as its stub")
+    long compileLimitSeconds = 60;
+
     @Option(names = "--quiet", description = "print nothing (the grader's self-tests); results.json and"
             + " report.md are written all the same")
     boolean quiet;
@@ -100,66 +95,168 @@ public final class SubmissionGrading implements Callable<Integer> {
         System.exit(new CommandLine(new SubmissionGrading()).execute(args));
     }
 
-    /** What was taken from a submission, and what was not. */
-    public record Intake(List<String> taken, Map<String, String> refused, Map<String, String> replaced) {
+    /**
+     * What was taken from a submission, and what was not: the course files taken; other files refused, by their
+     * printable name; course files replaced by their stub, with why; and why the whole submission was refused
+     * (null when it was not).
+     */
+    public record Intake(List<String> taken, Map<String, String> refused, Map<String, String> replaced,
+                         String refusal) {
+    }
+
+    /**
+     * Why a course file is graded as its stub: the one-line reason each of its parts shows, and the details
+     * (compiler messages; "" for none).
+     */
+    public record Stubbed(String reason, String details) {
     }
 
     @Override
     public Integer call() throws Exception {
-        Path root = work != null ? work : Files.createTempDirectory("shardlings-grade-");
+        Path root = null;
         try {
-            Path sources = root.resolve("src");
-            Path pristine = (stubs != null ? stubs : writeStubs(root.resolve("stubs"))).toAbsolutePath().normalize();
-            Intake intake = prepare(pristine, submission.toAbsolutePath().normalize(), sources);
-            Path classes = root.resolve("classes");
-            Map<String, String> broken = compile(sources, classes, pristine, shownFolder(submission));
-            Map<String, String> replaced = new TreeMap<>(intake.replaced());
-            replaced.putAll(broken);
-            if (!quiet) {
-                System.out.println("Taken from the submission: " + (intake.taken().isEmpty() ? "(nothing)"
-                        : String.join(", ", intake.taken())));
-                intake.refused().forEach((f, why) -> System.out.println("Refused: " + f + " — " + why));
-                replaced.forEach((f, why) -> System.out.println("Graded as the stub: " + f + " — " + why));
+            root = work != null ? work : Files.createTempDirectory("shardlings-grade-");
+            return grade(root);
+        } catch (Exception | StackOverflowError | LinkageError e) {
+            // Not the submission's doing (every way a submission can go wrong is graded above): still a grade file,
+            // so that Gradescope and the batch show a reason instead of nothing.
+            System.err.println("grade-submission could not grade " + printable(submission.toString()) + ":");
+            e.printStackTrace();
+            writeUngraded("the grader could not grade this submission (" + printable(Guard.clip(String.valueOf(e),
+                    300)) + "); this is not a judgement of your code: please tell your instructor", false);
+            return 1;
+        } finally {
+            if (root != null) {
+                Sandbox.deleteRecursively(root); // nothing of the submission is left behind
             }
-            Map<String, Results.TestResult> pregraded = new LinkedHashMap<>();
-            for (Map.Entry<String, String> e : broken.entrySet()) {
-                String cls = e.getKey().replace(".java", "");
-                for (Part p : Part.all()) {
-                    if (p.startAt().contains(cls + ".java")) {
-                        pregraded.put(p.number(), Results.TestResult.of(p, false, Report.of(p, "was not graded")
-                                .about(e.getKey() + " did not compile:").lines(e.getValue())
-                                .lines("The other files were graded.").noHint().text(),
-                                e.getKey() + " did not compile"));
+        }
+    }
+
+    private Integer grade(Path root) throws Exception {
+        Path sources = root.resolve("src");
+        Path pristine = (stubs != null ? stubs : writeStubs(root.resolve("stubs"))).toAbsolutePath().normalize();
+        Intake intake = prepare(pristine, submission, sources);
+        if (intake.refusal() != null) {
+            if (!quiet) {
+                System.out.println("Refused: " + intake.refusal() + ".");
+            }
+            writeUngraded(intake.refusal(), true);
+            return 0;
+        }
+        Path classes = root.resolve("classes");
+        Map<String, Stubbed> stubbed = new TreeMap<>();
+        intake.replaced().forEach((f, why) -> {
+            if (!MISSING.equals(why)) {
+                stubbed.put(f, new Stubbed(f + " is " + why, ""));
+            }
+        });
+        try (CourseCompiler javac = new CourseCompiler(Duration.ofSeconds(compileLimitSeconds))) {
+            stubbed.putAll(javac.compile(sources, classes, pristine, shownFolder(submission)));
+        }
+        Map<String, String> replaced = new TreeMap<>(); // file → why, in words
+        intake.replaced().forEach((f, why) -> replaced.put(f, f + " is " + why));
+        stubbed.forEach((f, why) -> replaced.put(f, why.reason()));
+        if (!quiet) {
+            System.out.println("Taken from the submission: " + (intake.taken().isEmpty() ? "(nothing)"
+                    : String.join(", ", intake.taken())));
+            intake.refused().forEach((f, why) -> System.out.println("Refused: " + f + " — " + why));
+            replaced.values().forEach(why -> System.out.println("Graded as the stub: " + why));
+        }
+        Map<String, Results.TestResult> pregraded = new LinkedHashMap<>();
+        for (Map.Entry<String, Stubbed> e : stubbed.entrySet()) {
+            String cls = e.getKey().replace(".java", "");
+            Stubbed why = e.getValue();
+            for (Part p : Part.all()) {
+                if (p.startAt().contains(cls + ".java")) {
+                    pregraded.put(p.number(), Results.TestResult.of(p, false, Report.of(p, "was not graded")
+                            .about(why.reason() + (why.details().isEmpty() ? "." : ":")).lines(why.details())
+                            .lines("The file was graded as its stub; the other files were graded.").noHint().text(),
+                            why.reason()));
+                }
+            }
+        }
+        StringBuilder note = new StringBuilder();
+        if (!intake.refused().isEmpty()) {
+            note.append("\nRefused (only the course files are graded): ")
+                    .append(listed(intake.refused().keySet())).append('.');
+        }
+        if (!replaced.isEmpty()) {
+            note.append("\nGraded as the stub: ").append(String.join(", ", replaced.keySet())).append('.');
+        }
+        IsolatedGrading judge = new IsolatedGrading().withPregraded(pregraded, note.toString())
+                .withExtra(Map.of("submission", submission.toAbsolutePath().normalize().toString()));
+        List<String> args = new ArrayList<>(List.of("--test-classes=" + testClasses, "--course-classes=" + classes,
+                "--results=" + results.toAbsolutePath(), "--target=" + target));
+        args.addAll(options.asArguments());
+        int status = new CommandLine(judge).execute(args.toArray(String[]::new));
+        if (status != 0) {
+            return status;
+        }
+        Results graded = Results.read(results);
+        String label = "graded: " + target + " " + printable(submission.toString());
+        Files.writeString(results.resolveSibling(ScoreTable.MARKDOWN), ScoreTable.markdown(graded, label));
+        if (!quiet) {
+            System.out.print(ScoreTable.console(graded, label));
+        }
+        return 0;
+    }
+
+    /**
+     * A grade of 0 for every part with one reason, for a submission that is refused as a whole (or a grader that
+     * could not run): results.json and report.md are written all the same.
+     */
+    private void writeUngraded(String reason, boolean refused) throws IOException {
+        Map<String, Results.TestResult> all = new LinkedHashMap<>();
+        for (Part p : Part.all()) {
+            all.put(p.number(), Results.TestResult.of(p, false, Report.of(p, "was not graded").about(reason + ".")
+                    .noHint().text(), reason));
+        }
+        Results r = Results.of(target, all, 0, "\n" + (refused ? "Nothing was graded: " : "") + reason + ".",
+                Map.of("submission", submission.toAbsolutePath().normalize().toString()));
+        Path file = results.toAbsolutePath();
+        Files.createDirectories(file.getParent());
+        r.write(file);
+        String label = "graded: " + target + " " + printable(submission.toString());
+        Files.writeString(file.resolveSibling(ScoreTable.MARKDOWN), ScoreTable.markdown(r, label));
+        if (!quiet) {
+            System.out.print(ScoreTable.console(r, label));
+        }
+    }
+
+    /** At most 20 names, then how many more. */
+    private static String listed(java.util.Collection<String> names) {
+        List<String> all = List.copyOf(names);
+        return all.size() <= 20 ? String.join(", ", all)
+                : String.join(", ", all.subList(0, 20)) + " and " + (all.size() - 20) + " more";
+    }
+
+    /**
+     * A name as it is safe to print on one line of a console or a report: a newline, a carriage return and a tab
+     * are written as backslash-n, backslash-r and backslash-t, and other control or invisible characters (format
+     * characters such as the right-to-left override U+202E, separators, unassigned code points) as backslash-u and
+     * four hex digits, so that a file named with a newline cannot write a line of its own into the instructor's
+     * console. Other characters are kept.
+     */
+    public static String printable(String name) {
+        StringBuilder b = new StringBuilder(name.length());
+        name.codePoints().forEach(c -> {
+            switch (c) {
+                case '\n' -> b.append("\\n");
+                case '\r' -> b.append("\\r");
+                case '\t' -> b.append("\\t");
+                default -> {
+                    int type = Character.getType(c);
+                    if (type == Character.CONTROL || type == Character.FORMAT || type == Character.UNASSIGNED
+                            || type == Character.LINE_SEPARATOR || type == Character.PARAGRAPH_SEPARATOR
+                            || type == Character.SURROGATE || type == Character.PRIVATE_USE) {
+                        b.append(c <= 0xFFFF ? String.format("\\u%04X", c) : String.format("\\U%06X", c));
+                    } else {
+                        b.appendCodePoint(c);
                     }
                 }
             }
-            StringBuilder note = new StringBuilder();
-            if (!intake.refused().isEmpty()) {
-                note.append("\nRefused (only the course files are graded): ")
-                        .append(String.join(", ", intake.refused().keySet())).append('.');
-            }
-            if (!replaced.isEmpty()) {
-                note.append("\nGraded as the stub: ").append(String.join(", ", replaced.keySet())).append('.');
-            }
-            IsolatedGrading judge = new IsolatedGrading().withPregraded(pregraded, note.toString())
-                    .withExtra(Map.of("submission", submission.toAbsolutePath().normalize().toString()));
-            List<String> args = new ArrayList<>(List.of("--test-classes=" + testClasses, "--course-classes=" + classes,
-                    "--results=" + results.toAbsolutePath(), "--target=" + target));
-            args.addAll(options.asArguments());
-            int status = new CommandLine(judge).execute(args.toArray(String[]::new));
-            if (status != 0) {
-                return status;
-            }
-            Results graded = Results.read(results);
-            String label = "graded: " + target + " " + submission;
-            Files.writeString(results.resolveSibling(ScoreTable.MARKDOWN), ScoreTable.markdown(graded, label));
-            if (!quiet) {
-                System.out.print(ScoreTable.console(graded, label));
-            }
-            return 0;
-        } finally {
-            Sandbox.deleteRecursively(root); // nothing of the submission is left behind
-        }
+        });
+        return b.toString();
     }
 
     /** Where the grader keeps its copy of the stubs, as class path resources ({@code <File>.java.txt}). */
@@ -186,146 +283,128 @@ public final class SubmissionGrading implements Callable<Integer> {
         return dir;
     }
 
+    /** Why a course file is graded as its stub when the submission does not have it (its parts are still run). */
+    static final String MISSING = "not in the submission";
+
+    /** The largest course file taken. */
+    static final int MAX_FILE = 1 << 20;
+
     /**
-     * Puts the sources to compile in {@code dir}: the submission's course files where they are regular files that
-     * declare package {@code dev.shardlings.course}, the course's stubs for the others.
+     * Puts the sources to compile in {@code dir}: the submission's course files where they are regular files, read
+     * as bytes, the course's stubs for the others. The submission is resolved to its real path once and nothing
+     * under it is reached through a symbolic link ({@link SubmissionFolder}): a submission, or a folder on the way to
+     * the course files, that is a link is refused as a whole; a course file that is a link is graded as its stub.
+     * What package a file is in, and whether it compiles, javac decides ({@link #compile}).
      *
      * @param stubs      the folder holding the pristine stubs of the course files
      * @param submission the student's repository, or the folder holding their course files
-     * @return what was taken, refused (with why) and replaced by a stub (with why)
+     * @return what was taken, refused (with why) and replaced by a stub (with why), or why the whole submission
+     *         was refused
      * @throws IOException if a copy fails
      */
     public static Intake prepare(Path stubs, Path submission, Path dir) throws IOException {
-        Path source = Files.isDirectory(submission.resolve(EXERCISES)) ? submission.resolve(EXERCISES) : submission;
         Path out = dir.resolve("dev/shardlings/course");
         Files.createDirectories(out);
         List<String> taken = new ArrayList<>();
         Map<String, String> refused = new TreeMap<>();
         Map<String, String> replaced = new TreeMap<>();
-        if (Files.isDirectory(source)) {
-            try (Stream<Path> files = Files.list(source)) {
-                for (Path f : files.sorted().toList()) {
-                    String name = f.getFileName().toString();
-                    if (!name.endsWith(".java") || COURSE_FILES.contains(name)) {
-                        continue;
+        String refusal = null;
+        try (SubmissionFolder source = SubmissionFolder.courseFolder(submission)) {
+            if (source != null) {
+                for (String name : source.names().stream().sorted().toList()) {
+                    if (name.endsWith(".java") && !COURSE_FILES.contains(name)) {
+                        refused.put(printable(name), "not one of the course files " + String.join(", ", COURSE_FILES));
                     }
-                    refused.put(name, "not one of the course files " + String.join(", ", COURSE_FILES));
                 }
             }
-        }
-        for (String name : COURSE_FILES) {
-            Path f = source.resolve(name);
-            String why = null;
-            if (!Files.exists(f, LinkOption.NOFOLLOW_LINKS)) {
-                why = "not in the submission";
-            } else if (!Files.isRegularFile(f, LinkOption.NOFOLLOW_LINKS)) {
-                why = "not a regular file (links are not followed)";
-            } else if (Files.size(f) > 1 << 20) {
-                why = "larger than 1 MB";
-            } else {
-                String pkg = packageOf(Files.readString(f, StandardCharsets.UTF_8));
-                if (!"dev.shardlings.course".equals(pkg)) {
-                    why = "declares package " + (pkg == null ? "(none)" : pkg) + ", not dev.shardlings.course";
+            for (String name : COURSE_FILES) {
+                SubmissionFolder.Kind kind = source == null ? SubmissionFolder.Kind.MISSING : source.kind(name);
+                String why = switch (kind) {
+                    case MISSING -> MISSING;
+                    case LINK -> "a symbolic link (upload the file itself)";
+                    case FOLDER, OTHER -> "not a regular file";
+                    case FILE -> null;
+                };
+                byte[] bytes = null;
+                if (why == null) {
+                    try {
+                        bytes = source.read(name, MAX_FILE);
+                        if (bytes.length > MAX_FILE) {
+                            why = "larger than 1 MB";
+                        }
+                    } catch (java.nio.file.FileSystemException e) {
+                        // Unreadable, or a link swapped in after the check (the no-follow open refuses it).
+                        why = "unreadable (" + printable(Guard.clip(String.valueOf(e.getReason()), 200)) + ")";
+                    }
+                }
+                if (why == null) {
+                    Files.write(out.resolve(name), bytes);
+                    taken.add(name);
+                } else {
+                    Files.copy(stubs.resolve(name), out.resolve(name), StandardCopyOption.REPLACE_EXISTING);
+                    replaced.put(name, why);
                 }
             }
-            if (why == null) {
-                Files.copy(f, out.resolve(name), StandardCopyOption.REPLACE_EXISTING);
-                taken.add(name);
-            } else {
-                Files.copy(stubs.resolve(name), out.resolve(name),
-                        StandardCopyOption.REPLACE_EXISTING);
-                replaced.put(name, why);
+        } catch (SubmissionFolder.Refused e) {
+            refusal = e.getMessage();
+            taken.clear();
+            for (String name : COURSE_FILES) {
+                Files.copy(stubs.resolve(name), out.resolve(name), StandardCopyOption.REPLACE_EXISTING);
+            }
+        } catch (java.nio.file.FileSystemException e) {
+            // A folder that cannot be read, or a link swapped in on the way after it was checked (the no-follow
+            // open refuses it).
+            refusal = "the submission could not be read (" + printable(Guard.clip(String.valueOf(e.getReason()), 200))
+                    + "); upload the files themselves";
+            taken.clear();
+            for (String name : COURSE_FILES) {
+                Files.copy(stubs.resolve(name), out.resolve(name), StandardCopyOption.REPLACE_EXISTING);
             }
         }
-        return new Intake(List.copyOf(taken), refused, replaced);
+        return new Intake(List.copyOf(taken), refused, replaced, refusal);
     }
 
     /**
      * How compiler messages name the folder of the course files: the path the student knows
      * ({@code exercises/src/main/java/dev/shardlings/course/}) when the submission is a copy of the course, else the
-     * submission's folder name; never the temporary folder the files are compiled in.
+     * submission's folder name (printable); never the temporary folder the files are compiled in.
      */
     public static String shownFolder(Path submission) {
         Path s = submission.toAbsolutePath().normalize();
-        if (Files.isDirectory(s.resolve(EXERCISES)) || s.endsWith(EXERCISES)) {
+        if (Files.isDirectory(s.resolve(EXERCISES), LinkOption.NOFOLLOW_LINKS) || s.endsWith(EXERCISES)) {
             return EXERCISES.toString().replace(java.io.File.separatorChar, '/') + "/";
         }
         Path name = s.getFileName();
-        return name == null ? "" : name + "/";
-    }
-
-    /** The package a source file declares, comments removed; null when it declares none. */
-    public static String packageOf(String source) {
-        String code = source.replaceAll("(?s)/\\*.*?\\*/", " ").replaceAll("//[^\\n]*", " ");
-        Matcher m = PACKAGE.matcher(code);
-        return m.find() ? m.group(1).replaceAll("\\s+", "") : null;
+        return name == null ? "" : printable(name.toString()) + "/";
     }
 
     /**
-     * Compiles the course files in {@code sources} into {@code classes} against the framework; a file that does
-     * not compile is replaced by its stub from {@code stubs} and the rest compiled again.
+     * Compiles the course files in {@code sources} into {@code classes} against the framework, javac in a JVM of its
+     * own ({@link CourseCompiler}); a file that javac does not place in package dev.shardlings.course, that does not
+     * compile, crashes javac or takes it longer than {@code limit} is replaced by its stub from {@code stubs}, and
+     * the rest compiled again.
      *
      * @param shown where the messages say the files are (the student's own folder, never the temporary copy)
-     * @return the files replaced, with the compiler's first messages
+     * @return the files replaced, with why
      * @throws IOException           if a file cannot be read or written
-     * @throws IllegalStateException if even the stubs do not compile, or no compiler is available (a JRE)
+     * @throws IllegalStateException if even the stubs do not compile
+     */
+    public static Map<String, Stubbed> compile(Path sources, Path classes, Path stubs, String shown, Duration limit)
+            throws IOException {
+        try (CourseCompiler javac = new CourseCompiler(limit)) {
+            return javac.compile(sources, classes, stubs, shown);
+        }
+    }
+
+    /**
+     * {@link #compile(Path, Path, Path, String, Duration)} with the default limit, each replaced file with its
+     * compiler messages (or its reason when it has none).
      */
     public static Map<String, String> compile(Path sources, Path classes, Path stubs, String shown)
             throws IOException {
-        JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
-        if (javac == null) {
-            throw new IllegalStateException("no Java compiler: run the grader on a JDK, not a JRE");
-        }
-        Path pkg = sources.resolve("dev/shardlings/course");
         Map<String, String> broken = new TreeMap<>();
-        for (int attempt = 0; attempt <= COURSE_FILES.size(); attempt++) {
-            Sandbox.deleteRecursively(classes);
-            Files.createDirectories(classes);
-            DiagnosticCollector<JavaFileObject> diags = new DiagnosticCollector<>();
-            boolean ok;
-            try (StandardJavaFileManager fm = javac.getStandardFileManager(diags, Locale.ROOT, StandardCharsets.UTF_8)) {
-                List<Path> files = COURSE_FILES.stream().map(pkg::resolve).toList();
-                List<String> options = List.of("--release", "17", "--add-modules", "jdk.incubator.vector",
-                        "-proc:none", "-implicit:none", "-nowarn", "-encoding", "UTF-8", "-d", classes.toString(),
-                        "-classpath", String.join(java.io.File.pathSeparator, Sandbox.frameworkClassPath().stream()
-                                .map(Path::toString).toList()), "-sourcepath", "");
-                ok = javac.getTask(null, fm, diags, options, null, fm.getJavaFileObjectsFromPaths(files)).call();
-            }
-            if (ok) {
-                requireOnlyCourseClasses(classes);
-                return broken;
-            }
-            Map<String, StringBuilder> errors = new LinkedHashMap<>();
-            for (Diagnostic<? extends JavaFileObject> d : diags.getDiagnostics()) {
-                if (d.getKind() != Diagnostic.Kind.ERROR || d.getSource() == null) {
-                    continue;
-                }
-                String file = Path.of(d.getSource().toUri()).getFileName().toString();
-                StringBuilder sb = errors.computeIfAbsent(file, x -> new StringBuilder());
-                if (sb.toString().lines().count() < 20) {
-                    sb.append("  ").append(shown).append(file).append(':').append(d.getLineNumber()).append(": ")
-                            .append(Guard.clip(d.getMessage(Locale.ROOT), 300).replace("\n", "\n    ")).append('\n');
-                }
-            }
-            if (errors.isEmpty() || errors.keySet().stream().anyMatch(broken::containsKey)) {
-                throw new IllegalStateException("the course's own stubs do not compile:\n" + errors);
-            }
-            for (Map.Entry<String, StringBuilder> e : errors.entrySet()) {
-                broken.put(e.getKey(), e.getValue().toString());
-                Files.copy(stubs.resolve(e.getKey()), pkg.resolve(e.getKey()), StandardCopyOption.REPLACE_EXISTING);
-            }
-        }
-        throw new IllegalStateException("compiling the course files did not settle");
-    }
-
-    /** A course file can only declare classes of its own package; this holds whatever javac was given. */
-    private static void requireOnlyCourseClasses(Path classes) throws IOException {
-        try (Stream<Path> all = Files.walk(classes)) {
-            for (Path f : all.filter(Files::isRegularFile).toList()) {
-                if (!classes.relativize(f).toString().replace('\\', '/').startsWith("dev/shardlings/course/")) {
-                    throw new IllegalStateException("a class outside dev.shardlings.course was compiled: " + f);
-                }
-            }
-        }
+        compile(sources, classes, stubs, shown, CourseCompiler.LIMIT).forEach((f, why) -> broken.put(f,
+                why.details().isEmpty() ? why.reason() : why.details()));
+        return broken;
     }
 }

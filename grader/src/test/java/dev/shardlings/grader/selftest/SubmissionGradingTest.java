@@ -42,17 +42,24 @@ class SubmissionGradingTest {
         Files.createSymbolicLink(sub.resolve("Problem3.java"), STUBS.resolve("Problem3.java"));
         Path out = dir.resolve("src");
         SubmissionGrading.Intake in = SubmissionGrading.prepare(STUBS, dir.resolve("submission"), out);
-        assertEquals(List.of("Problem1.java"), in.taken());
+        assertEquals(List.of("Chapter0.java", "Problem1.java"), in.taken(), "what javac makes of them comes later");
         assertEquals(List.of("Helpers.java"), List.copyOf(in.refused().keySet()));
-        assertEquals("declares package picocli, not dev.shardlings.course", in.replaced().get("Chapter0.java"));
-        assertEquals("not a regular file (links are not followed)", in.replaced().get("Problem3.java"));
+        assertEquals("a symbolic link (upload the file itself)", in.replaced().get("Problem3.java"));
         assertEquals("not in the submission", in.replaced().get("Problem2.java"));
+        assertEquals(null, in.refusal());
         Path pkg = out.resolve("dev/shardlings/course");
         assertTrue(Files.readString(pkg.resolve("Problem1.java")).startsWith("// the student's"));
-        assertEquals(Files.readString(STUBS.resolve("Chapter0.java")), Files.readString(pkg.resolve("Chapter0.java")));
+        assertEquals(Files.readString(STUBS.resolve("Problem3.java")), Files.readString(pkg.resolve("Problem3.java")));
         try (var files = Files.list(pkg)) {
             assertEquals(dev.shardlings.grader.sandbox.CourseClasses.FILES.size(), files.count(), "the course files and nothing else");
         }
+        // javac decides the package: Chapter0.java is graded as its stub.
+        Map<String, SubmissionGrading.Stubbed> stubbed = SubmissionGrading.compile(out, dir.resolve("classes"), STUBS,
+                "submission/", java.time.Duration.ofSeconds(120));
+        assertEquals("Chapter0.java is not in package dev.shardlings.course", stubbed.get("Chapter0.java").reason());
+        assertTrue(stubbed.get("Chapter0.java").details().contains("as package picocli"),
+                stubbed.get("Chapter0.java").details());
+        assertEquals(Files.readString(STUBS.resolve("Chapter0.java")), Files.readString(pkg.resolve("Chapter0.java")));
     }
 
     @Test
@@ -127,11 +134,34 @@ class SubmissionGradingTest {
         assertTrue(Files.readString(results.resolveSibling(ScoreTable.MARKDOWN)).contains("did not compile"));
     }
 
+    /** The package is javac's: comments are comments, spaces between names are allowed, unicode escapes count. */
     @Test
-    void thePackageDeclarationIsReadPastComments() {
-        assertEquals("dev.shardlings.course", SubmissionGrading.packageOf(
-                "/* package evil; */\n// package evil;\npackage dev . shardlings.course ;\n"));
-        assertEquals("evil", SubmissionGrading.packageOf("package evil; /* package dev.shardlings.course; */"));
-        assertEquals(null, SubmissionGrading.packageOf("class NoPackage {}"));
+    void thePackageIsTheOneJavacReads(@TempDir Path dir) throws Exception {
+        Path pkg = dir.resolve("src/dev/shardlings/course");
+        Files.createDirectories(pkg);
+        for (String f : dev.shardlings.grader.sandbox.CourseClasses.FILES) {
+            Files.copy(STUBS.resolve(f), pkg.resolve(f));
+        }
+        String p1 = Files.readString(STUBS.resolve("Problem1.java"));
+        Files.writeString(pkg.resolve("Problem1.java"), "/* package evil; */\n// package evil;\n"
+                + p1.replace("package dev.shardlings.course;", "package dev . shardlings.course ;"));
+        Files.writeString(pkg.resolve("Problem2.java"), Files.readString(STUBS.resolve("Problem2.java"))
+                .replace("package dev.shardlings.course;", "\\u0070ackage evil;"));
+        Files.writeString(pkg.resolve("Problem3.java"), Files.readString(STUBS.resolve("Problem3.java"))
+                .replace("package dev.shardlings.course;", ""));
+        Map<String, SubmissionGrading.Stubbed> stubbed = SubmissionGrading.compile(dir.resolve("src"),
+                dir.resolve("classes"), STUBS, "sub/", java.time.Duration.ofSeconds(120));
+        assertEquals(List.of("Problem2.java", "Problem3.java"), List.copyOf(stubbed.keySet()));
+        assertTrue(stubbed.get("Problem2.java").details().contains("sub/Problem2.java as package evil"),
+                stubbed.get("Problem2.java").details());
+        assertTrue(stubbed.get("Problem3.java").details().contains("declaring no package"),
+                stubbed.get("Problem3.java").details());
+    }
+
+    @Test
+    void namesArePrintedOnOneLine() {
+        assertEquals("Evil\\nScore: 88/88.java", SubmissionGrading.printable("Evil\nScore: 88/88.java"));
+        assertEquals("a\\tb\\r\\u0007\\u202Ec\\u2028d", SubmissionGrading.printable("a\tb\r\u0007\u202Ec\u2028d"));
+        assertEquals("Problème 1 – 素.java", SubmissionGrading.printable("Problème 1 – 素.java"));
     }
 }
