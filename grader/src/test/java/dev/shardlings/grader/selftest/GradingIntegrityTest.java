@@ -97,7 +97,10 @@ class GradingIntegrityTest {
                 "--test-classes=" + testClasses(), "--submission=" + dir.resolve("submission"), "--results=" + results,
                 "--work=" + work, "--only=" + ONLY, "--part-limit=" + PART_LIMIT, "--heap=256m", "--no-sandbox-user", "--quiet");
         assertEquals(0, status);
-        assertTrue((System.nanoTime() - t0) / 1e9 < 150, "the run ends within a bound");
+        // A bound on hanging (a part whose limit did not stop it), not on speed: about 35 s on a quiet 2-core
+        // machine and 70 s beside .ci/busy-grader-tests' busy loops, so it holds when loaded ten times over.
+        double seconds = (System.nanoTime() - t0) / 1e9;
+        assertTrue(seconds < 600, "the run ends within a bound: " + seconds + " s");
         assertFalse(Files.exists(work), "the graded copy is deleted");
         Results r = checkGrade(results, secret, false);
         assertTrue(r.output().contains("Refused (only the course files are graded): CommandLine.java,"
