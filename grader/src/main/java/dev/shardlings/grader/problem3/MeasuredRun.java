@@ -26,11 +26,11 @@ import java.util.function.Function;
 /**
  * The measured run of a performance part (3.0p … 4.2p) at the book's sizes: random inputs (the modelled time
  * depends on shapes only, so values cost nothing and let the answer be checked), and what the run must show
- * before its time is modelled — the answer's shape and layout, {@value #SAMPLES} of its elements ({@value
- * #SAMPLE_COLS} in each of {@value #SAMPLE_ROWS} rows) against an oracle with the part's own tolerance, on every
- * device that holds them (replicas included, as the part checks them), a shardMap, at least the problem's matmul
- * FLOPs on the devices, and no input gathered on the host. Without this a program could return early at these
- * sizes, or compute elsewhere, and be timed at 0 µs.
+ * before its time is modelled — the answer's shape and layout, {@value #SAMPLES} of its elements
+ * ({@value #SAMPLE_COLS} in each of {@value #SAMPLE_ROWS} rows) against an oracle with the part's own tolerance,
+ * on every device that holds them (replicas included, as the part checks them), a shardMap, at least the problem's
+ * matmul FLOPs on the devices, and no input gathered on the host. Without this a program could return early at
+ * these sizes, or compute elsewhere, and be timed at 0 µs.
  *
  * <p><b>Nothing here is predictable from the sandbox.</b> The inputs come from a seed the judge draws from a
  * {@link SecureRandom} for every measured run ({@link #operands}), and the positions compared are drawn from it
@@ -51,7 +51,7 @@ import java.util.function.Function;
 public record MeasuredRun(Part part, List<Problem3Checks.Operand> inputs, PartitionSpec outSpec, int[] outShape,
                    Oracle oracle, long flops) {
 
-    /** Rows of the answer sampled: the first, the last, and one at random in each of the bands between. */
+    /** Rows of the answer sampled: the first, the last, and one at random in each of six equal bands of rows. */
     public static final int SAMPLE_ROWS = 8;
     /**
      * Elements compared in each sampled row: distinct columns at random (the first row's first and the last row's
