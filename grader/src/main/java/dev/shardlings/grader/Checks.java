@@ -36,7 +36,8 @@ public final class Checks {
             return new Tolerance(1e-5, 1e-5 * Math.max(1.0, scale));
         }
 
-        boolean close(double expected, double actual) {
+        /** Whether {@code actual} is within this tolerance of {@code expected} (NaN only matches NaN). */
+        public boolean close(double expected, double actual) {
             if (Double.isNaN(expected) || Double.isNaN(actual)) {
                 return Double.isNaN(expected) && Double.isNaN(actual);
             }

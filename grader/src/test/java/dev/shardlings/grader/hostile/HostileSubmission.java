@@ -118,6 +118,17 @@ public final class HostileSubmission {
     }
 
     /**
+     * The argument of the {@code sleep} that {@link Attack#LEFT_PROCESSES} leaves running: about 60 s, with
+     * fractional digits of this run's own ({@code results} is a fresh temporary path per run), so that a test
+     * looking for what the attack left alive finds this run's processes only, never those of another grade or
+     * build on the same machine.
+     */
+    public static String sleepArgument(Path results) {
+        return String.format(java.util.Locale.ROOT, "60.%09d", Math.floorMod(results.toAbsolutePath().toString()
+                .hashCode(), 1_000_000_000));
+    }
+
+    /**
      * Writes the hostile course files into {@code dir}.
      *
      * @param solutions the reference solutions' package folder
@@ -136,7 +147,7 @@ public final class HostileSubmission {
         String forge = "(sleep 3; echo FORGED > '" + results + "') > /dev/null 2>&1 &";
         code.put(Attack.LEFT_PROCESSES, "if (System.getProperty(\"hostile.spawned\") == null) {"
                 + " System.setProperty(\"hostile.spawned\", \"1\"); try {"
-                + " new ProcessBuilder(\"sleep\", \"60\").start();"
+                + " new ProcessBuilder(\"sleep\", \"" + sleepArgument(results) + "\").start();"
                 + " new ProcessBuilder(\"sh\", \"-c\", " + javaString(forge) + ").start().waitFor();"
                 + (strong ? " new ProcessBuilder(\"setsid\", \"env\", \"-i\", \"/bin/sh\", \"-c\", "
                 + javaString(forge) + ").start().waitFor();" : "")

@@ -4,7 +4,9 @@ import dev.shardlings.array.NDArray;
 import dev.shardlings.grader.GradingFailure;
 import dev.shardlings.grader.GradingFailure.Kind;
 import dev.shardlings.grader.MeshSpec;
+import dev.shardlings.grader.Part;
 import dev.shardlings.grader.problem3.MatmulCase;
+import dev.shardlings.grader.problem3.MeasuredRun;
 import dev.shardlings.grader.problem3.Problem3Checks;
 import dev.shardlings.grader.problem4.Problem4Checks;
 import dev.shardlings.spmd.ShardMap;
@@ -13,7 +15,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
 
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Random;
+import java.util.Set;
 import java.util.function.BinaryOperator;
 
 import static dev.shardlings.spmd.Tiling.TILED;
@@ -26,6 +31,7 @@ import static dev.shardlings.spmd.Collectives.psum;
 import static dev.shardlings.spmd.Collectives.psumScatter;
 import static dev.shardlings.spmd.ShardMap.shardMap;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -425,5 +431,124 @@ class CollectiveMatmulWrongImplementationsTest {
                     return ShardedArray.devicePut(a.gather().matmul(w.gather()), a.mesh(), P("X", "Y"));
                 }), NAIVE_3_0));
         assertTrue(g.reason().contains("matmul FLOPs"), g.reason());
+    }
+
+    // ------------------------------------------------------------------ the measured run's sample is unpredictable
+
+    /**
+     * The 24 positions the measured run used to compare: drawn from {@code new Random(part.number().hashCode())},
+     * which any code can compute, 6 columns in each of 4 rows (the first, the last, two at random).
+     */
+    private static Set<Long> theOldSample(Part part, int rows, int cols) {
+        Random r = new Random(part.number().hashCode());
+        Set<Long> at = new HashSet<>();
+        for (int s = 0; s < 4; s++) {
+            int row = s == 0 ? 0 : s == 1 ? rows - 1 : r.nextInt(rows);
+            for (int i = 0; i < 6; i++) {
+                int col = i == 0 && s == 0 ? 0 : i == 0 && s == 1 ? cols - 1 : r.nextInt(cols);
+                at.add((long) row * cols + col);
+            }
+        }
+        return at;
+    }
+
+    /**
+     * At the measured sizes: the right answer, computed on the devices (right FLOPs, a shardMap, nothing whole on
+     * the host), then made wrong everywhere but at {@code kept} (row · cols + col). Right at a set of positions it
+     * can compute, and only there.
+     */
+    private static ShardedArray rightOnlyAt(Set<Long> kept, ShardedArray right) {
+        float[] v = right.gather().toFloatArray();
+        for (int i = 0; i < v.length; i++) {
+            if (!kept.contains((long) i)) {
+                v[i] += 1;
+            }
+        }
+        return ShardedArray.devicePut(NDArray.fromFloats(v, right.shape()), right.mesh(), right.spec());
+    }
+
+    /** A right 3.2 written with the accumulator of chunk q starting on device q + 1 and going up the ring. */
+    private static final BinaryOperator<ShardedArray> UP_THE_RING_3_2 = rowsY((t, v) -> {
+        int n = axisSize("Y");
+        int y = axisIndex("Y").intAt();
+        int c = v.shape(1) / n;
+        NDArray acc = null;
+        for (int k = 0; k < n; k++) {
+            int chunk = Math.floorMod(y - 1 - k, n);
+            NDArray mine = t.matmul(v.slice(1, chunk * c, (chunk + 1) * c));
+            acc = k == 0 ? mine : ppermute(acc, "Y", shift(n, 1)).add(mine);
+        }
+        return acc;
+    });
+
+    @Test
+    void rightOnlyAtTheOldPredictableSampleIsWrongValuesIn30p() {
+        Set<Long> kept = theOldSample(Part.P3_0P, Problem3Checks.PERF_B, Problem3Checks.PERF_F);
+        GradingFailure f = rejected(Kind.WRONG_VALUES, "drawn at random for every grade",
+                () -> Problem3Checks.allGatherMatmulTime(earlyAtTheBooksSizes((a, w) -> rightOnlyAt(kept,
+                        DOWN_THE_RING_3_0.apply(a, w))), NAIVE_3_0));
+        assertTrue(f.reason().startsWith("measured run: wrong values at the book's sizes ("), f.reason());
+        // All but the few sampled elements that happen to be old ones are wrong.
+        assertTrue(f.reason().matches(".*\\((49[0-9]|50[0-9]|51[0-2]) of the 512 elements compared.*"), f.reason());
+    }
+
+    @Test
+    void rightOnlyAtTheOldPredictableSampleIsWrongValuesIn32p() {
+        Set<Long> kept = theOldSample(Part.P3_2P, Problem3Checks.PERF_B, Problem3Checks.PERF_D);
+        BinaryOperator<ShardedArray> attack = (t, w) -> t.shape()[0] == Problem3Checks.PERF_B
+                ? rightOnlyAt(kept, UP_THE_RING_3_2.apply(t, w)) : UP_THE_RING_3_2.apply(t, w);
+        GradingFailure f = rejected(Kind.WRONG_VALUES, "drawn at random for every grade",
+                () -> Problem3Checks.reduceScatterMatmulTime(attack));
+        assertTrue(f.reason().startsWith("measured run: wrong values at the book's sizes ("), f.reason());
+    }
+
+    @Test
+    void aRightAnswerPassesWhicheverInputsAndPositionsAreDrawn() {
+        // Fresh inputs and positions every run; the same right program is timed the same every time.
+        double first = Problem3Checks.reduceScatterMatmulTime(UP_THE_RING_3_2).micros();
+        assertEquals(first, Problem3Checks.reduceScatterMatmulTime(UP_THE_RING_3_2).micros());
+    }
+
+    @Test
+    void replicasThatDisagreeAtTheMeasuredSizesAreWrongValues() {
+        // 3.1p's answer is replicated over Y. At the measured sizes only replica 0 (device y = 0) keeps the psum;
+        // the host, reading replica 0, would see the right answer.
+        Problem3Checks.Tiled tiled = (a, w, tiles) -> {
+            boolean measured = a.shape()[0] == Problem3Checks.PERF_B;
+            return shardMap((x, v) -> {
+                int t = v.shape(1) / tiles;
+                List<NDArray> out = new ArrayList<>();
+                for (int j = 0; j < tiles; j++) {
+                    NDArray partial = x.matmul(v.slice(1, j * t, (j + 1) * t));
+                    NDArray sum = psum(partial, "Y");
+                    out.add(measured && axisIndex("Y").intAt() != 0 ? partial : sum);
+                }
+                return NDArray.concat(1, out);
+            }, a.mesh(), P("X", "Y"), P("Y", null), P("X", null)).checkVma(false).apply(a, w);
+        };
+        GradingFailure f = rejected(Kind.WRONG_VALUES, "where replica 0 holds the answer",
+                () -> Problem3Checks.allReduceMatmulTime(tiled));
+        assertTrue(f.reason().startsWith("measured run: replicas disagree at the book's sizes: device "), f.reason());
+    }
+
+    @Test
+    void theSampleVisitsEveryBandOfRowsAndDiffersFromDrawToDraw() {
+        java.util.random.RandomGenerator r = new java.security.SecureRandom();
+        MeasuredRun.Sample a = MeasuredRun.Sample.draw(r, 256, 8192);
+        MeasuredRun.Sample b = MeasuredRun.Sample.draw(r, 256, 8192);
+        assertEquals(MeasuredRun.SAMPLE_ROWS, a.rows().length);
+        assertEquals(0, a.rows()[0]);
+        assertEquals(255, a.rows()[MeasuredRun.SAMPLE_ROWS - 1]);
+        int bands = MeasuredRun.SAMPLE_ROWS - 2;
+        for (int i = 1; i <= bands; i++) {
+            int row = a.rows()[i];
+            assertTrue(row >= (i - 1) * 256 / bands && row < i * 256 / bands, "row " + row + " in band " + i);
+        }
+        for (int[] cols : a.cols()) {
+            assertEquals(MeasuredRun.SAMPLE_COLS, java.util.Arrays.stream(cols).distinct().count());
+        }
+        assertEquals(0, a.cols()[0][0]);
+        assertEquals(8191, a.cols()[MeasuredRun.SAMPLE_ROWS - 1][MeasuredRun.SAMPLE_COLS - 1]);
+        assertFalse(java.util.Arrays.deepEquals(a.cols(), b.cols()), "two draws differ");
     }
 }

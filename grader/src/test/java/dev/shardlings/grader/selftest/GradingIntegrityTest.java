@@ -97,7 +97,10 @@ class GradingIntegrityTest {
                 "--test-classes=" + testClasses(), "--submission=" + dir.resolve("submission"), "--results=" + results,
                 "--work=" + work, "--only=" + ONLY, "--part-limit=" + PART_LIMIT, "--heap=256m", "--no-sandbox-user", "--quiet");
         assertEquals(0, status);
-        assertTrue((System.nanoTime() - t0) / 1e9 < 150, "the run ends within a bound");
+        // A bound on hanging (a part whose limit did not stop it), not on speed: about 35 s on a quiet 2-core
+        // machine and 70 s beside .ci/busy-grader-tests' busy loops, so it holds when loaded ten times over.
+        double seconds = (System.nanoTime() - t0) / 1e9;
+        assertTrue(seconds < 600, "the run ends within a bound: " + seconds + " s");
         assertFalse(Files.exists(work), "the graded copy is deleted");
         Results r = checkGrade(results, secret, false);
         assertTrue(r.output().contains("Refused (only the course files are graded): CommandLine.java,"
@@ -144,7 +147,7 @@ class GradingIntegrityTest {
         // The processes started by the attack would write FORGED at +3 s: give them the time, then look.
         Thread.sleep(4000);
         assertFalse(Files.readString(results, StandardCharsets.UTF_8).contains("FORGED"), "results are the judge's");
-        assertEquals(List.of(), aliveFromTheAttack(), "nothing the submission started is alive");
+        assertEquals(List.of(), aliveFromTheAttack(results), "nothing the submission started is alive");
         assertEquals(r, Results.read(results));
         return r;
     }
@@ -166,15 +169,21 @@ class GradingIntegrityTest {
         return f;
     }
 
-    /** Processes whose command line is one the attack started. */
-    private static List<String> aliveFromTheAttack() throws IOException {
+    /**
+     * Processes whose command line is one this run's attack started: they name this run's results.json or sleep
+     * for this run's own time ({@link HostileSubmission#sleepArgument}), so that the hostile processes of another
+     * grade or build on the same machine are not taken for this one's.
+     */
+    private static List<String> aliveFromTheAttack(Path results) throws IOException {
+        String forged = "echo FORGED > '" + results + "'";
+        String sleep = "sleep " + HostileSubmission.sleepArgument(results);
         List<String> out = new ArrayList<>();
         try (Stream<Path> procs = Files.list(Path.of("/proc"))) {
             for (Path p : procs.toList()) {
                 try {
                     String cmd = new String(Files.readAllBytes(p.resolve("cmdline")), StandardCharsets.UTF_8)
                             .replace('\0', ' ');
-                    if (cmd.contains("echo FORGED") || cmd.strip().equals("sleep 60")) {
+                    if (cmd.contains(forged) || cmd.strip().equals(sleep)) {
                         out.add(p.getFileName() + ": " + cmd);
                     }
                 } catch (IOException e) {
