@@ -47,9 +47,24 @@ import java.util.function.Function;
  * @param outShape the answer's global shape
  * @param oracle   the answer at given positions, from the whole inputs, with the part's tolerance
  * @param flops    the least matmul FLOPs the devices must do together (2·B·D·F per matmul)
+ * @param received the least bytes every device must receive in its collectives ({@link #acrossY}): without it, device
+ *                 code that read the other devices' blocks through references taken on the host before the
+ *                 shardMap (no collective at all) was timed at the cost of its compute alone
  */
 public record MeasuredRun(Part part, List<Problem3Checks.Operand> inputs, PartitionSpec outSpec, int[] outShape,
-                   Oracle oracle, long flops) {
+                   Oracle oracle, long flops, long received) {
+
+    /**
+     * The least bytes a device must receive when a [rows, cols] float32 array laid out with its rows over X has to
+     * cross the Y axis of the book's mesh (X = 2, Y = 4) — gathered over Y, or its partial sums reduced over Y:
+     * every device needs what the other Y − 1 devices of its row hold, (Y − 1)/Y of its row block, however the
+     * collectives are arranged (the bandwidth bound of all-gather and reduce-scatter).
+     */
+    public static long acrossY(int rows, int cols) {
+        int x = 2;
+        int y = 4;
+        return (long) rows / x * cols * Float.BYTES * (y - 1) / y;
+    }
 
     /** Rows of the answer sampled: the first, the last, and one at random in each of six equal bands of rows. */
     public static final int SAMPLE_ROWS = 8;
@@ -247,7 +262,7 @@ public record MeasuredRun(Part part, List<Problem3Checks.Operand> inputs, Partit
 
     /** The checks of the run, for {@link ModelledTime#check}. */
     public void verify(CaseRun<Object> outcome) {
-        CheckLog.ran(Check.VALUES, Check.LAYOUT, Check.USES_SHARD_MAP, Check.FLOPS, Check.HOST_MEMORY);
+        CheckLog.ran(Check.VALUES, Check.LAYOUT, Check.USES_SHARD_MAP, Check.FLOPS, Check.HOST_MEMORY, Check.BYTES);
         if (!(outcome.value() instanceof ShardedArray out)) {
             throw fail(GradingFailure.Kind.WRONG_SHAPE, "returned no sharded array", "returned a "
                     + outcome.value().getClass().getSimpleName() + " instead of a ShardedArray.", outcome);
@@ -280,6 +295,29 @@ public record MeasuredRun(Part part, List<Problem3Checks.Operand> inputs, Partit
             throw fail(GradingFailure.Kind.STRUCTURE, "devices did " + deviceFlops + " of the " + flops
                     + " matmul FLOPs", "made its devices do " + deviceFlops + " matmul FLOPs in all; the answer"
                     + " takes at least " + flops + ". The work must be done by the devices, inside shardMap.", outcome);
+        }
+        long least = Long.MAX_VALUE;
+        int leastDevice = -1;
+        java.util.Map<Integer, Long> byDevice = new java.util.HashMap<>();
+        for (ShardMapTrace sm : t.shardMaps()) {
+            for (DeviceTrace d : sm.devices()) {
+                byDevice.merge(d.deviceId(), d.collectives().stream()
+                        .mapToLong(dev.shardlings.trace.TraceEvent.CollectiveEvent::bytesReceived).sum(), Long::sum);
+            }
+        }
+        for (java.util.Map.Entry<Integer, Long> e : byDevice.entrySet()) {
+            if (e.getValue() < least) {
+                least = e.getValue();
+                leastDevice = e.getKey();
+            }
+        }
+        if (least < received) {
+            throw fail(GradingFailure.Kind.STRUCTURE, "device " + leastDevice + " received " + least + " of the "
+                    + received + " bytes the answer needs", "made device " + leastDevice + " receive " + least
+                    + " bytes in its collectives; every device needs at least " + received + " bytes from the"
+                    + " others (what the other devices of its row hold). Data reaches a device only through"
+                    + " collectives: a device that reads another's block through a reference taken on the host"
+                    + " moves data no collective accounts for, and no chip can do that.", outcome);
         }
         long largestInput = arrays.stream().mapToLong(NDArray::nbytes).max().orElse(0);
         if (t.hostLargestAllocation() >= largestInput) {

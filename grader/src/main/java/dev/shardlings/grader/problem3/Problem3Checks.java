@@ -349,28 +349,28 @@ public final class Problem3Checks {
     public static ModelledTime.Result allGatherMatmulTime(BinaryOperator<ShardedArray> collective,
                                              BinaryOperator<ShardedArray> naive) {
         return new MeasuredRun(Part.P3_0P, MeasuredRun.operands("A", BD, XY, "W", DF, COLS_Y), XY, BF,
-                MeasuredRun.MATMUL, MATMUL_FLOPS).time(Part.P3_0, () -> allGatherMatmul(collective, naive,
+                MeasuredRun.MATMUL, MATMUL_FLOPS, MeasuredRun.acrossY(PERF_B, PERF_D)).time(Part.P3_0, () -> allGatherMatmul(collective, naive,
                 BASE_CASE), SETTING, l -> collective.apply(l.get(0), l.get(1)));
     }
 
     /** 3.1p. */
     public static ModelledTime.Result allReduceMatmulTime(Tiled impl) {
         return new MeasuredRun(Part.P3_1P, MeasuredRun.operands("A", BD, XY, "W", DF, ROWS_Y), ROWS_X,
-                BF, MeasuredRun.MATMUL, MATMUL_FLOPS).time(Part.P3_1, () -> allReduceMatmul(impl, BASE_CASE),
+                BF, MeasuredRun.MATMUL, MATMUL_FLOPS, MeasuredRun.acrossY(PERF_B, PERF_F)).time(Part.P3_1, () -> allReduceMatmul(impl, BASE_CASE),
                 SETTING, l -> impl.apply(l.get(0), l.get(1), PERF_TILES));
     }
 
     /** 3.2p. */
     public static ModelledTime.Result reduceScatterMatmulTime(BinaryOperator<ShardedArray> impl) {
         return new MeasuredRun(Part.P3_2P, MeasuredRun.operands("Tmp", BF, XY, "W2", FD, ROWS_Y), XY,
-                BD, MeasuredRun.MATMUL, MATMUL_FLOPS).time(Part.P3_2, () -> reduceScatterMatmul(impl, BASE_CASE),
+                BD, MeasuredRun.MATMUL, MATMUL_FLOPS, MeasuredRun.acrossY(PERF_B, PERF_D)).time(Part.P3_2, () -> reduceScatterMatmul(impl, BASE_CASE),
                 SETTING, l -> impl.apply(l.get(0), l.get(1)));
     }
 
     /** 3.3p: the collective block's modelled time. */
     public static ModelledTime.Result transformerBlockTime(Block collective, Block naive) {
         return new MeasuredRun(Part.P3_3P, MeasuredRun.operands("In", BD, XY, "Win", DF, COLS_Y,
-                "Wout", FD, ROWS_Y), XY, BD, MeasuredRun.BLOCK, 2 * MATMUL_FLOPS).time(Part.P3_3,
+                "Wout", FD, ROWS_Y), XY, BD, MeasuredRun.BLOCK, 2 * MATMUL_FLOPS, MeasuredRun.acrossY(PERF_B, PERF_D)).time(Part.P3_3,
                 () -> transformerBlock(collective, naive, BASE_CASE), SETTING,
                 l -> collective.apply(l.get(0), l.get(1), l.get(2)));
     }

@@ -174,21 +174,21 @@ public final class Problem4Checks {
     /** 4.0p. */
     public static ModelledTime.Result allGatherMatmulTime(BinaryOperator<ShardedArray> impl) {
         return new MeasuredRun(Part.P4_0P, MeasuredRun.operands("A", BD, XY, "W", DF, P(null, "Y")),
-                XY, BF, MeasuredRun.MATMUL, MATMUL_FLOPS).time(Part.P4_0, () -> allGatherMatmul(impl,
+                XY, BF, MeasuredRun.MATMUL, MATMUL_FLOPS, MeasuredRun.acrossY(Problem3Checks.PERF_B, Problem3Checks.PERF_D)).time(Part.P4_0, () -> allGatherMatmul(impl,
                 Problem3Checks.BASE_CASE), SETTING, l -> impl.apply(l.get(0), l.get(1)));
     }
 
     /** 4.1p. */
     public static ModelledTime.Result allReduceMatmulTime(BinaryOperator<ShardedArray> impl) {
         return new MeasuredRun(Part.P4_1P, MeasuredRun.operands("A", BD, XY, "W", DF, P("Y", null)),
-                P("X", null), BF, MeasuredRun.MATMUL, MATMUL_FLOPS).time(Part.P4_1, () -> allReduceMatmul(impl,
+                P("X", null), BF, MeasuredRun.MATMUL, MATMUL_FLOPS, MeasuredRun.acrossY(Problem3Checks.PERF_B, Problem3Checks.PERF_F)).time(Part.P4_1, () -> allReduceMatmul(impl,
                 Problem3Checks.BASE_CASE), SETTING, l -> impl.apply(l.get(0), l.get(1)));
     }
 
     /** 4.2p. */
     public static ModelledTime.Result reduceScatterMatmulTime(BinaryOperator<ShardedArray> impl) {
         return new MeasuredRun(Part.P4_2P, MeasuredRun.operands("Tmp", BF, XY, "W2", FD,
-                P("Y", null)), XY, BD, MeasuredRun.MATMUL, MATMUL_FLOPS).time(Part.P4_2, () -> reduceScatterMatmul(
+                P("Y", null)), XY, BD, MeasuredRun.MATMUL, MATMUL_FLOPS, MeasuredRun.acrossY(Problem3Checks.PERF_B, Problem3Checks.PERF_D)).time(Part.P4_2, () -> reduceScatterMatmul(
                 impl, Problem3Checks.BASE_CASE), SETTING, l -> impl.apply(l.get(0), l.get(1)));
     }
 }

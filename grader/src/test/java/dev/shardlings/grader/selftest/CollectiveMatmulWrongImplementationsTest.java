@@ -433,6 +433,32 @@ class CollectiveMatmulWrongImplementationsTest {
         assertTrue(g.reason().contains("matmul FLOPs"), g.reason());
     }
 
+    /**
+     * Found by a red-team review: the devices read each other's blocks through references the host took before the
+     * shardMap (views: nothing is allocated), so the answer is right with no collective at all, and its modelled time
+     * was its compute alone (6.8 µs against the reference's 12.5). Every device must receive what the other devices
+     * of its row hold.
+     */
+    @Test
+    void devicesReadingEachOthersBlocksWithoutACollectiveAreNotTimed() {
+        GradingFailure f = rejected(Kind.STRUCTURE, "Data reaches a device only through collectives",
+                () -> Problem3Checks.allGatherMatmulTime(earlyAtTheBooksSizes((a, w) -> {
+                    java.util.TreeMap<Integer, java.util.TreeMap<Integer, NDArray>> rows = new java.util.TreeMap<>();
+                    for (ShardedArray.Shard sh : a.addressableShards()) {
+                        rows.computeIfAbsent(sh.index().slices().get(0).start(), k -> new java.util.TreeMap<>())
+                                .put(sh.index().slices().get(1).start(), sh.data());
+                    }
+                    List<List<NDArray>> byX = new java.util.ArrayList<>();
+                    for (java.util.TreeMap<Integer, NDArray> r : rows.values()) {
+                        byX.add(new java.util.ArrayList<>(r.values()));
+                    }
+                    return shardMap((x, v) -> NDArray.concat(1, byX.get(dev.shardlings.spmd.Collectives.axisIndex("X")
+                            .intAt())).matmul(v), a.mesh(), P("X", "Y"), P(null, "Y"), P("X", "Y")).apply(a, w);
+                }), NAIVE_3_0));
+        assertTrue(f.reason().startsWith("measured run: device "), f.reason());
+        assertTrue(f.reason().contains("received 0 of the"), f.reason());
+    }
+
     // ------------------------------------------------------------------ the measured run's sample is unpredictable
 
     /**
