@@ -77,6 +77,30 @@ public final class OpObservers {
         return CURRENT.get();
     }
 
+    private static final OpObserver IDS_ONLY = new OpObserver() {
+        @Override
+        public void allocated(DType dtype, int[] shape, long bytes) {
+        }
+
+        @Override
+        public void matmul(int m, int k, int n, DType dtype) {
+        }
+
+        @Override
+        public long op(LocalOp op, DType dtype, int[] shape, long[] inputs, long flops, long bytes) {
+            return dev.shardlings.internal.Ids.next();
+        }
+    };
+
+    /**
+     * An observer that records nothing and gives every array made under it a fresh id: for framework code that
+     * makes arrays outside any recording's view but during a call (laying out or assembling blocks, decoding a
+     * call's arguments), so that the grader's provenance check knows them as made during the call.
+     */
+    public static OpObserver idsOnly() {
+        return IDS_ONLY;
+    }
+
     /** {@link #current()} for this package's hot paths (every operation asks), without the caller check. */
     static OpObserver observer() {
         return CURRENT.get();

@@ -1,6 +1,5 @@
 package dev.shardlings.spmd;
 
-import dev.shardlings.array.DType;
 import dev.shardlings.array.NDArray;
 import dev.shardlings.primitive.ManualRegion;
 import dev.shardlings.array.OpObserver;
@@ -94,22 +93,8 @@ public final class ShardMap {
     }
 
     /** Laying out arguments and assembling outputs on the host is not the devices' work: it is not traced. */
-    private static final OpObserver SILENT = new OpObserver() {
-        @Override
-        public void allocated(DType dtype, int[] shape, long bytes) {
-        }
-
-        @Override
-        public void matmul(int m, int k, int n, DType dtype) {
-        }
-
-        /** Laid out or assembled by the runtime during the call: an id, so the provenance check knows it. */
-        @Override
-        public long op(dev.shardlings.array.LocalOp op, DType dtype, int[] shape, long[] inputs, long flops,
-                       long bytes) {
-            return dev.shardlings.internal.Ids.next();
-        }
-    };
+    /** Laid out or assembled by the runtime during the call: not the devices' work, but ids for provenance. */
+    private static final OpObserver SILENT = OpObservers.idsOnly();
 
     private final DeviceFunction fn;
     private final BlockLayout layout;

@@ -267,21 +267,7 @@ public final class SandboxMain {
      * Gives every array made while a request's arguments are decoded an id, so that an argument the call returns
      * unchanged (or a view of it) passes the provenance check.
      */
-    private static final OpObserver ARGUMENTS = new OpObserver() {
-        @Override
-        public void allocated(DType dtype, int[] shape, long bytes) {
-        }
-
-        @Override
-        public void matmul(int m, int k, int n, DType dtype) {
-        }
-
-        @Override
-        public long op(dev.shardlings.array.LocalOp op, DType dtype, int[] shape, long[] inputs, long flops,
-                       long bytes) {
-            return Ids.next();
-        }
-    };
+    private static final OpObserver ARGUMENTS = OpObservers.idsOnly();
 
     /**
      * The provenance check: every array in {@code value} (an NDArray, each shard of a ShardedArray, the elements of
