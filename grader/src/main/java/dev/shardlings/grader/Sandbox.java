@@ -452,21 +452,18 @@ public final class Sandbox implements AutoCloseable {
      */
     static byte[] skipBootOutput(InputStream in) throws IOException {
         byte[] marker = (SandboxBoot.READY + "\n").getBytes(StandardCharsets.UTF_8);
-        java.io.ByteArrayOutputStream seen = new java.io.ByteArrayOutputStream();
-        while (seen.size() < 16 * 1024) {
-            int b = in.read();
-            if (b < 0) {
-                break;
-            }
-            seen.write(b);
-            byte[] sofar = seen.toByteArray();
-            if (b == '\n' && sofar.length >= marker.length && java.util.Arrays.equals(sofar,
-                    sofar.length - marker.length, sofar.length, marker, 0, marker.length)) {
+        byte[] seen = new byte[16 * 1024];
+        int n = 0;
+        for (int b; n < seen.length && (b = in.read()) >= 0; ) {
+            seen[n++] = (byte) b;
+            if (b == '\n' && n >= marker.length
+                    && java.util.Arrays.equals(seen, n - marker.length, n, marker, 0, marker.length)) {
                 return new byte[0];
             }
         }
-        return seen.toByteArray();
+        return java.util.Arrays.copyOf(seen, n);
     }
+
     private List<Thread> readers = List.of();
 
     private void start() throws IOException {
