@@ -46,7 +46,7 @@ class CollectiveMatmulWrongImplementationsTest {
     private static final MatmulCase BOOK = new MatmulCase(MeshSpec.of("X", 2, "Y", 4), 1, 2, 2, 7, 2);
 
     private static GradingFailure rejected(Kind kind, String inMessage, Executable check) {
-        GradingFailure f = assertThrows(GradingFailure.class, check);
+        GradingFailure f = Pinned.record(assertThrows(GradingFailure.class, check));
         assertEquals(kind, f.kind(), () -> "rejected for another reason: " + f.reason() + "\n" + f.getMessage());
         assertTrue(f.getMessage().contains(inMessage), () -> "report lacks \"" + inMessage + "\":\n" + f.getMessage());
         return f;

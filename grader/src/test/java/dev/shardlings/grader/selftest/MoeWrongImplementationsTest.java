@@ -38,7 +38,7 @@ class MoeWrongImplementationsTest {
     private static final MoeCase TOP2 = new MoeCase(MeshSpec.of("X", 2, "Y", 2), 2, 3, 1, 2, 2, UNIFORM, 2, 8);
 
     private static GradingFailure rejected(Kind kind, String inMessage, Executable check) {
-        GradingFailure f = assertThrows(GradingFailure.class, check);
+        GradingFailure f = Pinned.record(assertThrows(GradingFailure.class, check));
         assertEquals(kind, f.kind(), () -> "rejected for another reason: " + f.reason() + "\n" + f.getMessage());
         assertTrue(f.getMessage().contains(inMessage), () -> "report lacks \"" + inMessage + "\":\n" + f.getMessage());
         return f;

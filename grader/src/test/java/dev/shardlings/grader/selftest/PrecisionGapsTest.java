@@ -49,7 +49,7 @@ class PrecisionGapsTest {
     private static final Chapter0Case X4 = new Chapter0Case(MeshSpec.of("X", 4, "Y", 2), 2, 2, 3, 5, 0);
 
     private static GradingFailure rejected(Kind kind, String inMessage, Executable check) {
-        GradingFailure f = assertThrows(GradingFailure.class, check);
+        GradingFailure f = Pinned.record(assertThrows(GradingFailure.class, check));
         assertEquals(kind, f.kind(), () -> "rejected for another reason: " + f.reason() + "\n" + f.getMessage());
         assertTrue(f.getMessage().contains(inMessage), () -> "report lacks \"" + inMessage + "\":\n" + f.getMessage());
         return f;
