@@ -85,7 +85,7 @@ public final class IsolatedGrading implements Callable<Integer> {
 
     /** Adds to results.json's extra_data. */
     IsolatedGrading withExtra(Map<String, Object> extra) {
-        this.extraData = Map.copyOf(extra);
+        this.extraData = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(extra));
         return this;
     }
 

@@ -71,7 +71,8 @@ public record Results(double score,
         /** {@link #of(Part, boolean, String, String)} with more extra data ({@code reason} must be among it). */
         public static TestResult of(Part p, boolean passed, String output, java.util.Map<String, String> extra) {
             return new TestResult(p.number() + " " + p.title(), p.number(), passed ? p.points() : 0, p.points(),
-                    passed ? "passed" : "failed", output, p.tags(), VISIBLE, java.util.Map.copyOf(extra));
+                    passed ? "passed" : "failed", output, p.tags(), VISIBLE,
+                    java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(extra)));
         }
 
         /** The same result with {@code more} appended to its report. */
