@@ -14,13 +14,13 @@ import dev.shardlings.sharding.ShardingVisualizer;
 import dev.shardlings.spmd.Collectives;
 import dev.shardlings.spmd.ShardMap;
 import dev.shardlings.spmd.ShardedArray;
-import dev.shardlings.trace.Collective;
-import dev.shardlings.trace.DeviceTrace;
-import dev.shardlings.trace.Origin;
-import dev.shardlings.trace.ShardMapTrace;
-import dev.shardlings.trace.Trace;
-import dev.shardlings.trace.TraceEvent;
-import dev.shardlings.trace.Tracing;
+import dev.shardlings.events.Collective;
+import dev.shardlings.events.DeviceTrace;
+import dev.shardlings.events.Origin;
+import dev.shardlings.events.ShardMapTrace;
+import dev.shardlings.events.Trace;
+import dev.shardlings.events.TraceEvent;
+import dev.shardlings.events.Tracing;
 import org.junit.jupiter.api.Test;
 
 import java.lang.reflect.Array;
@@ -62,9 +62,9 @@ class NullArgumentsTest {
             Collectives.class, PRNG.class, PRNG.Key.class, Collective.class, DeviceTrace.class, ShardMapTrace.class,
             Origin.class, Trace.class, TraceEvent.class, TraceEvent.CollectiveEvent.class,
             TraceEvent.MatmulEvent.class, TraceEvent.LocalOpEvent.class, Tracing.class, Tracing.Traced.class,
-            dev.shardlings.trace.CollectiveParams.class, dev.shardlings.trace.CollectiveParams.None.class,
-            dev.shardlings.trace.CollectiveParams.AllGather.class, dev.shardlings.trace.CollectiveParams.ReduceScatter.class,
-            dev.shardlings.trace.CollectiveParams.AllToAll.class, dev.shardlings.trace.CollectiveParams.Permute.class);
+            dev.shardlings.events.CollectiveParams.class, dev.shardlings.events.CollectiveParams.None.class,
+            dev.shardlings.events.CollectiveParams.AllGather.class, dev.shardlings.events.CollectiveParams.ReduceScatter.class,
+            dev.shardlings.events.CollectiveParams.AllToAll.class, dev.shardlings.events.CollectiveParams.Permute.class);
 
     /**
      * Arguments for which null means something, by "Class.method(parameter)": each with the reason. Nothing else
@@ -127,16 +127,16 @@ class NullArgumentsTest {
         byClass.put(DType.class, () -> DType.INT32);
         byClass.put(AxisType.class, () -> AxisType.EXPLICIT);
         byClass.put(Origin.class, () -> Origin.SHARD_MAP);
-        byClass.put(dev.shardlings.trace.CollectiveParams.class, dev.shardlings.trace.CollectiveParams.None::new);
-        byClass.put(dev.shardlings.trace.CollectiveParams.None.class, dev.shardlings.trace.CollectiveParams.None::new);
-        byClass.put(dev.shardlings.trace.CollectiveParams.AllGather.class,
-                () -> new dev.shardlings.trace.CollectiveParams.AllGather(0, true, false));
-        byClass.put(dev.shardlings.trace.CollectiveParams.ReduceScatter.class,
-                () -> new dev.shardlings.trace.CollectiveParams.ReduceScatter(0, true));
-        byClass.put(dev.shardlings.trace.CollectiveParams.AllToAll.class,
-                () -> new dev.shardlings.trace.CollectiveParams.AllToAll(0, 1, true));
-        byClass.put(dev.shardlings.trace.CollectiveParams.Permute.class,
-                () -> new dev.shardlings.trace.CollectiveParams.Permute(List.of(List.of(0, 1), List.of(1, 0))));
+        byClass.put(dev.shardlings.events.CollectiveParams.class, dev.shardlings.events.CollectiveParams.None::new);
+        byClass.put(dev.shardlings.events.CollectiveParams.None.class, dev.shardlings.events.CollectiveParams.None::new);
+        byClass.put(dev.shardlings.events.CollectiveParams.AllGather.class,
+                () -> new dev.shardlings.events.CollectiveParams.AllGather(0, true, false));
+        byClass.put(dev.shardlings.events.CollectiveParams.ReduceScatter.class,
+                () -> new dev.shardlings.events.CollectiveParams.ReduceScatter(0, true));
+        byClass.put(dev.shardlings.events.CollectiveParams.AllToAll.class,
+                () -> new dev.shardlings.events.CollectiveParams.AllToAll(0, 1, true));
+        byClass.put(dev.shardlings.events.CollectiveParams.Permute.class,
+                () -> new dev.shardlings.events.CollectiveParams.Permute(List.of(List.of(0, 1), List.of(1, 0))));
         byClass.put(dev.shardlings.array.LocalOp.class, () -> dev.shardlings.array.DataOp.SLICE);
         byClass.put(dev.shardlings.primitive.DotGeneral.class, () -> dev.shardlings.primitive.DotGeneral.matmul(P()));
         byClass.put(AxisType[].class, () -> new AxisType[]{AxisType.EXPLICIT});
@@ -362,7 +362,7 @@ class NullArgumentsTest {
         java.nio.file.Path root = java.nio.file.Path.of(Mesh.class.getProtectionDomain().getCodeSource().getLocation()
                 .toURI());
         List<String> missing = new ArrayList<>();
-        for (String pkg : List.of("dev.shardlings.sharding", "dev.shardlings.random", "dev.shardlings.trace")) {
+        for (String pkg : List.of("dev.shardlings.sharding", "dev.shardlings.random", "dev.shardlings.events")) {
             try (var files = java.nio.file.Files.list(root.resolve(pkg.replace('.', '/')))) {
                 for (java.nio.file.Path f : (Iterable<java.nio.file.Path>) files::iterator) {
                     String file = f.getFileName().toString();

@@ -2,14 +2,14 @@ package dev.shardlings.cost;
 
 import dev.shardlings.array.ReduceOp;
 import dev.shardlings.sharding.Mesh;
-import dev.shardlings.trace.Collective;
-import dev.shardlings.trace.DeviceTrace;
-import dev.shardlings.trace.ShardMapTrace;
-import dev.shardlings.trace.Trace;
-import dev.shardlings.trace.TraceEvent;
-import dev.shardlings.trace.TraceEvent.CollectiveEvent;
-import dev.shardlings.trace.TraceEvent.LocalOpEvent;
-import dev.shardlings.trace.TraceEvent.MatmulEvent;
+import dev.shardlings.events.Collective;
+import dev.shardlings.events.DeviceTrace;
+import dev.shardlings.events.ShardMapTrace;
+import dev.shardlings.events.Trace;
+import dev.shardlings.events.TraceEvent;
+import dev.shardlings.events.TraceEvent.CollectiveEvent;
+import dev.shardlings.events.TraceEvent.LocalOpEvent;
+import dev.shardlings.events.TraceEvent.MatmulEvent;
 
 import java.util.ArrayList;
 import java.util.HashMap;

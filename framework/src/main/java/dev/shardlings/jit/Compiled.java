@@ -124,8 +124,8 @@ public final class Compiled {
     }
 
     /** JIT, or JIT_WITH_SHARD_MAP when the program contains a shardMap region. */
-    private dev.shardlings.trace.Origin origin() {
+    private dev.shardlings.events.Origin origin() {
         boolean manual = program.instructions().stream().anyMatch(i -> i instanceof DeviceProgram.Region);
-        return manual ? dev.shardlings.trace.Origin.JIT_WITH_SHARD_MAP : dev.shardlings.trace.Origin.JIT;
+        return manual ? dev.shardlings.events.Origin.JIT_WITH_SHARD_MAP : dev.shardlings.events.Origin.JIT;
     }
 }

@@ -10,7 +10,7 @@ import dev.shardlings.sharding.NamedSharding;
 import dev.shardlings.sharding.PartitionSpec;
 import dev.shardlings.spmd.DeviceProgram;
 import dev.shardlings.spmd.ShardedArray;
-import dev.shardlings.spmd.Step;
+import dev.shardlings.spmd.DataMovement;
 
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -110,7 +110,7 @@ final class Partitioner {
             List<String> rollAxes = roll == null ? null : roll.splitAxes(layout, mesh);
             if (rollAxes != null) {
                 ArrayType xl = layout.get(roll.x());
-                int moved = b.move(reg.get(roll.x()), List.of(new Step.RollSplit(rollAxes, roll.dim(), roll.shift())));
+                int moved = b.move(reg.get(roll.x()), List.of(new DataMovement.RollSplit(rollAxes, roll.dim(), roll.shift())));
                 List<List<String>> want = backward.getOrDefault(e.output(), xl.dims());
                 reg.put(e.output(), b.relayout(moved, xl.dims(), want));
                 layout.put(e.output(), new ArrayType(type.dtype(), type.shape(), want, mesh));
@@ -170,7 +170,7 @@ final class Partitioner {
     /**
      * {@code roll(x, shift, dim)} as jnp traces it: concatenate(dim)[slice(x, dim ∈ [i, n)), slice(x, dim ∈ [0, i))]
      * with shift = n − i, each slice used by the concatenate only. XLA recognises the pattern and partitions it as a
-     * halo exchange; so does this partitioner when dim is split ({@link Step.RollSplit}).
+     * halo exchange; so does this partitioner when dim is split ({@link DataMovement.RollSplit}).
      *
      * @param x      the rolled value
      * @param dim    the dimension rolled
@@ -445,7 +445,7 @@ final class Partitioner {
                     dev.shardlings.array.DType dt = dtypes.get(m.input());
                     String in = "%" + m.input();
                     for (int i = 0; i < m.steps().size(); i++) {
-                        Step step = m.steps().get(i);
+                        DataMovement step = m.steps().get(i);
                         comm += step.bytesReceived(s, dt.byteSize(), mesh);
                         s = step.outShape(s, mesh);
                         String target = i == m.steps().size() - 1 ? "%" + m.output() : "%" + m.output() + "." + i;
@@ -478,35 +478,35 @@ final class Partitioner {
                     .collect(Collectors.joining(",")) + "]";
         }
 
-        private static String describe(Step step, String in, Mesh mesh) {
+        private static String describe(DataMovement step, String in, Mesh mesh) {
             String groups = groups(step.axes(), mesh);
-            if (step instanceof Step.AllGather g) {
+            if (step instanceof DataMovement.AllGather g) {
                 return "all-gather(" + in + "), dimensions={" + g.dim() + "}" + groups;
             }
-            if (step instanceof Step.AllToAll t) {
+            if (step instanceof DataMovement.AllToAll t) {
                 return "all-to-all(" + in + "), split_dimension=" + t.splitDim() + ", concat_dimension="
                         + t.concatDim() + groups;
             }
-            if (step instanceof Step.AllReduce r) {
+            if (step instanceof DataMovement.AllReduce r) {
                 return "all-reduce(" + in + ")" + groups + ", to_apply=" + switch (r.op()) {
                     case SUM -> "add";
                     case MAX -> "maximum";
                     case MIN -> "minimum";
-                    case MEAN -> throw new AssertionError("Step.AllReduce refuses mean");
+                    case MEAN -> throw new AssertionError("DataMovement.AllReduce refuses mean");
                 };
             }
-            if (step instanceof Step.ReduceScatter s) {
+            if (step instanceof DataMovement.ReduceScatter s) {
                 return "reduce-scatter(" + in + "), dimensions={" + s.dim() + "}" + groups + ", to_apply=add";
             }
-            if (step instanceof Step.Redistribute r) {
+            if (step instanceof DataMovement.Redistribute r) {
                 return "collective-permute(" + in + "), layout " + layoutText(r.from()) + " -> " + layoutText(r.to())
                         + " (each device receives only the pieces of its new block)";
             }
-            if (step instanceof Step.RollSplit r) {
+            if (step instanceof DataMovement.RollSplit r) {
                 return "collective-permute(" + in + "), dimension=" + r.dim() + ", shift=" + r.shift()
                         + ", over axes " + r.axes() + " (rows that wrap past a block go to the next devices)";
             }
-            Step.SliceLocal s = (Step.SliceLocal) step;
+            DataMovement.SliceLocal s = (DataMovement.SliceLocal) step;
             return "dynamic-slice(" + in + "), dimension=" + s.dim() + ", by axis_index" + s.axes();
         }
 

@@ -25,14 +25,14 @@ import dev.shardlings.sharding.Device;
 import dev.shardlings.sharding.NamedSharding;
 import dev.shardlings.spmd.DeviceProgram;
 import dev.shardlings.spmd.ShardedArray;
-import dev.shardlings.spmd.Step;
-import dev.shardlings.trace.Collective;
-import dev.shardlings.trace.CollectiveParams;
-import dev.shardlings.trace.DeviceTrace;
-import dev.shardlings.trace.Origin;
-import dev.shardlings.trace.ShardMapTrace;
-import dev.shardlings.trace.Trace;
-import dev.shardlings.trace.TraceEvent;
+import dev.shardlings.spmd.DataMovement;
+import dev.shardlings.events.Collective;
+import dev.shardlings.events.CollectiveParams;
+import dev.shardlings.events.DeviceTrace;
+import dev.shardlings.events.Origin;
+import dev.shardlings.events.ShardMapTrace;
+import dev.shardlings.events.Trace;
+import dev.shardlings.events.TraceEvent;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -40,7 +40,7 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * What one call of a {@link Compiled} program would record under {@link dev.shardlings.trace.Tracing#record},
+ * What one call of a {@link Compiled} program would record under {@link dev.shardlings.events.Tracing#record},
  * built from its per-device program and block shapes <em>without running it</em>: the same matmuls (m, k, n),
  * local operations (with the FLOPs and bytes the arrays report), collectives (kind, axes, shapes, the ring model's
  * bytes) and dataflow, device by device. So the cost model ({@link dev.shardlings.cost.CostModel}) can time a
@@ -326,9 +326,9 @@ public final class ProgramTrace {
         }
 
         /** One data-movement step as the runtime's collective (or local slice) records it. */
-        private Val step(Step s, Val x, int end) {
+        private Val step(DataMovement s, Val x, int end) {
             int[] shape = s.outShape(x.shape, c.mesh());
-            if (s instanceof Step.SliceLocal) {
+            if (s instanceof DataMovement.SliceLocal) {
                 op(DataOp.CREATE, DType.INT32, new int[0], List.of(), at); // the axis index the slice starts at
                 return op(DataOp.SLICE, x.dtype, shape, List.of(x), end);
             }
@@ -340,20 +340,20 @@ public final class ProgramTrace {
             Collective kind;
             CollectiveParams params;
             long moved;
-            if (s instanceof Step.AllReduce r) {
+            if (s instanceof DataMovement.AllReduce r) {
                 kind = r.op() == ReduceOp.MAX ? Collective.PMAX : r.op() == ReduceOp.MIN ? Collective.PMIN
                         : Collective.PSUM;
                 params = new CollectiveParams.None();
                 moved = 2L * (n - 1) * b / n;
-            } else if (s instanceof Step.AllGather g) {
+            } else if (s instanceof DataMovement.AllGather g) {
                 kind = Collective.ALL_GATHER;
                 params = new CollectiveParams.AllGather(g.dim(), true, false);
                 moved = (long) (n - 1) * b;
-            } else if (s instanceof Step.ReduceScatter r) {
+            } else if (s instanceof DataMovement.ReduceScatter r) {
                 kind = Collective.PSUM_SCATTER;
                 params = new CollectiveParams.ReduceScatter(r.dim(), true);
                 moved = (long) (n - 1) * b / n;
-            } else if (s instanceof Step.AllToAll t) {
+            } else if (s instanceof DataMovement.AllToAll t) {
                 kind = Collective.ALL_TO_ALL;
                 params = new CollectiveParams.AllToAll(t.splitDim(), t.concatDim(), true);
                 moved = (long) (n - 1) * b / n;

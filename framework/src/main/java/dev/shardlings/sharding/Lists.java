@@ -5,7 +5,7 @@ import java.util.Objects;
 
 /**
  * Argument checks for the list components of this package's records. A twin lives in
- * {@code dev.shardlings.trace}: a shared one would have to be public, and the framework's public API is the
+ * {@code dev.shardlings.events}: a shared one would have to be public, and the framework's public API is the
  * course's (NullArgumentsTest lists it).
  */
 final class Lists {

@@ -5,9 +5,9 @@ import dev.shardlings.array.GradRecorder;
 import dev.shardlings.array.GradRecorders;
 import dev.shardlings.array.NDArray;
 import dev.shardlings.array.OpObservers;
-import dev.shardlings.trace.Collective;
-import dev.shardlings.trace.CollectiveParams;
-import dev.shardlings.trace.TraceEvent;
+import dev.shardlings.events.Collective;
+import dev.shardlings.events.CollectiveParams;
+import dev.shardlings.events.TraceEvent;
 
 import java.util.ArrayList;
 import java.util.Arrays;

@@ -6,8 +6,8 @@ import dev.shardlings.array.OpObserver;
 import dev.shardlings.array.OpObservers;
 import dev.shardlings.sharding.Device;
 import dev.shardlings.sharding.Mesh;
-import dev.shardlings.trace.DeviceTrace;
-import dev.shardlings.trace.TraceEvent;
+import dev.shardlings.events.DeviceTrace;
+import dev.shardlings.events.TraceEvent;
 
 import java.util.ArrayList;
 import java.util.Arrays;

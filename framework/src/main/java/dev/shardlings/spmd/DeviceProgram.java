@@ -7,7 +7,7 @@ import dev.shardlings.primitive.Partitioning;
 import dev.shardlings.primitive.Primitive;
 import dev.shardlings.sharding.Mesh;
 import dev.shardlings.sharding.PartitionSpec;
-import dev.shardlings.trace.Origin;
+import dev.shardlings.events.Origin;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -16,7 +16,7 @@ import java.util.Objects;
 /**
  * A partitioned program: what every device runs, as instructions over numbered registers that each hold one
  * block. Registers 0 … k−1 hold the arguments' blocks; {@link Apply} runs a primitive's local operation on
- * blocks; {@link Move} runs data-movement {@link Step}s (collectives, local slices); {@link Region} runs a
+ * blocks; {@link Move} runs {@link DataMovement}s (collectives, local slices); {@link Region} runs a
  * hand-written shardMap function once and keeps each of its results. {@link #run} executes it as one
  * shardMap over the mesh, so every collective is traced and costed like hand-written code.
  *
@@ -94,7 +94,7 @@ public record DeviceProgram(List<Instruction> instructions, int registers) {
      * @param input  register read
      * @param output register written
      */
-    public record Move(List<Step> steps, int input, int output) implements Instruction {
+    public record Move(List<DataMovement> steps, int input, int output) implements Instruction {
         /** @throws NullPointerException if steps is null */
         public Move {
             steps = List.copyOf(steps);
@@ -122,7 +122,7 @@ public record DeviceProgram(List<Instruction> instructions, int registers) {
         }
 
         /** Runs {@code steps} on a block; returns the register of the result. */
-        public int move(int input, List<Step> steps) {
+        public int move(int input, List<DataMovement> steps) {
             int out = register();
             instructions.add(new Move(steps, input, out));
             return out;
@@ -132,7 +132,7 @@ public record DeviceProgram(List<Instruction> instructions, int registers) {
          * Re-lays a block out; returns its register (the same one when nothing moves).
          */
         public int relayout(int input, List<List<String>> from, List<List<String>> to) {
-            List<Step> steps = Relayout.plan(from, to, mesh);
+            List<DataMovement> steps = Relayout.plan(from, to, mesh);
             if (steps.isEmpty()) {
                 return input;
             }
@@ -171,18 +171,18 @@ public record DeviceProgram(List<Instruction> instructions, int registers) {
             List<List<String>> outDims = Relayout.withoutTrivialAxes(out.dims(), mesh);
             List<String> reduceAxes = plan.reduceAxes().stream().filter(a -> mesh.axisSize(a) > 1).toList();
             if (!reduceAxes.isEmpty()) {
-                Step reduce = null;
+                DataMovement reduce = null;
                 for (int d = 0; d < dims.size() && reduce == null; d++) {
                     if (dims.get(d).isEmpty() && outDims.get(d).equals(reduceAxes)
                             && plan.reduceOp() == dev.shardlings.array.ReduceOp.SUM) {
-                        reduce = new Step.ReduceScatter(reduceAxes, d);
+                        reduce = new DataMovement.ReduceScatter(reduceAxes, d);
                         List<List<String>> next = new ArrayList<>(dims);
                         next.set(d, reduceAxes);
                         dims = next;
                     }
                 }
                 if (reduce == null) {
-                    reduce = new Step.AllReduce(reduceAxes, plan.reduceOp());
+                    reduce = new DataMovement.AllReduce(reduceAxes, plan.reduceOp());
                 }
                 int reduced = register();
                 instructions.add(new Move(List.of(reduce), r, reduced));
@@ -257,15 +257,15 @@ public record DeviceProgram(List<Instruction> instructions, int registers) {
         boolean changed = false;
         for (int i = 0; i < out.size(); i++) {
             if (!(out.get(i) instanceof Move first) || reads[first.output()] != 1
-                    || !(first.steps().get(first.steps().size() - 1) instanceof Step.AllReduce r)
+                    || !(first.steps().get(first.steps().size() - 1) instanceof DataMovement.AllReduce r)
                     || r.op() != dev.shardlings.array.ReduceOp.SUM) {
                 continue;
             }
             for (int j = i + 1; j < out.size(); j++) {
                 if (out.get(j) instanceof Move second && second.input() == first.output()) {
-                    if (second.steps().get(0) instanceof Step.SliceLocal s && s.axes().equals(r.axes())) {
-                        List<Step> steps = new ArrayList<>(first.steps().subList(0, first.steps().size() - 1));
-                        steps.add(new Step.ReduceScatter(r.axes(), s.dim()));
+                    if (second.steps().get(0) instanceof DataMovement.SliceLocal s && s.axes().equals(r.axes())) {
+                        List<DataMovement> steps = new ArrayList<>(first.steps().subList(0, first.steps().size() - 1));
+                        steps.add(new DataMovement.ReduceScatter(r.axes(), s.dim()));
                         steps.addAll(second.steps().subList(1, second.steps().size()));
                         out.set(j, new Move(steps, first.input(), second.output()));
                         out.set(i, null);

@@ -2,7 +2,7 @@ package dev.shardlings.spmd;
 
 import dev.shardlings.array.DType;
 import dev.shardlings.array.NDArray;
-import dev.shardlings.trace.Collective;
+import dev.shardlings.events.Collective;
 import dev.shardlings.sharding.Device;
 import dev.shardlings.sharding.Mesh;
 
@@ -54,7 +54,7 @@ final class Exchange {
      * only for messages (building it at every step would cost more than a small collective).
      */
     record Signature(Collective kind, List<String> axes, DType dtype, int[] shape,
-                     dev.shardlings.trace.CollectiveParams params) {
+                     dev.shardlings.events.CollectiveParams params) {
         @Override
         public boolean equals(Object o) {
             return o instanceof Signature s && kind == s.kind && dtype == s.dtype && axes.equals(s.axes)

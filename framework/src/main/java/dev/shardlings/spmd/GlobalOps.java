@@ -109,6 +109,6 @@ final class GlobalOps {
         }
         int result = b.equation(p, inputs, layouts, out);
         return b.build().withReduceScatters(List.of(result)).run(mesh, args, inSpecs, List.of(result), List.of(outSpec), p.name(),
-                dev.shardlings.trace.Origin.GLOBAL_OP).get(0);
+                dev.shardlings.events.Origin.GLOBAL_OP).get(0);
     }
 }

@@ -15,7 +15,7 @@ import java.util.List;
  * at a time, the last dimension first, then moves are tried again); finally axes that newly split a dimension are taken by slicing the
  * block locally at the device's axis index, which moves nothing. When that plan would gather although the new
  * layout splits over every axis the old one did (a transposed layout, P(X, Y) → P(Y, X)), the data only changes
- * places: then one {@link Step.Redistribute} sends each device the pieces of its new block by collective-permutes,
+ * places: then one {@link DataMovement.Redistribute} sends each device the pieces of its new block by collective-permutes,
  * as XLA does. (XLA may still choose other collectives for the same move; the values are the same.)
  */
 public final class Relayout {
@@ -27,7 +27,7 @@ public final class Relayout {
      *
      * @throws NullPointerException if an argument is null
      */
-    public static List<Step> plan(List<List<String>> from, List<List<String>> to, Mesh mesh) {
+    public static List<DataMovement> plan(List<List<String>> from, List<List<String>> to, Mesh mesh) {
         java.util.Objects.requireNonNull(mesh, "mesh");
         // An axis of size 1 splits nothing: it never needs to move (XLA drops such single-device collectives).
         from = withoutTrivialAxes(from, mesh);
@@ -35,7 +35,7 @@ public final class Relayout {
         if (from.equals(to)) {
             return List.of();
         }
-        List<Step> steps = new ArrayList<>();
+        List<DataMovement> steps = new ArrayList<>();
         List<List<String>> cur = new ArrayList<>();
         from.forEach(e -> cur.add(new ArrayList<>(e)));
         while (true) {
@@ -50,7 +50,7 @@ public final class Relayout {
                     List<String> cj = cur.get(j);
                     List<String> tj = to.get(j);
                     if (j != i && tj.size() > cj.size() && isPrefix(cj, tj) && tj.get(cj.size()).equals(a)) {
-                        steps.add(new Step.AllToAll(a, j, i));
+                        steps.add(new DataMovement.AllToAll(a, j, i));
                         ci.remove(ci.size() - 1);
                         cj.add(a);
                         moved = true;
@@ -66,7 +66,7 @@ public final class Relayout {
                 List<String> ci = cur.get(i);
                 int p = commonPrefix(ci, to.get(i));
                 if (p < ci.size()) {
-                    steps.add(new Step.AllGather(List.copyOf(ci.subList(p, ci.size())), i));
+                    steps.add(new DataMovement.AllGather(List.copyOf(ci.subList(p, ci.size())), i));
                     cur.set(i, new ArrayList<>(ci.subList(0, p)));
                     gathered = true;
                 }
@@ -78,13 +78,13 @@ public final class Relayout {
         for (int i = 0; i < cur.size(); i++) {
             List<String> ti = to.get(i);
             if (ti.size() > cur.get(i).size()) {
-                steps.add(new Step.SliceLocal(List.copyOf(ti.subList(cur.get(i).size(), ti.size())), i));
+                steps.add(new DataMovement.SliceLocal(List.copyOf(ti.subList(cur.get(i).size(), ti.size())), i));
             }
         }
         // Gathering to split again over the same axes moves whole dimensions where the data only changes places:
         // then send each device just the pieces of its new block.
-        if (steps.stream().anyMatch(s -> s instanceof Step.AllGather) && axesOf(to).containsAll(axesOf(from))) {
-            return List.of(new Step.Redistribute(from, to));
+        if (steps.stream().anyMatch(s -> s instanceof DataMovement.AllGather) && axesOf(to).containsAll(axesOf(from))) {
+            return List.of(new DataMovement.Redistribute(from, to));
         }
         return List.copyOf(steps);
     }
@@ -105,9 +105,9 @@ public final class Relayout {
     }
 
     /** Runs steps on this device's block (inside a shardMap body). */
-    static NDArray apply(List<Step> steps, NDArray block, Mesh mesh) {
+    static NDArray apply(List<DataMovement> steps, NDArray block, Mesh mesh) {
         NDArray x = block;
-        for (Step s : steps) {
+        for (DataMovement s : steps) {
             x = s.apply(x, mesh);
         }
         return x;

@@ -6,10 +6,10 @@ import dev.shardlings.array.OpObserver;
 import dev.shardlings.array.OpObservers;
 import dev.shardlings.sharding.Mesh;
 import dev.shardlings.sharding.PartitionSpec;
-import dev.shardlings.trace.DeviceTrace;
-import dev.shardlings.trace.Origin;
-import dev.shardlings.trace.ShardMapTrace;
-import dev.shardlings.trace.Tracing;
+import dev.shardlings.events.DeviceTrace;
+import dev.shardlings.events.Origin;
+import dev.shardlings.events.ShardMapTrace;
+import dev.shardlings.events.Tracing;
 
 import java.time.Duration;
 import java.util.ArrayList;

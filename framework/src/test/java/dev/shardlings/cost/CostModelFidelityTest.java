@@ -4,7 +4,7 @@ import dev.shardlings.array.DType;
 import dev.shardlings.array.NDArray;
 import dev.shardlings.sharding.Mesh;
 import dev.shardlings.spmd.ShardedArray;
-import dev.shardlings.trace.Tracing;
+import dev.shardlings.events.Tracing;
 import org.junit.jupiter.api.Test;
 
 import java.util.function.Supplier;

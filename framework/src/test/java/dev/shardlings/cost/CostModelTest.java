@@ -4,8 +4,8 @@ import dev.shardlings.array.DType;
 import dev.shardlings.array.NDArray;
 import dev.shardlings.sharding.Mesh;
 import dev.shardlings.spmd.ShardedArray;
-import dev.shardlings.trace.Trace;
-import dev.shardlings.trace.Tracing;
+import dev.shardlings.events.Trace;
+import dev.shardlings.events.Tracing;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;

@@ -6,8 +6,8 @@ import dev.shardlings.primitive.ShardingTypeError;
 import dev.shardlings.sharding.Mesh;
 import dev.shardlings.sharding.NamedSharding;
 import dev.shardlings.spmd.ShardedArray;
-import dev.shardlings.trace.Trace;
-import dev.shardlings.trace.Tracing;
+import dev.shardlings.events.Trace;
+import dev.shardlings.events.Tracing;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -275,7 +275,7 @@ class JitTest {
         // the plain roll of the whole array moves rows between devices: the 5 wrapped rows, by collective-permute
         Jitted naive = Jit.jit(a -> a.roll(5, 0)).outShardings(P("X", "Y"));
         Tracing.Traced<List<ShardedArray>> nv = Tracing.record(() -> naive.call(xs));
-        assertTrue(nv.trace().collectives().stream().allMatch(c -> c.kind() == dev.shardlings.trace.Collective.PPERMUTE
+        assertTrue(nv.trace().collectives().stream().allMatch(c -> c.kind() == dev.shardlings.events.Collective.PPERMUTE
                 && c.axes().equals(List.of("X"))), nv.trace().collectives().toString());
         assertEquals(1, nv.trace().shardMaps().get(0).devices().get(0).collectives().size(), "one collective-permute");
         assertTrue(naive.lower(xs).asText().contains("collective-permute(%0), dimension=0, shift=5"),
@@ -301,7 +301,7 @@ class JitTest {
                             + " roll " + sh + " along " + ax);
                     assertTrue(xs.spec().isEquivalentTo(t.value().get(0).spec()), "a roll keeps the layout");
                     assertTrue(t.trace().collectives().stream().allMatch(c -> c.kind()
-                            == dev.shardlings.trace.Collective.PPERMUTE), () -> t.trace().collectives().toString());
+                            == dev.shardlings.events.Collective.PPERMUTE), () -> t.trace().collectives().toString());
                     long bound = x.nbytes() / xs.mesh().axisSize(xs.sharding().spec().padTo(2).axesAt(ax));
                     assertTrue(f.lower(xs).costAnalysis().bytesCommunicated() <= bound, "never more than a block");
                 }
@@ -360,11 +360,11 @@ class JitTest {
             assertClose(x.add(NDArray.scalar(1f)), t.value().get(0));
             assertTrue(t.value().get(0).spec().isEquivalentTo(P(c[1])), t.value().get(0).spec().toString());
             // data only changes places: no gather; permutes (or one all-to-all where an axis just changes dimension)
-            assertTrue(t.trace().collectives().stream().noneMatch(e -> e.kind() == dev.shardlings.trace.Collective
+            assertTrue(t.trace().collectives().stream().noneMatch(e -> e.kind() == dev.shardlings.events.Collective
                     .ALL_GATHER), () -> java.util.Arrays.deepToString(c) + ": " + t.trace().collectives());
             long block = x.nbytes() / 8;
             boolean permutesOnly = t.trace().collectives().stream().allMatch(e -> e.kind()
-                    == dev.shardlings.trace.Collective.PPERMUTE);
+                    == dev.shardlings.events.Collective.PPERMUTE);
             assertTrue(!permutesOnly || f.lower(xs).costAnalysis().bytesCommunicated() <= block,
                     "permutes receive at most the new block: " + f.lower(xs).asText());
         }

@@ -7,9 +7,9 @@ import dev.shardlings.sharding.NamedSharding;
 import dev.shardlings.spmd.Collectives;
 import dev.shardlings.spmd.ShardMap;
 import dev.shardlings.spmd.ShardedArray;
-import dev.shardlings.trace.Collective;
-import dev.shardlings.trace.Origin;
-import dev.shardlings.trace.Tracing;
+import dev.shardlings.events.Collective;
+import dev.shardlings.events.Origin;
+import dev.shardlings.events.Tracing;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;

@@ -54,8 +54,8 @@ class ExchangeConcurrencyTest {
                 }
             }
         });
-        Exchange.Signature sig = new Exchange.Signature(dev.shardlings.trace.Collective.PSUM,
-                java.util.List.of("A"), DType.FLOAT32, new int[] {1}, new dev.shardlings.trace.CollectiveParams.None());
+        Exchange.Signature sig = new Exchange.Signature(dev.shardlings.events.Collective.PSUM,
+                java.util.List.of("A"), DType.FLOAT32, new int[] {1}, new dev.shardlings.events.CollectiveParams.None());
         java.util.concurrent.atomic.AtomicReference<Throwable> zeroFailed = new java.util.concurrent.atomic.AtomicReference<>();
         Thread zero = new Thread(() -> {
             try {

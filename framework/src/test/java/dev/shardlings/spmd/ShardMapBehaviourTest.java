@@ -2,11 +2,11 @@ package dev.shardlings.spmd;
 
 import dev.shardlings.array.NDArray;
 import dev.shardlings.sharding.Mesh;
-import dev.shardlings.trace.Collective;
-import dev.shardlings.trace.ShardMapTrace;
-import dev.shardlings.trace.Trace;
-import dev.shardlings.trace.TraceEvent;
-import dev.shardlings.trace.Tracing;
+import dev.shardlings.events.Collective;
+import dev.shardlings.events.ShardMapTrace;
+import dev.shardlings.events.Trace;
+import dev.shardlings.events.TraceEvent;
+import dev.shardlings.events.Tracing;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;

@@ -6,10 +6,10 @@ import dev.shardlings.array.UnaryOp;
 import dev.shardlings.primitive.Unary;
 import dev.shardlings.sharding.Mesh;
 import dev.shardlings.sharding.NamedSharding;
-import dev.shardlings.trace.DeviceTrace;
-import dev.shardlings.trace.Trace;
-import dev.shardlings.trace.TraceEvent;
-import dev.shardlings.trace.Tracing;
+import dev.shardlings.events.DeviceTrace;
+import dev.shardlings.events.Trace;
+import dev.shardlings.events.TraceEvent;
+import dev.shardlings.events.Tracing;
 import org.junit.jupiter.api.Test;
 
 import java.util.HashSet;

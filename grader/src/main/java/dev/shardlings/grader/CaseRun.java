@@ -1,6 +1,6 @@
 package dev.shardlings.grader;
 
-import dev.shardlings.trace.Trace;
+import dev.shardlings.events.Trace;
 
 import java.util.Objects;
 

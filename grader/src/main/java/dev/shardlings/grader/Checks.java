@@ -6,7 +6,7 @@ import dev.shardlings.sharding.Device;
 import dev.shardlings.sharding.NamedSharding;
 import dev.shardlings.sharding.PartitionSpec;
 import dev.shardlings.spmd.ShardedArray;
-import dev.shardlings.trace.TraceEvent;
+import dev.shardlings.events.TraceEvent;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -250,7 +250,7 @@ public final class Checks {
      */
     public static void compiledByJit(CaseRun<?> run) {
         CheckLog.ran(Check.USES_JIT);
-        List<dev.shardlings.trace.ShardMapTrace> maps = run.trace().shardMaps();
+        List<dev.shardlings.events.ShardMapTrace> maps = run.trace().shardMaps();
         if (maps.stream().anyMatch(m -> m.origin().handWritten())) {
             throw run.report("writes a shardMap")
                     .paragraph("This part asks the compiler to partition the program: write it on whole arrays"
@@ -282,7 +282,7 @@ public final class Checks {
             return;
         }
         StringBuilder list = new StringBuilder();
-        for (dev.shardlings.trace.ShardMapTrace m : run.trace().shardMaps()) {
+        for (dev.shardlings.events.ShardMapTrace m : run.trace().shardMaps()) {
             if (m.devices().isEmpty() || m.devices().get(0).collectives().isEmpty()) {
                 continue;
             }

@@ -4,7 +4,7 @@ import dev.shardlings.array.NDArray;
 import dev.shardlings.grader.sandbox.Wire;
 import dev.shardlings.sharding.Mesh;
 import dev.shardlings.spmd.ShardedArray;
-import dev.shardlings.trace.Trace;
+import dev.shardlings.events.Trace;
 
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;

@@ -4,8 +4,8 @@ import dev.shardlings.ExerciseNotDone;
 import dev.shardlings.spmd.CollectiveMismatchException;
 import dev.shardlings.spmd.DeviceFailureException;
 import dev.shardlings.grader.sandbox.Wire;
-import dev.shardlings.trace.Trace;
-import dev.shardlings.trace.Tracing;
+import dev.shardlings.events.Trace;
+import dev.shardlings.events.Tracing;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -99,9 +99,9 @@ public final class Guard {
 
     /** Both traces as one: the judge's own (arguments it laid out) and the sandbox's (the student's call). */
     private static Trace merge(Trace local, Trace remote) {
-        List<dev.shardlings.trace.ShardMapTrace> maps = new ArrayList<>(local.shardMaps());
+        List<dev.shardlings.events.ShardMapTrace> maps = new ArrayList<>(local.shardMaps());
         maps.addAll(remote.shardMaps());
-        List<dev.shardlings.trace.TraceEvent> host = new ArrayList<>(local.hostEvents());
+        List<dev.shardlings.events.TraceEvent> host = new ArrayList<>(local.hostEvents());
         host.addAll(remote.hostEvents());
         return new Trace(maps, host, Math.max(local.hostLargestAllocation(), remote.hostLargestAllocation()));
     }

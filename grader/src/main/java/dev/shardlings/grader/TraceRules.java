@@ -1,12 +1,12 @@
 package dev.shardlings.grader;
 
-import dev.shardlings.trace.Collective;
-import dev.shardlings.trace.DeviceTrace;
-import dev.shardlings.trace.ShardMapTrace;
-import dev.shardlings.trace.Trace;
-import dev.shardlings.trace.TraceEvent;
-import dev.shardlings.trace.TraceEvent.CollectiveEvent;
-import dev.shardlings.trace.TraceEvent.MatmulEvent;
+import dev.shardlings.events.Collective;
+import dev.shardlings.events.DeviceTrace;
+import dev.shardlings.events.ShardMapTrace;
+import dev.shardlings.events.Trace;
+import dev.shardlings.events.TraceEvent;
+import dev.shardlings.events.TraceEvent.CollectiveEvent;
+import dev.shardlings.events.TraceEvent.MatmulEvent;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

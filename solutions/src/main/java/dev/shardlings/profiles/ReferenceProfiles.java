@@ -28,8 +28,8 @@ import dev.shardlings.random.PRNG;
 import dev.shardlings.sharding.Mesh;
 import dev.shardlings.sharding.PartitionSpec;
 import dev.shardlings.spmd.ShardedArray;
-import dev.shardlings.trace.Trace;
-import dev.shardlings.trace.Tracing;
+import dev.shardlings.events.Trace;
+import dev.shardlings.events.Tracing;
 import org.apache.commons.text.StringEscapeUtils;
 
 import java.io.IOException;

@@ -16,7 +16,7 @@ import dev.shardlings.random.PRNG;
 import dev.shardlings.sharding.Mesh;
 import dev.shardlings.sharding.PartitionSpec;
 import dev.shardlings.spmd.ShardedArray;
-import dev.shardlings.trace.Collective;
+import dev.shardlings.events.Collective;
 
 import java.util.List;
 import java.util.Set;

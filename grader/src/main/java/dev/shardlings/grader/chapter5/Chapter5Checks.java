@@ -11,7 +11,7 @@ import dev.shardlings.grader.TraceRules;
 import dev.shardlings.sharding.AxisType;
 import dev.shardlings.sharding.Mesh;
 import dev.shardlings.spmd.ShardedArray;
-import dev.shardlings.trace.Collective;
+import dev.shardlings.events.Collective;
 
 import java.util.List;
 import java.util.Set;

@@ -18,8 +18,8 @@ import dev.shardlings.grader.TraceRules.Rule;
 import dev.shardlings.sharding.Mesh;
 import dev.shardlings.sharding.PartitionSpec;
 import dev.shardlings.spmd.ShardedArray;
-import dev.shardlings.trace.Collective;
-import dev.shardlings.trace.TraceEvent.CollectiveEvent;
+import dev.shardlings.events.Collective;
+import dev.shardlings.events.TraceEvent.CollectiveEvent;
 
 import java.util.ArrayList;
 import java.util.Collections;
@@ -46,7 +46,7 @@ public final class Chapter6Checks {
 
     /** Parts 6.3 and 6.4: one training step on placed arrays. */
     @FunctionalInterface
-    public interface Step {
+    public interface TrainingStep {
         List<ShardedArray> apply(List<ShardedArray> params, ShardedArray inputs, ShardedArray targets, float lr);
     }
 
@@ -170,7 +170,7 @@ public final class Chapter6Checks {
      * collective an all-reduce (psum or pmean) over 'batch' of one gradient, each parameter's once; no program
      * hands a device more than the parameters and its rows.
      */
-    public static void dataParallelStep(Step impl, Chapter6Case c) {
+    public static void dataParallelStep(TrainingStep impl, Chapter6Case c) {
         Mesh mesh = c.mesh();
         List<NDArray> params = c.params();
         List<ShardedArray> placed = new ArrayList<>();
@@ -203,7 +203,7 @@ public final class Chapter6Checks {
      * P('batch'); per device one all-gather over 'batch' of each parameter's shard and one reduce-scatter of each
      * gradient, and no all-reduce at all; no program hands a device more than its shards and its rows.
      */
-    public static void fsdpStep(Step impl, Chapter6Case c) {
+    public static void fsdpStep(TrainingStep impl, Chapter6Case c) {
         Mesh mesh = c.mesh();
         List<NDArray> params = c.params();
         List<ShardedArray> placed = new ArrayList<>();
@@ -365,7 +365,7 @@ public final class Chapter6Checks {
     }
 
     /** 6.3p: one hand-written data-parallel step's modelled time. */
-    public static ModelledTime.Result dataParallelStepTime(Step impl) {
+    public static ModelledTime.Result dataParallelStepTime(TrainingStep impl) {
         Chapter6Case c = perfDp();
         List<NDArray> params = c.params();
         List<ShardedArray> placed = place(params, c.mesh(), Collections.nCopies(params.size(), P()));
@@ -381,7 +381,7 @@ public final class Chapter6Checks {
     }
 
     /** 6.4p: one FSDP step's modelled time. */
-    public static ModelledTime.Result fsdpStepTime(Step impl) {
+    public static ModelledTime.Result fsdpStepTime(TrainingStep impl) {
         Chapter6Case c = perfDp();
         List<NDArray> params = c.params();
         List<ShardedArray> placed = place(params, c.mesh(), Collections.nCopies(params.size(), P("batch")));

@@ -17,10 +17,10 @@ import dev.shardlings.sharding.AxisType;
 import dev.shardlings.sharding.Mesh;
 import dev.shardlings.sharding.PartitionSpec;
 import dev.shardlings.spmd.ShardedArray;
-import dev.shardlings.trace.Collective;
-import dev.shardlings.trace.DeviceTrace;
-import dev.shardlings.trace.TraceEvent;
-import dev.shardlings.trace.TraceEvent.CollectiveEvent;
+import dev.shardlings.events.Collective;
+import dev.shardlings.events.DeviceTrace;
+import dev.shardlings.events.TraceEvent;
+import dev.shardlings.events.TraceEvent.CollectiveEvent;
 
 import java.util.List;
 
@@ -185,7 +185,7 @@ public final class Problem2Checks {
         CheckLog.ran(Check.REPORTED_COMMUNICATION);
         java.util.Set<Long> received = new java.util.TreeSet<>();
         StringBuilder program = new StringBuilder();
-        for (dev.shardlings.trace.ShardMapTrace m : run.trace().shardMaps()) {
+        for (dev.shardlings.events.ShardMapTrace m : run.trace().shardMaps()) {
             for (DeviceTrace d : m.devices()) {
                 received.add(d.collectives().stream().mapToLong(CollectiveEvent::bytesReceived).sum());
             }

@@ -13,9 +13,9 @@ import dev.shardlings.grader.Reports;
 import dev.shardlings.sharding.NamedSharding;
 import dev.shardlings.sharding.PartitionSpec;
 import dev.shardlings.spmd.ShardedArray;
-import dev.shardlings.trace.DeviceTrace;
-import dev.shardlings.trace.ShardMapTrace;
-import dev.shardlings.trace.Trace;
+import dev.shardlings.events.DeviceTrace;
+import dev.shardlings.events.ShardMapTrace;
+import dev.shardlings.events.Trace;
 
 import java.security.SecureRandom;
 import java.util.ArrayList;
@@ -302,7 +302,7 @@ public record MeasuredRun(Part part, List<Problem3Checks.Operand> inputs, Partit
         for (ShardMapTrace sm : t.shardMaps()) {
             for (DeviceTrace d : sm.devices()) {
                 byDevice.merge(d.deviceId(), d.collectives().stream()
-                        .mapToLong(dev.shardlings.trace.TraceEvent.CollectiveEvent::bytesReceived).sum(), Long::sum);
+                        .mapToLong(dev.shardlings.events.TraceEvent.CollectiveEvent::bytesReceived).sum(), Long::sum);
             }
         }
         for (java.util.Map.Entry<Integer, Long> e : byDevice.entrySet()) {

@@ -17,8 +17,8 @@ import dev.shardlings.grader.TraceRules.Rule;
 import dev.shardlings.sharding.Mesh;
 import dev.shardlings.sharding.PartitionSpec;
 import dev.shardlings.spmd.ShardedArray;
-import dev.shardlings.trace.Collective;
-import dev.shardlings.trace.TraceEvent.CollectiveEvent;
+import dev.shardlings.events.Collective;
+import dev.shardlings.events.TraceEvent.CollectiveEvent;
 
 import java.util.ArrayList;
 import java.util.List;

@@ -14,8 +14,8 @@ import dev.shardlings.sharding.Mesh;
 import dev.shardlings.spmd.CollectiveMismatchException;
 import dev.shardlings.spmd.DeviceFailureException;
 import dev.shardlings.spmd.ShardedArray;
-import dev.shardlings.trace.Trace;
-import dev.shardlings.trace.Tracing;
+import dev.shardlings.events.Trace;
+import dev.shardlings.events.Tracing;
 
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;

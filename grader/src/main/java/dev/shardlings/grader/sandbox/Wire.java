@@ -8,12 +8,12 @@ import dev.shardlings.sharding.Mesh;
 import dev.shardlings.sharding.NamedSharding;
 import dev.shardlings.sharding.PartitionSpec;
 import dev.shardlings.spmd.ShardedArray;
-import dev.shardlings.trace.Collective;
-import dev.shardlings.trace.CollectiveParams;
-import dev.shardlings.trace.DeviceTrace;
-import dev.shardlings.trace.ShardMapTrace;
-import dev.shardlings.trace.Trace;
-import dev.shardlings.trace.TraceEvent;
+import dev.shardlings.events.Collective;
+import dev.shardlings.events.CollectiveParams;
+import dev.shardlings.events.DeviceTrace;
+import dev.shardlings.events.ShardMapTrace;
+import dev.shardlings.events.Trace;
+import dev.shardlings.events.TraceEvent;
 
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -706,10 +706,10 @@ public final class Wire {
         for (int i = 0; i < n; i++) {
             String name = readString(in);
             int o = in.readUnsignedByte();
-            if (o >= dev.shardlings.trace.Origin.values().length) {
+            if (o >= dev.shardlings.events.Origin.values().length) {
                 throw new ProtocolException("trace origin " + o);
             }
-            dev.shardlings.trace.Origin origin = dev.shardlings.trace.Origin.values()[o];
+            dev.shardlings.events.Origin origin = dev.shardlings.events.Origin.values()[o];
             Mesh mesh = readMesh(in);
             List<PartitionSpec> ins = new ArrayList<>();
             for (int k = readCount(in, 4096); k > 0; k--) {

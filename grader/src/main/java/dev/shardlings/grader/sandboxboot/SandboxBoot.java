@@ -71,7 +71,7 @@ public final class SandboxBoot {
 
     /**
      * The framework packages course code may use: the public API. Not exported: {@code dev.shardlings.internal}
-     * (the caller guard, the id source), {@code dev.shardlings.trace} (the recorder), {@code dev.shardlings.cost}
+     * (the caller guard, the id source), {@code dev.shardlings.events} (the recorder), {@code dev.shardlings.cost}
      * (the judge models time; its JSON library is not in the sandbox) and the sandbox's own package.
      */
     public static final Set<String> API = Set.of("dev.shardlings", "dev.shardlings.array", "dev.shardlings.autodiff",

@@ -15,6 +15,6 @@ class Part63DataParallelStepTest extends Chapter6PartTest {
 
     @Override
     void check(Chapter6Case c) {
-        Chapter6Checks.dataParallelStep(CourseMethod.C6_DATA_PARALLEL_STEP.as(Chapter6Checks.Step.class), c);
+        Chapter6Checks.dataParallelStep(CourseMethod.C6_DATA_PARALLEL_STEP.as(Chapter6Checks.TrainingStep.class), c);
     }
 }

@@ -15,6 +15,6 @@ class Part64FsdpStepTest extends Chapter6PartTest {
 
     @Override
     void check(Chapter6Case c) {
-        Chapter6Checks.fsdpStep(CourseMethod.C6_FSDP_STEP.as(Chapter6Checks.Step.class), c);
+        Chapter6Checks.fsdpStep(CourseMethod.C6_FSDP_STEP.as(Chapter6Checks.TrainingStep.class), c);
     }
 }

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.TestReporter;
 class Part64PerformanceTest {
     @Test
     void modelledTimeWithinTheLimit(TestReporter reporter) {
-        ModelledTime.Result r = Chapter6Checks.fsdpStepTime(CourseMethod.C6_FSDP_STEP.as(Chapter6Checks.Step.class));
+        ModelledTime.Result r = Chapter6Checks.fsdpStepTime(CourseMethod.C6_FSDP_STEP.as(Chapter6Checks.TrainingStep.class));
         GradingListener.publish(reporter, r);
         ModelledTime.requireFresh(Part.P6_4P, Chapter6Checks.SETTING_64, r);
     }

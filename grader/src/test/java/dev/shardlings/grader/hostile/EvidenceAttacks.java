@@ -22,7 +22,7 @@ public final class EvidenceAttacks {
     public enum Attack {
         /** 1.1a: reflection into the recorder behind {@code Tracing}, to add a made-up shardMap record. */
         REFLECT_INTO_TRACE("1.1a", "Problem1", "perShardMean",
-                "try { java.lang.reflect.Field f = Class.forName(\"dev.shardlings.trace.Tracing\")"
+                "try { java.lang.reflect.Field f = Class.forName(\"dev.shardlings.events.Tracing\")"
                         + ".getDeclaredField(\"CURRENT\"); f.setAccessible(true); f.get(null); }"
                         + " catch (ReflectiveOperationException e) { throw new IllegalStateException(e); }",
                 "threw InaccessibleObjectException"),

@@ -86,7 +86,7 @@ public final class HostileSubmission {
                         + " if (out[0] != null) { return out[0]; } }", "Problem1"),
         /** 1.2b: an entry added to the trace by hand, through the runtime's reporting method. */
         FORGED_TRACE("1.2b", "rollWithinShardsGlobal",
-                "dev.shardlings.trace.Tracing.report(new dev.shardlings.trace.ShardMapTrace(\"forged\", a.mesh(),"
+                "dev.shardlings.events.Tracing.report(new dev.shardlings.events.ShardMapTrace(\"forged\", a.mesh(),"
                         + " java.util.List.of(), java.util.List.of(), java.util.List.of()));", "Problem1");
 
         private final String part;

@@ -1,7 +1,7 @@
 package dev.shardlings.grader.selftest;
 
 import dev.shardlings.grader.sandbox.Wire;
-import dev.shardlings.trace.Trace;
+import dev.shardlings.events.Trace;
 
 import java.io.BufferedInputStream;
 import java.io.FileDescriptor;

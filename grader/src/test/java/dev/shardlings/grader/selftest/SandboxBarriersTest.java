@@ -111,7 +111,7 @@ class SandboxBarriersTest {
             assertEquals(SandboxBoot.API.contains(p), fw.isExported(p, c), p);
             assertFalse(fw.isOpen(p, c), p + " must not be open to course code");
         }
-        assertFalse(fw.isExported("dev.shardlings.trace", c));
+        assertFalse(fw.isExported("dev.shardlings.events", c));
         assertFalse(fw.isExported("dev.shardlings.internal", c));
         assertTrue(fw.isExported("dev.shardlings.spmd", c));
         assertEquals(java.util.Set.of("jdk.incubator.vector", "java.management", "java.base"),

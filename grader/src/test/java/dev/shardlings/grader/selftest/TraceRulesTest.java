@@ -2,10 +2,10 @@ package dev.shardlings.grader.selftest;
 
 import dev.shardlings.grader.TraceRules;
 import dev.shardlings.grader.TraceRules.Direction;
-import dev.shardlings.trace.Collective;
-import dev.shardlings.trace.DeviceTrace;
-import dev.shardlings.trace.TraceEvent;
-import dev.shardlings.trace.TraceEvent.CollectiveEvent;
+import dev.shardlings.events.Collective;
+import dev.shardlings.events.DeviceTrace;
+import dev.shardlings.events.TraceEvent;
+import dev.shardlings.events.TraceEvent.CollectiveEvent;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -21,7 +21,7 @@ class TraceRulesTest {
     private static CollectiveEvent permute(int n, long sent, int[]... pairs) {
         List<List<Integer>> p = java.util.Arrays.stream(pairs).map(q -> List.of(q[0], q[1])).toList();
         return new CollectiveEvent(Collective.PPERMUTE, List.of("Y"), n, dev.shardlings.array.DType.FLOAT32, List.of(2),
-                List.of(2), sent, sent, new dev.shardlings.trace.CollectiveParams.Permute(p), 1, 0);
+                List.of(2), sent, sent, new dev.shardlings.events.CollectiveParams.Permute(p), 1, 0);
     }
 
     @Test

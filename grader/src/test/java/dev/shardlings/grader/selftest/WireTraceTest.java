@@ -3,8 +3,8 @@ package dev.shardlings.grader.selftest;
 import dev.shardlings.array.DType;
 import dev.shardlings.array.LocalOp;
 import dev.shardlings.grader.sandbox.Wire;
-import dev.shardlings.trace.Trace;
-import dev.shardlings.trace.TraceEvent;
+import dev.shardlings.events.Trace;
+import dev.shardlings.events.TraceEvent;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;

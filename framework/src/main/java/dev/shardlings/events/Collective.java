@@ -1,4 +1,4 @@
-package dev.shardlings.trace;
+package dev.shardlings.events;
 
 /**
  * The kinds of communication a device can perform inside {@code shardMap}, named after the JAX primitives

@@ -1,4 +1,4 @@
-package dev.shardlings.trace;
+package dev.shardlings.events;
 
 import java.util.List;
 import java.util.Objects;

@@ -1,4 +1,4 @@
-package dev.shardlings.trace;
+package dev.shardlings.events;
 
 import dev.shardlings.sharding.Mesh;
 import dev.shardlings.sharding.PartitionSpec;

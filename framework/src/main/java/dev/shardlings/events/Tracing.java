@@ -1,4 +1,4 @@
-package dev.shardlings.trace;
+package dev.shardlings.events;
 
 import dev.shardlings.array.DType;
 import dev.shardlings.array.OpObserver;

@@ -12,7 +12,7 @@ import java.util.List;
  * reductions that complete a contraction. Each step calls {@link Collectives}, so it is traced like hand-written
  * code. Immutable.
  */
-public sealed interface Step {
+public sealed interface DataMovement {
 
     /** Runs the step on this device's block (on a device thread, inside a shardMap). */
     NDArray apply(NDArray x, Mesh mesh);
@@ -59,7 +59,7 @@ public sealed interface Step {
      * @param axes mesh axes, major first
      * @param dim  the dimension gathered
      */
-    record AllGather(List<String> axes, int dim) implements Step {
+    record AllGather(List<String> axes, int dim) implements DataMovement {
         /** @throws NullPointerException if axes is null */
         public AllGather {
             axes = List.copyOf(axes);
@@ -89,7 +89,7 @@ public sealed interface Step {
      * @param splitDim  the dimension that gains the axis
      * @param concatDim the dimension that loses it
      */
-    record AllToAll(String axis, int splitDim, int concatDim) implements Step {
+    record AllToAll(String axis, int splitDim, int concatDim) implements DataMovement {
         /** @throws NullPointerException if axis is null */
         public AllToAll {
             java.util.Objects.requireNonNull(axis, "axis");
@@ -125,7 +125,7 @@ public sealed interface Step {
      * @param axes mesh axes, major first
      * @param dim  the dimension split further
      */
-    record SliceLocal(List<String> axes, int dim) implements Step {
+    record SliceLocal(List<String> axes, int dim) implements DataMovement {
         /** @throws NullPointerException if axes is null */
         public SliceLocal {
             axes = List.copyOf(axes);
@@ -159,7 +159,7 @@ public sealed interface Step {
      * @param axes mesh axes
      * @param op   how partial results combine
      */
-    record AllReduce(List<String> axes, ReduceOp op) implements Step {
+    record AllReduce(List<String> axes, ReduceOp op) implements DataMovement {
         /**
          * @throws NullPointerException     if an argument is null
          * @throws IllegalArgumentException if op has no collective ({@link ReduceOp#MEAN})
@@ -200,7 +200,7 @@ public sealed interface Step {
      * @param axes mesh axes, major first
      * @param dim  the dimension that becomes split over them
      */
-    record ReduceScatter(List<String> axes, int dim) implements Step {
+    record ReduceScatter(List<String> axes, int dim) implements DataMovement {
         /** @throws NullPointerException if axes is null */
         public ReduceScatter {
             axes = List.copyOf(axes);
@@ -234,7 +234,7 @@ public sealed interface Step {
      * @param dim   the dimension rolled
      * @param shift the roll's shift, in elements of the whole array (any sign)
      */
-    record RollSplit(List<String> axes, int dim, int shift) implements Step {
+    record RollSplit(List<String> axes, int dim, int shift) implements DataMovement {
         /** @throws NullPointerException if axes is null */
         public RollSplit {
             axes = List.copyOf(axes);
@@ -303,7 +303,7 @@ public sealed interface Step {
      * @param from the layout before (per dimension, the mesh axes splitting it)
      * @param to   the layout after
      */
-    record Redistribute(List<List<String>> from, List<List<String>> to) implements Step {
+    record Redistribute(List<List<String>> from, List<List<String>> to) implements DataMovement {
         /** @throws NullPointerException if an argument is null */
         public Redistribute {
             from = from.stream().map(List::copyOf).toList();

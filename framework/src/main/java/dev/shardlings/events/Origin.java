@@ -1,4 +1,4 @@
-package dev.shardlings.trace;
+package dev.shardlings.events;
 
 /** What ran a traced per-device program: the program's author, as far as the grader is concerned. */
 public enum Origin {
