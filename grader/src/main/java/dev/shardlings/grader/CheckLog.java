@@ -21,13 +21,13 @@ public final class CheckLog {
     }
 
     /** The part whose checks follow on this thread. */
-    static void part(Part part) {
+    public static void part(Part part) {
         PART.set(part);
         METHOD.remove();
     }
 
     /** The course method called last on this thread: the checks that follow are about its result. */
-    static void method(CourseMethod method) {
+    public static void method(CourseMethod method) {
         METHOD.set(method);
     }
 

@@ -1,6 +1,7 @@
 package dev.shardlings.grader;
 
 import dev.shardlings.array.NDArray;
+import dev.shardlings.grader.host.Sandbox;
 import dev.shardlings.grader.sandbox.Wire;
 import dev.shardlings.sharding.Mesh;
 import dev.shardlings.spmd.ShardedArray;
@@ -190,7 +191,7 @@ public enum CourseMethod {
         }
         LAST_CALLED.set(this);
         Wire.Request request = new Wire.Request(IDS.nextLong(), className, method, types, new ArrayList<>(args));
-        Duration limit = LIMIT.get() == null ? Guard.DEFAULT_LIMIT : LIMIT.get();
+        Duration limit = LIMIT.get() == null ? Sandbox.DEFAULT_CALL_LIMIT : LIMIT.get();
         Wire.Reply reply;
         IN_CALL.add(Thread.currentThread());
         try {
@@ -213,24 +214,24 @@ public enum CourseMethod {
     }
 
     /** The course method called last on this thread (null if none), and forgets it. */
-    static CourseMethod takeLastCalled() {
+    public static CourseMethod takeLastCalled() {
         CourseMethod m = LAST_CALLED.get();
         LAST_CALLED.remove();
         return m;
     }
 
     /** True while {@code t} waits for the sandbox. */
-    static boolean inSandboxCall(Thread t) {
+    public static boolean inSandboxCall(Thread t) {
         return IN_CALL.contains(t);
     }
 
     /** Sets the time limit of calls on this thread ({@link Guard}). */
-    static void limitCalls(Duration limit) {
+    public static void limitCalls(Duration limit) {
         LIMIT.set(limit);
     }
 
     /** The trace of the last call on this thread, once; null when none. */
-    static Trace takeTrace() {
+    public static Trace takeTrace() {
         Trace t = LAST_TRACE.get();
         LAST_TRACE.remove();
         return t;

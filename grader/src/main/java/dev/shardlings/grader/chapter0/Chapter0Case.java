@@ -1,6 +1,6 @@
 package dev.shardlings.grader.chapter0;
 
-import dev.shardlings.grader.MeshSpec;
+import dev.shardlings.grader.checks.MeshSpec;
 
 /**
  * One Chapter 0 test case: a mesh, three size multipliers (each part says what they multiply), a value seed and an

@@ -1,13 +1,13 @@
 package dev.shardlings.grader.problem1;
 
 import dev.shardlings.array.NDArray;
-import dev.shardlings.grader.CaseRun;
-import dev.shardlings.grader.Checks;
-import dev.shardlings.grader.Checks.Tolerance;
-import dev.shardlings.grader.Guard;
+import dev.shardlings.grader.judge.CaseRun;
+import dev.shardlings.grader.checks.Checks;
+import dev.shardlings.grader.checks.Checks.Tolerance;
+import dev.shardlings.grader.judge.Guard;
 import dev.shardlings.grader.Part;
-import dev.shardlings.grader.Reports;
-import dev.shardlings.grader.TraceRules;
+import dev.shardlings.grader.judge.Reports;
+import dev.shardlings.grader.checks.TraceRules;
 import dev.shardlings.sharding.AxisType;
 import dev.shardlings.sharding.Mesh;
 import dev.shardlings.sharding.NamedSharding;
@@ -57,7 +57,7 @@ public final class Problem1Checks {
      * 1.1a: values equal the per-block means of the whole array, laid out P('X', 'Y'); shardMap used; no
      * collectives; the whole array never gathered on the host.
      *
-     * @throws dev.shardlings.grader.GradingFailure when a rule is broken
+     * @throws dev.shardlings.grader.judge.GradingFailure when a rule is broken
      */
     public static void perShardMean(PerShardMean impl, Problem1Case c) {
         Mesh mesh = c.mesh();

@@ -1,7 +1,7 @@
 package dev.shardlings.grader.problem2;
 
 import dev.shardlings.array.NDArray;
-import dev.shardlings.grader.MeshSpec;
+import dev.shardlings.grader.checks.MeshSpec;
 
 import java.util.ArrayList;
 import java.util.Collections;

@@ -1,18 +1,18 @@
 package dev.shardlings.grader.problem2;
 
 import dev.shardlings.array.NDArray;
-import dev.shardlings.grader.CaseRun;
+import dev.shardlings.grader.judge.CaseRun;
 import dev.shardlings.grader.Check;
 import dev.shardlings.grader.CheckLog;
-import dev.shardlings.grader.Checks;
-import dev.shardlings.grader.Checks.Tolerance;
+import dev.shardlings.grader.checks.Checks;
+import dev.shardlings.grader.checks.Checks.Tolerance;
 import dev.shardlings.grader.Generators;
-import dev.shardlings.grader.GradingFailure;
-import dev.shardlings.grader.Guard;
+import dev.shardlings.grader.judge.GradingFailure;
+import dev.shardlings.grader.judge.Guard;
 import dev.shardlings.grader.Part;
-import dev.shardlings.grader.Reports;
-import dev.shardlings.grader.TraceRules;
-import dev.shardlings.grader.TraceRules.Rule;
+import dev.shardlings.grader.judge.Reports;
+import dev.shardlings.grader.checks.TraceRules;
+import dev.shardlings.grader.checks.TraceRules.Rule;
 import dev.shardlings.sharding.AxisType;
 import dev.shardlings.sharding.Mesh;
 import dev.shardlings.sharding.PartitionSpec;

@@ -1,6 +1,6 @@
 package dev.shardlings.grader.problem3;
 
-import dev.shardlings.grader.MeshSpec;
+import dev.shardlings.grader.checks.MeshSpec;
 
 /**
  * One case of Problems 3 and 4: a mesh with axes "X" and "Y" (and possibly an extra axis the arrays are replicated

@@ -1,15 +1,15 @@
 package dev.shardlings.grader.problem3;
 
 import dev.shardlings.array.NDArray;
-import dev.shardlings.grader.Checks;
+import dev.shardlings.grader.checks.Checks;
 import dev.shardlings.grader.Generators;
-import dev.shardlings.grader.GradingFailure;
+import dev.shardlings.grader.judge.GradingFailure;
 import dev.shardlings.grader.Check;
 import dev.shardlings.grader.CheckLog;
-import dev.shardlings.grader.CaseRun;
-import dev.shardlings.grader.ModelledTime;
+import dev.shardlings.grader.judge.CaseRun;
+import dev.shardlings.grader.checks.ModelledTime;
 import dev.shardlings.grader.Part;
-import dev.shardlings.grader.Reports;
+import dev.shardlings.grader.judge.Reports;
 import dev.shardlings.sharding.NamedSharding;
 import dev.shardlings.sharding.PartitionSpec;
 import dev.shardlings.spmd.ShardedArray;

@@ -2,18 +2,18 @@ package dev.shardlings.grader.problem3;
 
 import dev.shardlings.array.NDArray;
 import dev.shardlings.cost.ModelDtype;
-import dev.shardlings.grader.CaseRun;
+import dev.shardlings.grader.judge.CaseRun;
 import dev.shardlings.grader.Check;
-import dev.shardlings.grader.Checks;
-import dev.shardlings.grader.Checks.Tolerance;
+import dev.shardlings.grader.checks.Checks;
+import dev.shardlings.grader.checks.Checks.Tolerance;
 import dev.shardlings.grader.Generators;
-import dev.shardlings.grader.Guard;
-import dev.shardlings.grader.MeshSpec;
-import dev.shardlings.grader.ModelledTime;
+import dev.shardlings.grader.judge.Guard;
+import dev.shardlings.grader.checks.MeshSpec;
+import dev.shardlings.grader.checks.ModelledTime;
 import dev.shardlings.grader.Part;
-import dev.shardlings.grader.Reports;
-import dev.shardlings.grader.TraceRules;
-import dev.shardlings.grader.TraceRules.Rule;
+import dev.shardlings.grader.judge.Reports;
+import dev.shardlings.grader.checks.TraceRules;
+import dev.shardlings.grader.checks.TraceRules.Rule;
 import dev.shardlings.sharding.Mesh;
 import dev.shardlings.sharding.PartitionSpec;
 import dev.shardlings.spmd.ShardedArray;
@@ -66,7 +66,7 @@ public final class Problem3Checks {
      * Lays out the operands, runs {@code impl} under the Guard and checks the result's shape, dtype, layout and
      * values (every replica) against {@code expected}.
      *
-     * @throws dev.shardlings.grader.GradingFailure when the result is wrong
+     * @throws dev.shardlings.grader.judge.GradingFailure when the result is wrong
      */
     public static CaseRun<ShardedArray> run(Part part, MatmulCase c, List<Operand> ops, PartitionSpec outSpec, NDArray expected,
                           Tolerance tol, Function<List<ShardedArray>, ShardedArray> impl) {

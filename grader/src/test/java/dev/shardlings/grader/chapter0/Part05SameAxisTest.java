@@ -4,7 +4,7 @@ import dev.shardlings.grader.CourseMethod;
 import dev.shardlings.grader.GradedPart;
 import dev.shardlings.grader.Part;
 import dev.shardlings.grader.Generators;
-import dev.shardlings.grader.MeshSpec;
+import dev.shardlings.grader.checks.MeshSpec;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Example;
 import net.jqwik.api.ForAll;

@@ -2,8 +2,8 @@ package dev.shardlings.grader.chapter6;
 
 import dev.shardlings.grader.CourseMethod;
 import dev.shardlings.grader.GradedPart;
-import dev.shardlings.grader.GradingListener;
-import dev.shardlings.grader.ModelledTime;
+import dev.shardlings.grader.grade.GradingListener;
+import dev.shardlings.grader.checks.ModelledTime;
 import dev.shardlings.grader.Part;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestReporter;

@@ -1,7 +1,7 @@
 package dev.shardlings.grader.problem2;
 
 import dev.shardlings.grader.Generators;
-import dev.shardlings.grader.MeshSpec;
+import dev.shardlings.grader.checks.MeshSpec;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Example;
 import net.jqwik.api.ForAll;

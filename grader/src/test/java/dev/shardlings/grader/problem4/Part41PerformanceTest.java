@@ -3,8 +3,8 @@ package dev.shardlings.grader.problem4;
 import dev.shardlings.grader.CourseMethod;
 import dev.shardlings.grader.GradedPart;
 import dev.shardlings.grader.Part;
-import dev.shardlings.grader.GradingListener;
-import dev.shardlings.grader.ModelledTime;
+import dev.shardlings.grader.grade.GradingListener;
+import dev.shardlings.grader.checks.ModelledTime;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestReporter;
 

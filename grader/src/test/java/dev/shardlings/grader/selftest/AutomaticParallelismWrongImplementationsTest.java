@@ -1,7 +1,7 @@
 package dev.shardlings.grader.selftest;
 
-import dev.shardlings.grader.GradingFailure;
-import dev.shardlings.grader.GradingFailure.Kind;
+import dev.shardlings.grader.judge.GradingFailure;
+import dev.shardlings.grader.judge.GradingFailure.Kind;
 import dev.shardlings.grader.chapter5.Chapter5Case;
 import dev.shardlings.grader.chapter5.Chapter5Checks;
 import dev.shardlings.jit.Jit;

@@ -1,6 +1,6 @@
 package dev.shardlings.grader.selftest;
 
-import dev.shardlings.grader.Sandbox;
+import dev.shardlings.grader.host.Sandbox;
 import dev.shardlings.grader.sandbox.Wire;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;

@@ -2,9 +2,9 @@ package dev.shardlings.grader.selftest;
 
 import dev.shardlings.array.KeepDims;
 import dev.shardlings.array.NDArray;
-import dev.shardlings.grader.GradingFailure;
-import dev.shardlings.grader.GradingFailure.Kind;
-import dev.shardlings.grader.MeshSpec;
+import dev.shardlings.grader.judge.GradingFailure;
+import dev.shardlings.grader.judge.GradingFailure.Kind;
+import dev.shardlings.grader.checks.MeshSpec;
 import dev.shardlings.grader.Part;
 import dev.shardlings.grader.chapter0.Chapter0Case;
 import dev.shardlings.grader.chapter0.Chapter0Checks;

@@ -1,8 +1,8 @@
 package dev.shardlings.grader.selftest;
 
-import dev.shardlings.grader.ClassroomWorkflow;
+import dev.shardlings.grader.tools.ClassroomWorkflow;
 import dev.shardlings.grader.Part;
-import dev.shardlings.grader.Results;
+import dev.shardlings.grader.grade.Results;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -29,7 +29,7 @@ class ClassroomWorkflowTest {
     void theCommittedWorkflowIsTheOneWrittenFromTheParts() throws Exception {
         assertEquals(ClassroomWorkflow.yaml(), Files.readString(COURSE.resolve("grader/classroom/classroom.yml")),
                 "rewrite it: java -cp grader/target/classes:framework/target/classes"
-                        + " dev.shardlings.grader.ClassroomWorkflow grader/classroom/classroom.yml");
+                        + " dev.shardlings.grader.tools.ClassroomWorkflow grader/classroom/classroom.yml");
         Matcher m = Pattern.compile("max-score: (\\d+)").matcher(ClassroomWorkflow.yaml());
         int total = 0;
         int steps = 0;

@@ -1,7 +1,7 @@
 package dev.shardlings.grader.selftest;
 
 import dev.shardlings.grader.CourseMethod;
-import dev.shardlings.grader.IsolatedGrading;
+import dev.shardlings.grader.grade.IsolatedGrading;
 import dev.shardlings.grader.Part;
 
 import java.io.IOException;

@@ -1,9 +1,9 @@
 package dev.shardlings.grader.selftest;
 
-import dev.shardlings.grader.BatchGrading;
-import dev.shardlings.grader.IsolatedGrading;
-import dev.shardlings.grader.Results;
-import dev.shardlings.grader.SubmissionGrading;
+import dev.shardlings.grader.grade.BatchGrading;
+import dev.shardlings.grader.grade.IsolatedGrading;
+import dev.shardlings.grader.grade.Results;
+import dev.shardlings.grader.grade.SubmissionGrading;
 import dev.shardlings.grader.hostile.EvidenceAttacks;
 import dev.shardlings.grader.hostile.EvidenceAttacks.Attack;
 import org.junit.jupiter.api.BeforeAll;

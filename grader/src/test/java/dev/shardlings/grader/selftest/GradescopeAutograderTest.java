@@ -1,7 +1,7 @@
 package dev.shardlings.grader.selftest;
 
-import dev.shardlings.grader.GradescopeZip;
-import dev.shardlings.grader.Results;
+import dev.shardlings.grader.tools.GradescopeZip;
+import dev.shardlings.grader.grade.Results;
 import org.apache.commons.compress.archivers.zip.ZipArchiveEntry;
 import org.apache.commons.compress.archivers.zip.ZipFile;
 import org.junit.jupiter.api.Test;

@@ -1,9 +1,9 @@
 package dev.shardlings.grader.selftest;
 
-import dev.shardlings.grader.IsolatedGrading;
-import dev.shardlings.grader.Results;
-import dev.shardlings.grader.Sandbox;
-import dev.shardlings.grader.SubmissionGrading;
+import dev.shardlings.grader.grade.IsolatedGrading;
+import dev.shardlings.grader.grade.Results;
+import dev.shardlings.grader.host.Sandbox;
+import dev.shardlings.grader.grade.SubmissionGrading;
 import dev.shardlings.grader.hostile.HostileSubmission;
 import dev.shardlings.grader.hostile.HostileSubmission.Attack;
 import org.junit.jupiter.api.BeforeAll;

@@ -2,9 +2,9 @@ package dev.shardlings.grader.selftest;
 
 // Time limits here guard against a hang, not for speed: 60 s holds on a machine loaded ten times over.
 
-import dev.shardlings.grader.CaseRun;
-import dev.shardlings.grader.Guard;
-import dev.shardlings.grader.GradingFailure;
+import dev.shardlings.grader.judge.CaseRun;
+import dev.shardlings.grader.judge.Guard;
+import dev.shardlings.grader.judge.GradingFailure;
 import dev.shardlings.grader.Part;
 import org.junit.jupiter.api.Test;
 

@@ -1,10 +1,10 @@
 package dev.shardlings.grader.selftest;
 
-import dev.shardlings.grader.BatchGrading;
+import dev.shardlings.grader.grade.BatchGrading;
 import dev.shardlings.grader.Part;
-import dev.shardlings.grader.Results;
-import dev.shardlings.grader.ScoreTable;
-import dev.shardlings.grader.SubmissionGrading;
+import dev.shardlings.grader.grade.Results;
+import dev.shardlings.grader.grade.ScoreTable;
+import dev.shardlings.grader.grade.SubmissionGrading;
 import dev.shardlings.grader.sandbox.CourseClasses;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;

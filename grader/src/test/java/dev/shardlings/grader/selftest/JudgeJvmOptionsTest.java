@@ -1,6 +1,6 @@
 package dev.shardlings.grader.selftest;
 
-import dev.shardlings.grader.SubmissionGrading;
+import dev.shardlings.grader.grade.SubmissionGrading;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Files;

@@ -2,9 +2,9 @@ package dev.shardlings.grader.selftest;
 
 import dev.shardlings.array.DType;
 import dev.shardlings.array.NDArray;
-import dev.shardlings.grader.GradingFailure;
-import dev.shardlings.grader.GradingFailure.Kind;
-import dev.shardlings.grader.MeshSpec;
+import dev.shardlings.grader.judge.GradingFailure;
+import dev.shardlings.grader.judge.GradingFailure.Kind;
+import dev.shardlings.grader.checks.MeshSpec;
 import dev.shardlings.grader.problem2.MoeCase;
 import dev.shardlings.grader.problem2.Problem2Checks;
 import dev.shardlings.spmd.ShardMap;

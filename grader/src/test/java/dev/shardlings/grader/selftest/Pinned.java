@@ -1,6 +1,6 @@
 package dev.shardlings.grader.selftest;
 
-import dev.shardlings.grader.GradingFailure;
+import dev.shardlings.grader.judge.GradingFailure;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -1,8 +1,8 @@
 package dev.shardlings.grader.selftest;
 
 import dev.shardlings.array.NDArray;
-import dev.shardlings.grader.Sandbox;
-import dev.shardlings.grader.SubmissionGrading;
+import dev.shardlings.grader.host.Sandbox;
+import dev.shardlings.grader.grade.SubmissionGrading;
 import dev.shardlings.grader.sandbox.Wire;
 import dev.shardlings.sharding.Mesh;
 import dev.shardlings.spmd.ShardedArray;

@@ -2,8 +2,8 @@ package dev.shardlings.grader.selftest;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.shardlings.grader.Results;
-import dev.shardlings.grader.ScoreTable;
+import dev.shardlings.grader.grade.Results;
+import dev.shardlings.grader.grade.ScoreTable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.platform.launcher.Launcher;

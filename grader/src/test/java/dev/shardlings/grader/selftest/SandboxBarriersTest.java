@@ -1,6 +1,6 @@
 package dev.shardlings.grader.selftest;
 
-import dev.shardlings.grader.Sandbox;
+import dev.shardlings.grader.host.Sandbox;
 import dev.shardlings.grader.sandboxboot.SandboxBoot;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

@@ -1,6 +1,6 @@
 package dev.shardlings.grader.selftest;
 
-import dev.shardlings.grader.GradingFailure;
+import dev.shardlings.grader.judge.GradingFailure;
 import org.junit.jupiter.api.Test;
 import org.junit.platform.launcher.Launcher;
 import org.junit.platform.launcher.TestExecutionListener;

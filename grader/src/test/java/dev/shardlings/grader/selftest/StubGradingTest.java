@@ -1,8 +1,8 @@
 package dev.shardlings.grader.selftest;
 
-import dev.shardlings.grader.IsolatedGrading;
+import dev.shardlings.grader.grade.IsolatedGrading;
 import dev.shardlings.grader.Part;
-import dev.shardlings.grader.Results;
+import dev.shardlings.grader.grade.Results;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

@@ -1,6 +1,6 @@
 package dev.shardlings.grader.selftest;
 
-import dev.shardlings.grader.StudentRelease;
+import dev.shardlings.grader.tools.StudentRelease;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;

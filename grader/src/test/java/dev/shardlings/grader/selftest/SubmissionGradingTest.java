@@ -1,8 +1,8 @@
 package dev.shardlings.grader.selftest;
 
-import dev.shardlings.grader.Results;
-import dev.shardlings.grader.ScoreTable;
-import dev.shardlings.grader.SubmissionGrading;
+import dev.shardlings.grader.grade.Results;
+import dev.shardlings.grader.grade.ScoreTable;
+import dev.shardlings.grader.grade.SubmissionGrading;
 import picocli.CommandLine;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

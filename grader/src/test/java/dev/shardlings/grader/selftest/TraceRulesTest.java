@@ -1,7 +1,7 @@
 package dev.shardlings.grader.selftest;
 
-import dev.shardlings.grader.TraceRules;
-import dev.shardlings.grader.TraceRules.Direction;
+import dev.shardlings.grader.checks.TraceRules;
+import dev.shardlings.grader.checks.TraceRules.Direction;
 import dev.shardlings.events.Collective;
 import dev.shardlings.events.DeviceTrace;
 import dev.shardlings.events.TraceEvent;

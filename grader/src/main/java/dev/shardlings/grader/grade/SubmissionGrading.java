@@ -1,4 +1,9 @@
-package dev.shardlings.grader;
+package dev.shardlings.grader.grade;
+
+import dev.shardlings.grader.Part;
+import dev.shardlings.grader.host.Sandbox;
+import dev.shardlings.grader.judge.Guard;
+import dev.shardlings.grader.judge.Report;
 
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -66,9 +71,6 @@ public final class SubmissionGrading implements Callable<Integer> {
             + " submission (default), exercises or solutions")
     String target;
 
-    @Option(names = "--test-classes", required = true, description = "the grader's compiled test classes")
-    Path testClasses;
-
     @Option(names = "--submission", required = true, description = "the student's copy of the course, or just"
             + " the folder that holds their Problem*.java and Chapter0.java")
     Path submission;
@@ -89,7 +91,7 @@ public final class SubmissionGrading implements Callable<Integer> {
     boolean quiet;
 
     @picocli.CommandLine.Mixin
-    SandboxOptions options = new SandboxOptions();
+    GradeOptions options = new GradeOptions();
 
     public static void main(String[] args) {
         System.exit(new CommandLine(new SubmissionGrading()).execute(args));
@@ -185,7 +187,7 @@ public final class SubmissionGrading implements Callable<Integer> {
         }
         IsolatedGrading judge = new IsolatedGrading().withPregraded(pregraded, note.toString())
                 .withExtra(Map.of("submission", submission.toAbsolutePath().normalize().toString()));
-        List<String> args = new ArrayList<>(List.of("--test-classes=" + testClasses, "--course-classes=" + classes,
+        List<String> args = new ArrayList<>(List.of("--course-classes=" + classes,
                 "--results=" + results.toAbsolutePath(), "--target=" + target));
         args.addAll(options.asArguments());
         int status = new CommandLine(judge).execute(args.toArray(String[]::new));

@@ -1,4 +1,6 @@
-package dev.shardlings.grader;
+package dev.shardlings.grader.grade;
+
+import dev.shardlings.grader.Part;
 
 import com.fasterxml.jackson.dataformat.csv.CsvMapper;
 import com.fasterxml.jackson.dataformat.csv.CsvSchema;
@@ -33,7 +35,7 @@ import java.util.stream.Stream;
  * <p>A run that is stopped can be started again with the same arguments: a student whose results.json is already
  * there and readable is not graded again. A student whose grading JVM fails (it should not: SubmissionGrading
  * writes a grade whatever the submission does) is listed with an empty score and the reason, and the others go on.
- * Each student gets the JVM heap and part limits of SandboxOptions; {@code --jobs} bounds how many run at once
+ * Each student gets the JVM heap and part limits of GradeOptions; {@code --jobs} bounds how many run at once
  * (default: half the cores, as each grade runs a judge and a sandbox JVM).
  *
  * <pre>
@@ -50,9 +52,6 @@ public final class BatchGrading implements Callable<Integer> {
     @Option(names = "--course", defaultValue = ".", description = "the course checkout (default: here)")
     Path course;
 
-    @Option(names = "--test-classes", required = true, description = "the grader's compiled test classes")
-    Path testClasses;
-
     @Option(names = "--submissions", required = true, description = "a folder with one sub-folder per student")
     Path submissions;
 
@@ -66,7 +65,7 @@ public final class BatchGrading implements Callable<Integer> {
     long studentLimitSeconds;
 
     @picocli.CommandLine.Mixin
-    SandboxOptions options = new SandboxOptions();
+    GradeOptions options = new GradeOptions();
 
     public static void main(String[] args) {
         System.exit(new CommandLine(new BatchGrading()).execute(args));
@@ -138,7 +137,6 @@ public final class BatchGrading implements Callable<Integer> {
         command.addAll(SubmissionGrading.JUDGE_JVM_OPTIONS);
         command.addAll(List.of("-cp", judgeClassPath(), SubmissionGrading.class.getName(),
                 "--course=" + course.toAbsolutePath().normalize(),
-                "--test-classes=" + testClasses.toAbsolutePath().normalize(),
                 "--submission=" + student.toAbsolutePath().normalize(), "--results=" + partial.toAbsolutePath(),
                 "--quiet"));
         command.addAll(options.asArguments());

@@ -1,4 +1,4 @@
-package dev.shardlings.grader;
+package dev.shardlings.grader.host;
 
 import java.io.IOException;
 import java.nio.channels.FileChannel;
@@ -23,12 +23,14 @@ import java.util.function.Predicate;
  * whose process was killed starts a new one), and a JVM that held one user and waited for a second would wait for
  * itself. The lease is given back when the last of them closes.
  *
- * <p>The pool is {@value Sandbox#SANDBOX_USER} and {@value Sandbox#SANDBOX_USER}-2 … -{@value #POOL}, those of them
+ * <p>The pool is {@value #SANDBOX_USER} and {@value #SANDBOX_USER}-2 … -{@value #POOL}, those of them
  * that exist ({@code grader/gradescope/create-sandbox-user.sh} makes them). The locks live in a folder only root
  * can open, so student code, running as one of the users, can neither take nor break a lease.
  */
-final class SandboxUsers {
+public final class SandboxUsers {
 
+    /** The unprivileged user the sandbox runs as when the judge is root (created by grader/gradescope/setup.sh). */
+    public static final String SANDBOX_USER = "shardlings-sandbox";
     /** How many users the pool can have. */
     static final int POOL = 8;
     /** How often a grader that waits for a user looks again, in milliseconds. */
@@ -94,9 +96,9 @@ final class SandboxUsers {
     /** The names of the pool, in the order they are tried. */
     static List<String> names() {
         List<String> names = new ArrayList<>();
-        names.add(Sandbox.SANDBOX_USER);
+        names.add(SANDBOX_USER);
         for (int i = 2; i <= POOL; i++) {
-            names.add(Sandbox.SANDBOX_USER + "-" + i);
+            names.add(SANDBOX_USER + "-" + i);
         }
         return names;
     }

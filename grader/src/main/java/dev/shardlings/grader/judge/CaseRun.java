@@ -1,6 +1,7 @@
-package dev.shardlings.grader;
+package dev.shardlings.grader.judge;
 
 import dev.shardlings.events.Trace;
+import dev.shardlings.grader.Part;
 
 import java.util.Objects;
 

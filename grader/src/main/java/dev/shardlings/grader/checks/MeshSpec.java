@@ -1,4 +1,4 @@
-package dev.shardlings.grader;
+package dev.shardlings.grader.checks;
 
 import dev.shardlings.sharding.Mesh;
 

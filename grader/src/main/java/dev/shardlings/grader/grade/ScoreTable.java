@@ -1,4 +1,6 @@
-package dev.shardlings.grader;
+package dev.shardlings.grader.grade;
+
+import dev.shardlings.grader.checks.ModelledTime;
 
 import org.apache.commons.text.StringEscapeUtils;
 

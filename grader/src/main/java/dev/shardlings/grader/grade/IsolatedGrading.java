@@ -1,4 +1,11 @@
-package dev.shardlings.grader;
+package dev.shardlings.grader.grade;
+
+import dev.shardlings.grader.GradedPart;
+import dev.shardlings.grader.Part;
+import dev.shardlings.grader.checks.ModelledTime;
+import dev.shardlings.grader.host.Sandbox;
+import dev.shardlings.grader.judge.Guard;
+import dev.shardlings.grader.judge.Report;
 
 import org.junit.platform.engine.discovery.DiscoverySelectors;
 import org.junit.platform.launcher.Launcher;
@@ -43,9 +50,6 @@ import java.util.stream.Stream;
         description = "Grades the parts, running student code in a sandbox JVM, and writes results.json.")
 public final class IsolatedGrading implements Callable<Integer> {
 
-    @Option(names = "--test-classes", required = true, description = "the grader's compiled test classes")
-    Path testClasses;
-
     @Option(names = "--course-classes", required = true, description = "the compiled course classes under grade"
             + " (a class folder holding dev/shardlings/course)")
     Path courseClasses;
@@ -58,7 +62,7 @@ public final class IsolatedGrading implements Callable<Integer> {
     String target;
 
     @picocli.CommandLine.Mixin
-    SandboxOptions options = new SandboxOptions();
+    GradeOptions options = new GradeOptions();
 
     @Option(names = "--packages", split = ",", description = "packages of graded test classes (default: the"
             + " course's chapters)")
@@ -106,7 +110,7 @@ public final class IsolatedGrading implements Callable<Integer> {
         Map<String, Object> extra = new LinkedHashMap<>(extraData);
         if (byPart.isEmpty()) {
             String only = options.only;
-            String why = only.isBlank() || only.startsWith("${") ? "no graded test class was found in " + testClasses
+            String why = only.isBlank() || only.startsWith("${") ? "no graded test class was found in " + options.testClasses
                     : "no graded part matches -Dtest='" + only + "'";
             System.err.println("Nothing was graded: " + why + ". results.json was not changed.");
             return 1;
@@ -139,7 +143,7 @@ public final class IsolatedGrading implements Callable<Integer> {
 
     /** The test classes' logging settings (jqwik's start-up notice would print once per part otherwise). */
     private void quietLogging() {
-        Path conf = testClasses.resolve("logging.properties");
+        Path conf = options.testClasses.resolve("logging.properties");
         if (System.getProperty("java.util.logging.config.file") == null && Files.isRegularFile(conf)) {
             try (java.io.InputStream in = Files.newInputStream(conf)) {
                 java.util.logging.LogManager.getLogManager().readConfiguration(in);
@@ -191,7 +195,7 @@ public final class IsolatedGrading implements Callable<Integer> {
         PathMatcher glob = only.isBlank() || only.startsWith("${") ? null
                 : FileSystems.getDefault().getPathMatcher("glob:" + (only.contains(",") && !only.contains("{")
                 ? "{" + only.replace(" ", "") + "}" : only));
-        return gradedClasses(testClasses, packages, glob, Thread.currentThread().getContextClassLoader());
+        return gradedClasses(options.testClasses, packages, glob, Thread.currentThread().getContextClassLoader());
     }
 
     /**

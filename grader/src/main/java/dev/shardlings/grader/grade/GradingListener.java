@@ -1,4 +1,9 @@
-package dev.shardlings.grader;
+package dev.shardlings.grader.grade;
+
+import dev.shardlings.grader.GradedPart;
+import dev.shardlings.grader.Part;
+import dev.shardlings.grader.checks.ModelledTime;
+import dev.shardlings.grader.judge.GradingFailure;
 
 import org.junit.platform.engine.TestExecutionResult;
 import org.junit.platform.engine.reporting.ReportEntry;

@@ -1,4 +1,4 @@
-package dev.shardlings.grader;
+package dev.shardlings.grader.grade;
 
 import com.sun.source.tree.CompilationUnitTree;
 import com.sun.source.util.JavacTask;

@@ -1,4 +1,4 @@
-package dev.shardlings.grader;
+package dev.shardlings.grader.grade;
 
 import java.io.Closeable;
 import java.io.IOException;

@@ -1,4 +1,4 @@
-package dev.shardlings.grader;
+package dev.shardlings.grader.host;
 
 import dev.shardlings.grader.sandbox.SandboxMain;
 import dev.shardlings.grader.sandboxboot.SandboxBoot;
@@ -40,7 +40,7 @@ import java.util.stream.Stream;
  * <p>What the sandbox gets: a private copy of its class path (the framework and its libraries, the sandbox package,
  * then the course classes last, so they shadow nothing), an empty working directory, an environment with nothing
  * but {@code PATH}, {@code HOME} and {@code LANG}, a heap limit, and — when the judge runs as root and the user
- * {@value #SANDBOX_USER} exists — another, unprivileged user ({@code setpriv}, no new privileges). What it does not
+ * {@value SandboxUsers#SANDBOX_USER} exists — another, unprivileged user ({@code setpriv}, no new privileges). What it does not
  * get: the grader's classes, the solutions, the results' path, the reference times.
  *
  * <p>Failures of the sandbox are failures of the part that was running: a call past its time limit or past the
@@ -53,12 +53,15 @@ import java.util.stream.Stream;
  */
 public final class Sandbox implements AutoCloseable {
 
-    /** The unprivileged user the sandbox runs as when the judge is root (created by grader/gradescope/setup.sh). */
-    public static final String SANDBOX_USER = "shardlings-sandbox";
+    /**
+     * The time limit of one call of student code unless the caller sets its own ({@code -Dgrade.timeLimitSeconds},
+     * 10 s by default).
+     */
+    public static final Duration DEFAULT_CALL_LIMIT = Duration.ofSeconds(Long.getLong("grade.timeLimitSeconds", 10));
     /** The environment variable that marks every process the sandbox starts (unless it clears its environment). */
     static final String MARKER = "SHARDLINGS_SANDBOX_RUN";
     /** Bytes of student output kept per part: this many from the start and this many from the end. */
-    static final int OUTPUT_KEEP = 8 * 1024;
+    public static final int OUTPUT_KEEP = 8 * 1024;
 
     /** How a sandbox failed; every kind fails the part that was running. */
     public enum FailureKind {
@@ -87,7 +90,11 @@ public final class Sandbox implements AutoCloseable {
         private final String output;
         private final Duration limit;
 
-        SandboxFailure(FailureKind kind, String message, String output, Duration limit) {
+            /**
+         * @param output the end of what the student's code printed before it happened ("" when nothing)
+         * @param limit  the time limit that was passed, or null when none was
+         */
+        public SandboxFailure(FailureKind kind, String message, String output, Duration limit) {
             super(message);
             this.kind = kind;
             this.output = output;
@@ -120,7 +127,7 @@ public final class Sandbox implements AutoCloseable {
      * @param courseClasses the compiled course classes under grade (a class folder holding dev/shardlings/course)
      * @param heap          the sandbox's maximum heap, e.g. {@code "2g"}
      * @param partBudget    how long one part may take in all
-     * @param useSandboxUser run as {@value #SANDBOX_USER} when the judge is root and the user exists (false:
+     * @param useSandboxUser run as {@value SandboxUsers#SANDBOX_USER} when the judge is root and the user exists (false:
      *                       never, e.g. to test the barriers that hold without it)
      */
     public record Config(Path courseClasses, String heap, Duration partBudget, boolean useSandboxUser) {
@@ -170,7 +177,7 @@ public final class Sandbox implements AutoCloseable {
 
     /** True when this JVM runs as root and the sandbox user and {@code setpriv} are there (see {@link Config}). */
     public static boolean sandboxUserAvailable() {
-        return isRoot() && userExists(SANDBOX_USER) && onPath("setpriv");
+        return isRoot() && userExists(SandboxUsers.SANDBOX_USER) && onPath("setpriv");
     }
 
     private Sandbox(Config config, List<String> command) throws IOException {
@@ -769,7 +776,7 @@ public final class Sandbox implements AutoCloseable {
      * The framework and the libraries it uses, where this JVM loads them from: what course code compiles against
      * and what the sandbox may load besides the course.
      */
-    static List<Path> frameworkClassPath() {
+    public static List<Path> frameworkClassPath() {
         return java.util.stream.Stream.of(dev.shardlings.array.NDArray.class,
                         com.fasterxml.jackson.databind.ObjectMapper.class, com.fasterxml.jackson.core.JsonFactory.class,
                         com.fasterxml.jackson.annotation.JsonProperty.class,
@@ -823,7 +830,7 @@ public final class Sandbox implements AutoCloseable {
      * Deletes {@code dir} and everything in it, whatever permissions the sandbox left on its files (folders are
      * opened for their owner first).
      */
-    static void deleteRecursively(Path dir) throws IOException {
+    public static void deleteRecursively(Path dir) throws IOException {
         if (dir == null || !Files.exists(dir, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
             return;
         }

@@ -1,4 +1,4 @@
-package dev.shardlings.grader;
+package dev.shardlings.grader.checks;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
@@ -9,6 +9,13 @@ import dev.shardlings.cost.ModelDtype;
 import dev.shardlings.cost.PerfettoTrace;
 import dev.shardlings.cost.Timeline;
 import dev.shardlings.cost.TimelineSvg;
+import dev.shardlings.grader.Check;
+import dev.shardlings.grader.CheckLog;
+import dev.shardlings.grader.Part;
+import dev.shardlings.grader.judge.CaseRun;
+import dev.shardlings.grader.judge.GradingFailure;
+import dev.shardlings.grader.judge.Guard;
+import dev.shardlings.grader.judge.Report;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -115,7 +122,7 @@ public final class ModelledTime {
             throw Report.of(part, "has no reference time").about("reference-times.json has no entry for part "
                             + part.number() + ". Grade the reference solutions (mvn test -Pgrade"
                             + " -Dgrade.target=solutions) and copy " + written() + " to grader/src/main/resources/"
-                            + "dev/shardlings/grader/" + RESOURCE + ".").noHint().noPointers()
+                            + "dev/shardlings/grader/checks/" + RESOURCE + ".").noHint().noPointers()
                     .failure(GradingFailure.Kind.EXCEPTION, "no reference time for part " + part.number());
         }
         String numbers = String.format(Locale.ROOT, "modelled %.2f µs on %s, reference %.2f µs (limit %.2f× = %.2f µs)",
@@ -235,7 +242,7 @@ public final class ModelledTime {
         if (r.micros() != r.reference()) {
             throw new AssertionError("part " + part.number() + ": the reference solution now models " + r.micros()
                     + " µs but reference-times.json says " + r.reference() + " µs. If the solution changed on"
-                    + " purpose, copy " + written() + " to grader/src/main/resources/dev/shardlings/grader/"
+                    + " purpose, copy " + written() + " to grader/src/main/resources/dev/shardlings/grader/checks/"
                     + RESOURCE + ".");
         }
     }

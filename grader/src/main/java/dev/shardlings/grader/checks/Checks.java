@@ -1,7 +1,13 @@
-package dev.shardlings.grader;
+package dev.shardlings.grader.checks;
 
 import dev.shardlings.array.DType;
 import dev.shardlings.array.NDArray;
+import dev.shardlings.grader.Check;
+import dev.shardlings.grader.CheckLog;
+import dev.shardlings.grader.judge.CaseRun;
+import dev.shardlings.grader.judge.GradingFailure;
+import dev.shardlings.grader.judge.Report;
+import dev.shardlings.grader.judge.Reports;
 import dev.shardlings.sharding.Device;
 import dev.shardlings.sharding.NamedSharding;
 import dev.shardlings.sharding.PartitionSpec;

@@ -1,4 +1,7 @@
-package dev.shardlings.grader;
+package dev.shardlings.grader.grade;
+
+import dev.shardlings.grader.Part;
+import dev.shardlings.grader.judge.Report;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;

@@ -1,4 +1,6 @@
-package dev.shardlings.grader;
+package dev.shardlings.grader.judge;
+
+import dev.shardlings.grader.Part;
 
 import org.junit.jupiter.api.Test;
 

@@ -1,4 +1,4 @@
-package dev.shardlings.grader;
+package dev.shardlings.grader.checks;
 
 import dev.shardlings.events.Collective;
 import dev.shardlings.events.DeviceTrace;
@@ -7,6 +7,12 @@ import dev.shardlings.events.Trace;
 import dev.shardlings.events.TraceEvent;
 import dev.shardlings.events.TraceEvent.CollectiveEvent;
 import dev.shardlings.events.TraceEvent.MatmulEvent;
+import dev.shardlings.grader.Check;
+import dev.shardlings.grader.CheckLog;
+import dev.shardlings.grader.judge.CaseRun;
+import dev.shardlings.grader.judge.GradingFailure;
+import dev.shardlings.grader.judge.Guard;
+import dev.shardlings.grader.judge.Report;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

@@ -1,4 +1,4 @@
-package dev.shardlings.grader;
+package dev.shardlings.grader.judge;
 
 import dev.shardlings.array.NDArray;
 import dev.shardlings.spmd.ShardedArray;

@@ -1,4 +1,7 @@
-package dev.shardlings.grader;
+package dev.shardlings.grader.grade;
+
+import dev.shardlings.grader.host.Sandbox;
+import dev.shardlings.grader.judge.Guard;
 
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;

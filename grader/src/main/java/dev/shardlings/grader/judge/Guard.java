@@ -1,6 +1,10 @@
-package dev.shardlings.grader;
+package dev.shardlings.grader.judge;
 
 import dev.shardlings.ExerciseNotDone;
+import dev.shardlings.grader.CheckLog;
+import dev.shardlings.grader.CourseMethod;
+import dev.shardlings.grader.Part;
+import dev.shardlings.grader.host.Sandbox;
 import dev.shardlings.spmd.CollectiveMismatchException;
 import dev.shardlings.spmd.DeviceFailureException;
 import dev.shardlings.grader.sandbox.Wire;
@@ -25,10 +29,6 @@ import java.util.function.Supplier;
  */
 public final class Guard {
 
-    /** Default time limit for one call of student code. */
-    public static final Duration DEFAULT_LIMIT = Duration.ofSeconds(
-            Long.getLong("grade.timeLimitSeconds", 10));
-
     private static final AtomicInteger COUNT = new AtomicInteger();
     /** How long the judge waits beyond a call's limit before it gives up on its own thread. */
     private static final long BACKSTOP_MILLIS = 15_000;
@@ -47,7 +47,7 @@ public final class Guard {
      * @throws GradingFailure if the call throws, returns null, or runs out of time
      */
     public static <T> CaseRun<T> run(Part part, String caseText, Supplier<T> call) {
-        return run(part, caseText, call, DEFAULT_LIMIT);
+        return run(part, caseText, call, Sandbox.DEFAULT_CALL_LIMIT);
     }
 
     /** {@link #run(Part, String, Supplier)} with an explicit time limit. */
@@ -226,7 +226,7 @@ public final class Guard {
     }
 
     /** At most {@code max} characters of {@code s}: student text in a report is capped. */
-    static String clip(String s, int max) {
+    public static String clip(String s, int max) {
         if (s == null) {
             return "";
         }

@@ -1,4 +1,8 @@
-package dev.shardlings.grader;
+package dev.shardlings.grader.tools;
+
+import dev.shardlings.grader.grade.SubmissionGrading;
+import dev.shardlings.grader.host.Sandbox;
+import dev.shardlings.grader.sandbox.CourseClasses;
 
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -152,7 +156,7 @@ public final class StudentRelease implements Callable<Integer> {
         Path stubs = Files.createTempDirectory("shardlings-stubs-");
         try {
             SubmissionGrading.writeStubs(stubs);
-            for (String name : SubmissionGrading.COURSE_FILES) {
+            for (String name : CourseClasses.FILES) {
                 Path mine = release.resolve(SubmissionGrading.EXERCISES).resolve(name);
                 if (!Files.isRegularFile(mine) || !Files.readString(mine).equals(Files.readString(stubs.resolve(name)))) {
                     problems.add(SubmissionGrading.EXERCISES.resolve(name) + " is not the stub");

@@ -1,4 +1,4 @@
-package dev.shardlings.grader;
+package dev.shardlings.grader.judge;
 
 /**
  * A graded check that did not pass. {@link #reason()} is the one line for the score table; the message is the

@@ -1,4 +1,6 @@
-package dev.shardlings.grader;
+package dev.shardlings.grader.tools;
+
+import dev.shardlings.grader.Part;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -12,7 +14,7 @@ import java.nio.file.Path;
  * ({@link StudentRelease}); {@code ClassroomWorkflowTest} keeps the committed copy equal to this.
  *
  * <pre>
- * java -cp grader/target/classes dev.shardlings.grader.ClassroomWorkflow grader/classroom/classroom.yml
+ * java -cp grader/target/classes dev.shardlings.grader.tools.ClassroomWorkflow grader/classroom/classroom.yml
  * </pre>
  */
 public final class ClassroomWorkflow {
@@ -42,7 +44,7 @@ public final class ClassroomWorkflow {
     /** The workflow. */
     public static String yaml() {
         StringBuilder sb = new StringBuilder();
-        sb.append("# GitHub Classroom autograding for Shardlings. Written by dev.shardlings.grader.ClassroomWorkflow"
+        sb.append("# GitHub Classroom autograding for Shardlings. Written by dev.shardlings.grader.tools.ClassroomWorkflow"
                 + " from the\n# grader's parts; do not edit by hand. One grade of the course, then one step per"
                 + " part worth its points.\n");
         sb.append("name: Autograding\n");

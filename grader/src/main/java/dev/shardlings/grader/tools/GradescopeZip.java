@@ -1,4 +1,6 @@
-package dev.shardlings.grader;
+package dev.shardlings.grader.tools;
+
+import dev.shardlings.grader.host.Sandbox;
 
 import org.apache.commons.compress.archivers.zip.ZipArchiveEntry;
 import org.apache.commons.compress.archivers.zip.ZipArchiveOutputStream;

@@ -1,4 +1,4 @@
-package dev.shardlings.grader;
+package dev.shardlings.grader.host;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -28,8 +28,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class SandboxUsersTest {
 
-    private static final Set<String> ONE = Set.of(Sandbox.SANDBOX_USER);
-    private static final Set<String> TWO = Set.of(Sandbox.SANDBOX_USER, Sandbox.SANDBOX_USER + "-2");
+    private static final Set<String> ONE = Set.of(SandboxUsers.SANDBOX_USER);
+    private static final Set<String> TWO = Set.of(SandboxUsers.SANDBOX_USER, SandboxUsers.SANDBOX_USER + "-2");
 
     /** Another JVM that leases a user from {@code locks} among {@code users}, prints it, and holds it until stdin ends. */
     public static void main(String[] args) throws Exception {
@@ -72,13 +72,13 @@ class SandboxUsersTest {
         Process other = otherJvm(locks, ONE);
         ExecutorService waiter = Executors.newSingleThreadExecutor();
         try {
-            assertEquals(Sandbox.SANDBOX_USER, firstLine(other));
+            assertEquals(SandboxUsers.SANDBOX_USER, firstLine(other));
             Future<SandboxUsers.Lease> mine = waiter.submit(() -> SandboxUsers.lease(locks, ONE::contains));
             assertThrows(TimeoutException.class, () -> mine.get(1, TimeUnit.SECONDS), "the user is leased");
             other.getOutputStream().close();
             assertTrue(other.waitFor(30, TimeUnit.SECONDS));
             try (SandboxUsers.Lease got = mine.get(30, TimeUnit.SECONDS)) {
-                assertEquals(Sandbox.SANDBOX_USER, got.user());
+                assertEquals(SandboxUsers.SANDBOX_USER, got.user());
             }
         } finally {
             waiter.shutdownNow();
@@ -98,7 +98,7 @@ class SandboxUsersTest {
             Thread.sleep(1500);
             assertTrue(other.isAlive() && other.getInputStream().available() == 0, "still held by b");
             b.close();
-            assertEquals(Sandbox.SANDBOX_USER, firstLine(other), "given back when the last closes");
+            assertEquals(SandboxUsers.SANDBOX_USER, firstLine(other), "given back when the last closes");
         } finally {
             other.getOutputStream().close();
             other.waitFor(30, TimeUnit.SECONDS);

@@ -1,4 +1,6 @@
-package dev.shardlings.grader;
+package dev.shardlings.grader.grade;
+
+import dev.shardlings.grader.Part;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
