@@ -1,6 +1,7 @@
 package dev.shardlings.grader.grade;
 
-import dev.shardlings.grader.host.Sandbox;
+import dev.shardlings.grader.host.ClassPathCopy;
+import dev.shardlings.grader.host.Folders;
 import dev.shardlings.grader.judge.Guard;
 
 import java.io.BufferedInputStream;
@@ -183,7 +184,7 @@ final class CourseCompiler implements AutoCloseable {
     }
 
     private Answer compileAll(Path pkg, Path classes, List<String> options) throws IOException {
-        Sandbox.deleteRecursively(classes);
+        Folders.deleteRecursively(classes);
         Files.createDirectories(classes);
         return ask(JavacWorker.COMPILE, options, SubmissionGrading.COURSE_FILES.stream().map(pkg::resolve).toList());
     }
@@ -259,7 +260,7 @@ final class CourseCompiler implements AutoCloseable {
     private static List<String> options(Path classes) {
         return List.of("--release", "17", "--add-modules", "jdk.incubator.vector", "-proc:none", "-implicit:none",
                 "-nowarn", "-encoding", "UTF-8", "-d", classes.toString(), "-classpath",
-                String.join(java.io.File.pathSeparator, Sandbox.frameworkClassPath().stream().map(Path::toString)
+                String.join(java.io.File.pathSeparator, ClassPathCopy.frameworkClassPath().stream().map(Path::toString)
                         .toList()), "-sourcepath", "");
     }
 

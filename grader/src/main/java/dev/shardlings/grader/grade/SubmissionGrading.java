@@ -1,6 +1,7 @@
 package dev.shardlings.grader.grade;
 
 import dev.shardlings.grader.Part;
+import dev.shardlings.grader.host.Folders;
 import dev.shardlings.grader.host.Sandbox;
 import dev.shardlings.grader.judge.Guard;
 import dev.shardlings.grader.judge.Report;
@@ -129,7 +130,7 @@ public final class SubmissionGrading implements Callable<Integer> {
             return 1;
         } finally {
             if (root != null) {
-                Sandbox.deleteRecursively(root); // nothing of the submission is left behind
+                Folders.deleteRecursively(root); // nothing of the submission is left behind
             }
         }
     }

@@ -8,29 +8,19 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
-import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.SimpleFileVisitor;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.nio.file.attribute.UserPrincipal;
-import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 /**
  * The judge's handle on the sandbox: a child JVM ({@link SandboxMain}) that holds the course classes under grade
@@ -58,8 +48,6 @@ public final class Sandbox implements AutoCloseable {
      * 10 s by default).
      */
     public static final Duration DEFAULT_CALL_LIMIT = Duration.ofSeconds(Long.getLong("grade.timeLimitSeconds", 10));
-    /** The environment variable that marks every process the sandbox starts (unless it clears its environment). */
-    static final String MARKER = "SHARDLINGS_SANDBOX_RUN";
     /** Bytes of student output kept per part: this many from the start and this many from the end. */
     public static final int OUTPUT_KEEP = 8 * 1024;
 
@@ -133,19 +121,18 @@ public final class Sandbox implements AutoCloseable {
     public record Config(Path courseClasses, String heap, Duration partBudget, boolean useSandboxUser) {
     }
 
-    private static final SecureRandom RANDOM = new SecureRandom();
     private static volatile Sandbox shared;
 
     private final Config config;
     private final List<String> command;
     private final Path dir;
-    private final String marker = Long.toHexString(RANDOM.nextLong());
     private final List<String> classPath;
     private final Path home;
     private final Optional<String> user;
     /** The user held for this sandbox's lifetime (null without one): no other grader's sandbox runs as it. */
     private final SandboxUsers.Lease lease;
     private final boolean setsid;
+    private final ProcessTree processes;
     private final Map<String, Boolean> barriers = new LinkedHashMap<>();
 
     private Process process;
@@ -155,7 +142,6 @@ public final class Sandbox implements AutoCloseable {
     private SandboxFailure poison;
     private boolean restart;
     private long partDeadline = Long.MAX_VALUE;
-    private final Set<ProcessHandle> seen = new LinkedHashSet<>();
 
     /**
      * Prepares a sandbox (its private class path); the JVM starts at the first call.
@@ -171,13 +157,13 @@ public final class Sandbox implements AutoCloseable {
      * A sandbox whose other end of the pipe is {@code command} instead of the sandbox JVM: for the grader's own
      * tests of the channel (a process that writes whatever bytes the test wants).
      */
-    public static Sandbox withCommand(Config config, List<String> command) throws IOException {
+    static Sandbox withCommand(Config config, List<String> command) throws IOException {
         return new Sandbox(config, List.copyOf(command));
     }
 
     /** True when this JVM runs as root and the sandbox user and {@code setpriv} are there (see {@link Config}). */
-    public static boolean sandboxUserAvailable() {
-        return isRoot() && userExists(SandboxUsers.SANDBOX_USER) && onPath("setpriv");
+    static boolean sandboxUserAvailable() {
+        return OsProbes.isRoot() && OsProbes.userExists(SandboxUsers.SANDBOX_USER) && OsProbes.onPath("setpriv");
     }
 
     private Sandbox(Config config, List<String> command) throws IOException {
@@ -190,7 +176,7 @@ public final class Sandbox implements AutoCloseable {
         if (config.useSandboxUser() && sandboxUserAvailable()) {
             try {
                 this.lease = SandboxUsers.lease(Path.of(System.getProperty("java.io.tmpdir"),
-                        "shardlings-sandbox-users"), Sandbox::userExists);
+                        "shardlings-sandbox-users"), OsProbes::userExists);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new IOException("interrupted while waiting for a free sandbox user", e);
@@ -200,17 +186,18 @@ public final class Sandbox implements AutoCloseable {
             this.lease = null;
             this.user = Optional.empty();
         }
-        this.setsid = onPath("setsid");
+        this.setsid = OsProbes.onPath("setsid");
+        this.processes = new ProcessTree(user, setsid);
         // A fresh folder of the system's temp folder, so that the sandbox's user can reach it without any folder
         // above it (a home folder, the course) being opened up.
         this.dir = Files.createTempDirectory("shardlings-sandbox-");
         Path cp = dir.resolve("classpath");
-        this.classPath = copyClassPath(cp, config.courseClasses());
+        this.classPath = ClassPathCopy.copy(cp, config.courseClasses());
         this.home = dir.resolve("home");
         Files.createDirectories(home);
         // The class path copies are read-only (for the sandbox's own user too, as far as the file system lets a
         // user be kept from their own files); the home folder is the sandbox's, for its temporary files.
-        readOnly(dir.resolve("classpath"));
+        Folders.readOnly(dir.resolve("classpath"));
         if (user.isPresent()) {
             Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
             UserPrincipal u = dir.getFileSystem().getUserPrincipalLookupService().lookupPrincipalByName(user.get());
@@ -266,7 +253,7 @@ public final class Sandbox implements AutoCloseable {
      * What the sandbox may load, as folders (private copies, deleted by {@link #close()}): the framework, the
      * sandbox package, the boot class, the course classes (last).
      */
-    public List<String> classPath() {
+    List<String> classPath() {
         return classPath;
     }
 
@@ -289,14 +276,8 @@ public final class Sandbox implements AutoCloseable {
     public synchronized PartEnd endPart() {
         List<String> killed = new ArrayList<>();
         if (process != null) {
-            Set<ProcessHandle> alive = new LinkedHashSet<>(treeOf(process.toHandle()));
-            alive.addAll(marked());
-            for (ProcessHandle h : alive) {
-                if (h.isAlive() && !h.equals(process.toHandle())) {
-                    killed.add(describe(h));
-                }
-            }
-            killTree(process.toHandle(), false);
+            killed.addAll(processes.othersAlive(process.toHandle()));
+            processes.kill(process.toHandle(), false);
             if (restart || poison != null || !killed.isEmpty() || !process.isAlive()) {
                 stop();
             }
@@ -426,7 +407,7 @@ public final class Sandbox implements AutoCloseable {
         int status = process.exitValue();
         String out = output.text();
         boolean oom = out.contains("OutOfMemoryError") || status == 3 && out.contains("Java heap space");
-        killTree(process.toHandle(), true);
+        processes.kill(process.toHandle(), true);
         throw poison(new SandboxFailure(oom ? FailureKind.OUT_OF_MEMORY : FailureKind.EXITED,
                 oom ? "ran out of memory" : "exited with status " + status, out, null));
     }
@@ -509,10 +490,10 @@ public final class Sandbox implements AutoCloseable {
         env.put("PATH", path);
         env.put("HOME", home.toString());
         env.put("LANG", "C.UTF-8");
-        env.put(MARKER, marker);
+        env.put(ProcessTree.MARKER, processes.marker());
         process = pb.start();
         starts++;
-        seen.add(process.toHandle());
+        processes.started(process.toHandle());
         requests = process.getOutputStream();
         replies = new LinkedBlockingQueue<>();
         restart = false;
@@ -585,375 +566,22 @@ public final class Sandbox implements AutoCloseable {
         } catch (IOException e) {
             // already closed
         }
-        killTree(process.toHandle(), true);
+        processes.kill(process.toHandle(), true);
         process = null;
-    }
-
-    /** Kills the sandbox JVM (when {@code self}) and every process it started, found three ways (see below). */
-    private void killTree(ProcessHandle root, boolean self) {
-        if (self && user.isPresent()) {
-            killAllOfTheSandboxUser();
-        }
-        for (int round = 0; round < 20; round++) {
-            Set<ProcessHandle> victims = new LinkedHashSet<>(treeOf(root));
-            victims.addAll(marked());
-            if (!self) {
-                victims.remove(root);
-            }
-            victims.removeIf(h -> !h.isAlive() || h.pid() == ProcessHandle.current().pid());
-            if (victims.isEmpty()) {
-                return;
-            }
-            victims.forEach(ProcessHandle::destroyForcibly);
-            for (ProcessHandle h : victims) {
-                try {
-                    h.onExit().get(2, TimeUnit.SECONDS);
-                } catch (Exception e) {
-                    // killed or not, the next round looks again
-                }
-            }
-        }
-    }
-
-    /**
-     * As the sandbox's user, signals every process of that user at once ({@code kill -KILL -1}): no process of it can
-     * outrun the kill by starting another in between, as it could a pid-by-pid walk.
-     */
-    private void killAllOfTheSandboxUser() {
-        try {
-            Process k = new ProcessBuilder("setpriv", "--reuid=" + user.get(), "--regid=" + user.get(),
-                    "--clear-groups", "--", "kill", "-KILL", "-1").redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-            k.waitFor(5, TimeUnit.SECONDS);
-        } catch (IOException e) {
-            // the walk below still runs
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-    }
-
-    /** {@code root} and its descendants, as far as the OS still links them to it. */
-    private static Set<ProcessHandle> treeOf(ProcessHandle root) {
-        Set<ProcessHandle> all = new LinkedHashSet<>();
-        all.add(root);
-        root.descendants().forEach(all::add);
-        return all;
-    }
-
-    /**
-     * Processes that left the tree (a double fork re-parents a process to init) but still belong to this sandbox:
-     * on Linux, those whose environment carries this sandbox's marker, those in a session the sandbox JVM led, and,
-     * when the sandbox has a user of its own, every process of that user.
-     */
-    private List<ProcessHandle> marked() {
-        List<ProcessHandle> out = new ArrayList<>();
-        Path proc = Path.of("/proc");
-        if (!Files.isDirectory(proc)) {
-            return out;
-        }
-        Set<Long> sessions = new LinkedHashSet<>();
-        for (ProcessHandle h : seen) {
-            sessions.add(h.pid()); // with setsid the sandbox JVM leads its own session: its pid is the session id
-        }
-        String needle = MARKER + "=" + marker;
-        Optional<Integer> uid = user.flatMap(Sandbox::uidOf);
-        try (Stream<Path> entries = Files.list(proc)) {
-            for (Path p : entries.toList()) {
-                String name = p.getFileName().toString();
-                if (!name.chars().allMatch(Character::isDigit)) {
-                    continue;
-                }
-                long pid = Long.parseLong(name);
-                if (pid == ProcessHandle.current().pid()) {
-                    continue;
-                }
-                boolean ours = false;
-                try {
-                    String stat = Files.readString(p.resolve("stat"));
-                    String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-                    ours = setsid && sessions.contains(Long.parseLong(f[3]));
-                    if (!ours && uid.isPresent()) {
-                        ours = Files.getAttribute(p, "unix:uid").equals(uid.get());
-                    }
-                    if (!ours) {
-                        byte[] env = Files.readAllBytes(p.resolve("environ"));
-                        ours = new String(env, StandardCharsets.ISO_8859_1).contains(needle);
-                    }
-                } catch (IOException | RuntimeException e) {
-                    // gone, or not ours to read
-                }
-                if (ours) {
-                    ProcessHandle.of(pid).ifPresent(out::add);
-                }
-            }
-        } catch (IOException e) {
-            // no /proc listing: the tree walk is all there is
-        }
-        return out;
-    }
-
-    private static String describe(ProcessHandle h) {
-        return "pid " + h.pid() + h.info().command().map(c -> " (" + Path.of(c).getFileName() + ")").orElse("");
     }
 
     @Override
     public synchronized void close() {
         stop();
-        killTreeOfMarked();
+        processes.killMarked();
         if (lease != null) {
             lease.close(); // only now: no process of the user is left
         }
         try {
-            deleteRecursively(dir);
+            Folders.deleteRecursively(dir);
         } catch (IOException e) {
             System.err.println("Could not remove the sandbox folder " + dir + ": " + e);
         }
     }
 
-    private void killTreeOfMarked() {
-        for (int round = 0; round < 5; round++) {
-            List<ProcessHandle> m = marked();
-            if (m.isEmpty()) {
-                return;
-            }
-            m.forEach(ProcessHandle::destroyForcibly);
-            m.forEach(h -> {
-                try {
-                    h.onExit().get(2, TimeUnit.SECONDS);
-                } catch (Exception e) {
-                    // looked at again next round
-                }
-            });
-        }
-    }
-
-    // ------------------------------------------------------------------------------------- the class path
-
-    /**
-     * Copies what the sandbox may load into {@code dir}: the framework (without its libraries, which only the cost
-     * model uses: the judge models time), this grader's sandbox package and the sandbox's boot class (nothing else
-     * of the grader), then the course classes (only dev/shardlings/course). The boot class builds the module layer
-     * from them ({@link SandboxBoot}); only the boot folder is the JVM's class path.
-     *
-     * @return the folders, in this order: framework, sandbox package, boot, course classes
-     */
-    private static List<String> copyClassPath(Path dir, Path courseClasses) throws IOException {
-        Files.createDirectories(dir);
-        Path framework = dir.resolve("framework");
-        Path from = locationOf(dev.shardlings.array.NDArray.class);
-        if (Files.isDirectory(from)) {
-            copyTree(from, framework, f -> true);
-        } else {
-            try (java.nio.file.FileSystem jar = java.nio.file.FileSystems.newFileSystem(from)) {
-                copyTree(jar.getPath("/"), framework, f -> !f.toString().startsWith("/META-INF"));
-            }
-        }
-        Path sandbox = copyPackage(SandboxMain.class, dir.resolve("sandbox"));
-        Path boot = copyPackage(SandboxBoot.class, dir.resolve("boot"));
-        Path course = dir.resolve("course");
-        copyTree(courseClasses.resolve("dev/shardlings/course"), course.resolve("dev/shardlings/course"),
-                f -> f.toString().endsWith(".class"));
-        return List.of(framework.toString(), sandbox.toString(), boot.toString(), course.toString());
-    }
-
-    /** Copies the class files of {@code c}'s package (not of its sub-packages) from the grader to {@code to}. */
-    private static Path copyPackage(Class<?> c, Path to) throws IOException {
-        Path grader = locationOf(c);
-        String pkg = c.getPackageName().replace('.', '/');
-        java.util.function.Predicate<Path> own = f -> f.toString().endsWith(".class")
-                && f.getParent().toString().replace('\\', '/').endsWith(pkg);
-        if (Files.isDirectory(grader)) {
-            copyTree(grader.resolve(pkg), to.resolve(pkg), own);
-        } else {
-            try (java.nio.file.FileSystem jar = java.nio.file.FileSystems.newFileSystem(grader)) {
-                copyTree(jar.getPath(pkg), to.resolve(pkg), own);
-            }
-        }
-        return to;
-    }
-
-    /**
-     * The framework and the libraries it uses, where this JVM loads them from: what course code compiles against
-     * and what the sandbox may load besides the course.
-     */
-    public static List<Path> frameworkClassPath() {
-        return java.util.stream.Stream.of(dev.shardlings.array.NDArray.class,
-                        com.fasterxml.jackson.databind.ObjectMapper.class, com.fasterxml.jackson.core.JsonFactory.class,
-                        com.fasterxml.jackson.annotation.JsonProperty.class,
-                        org.apache.commons.text.StringEscapeUtils.class, org.apache.commons.lang3.StringUtils.class)
-                .map(Sandbox::locationOf).toList();
-    }
-
-    private static Path locationOf(Class<?> c) {
-        try {
-            return Path.of(c.getProtectionDomain().getCodeSource().getLocation().toURI());
-        } catch (URISyntaxException e) {
-            throw new IllegalStateException("cannot locate " + c, e);
-        }
-    }
-
-    private static void copyTree(Path from, Path to, java.util.function.Predicate<Path> keep) throws IOException {
-        Files.walkFileTree(from, new SimpleFileVisitor<>() {
-            @Override
-            public FileVisitResult preVisitDirectory(Path d, BasicFileAttributes a) throws IOException {
-                Files.createDirectories(to.resolve(from.relativize(d).toString()));
-                return FileVisitResult.CONTINUE;
-            }
-
-            @Override
-            public FileVisitResult visitFile(Path f, BasicFileAttributes a) throws IOException {
-                if (a.isRegularFile() && keep.test(f)) {
-                    Files.copy(f, to.resolve(from.relativize(f).toString()), StandardCopyOption.REPLACE_EXISTING);
-                }
-                return FileVisitResult.CONTINUE;
-            }
-        });
-    }
-
-    /** Folders r-x, files r-- for everyone: readable by the sandbox's user, writable by no one but root. */
-    private static void readOnly(Path dir) throws IOException {
-        if (!POSIX) {
-            return;
-        }
-        try (Stream<Path> all = Files.walk(dir)) {
-            for (Path p : all.sorted(Comparator.reverseOrder()).toList()) {
-                Files.setPosixFilePermissions(p, PosixFilePermissions.fromString(Files.isDirectory(p) ? "r-xr-xr-x"
-                        : "r--r--r--"));
-            }
-        }
-    }
-
-    private static final boolean POSIX = java.nio.file.FileSystems.getDefault().supportedFileAttributeViews()
-            .contains("posix");
-
-    /**
-     * Deletes {@code dir} and everything in it, whatever permissions the sandbox left on its files (folders are
-     * opened for their owner first).
-     */
-    public static void deleteRecursively(Path dir) throws IOException {
-        if (dir == null || !Files.exists(dir, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-            return;
-        }
-        Files.walkFileTree(dir, new SimpleFileVisitor<>() {
-            @Override
-            public FileVisitResult visitFile(Path f, BasicFileAttributes a) throws IOException {
-                Files.deleteIfExists(f);
-                return FileVisitResult.CONTINUE;
-            }
-
-            @Override
-            public FileVisitResult visitFileFailed(Path f, IOException e) throws IOException {
-                if (POSIX && Files.isDirectory(f, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-                    Files.setPosixFilePermissions(f, PosixFilePermissions.fromString("rwx------"));
-                    deleteRecursively(f);
-                    return FileVisitResult.CONTINUE;
-                }
-                throw e;
-            }
-
-            @Override
-            public FileVisitResult preVisitDirectory(Path d, BasicFileAttributes a) throws IOException {
-                if (POSIX) {
-                    Files.setPosixFilePermissions(d, PosixFilePermissions.fromString("rwx------"));
-                }
-                return FileVisitResult.CONTINUE;
-            }
-
-            @Override
-            public FileVisitResult postVisitDirectory(Path d, IOException e) throws IOException {
-                Files.deleteIfExists(d);
-                return FileVisitResult.CONTINUE;
-            }
-        });
-    }
-
-    // ------------------------------------------------------------------------------------------- the OS
-
-    private static boolean isRoot() {
-        try {
-            Object uid = Files.getAttribute(Path.of("/proc/self"), "unix:uid");
-            return Integer.valueOf(0).equals(uid);
-        } catch (IOException | RuntimeException e) {
-            return false;
-        }
-    }
-
-    private static boolean userExists(String name) {
-        return uidOf(name).isPresent();
-    }
-
-    private static Optional<Integer> uidOf(String name) {
-        try {
-            for (String line : Files.readAllLines(Path.of("/etc/passwd"))) {
-                String[] f = line.split(":");
-                if (f.length > 2 && f[0].equals(name)) {
-                    return Optional.of(Integer.parseInt(f[2]));
-                }
-            }
-        } catch (IOException | RuntimeException e) {
-            // no passwd file: no such user
-        }
-        return Optional.empty();
-    }
-
-    private static boolean onPath(String tool) {
-        String path = System.getenv("PATH");
-        if (path == null) {
-            return false;
-        }
-        for (String d : path.split(java.io.File.pathSeparator)) {
-            if (Files.isExecutable(Path.of(d, tool))) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /**
-     * Output kept with a cap: the first and the last {@code keep} bytes, and how many were dropped between.
-     */
-    static final class CappedOutput {
-        private final int keep;
-        private final java.io.ByteArrayOutputStream head = new java.io.ByteArrayOutputStream();
-        private final byte[] tail;
-        private long total;
-
-        CappedOutput(int keep) {
-            this.keep = keep;
-            this.tail = new byte[keep];
-        }
-
-        synchronized void write(byte[] b, int n) {
-            for (int i = 0; i < n; i++) {
-                if (total < keep) {
-                    head.write(b[i]);
-                } else {
-                    tail[(int) ((total - keep) % keep)] = b[i];
-                }
-                total++;
-            }
-        }
-
-        synchronized long total() {
-            return total;
-        }
-
-        /** The kept text, with a line saying how much was dropped. */
-        synchronized String text() {
-            String h = head.toString(StandardCharsets.UTF_8);
-            if (total <= keep) {
-                return h;
-            }
-            long after = total - keep;
-            int n = (int) Math.min(after, keep);
-            byte[] t = new byte[n];
-            long start = after - n;
-            for (int i = 0; i < n; i++) {
-                t[i] = tail[(int) ((start + i) % keep)];
-            }
-            long dropped = after - n;
-            return h + (dropped > 0 ? "\n[… " + dropped + " bytes of output dropped …]\n" : "")
-                    + new String(t, StandardCharsets.UTF_8);
-        }
-    }
 }

@@ -1,6 +1,6 @@
 package dev.shardlings.grader.tools;
 
-import dev.shardlings.grader.host.Sandbox;
+import dev.shardlings.grader.host.Folders;
 
 import org.apache.commons.compress.archivers.zip.ZipArchiveEntry;
 import org.apache.commons.compress.archivers.zip.ZipArchiveOutputStream;
@@ -56,7 +56,7 @@ public final class GradescopeZip implements Callable<Integer> {
             }
             write(from.resolve("grader/gradescope"), release, out.toAbsolutePath());
         } finally {
-            Sandbox.deleteRecursively(staging);
+            Folders.deleteRecursively(staging);
         }
         System.out.println("Wrote " + out.toAbsolutePath().normalize() + ": upload it as the autograder of a"
                 + " Gradescope programming assignment (Ubuntu base image).");

@@ -1,7 +1,7 @@
 package dev.shardlings.grader.tools;
 
 import dev.shardlings.grader.grade.SubmissionGrading;
-import dev.shardlings.grader.host.Sandbox;
+import dev.shardlings.grader.host.Folders;
 import dev.shardlings.grader.sandbox.CourseClasses;
 
 import picocli.CommandLine;
@@ -168,7 +168,7 @@ public final class StudentRelease implements Callable<Integer> {
                 }
             }
         } finally {
-            Sandbox.deleteRecursively(stubs);
+            Folders.deleteRecursively(stubs);
         }
         String pom = Files.readString(release.resolve("pom.xml"));
         if (pom.contains("<module>solutions</module>")) {

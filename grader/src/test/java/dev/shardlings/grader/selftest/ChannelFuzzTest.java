@@ -1,6 +1,7 @@
 package dev.shardlings.grader.selftest;
 
 import dev.shardlings.grader.host.Sandbox;
+import dev.shardlings.grader.host.SandboxSeam;
 import dev.shardlings.grader.sandbox.Wire;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
@@ -54,7 +55,7 @@ class ChannelFuzzTest {
         course = Files.createTempDirectory("fake-course-");
         Files.createDirectories(course.resolve("dev/shardlings/course"));
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        sandbox = Sandbox.withCommand(new Sandbox.Config(course, "64m", PART_BUDGET, false),
+        sandbox = SandboxSeam.withCommand(new Sandbox.Config(course, "64m", PART_BUDGET, false),
                 List.of(java, "-Xshare:auto", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
                         FakeSandbox.class.getName()));
     }

@@ -2,7 +2,7 @@ package dev.shardlings.grader.selftest;
 
 import dev.shardlings.grader.grade.IsolatedGrading;
 import dev.shardlings.grader.grade.Results;
-import dev.shardlings.grader.host.Sandbox;
+import dev.shardlings.grader.host.SandboxSeam;
 import dev.shardlings.grader.grade.SubmissionGrading;
 import dev.shardlings.grader.hostile.HostileSubmission;
 import dev.shardlings.grader.hostile.HostileSubmission.Attack;
@@ -54,7 +54,7 @@ class GradingIntegrityTest {
     static void sandboxUserWhenRoot() throws Exception {
         assumeTrue(Files.isDirectory(SOLUTIONS), "the hostile submission is built from solutions/, which a student"
                 + " release does not have");
-        if (isRoot() && !Sandbox.sandboxUserAvailable()) {
+        if (isRoot() && !SandboxSeam.sandboxUserAvailable()) {
             Process p = new ProcessBuilder("bash", COURSE.resolve("grader/gradescope/create-sandbox-user.sh")
                     .toString()).inheritIO().start();
             assertEquals(0, p.waitFor(), "create-sandbox-user.sh");
@@ -63,7 +63,7 @@ class GradingIntegrityTest {
 
     @Test
     void theJudgeOfMvnTestPgradeWithstandsEveryAttack(@TempDir Path dir) throws Exception {
-        boolean strong = Sandbox.sandboxUserAvailable();
+        boolean strong = SandboxSeam.sandboxUserAvailable();
         Path results = dir.resolve("out/results.json");
         Path secret = secret(dir);
         Path sources = dir.resolve("src");

@@ -1,6 +1,7 @@
 package dev.shardlings.grader.selftest;
 
 import dev.shardlings.grader.host.Sandbox;
+import dev.shardlings.grader.host.SandboxSeam;
 import dev.shardlings.grader.sandboxboot.SandboxBoot;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -42,7 +43,7 @@ class SandboxBarriersTest {
         Files.createDirectories(grader.getParent());
         Files.write(grader, new byte[]{4});
         try (Sandbox s = new Sandbox(new Sandbox.Config(course, "64m", Duration.ofSeconds(5), false))) {
-            List<String> cp = s.classPath();
+            List<String> cp = SandboxSeam.classPath(s);
             Path last = Path.of(cp.get(cp.size() - 1));
             try (Stream<Path> files = Files.walk(last)) {
                 assertEquals(List.of("dev/shardlings/course/Problem1$Inner.class", "dev/shardlings/course/Problem1.class"),
