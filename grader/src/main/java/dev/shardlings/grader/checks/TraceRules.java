@@ -476,13 +476,6 @@ public final class TraceRules {
                 + d.argumentBytes() + " bytes of its memory, more than " + bytes + "; " + what));
     }
 
-    /** The device does at most {@code count} matmuls. */
-    public static Rule matmulsAtMost(int count, String why) {
-        return hinted("multiply each group once, in one matmul, instead of one row at a time",
-                Rule.of(Check.MATMULS, d -> d.matmuls().size() <= count ? null : "it does " + d.matmuls().size()
-                + " matmuls; " + why));
-    }
-
     /**
      * Every collective of {@code kind} is computed from matmuls of its own: the sets of matmuls each one's operand
      * depends on (through the dataflow of the device) are non-empty and pairwise disjoint. A program that computes

@@ -21,9 +21,4 @@ public final class CourseClasses {
 
     private CourseClasses() {
     }
-
-    /** The file names in words, for messages: "Chapter0.java, Problem1.java, …". */
-    public static String filesInWords() {
-        return String.join(", ", FILES);
-    }
 }

@@ -240,11 +240,6 @@ public final class SandboxBoot {
         new Holder(); // unreachable at once: the next collection queues it for finalization
     }
 
-    /** True once the finalizer thread runs the sandbox's finalizer (for the sandbox's own check and its tests). */
-    public static boolean finalizerThreadHeld() {
-        return HELD.getCount() == 0;
-    }
-
     // ------------------------------------------------------------------------------------ JDK 17 to 23
 
     /**
