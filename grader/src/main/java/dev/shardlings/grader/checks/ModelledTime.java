@@ -201,7 +201,7 @@ public final class ModelledTime {
     }
 
     /**
-     * The reference times and hardware models, read once, when this class is first used: {@link IsolatedGrading}
+     * The reference times and hardware models, read once, when this class is first used: {@code IsolatedGrading}
      * does that before the sandbox runs any student code, so nothing the sandbox writes can change a limit.
      */
     private static final java.util.Map<String, Double> REFERENCES = loadReferences();

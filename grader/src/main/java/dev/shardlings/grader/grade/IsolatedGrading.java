@@ -110,7 +110,8 @@ public final class IsolatedGrading implements Callable<Integer> {
         Map<String, Object> extra = new LinkedHashMap<>(extraData);
         if (byPart.isEmpty()) {
             String only = options.only;
-            String why = only.isBlank() || only.startsWith("${") ? "no graded test class was found in " + options.testClasses
+            String why = only.isBlank() || only.startsWith("${")
+                    ? "no graded test class was found in " + options.testClasses
                     : "no graded part matches -Dtest='" + only + "'";
             System.err.println("Nothing was graded: " + why + ". results.json was not changed.");
             return 1;

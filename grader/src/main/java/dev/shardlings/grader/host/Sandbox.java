@@ -30,8 +30,8 @@ import java.util.concurrent.TimeUnit;
  * <p>What the sandbox gets: a private copy of its class path (the framework and its libraries, the sandbox package,
  * then the course classes last, so they shadow nothing), an empty working directory, an environment with nothing
  * but {@code PATH}, {@code HOME} and {@code LANG}, a heap limit, and — when the judge runs as root and the user
- * {@value SandboxUsers#SANDBOX_USER} exists — another, unprivileged user ({@code setpriv}, no new privileges). What it does not
- * get: the grader's classes, the solutions, the results' path, the reference times.
+ * {@value SandboxUsers#SANDBOX_USER} exists — another, unprivileged user ({@code setpriv}, no new privileges).
+ * What it does not get: the grader's classes, the solutions, the results' path, the reference times.
  *
  * <p>Failures of the sandbox are failures of the part that was running: a call past its time limit or past the
  * part's budget, a JVM that exits, halts or runs out of memory, a reply that breaks the protocol or answers no
@@ -71,7 +71,7 @@ public final class Sandbox implements AutoCloseable {
         UNTRACED_RESULT
     }
 
-    /** The sandbox failed while running a part; {@link Guard} turns it into a report. */
+    /** The sandbox failed while running a part; the judge's {@code Guard} turns it into a report. */
     public static final class SandboxFailure extends RuntimeException {
         private static final long serialVersionUID = 1L;
         private final FailureKind kind;
@@ -115,8 +115,8 @@ public final class Sandbox implements AutoCloseable {
      * @param courseClasses the compiled course classes under grade (a class folder holding dev/shardlings/course)
      * @param heap          the sandbox's maximum heap, e.g. {@code "2g"}
      * @param partBudget    how long one part may take in all
-     * @param useSandboxUser run as {@value SandboxUsers#SANDBOX_USER} when the judge is root and the user exists (false:
-     *                       never, e.g. to test the barriers that hold without it)
+     * @param useSandboxUser run as {@value SandboxUsers#SANDBOX_USER} when the judge is root and the user exists
+     *                       (false: never, e.g. to test the barriers that hold without it)
      */
     public record Config(Path courseClasses, String heap, Duration partBudget, boolean useSandboxUser) {
     }

@@ -7,7 +7,7 @@ import java.util.Objects;
 
 /**
  * One call of student code on one test case that returned: what every check of the case needs to know. Made by
- * {@link Guard#run}; the checks ({@link Checks}, {@link TraceRules#perDevice}) read the part, the case text and the
+ * {@link Guard#run}; the checks ({@code Checks}, {@code TraceRules.perDevice}) read the part, the case text and the
  * trace from here instead of taking them as separate arguments.
  *
  * @param part     the part under test

@@ -44,8 +44,8 @@ public final class ClassroomWorkflow {
     /** The workflow. */
     public static String yaml() {
         StringBuilder sb = new StringBuilder();
-        sb.append("# GitHub Classroom autograding for Shardlings. Written by dev.shardlings.grader.tools.ClassroomWorkflow"
-                + " from the\n# grader's parts; do not edit by hand. One grade of the course, then one step per"
+        sb.append("# GitHub Classroom autograding for Shardlings. Written by"
+                + " dev.shardlings.grader.tools.ClassroomWorkflow from the\n# grader's parts; do not edit by hand. One grade of the course, then one step per"
                 + " part worth its points.\n");
         sb.append("name: Autograding\n");
         sb.append("on: [push, workflow_dispatch, repository_dispatch]\n");

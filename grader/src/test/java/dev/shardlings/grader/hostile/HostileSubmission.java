@@ -59,7 +59,8 @@ public final class HostileSubmission {
         STEAL_ANSWERS("0.8", "ringShift",
                 "{ boolean found = false;"
                         + " for (String c : new String[]{\"dev.shardlings.grader.chapter0.Chapter0Oracles\","
-                        + " \"dev.shardlings.grader.checks.Checks\", \"dev.shardlings.grader.grade.GradingListener\"}) {"
+                        + " \"dev.shardlings.grader.checks.Checks\","
+                        + " \"dev.shardlings.grader.grade.GradingListener\"}) {"
                         + " try { Class.forName(c); found = true; } catch (ClassNotFoundException e) { } }"
                         + " found |= ClassLoader.getSystemResource(\"dev/shardlings/grader/chapter0/Chapter0Oracles.class\") != null;"
                         + " String cp = System.getProperty(\"java.class.path\").replace('\\\\', '/');"

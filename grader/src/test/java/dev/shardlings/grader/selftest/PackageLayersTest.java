@@ -57,8 +57,8 @@ class PackageLayersTest {
      */
     static final Set<String> MAY_IMPORT_UPWARD = Set.of("");
 
-    private static final Pattern IMPORT = Pattern.compile("^import\\s+(?:static\\s+)?(dev\\.shardlings\\.grader\\.[\\w.]+)"
-            + "\\s*;", Pattern.MULTILINE);
+    private static final Pattern IMPORT = Pattern.compile(
+            "^import\\s+(?:static\\s+)?(dev\\.shardlings\\.grader\\.[\\w.]+)\\s*;", Pattern.MULTILINE);
     private static final Pattern QUALIFIED = Pattern.compile("(?<![\\w.])(dev\\.shardlings\\.grader(?:\\.[a-z]\\w*)*"
             + "\\.[A-Z]\\w*)");
 
