@@ -159,14 +159,6 @@ public final class CostModel {
         double link(String key) {
             return linkFree.getOrDefault(key, 0.0);
         }
-
-        double readyOfAll(List<Long> ids, double t0) {
-            double t = t0;
-            for (long id : ids) {
-                t = Math.max(t, ready.getOrDefault(id, t0));
-            }
-            return t;
-        }
     }
 
     /**

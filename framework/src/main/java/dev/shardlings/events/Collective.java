@@ -33,9 +33,4 @@ public enum Collective {
     public String jaxName() {
         return jaxName;
     }
-
-    /** True for the all-reduce family (psum, pmean, pmax, pmin). */
-    public boolean isAllReduce() {
-        return this == PSUM || this == PMEAN || this == PMAX || this == PMIN;
-    }
 }

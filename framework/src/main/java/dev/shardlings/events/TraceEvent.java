@@ -135,11 +135,6 @@ public sealed interface TraceEvent permits TraceEvent.CollectiveEvent, TraceEven
         public String name() {
             return op.jaxName();
         }
-
-        /** True for operations that only move data (no arithmetic). */
-        public boolean isDataMovement() {
-            return flops == 0;
-        }
     }
 
     /**
