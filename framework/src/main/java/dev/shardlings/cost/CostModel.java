@@ -77,7 +77,7 @@ public final class CostModel {
             t = new Program(sm, run, t).schedule();
         }
         return new Timeline(hw.name(), dtype.jaxName(), new ArrayList<>(run.devices.values()), run.spans, t,
-                run.flops, Math.round(run.bytes));
+                run.flops, Math.round(run.bytesSent));
     }
 
     /** What accumulates over the shardMap calls of one run. */
@@ -87,7 +87,8 @@ public final class CostModel {
         final Map<Integer, Timeline.Device> devices = new LinkedHashMap<>();
         final List<Timeline.Span> spans = new ArrayList<>();
         long flops;
-        double bytes;
+        /** Bytes all devices sent in collectives, in the modelled dtype. */
+        double bytesSent;
 
         Run(HardwareModel hw, ModelDtype dtype) {
             this.hw = hw;
@@ -446,7 +447,7 @@ public final class CostModel {
                     hopsFrom.get(h).linkFree.put(keys.get(h), busy);
                 }
                 finish(dst, dst.collectives.get(k).id(), end);
-                run.bytes += bytes;
+                run.bytesSent += bytes;
                 run.spans.add(new Timeline.Span(src.trace.deviceId(), keys.get(0), "ppermute → device "
                         + dst.trace.deviceId(), "collective", start, end, 0, Math.round(bytes)));
             }
@@ -515,7 +516,7 @@ public final class CostModel {
                             + String.join(",", axes), "collective", start, end, 0, sent));
                 }
                 finish(d, d.collectives.get(k).id(), end);
-                run.bytes += sent;
+                run.bytesSent += sent;
             }
         }
 
