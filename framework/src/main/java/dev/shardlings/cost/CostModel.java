@@ -534,18 +534,19 @@ public final class CostModel {
             double bandwidth = hw.switched() ? w : ring ? 2 * w : w;
             int steps = hw.switched() ? n - 1 : ring ? n / 2 : n - 1;
             double lat = steps * hw.hopLatencySeconds();
-            double reduceScatter = (n - 1) * b / n / bandwidth + lat;
+            double moved = kind.bytesPerDevice(n).of(b); // the primitive's bytes, in the modelled dtype
             switch (kind) {
-                case ALL_GATHER:
-                    return (n - 1) * b / bandwidth + lat;
-                case PSUM_SCATTER:
-                    return reduceScatter;
                 case ALL_TO_ALL: {
-                    double load = hw.switched() ? (n - 1) * b / n / w : ring ? n * b / (8 * w) : n * b / (4 * w);
-                    return Math.max((n - 1) * b / n / bandwidth, load) + lat;
+                    double load = hw.switched() ? moved / w : ring ? n * b / (8 * w) : n * b / (4 * w);
+                    return Math.max(moved / bandwidth, load) + lat;
                 }
-                default: // psum, pmean, pmax, pmin: a reduce-scatter, then an all-gather of the reduced chunks
-                    return 2 * reduceScatter;
+                case PSUM:
+                case PMEAN:
+                case PMAX:
+                case PMIN: // a reduce-scatter, then an all-gather of the reduced chunks: two passes of latency
+                    return moved / bandwidth + 2 * lat;
+                default:
+                    return moved / bandwidth + lat;
             }
         }
 
