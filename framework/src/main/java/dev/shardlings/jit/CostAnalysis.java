@@ -1,5 +1,10 @@
 package dev.shardlings.jit;
 
+import dev.shardlings.array.DType;
+import dev.shardlings.sharding.Mesh;
+import dev.shardlings.spmd.DataMovement;
+import dev.shardlings.spmd.DeviceProgram;
+
 /**
  * What one device of a compiled program does, as {@code compiled.cost_analysis()} reports it.
  *
@@ -10,4 +15,25 @@ package dev.shardlings.jit;
  *                          {@code Timeline.bytesSentTotal})
  */
 public record CostAnalysis(long flops, long bytesAccessed, long bytesCommunicated) {
+
+    /** The cost of a partitioned program: its local operations' FLOPs and bytes, its data movement's bytes. */
+    static CostAnalysis of(DeviceProgram program, LocalTypes types, Mesh mesh) {
+        long flops = 0;
+        long bytes = 0;
+        long comm = 0;
+        for (DeviceProgram.Instruction ins : program.instructions()) {
+            if (ins instanceof DeviceProgram.Apply a) {
+                flops += a.flops();
+                bytes += a.bytes();
+            } else if (ins instanceof DeviceProgram.Move m) {
+                int[] s = types.shape(m.input());
+                DType dt = types.dtype(m.input());
+                for (DataMovement step : m.steps()) {
+                    comm += step.bytesReceived(s, dt.byteSize(), mesh);
+                    s = step.outShape(s, mesh);
+                }
+            }
+        }
+        return new CostAnalysis(flops, bytes, comm);
+    }
 }
