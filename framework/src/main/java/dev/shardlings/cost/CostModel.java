@@ -43,11 +43,13 @@ import java.util.Objects;
  *       delays its arrival, not the next message). On a torus axis shorter than
  *       {@link HardwareModel#wraparoundMinAxisSize()} there is no wraparound link, so the pair (n − 1 → 0) of a
  *       ring shift travels n − 1 hops the other way.</li>
- *   <li>Other collectives, by the book's ring formulas over n devices with operand b bytes: all-gather
- *       (n − 1)·b / B, reduce-scatter (n − 1)/n·b / B, all-reduce twice a reduce-scatter, all-to-all about a quarter
- *       of an all-gather, where B is twice the link bandwidth on a ring (both neighbours send), the link bandwidth
- *       on a line (the ends have one neighbour) and on a switch; plus one hop latency per step (⌈(n − 1)/2⌉ steps
- *       on a ring, n − 1 on a line). Over several axes at once the bandwidth adds up over the axes.</li>
+ *   <li>Other collectives, by the book's ring formulas over n devices with operand b bytes: the bytes a device
+ *       moves ({@link Collective#bytesPerDevice}: all-gather (n − 1)·b, reduce-scatter and all-to-all
+ *       (n − 1)/n·b, all-reduce twice that) / B, where B is twice the link bandwidth on a ring (both neighbours
+ *       send), the link bandwidth on a line (the ends have one neighbour) and on a switch; an all-to-all takes its
+ *       links' load instead where that is longer; plus one hop latency per step (⌈(n − 1)/2⌉ steps on a ring,
+ *       n − 1 on a line), twice for an all-reduce (a reduce-scatter, then an all-gather). Over several axes at
+ *       once the bandwidth adds up over the axes.</li>
  * </ul>
  * Byte counts are scaled from the framework's 4-byte elements to the modelled dtype ({@link ModelDtype#scale()}).
  * Successive shardMap calls run one after the other. Host work outside shardMap is not modelled.
@@ -418,7 +420,7 @@ public final class CostModel {
             Dev[] g = grp.members;
             Dev src = g[s];
             String axis = String.join(",", ev.axes());
-            double bytes = ev.operandBytes() * run.dtype.scale();
+            double bytes = Collective.PPERMUTE.bytesPerDevice(g.length).of(ev.operandBytes() * run.dtype.scale());
             boolean receives = false;
             for (List<Integer> p : ev.permutation()) {
                 int from = p.get(0);
