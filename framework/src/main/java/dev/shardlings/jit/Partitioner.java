@@ -19,7 +19,7 @@ import java.util.Map;
 /**
  * Chooses a layout for every value of a traced program and builds the per-device program (JAX's sharding
  * propagation and SPMD partitioning, in their simplest form); {@link ProgramText} prints the result and
- * {@link CostAnalysis#of} counts its cost.
+ * {@code CostAnalysis.of} counts its cost.
  *
  * <ul>
  *   <li>Arguments keep their layouts; captured placed arrays keep theirs; captured whole arrays are replicated.</li>
