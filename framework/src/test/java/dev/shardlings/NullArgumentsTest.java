@@ -60,7 +60,7 @@ class NullArgumentsTest {
             NamedSharding.Index.class, PartitionSpec.class, PartitionSpec.AxisTuple.class, ShardingVisualizer.class,
             ShardedArray.class, ShardedArray.Shard.class, ShardMap.class, ShardMap.Unary.class, ShardMap.Binary.class,
             Collectives.class, PRNG.class, PRNG.Key.class, Collective.class, DeviceTrace.class, ShardMapTrace.class,
-            Origin.class, Trace.class, TraceEvent.class, TraceEvent.CollectiveEvent.class,
+            Collective.BytesPerDevice.class, Origin.class, Trace.class, TraceEvent.class, TraceEvent.CollectiveEvent.class,
             TraceEvent.MatmulEvent.class, TraceEvent.LocalOpEvent.class, Tracing.class, Tracing.Traced.class,
             dev.shardlings.events.CollectiveParams.class, dev.shardlings.events.CollectiveParams.None.class,
             dev.shardlings.events.CollectiveParams.AllGather.class, dev.shardlings.events.CollectiveParams.ReduceScatter.class,
@@ -154,6 +154,23 @@ class NullArgumentsTest {
         byClass.put(Long.class, () -> 1L);
         byClass.put(Duration.class, () -> Duration.ofSeconds(1));
         byClass.put(Collective.class, () -> Collective.PSUM);
+        byClass.put(Collective.BytesPerDevice.class, () -> new Collective.BytesPerDevice(1, 2));
+        byClass.put(Collective.Binder.class, () -> new Collective.Binder() {
+            @Override
+            public NDArray bind(Collective c, NDArray x, List<String> axes, dev.shardlings.events.CollectiveParams p) {
+                return x;
+            }
+
+            @Override
+            public int groupSize(Collective c, List<String> axes) {
+                return 1;
+            }
+
+            @Override
+            public int axisIndex(Collective c, List<String> axes) {
+                return 0;
+            }
+        });
         byClass.put(KeepDims.class, () -> KeepDims.KEEP);
         byClass.put(Tiling.class, () -> Tiling.TILED);
         byClass.put(Trace.class, () -> trace());

@@ -7,7 +7,6 @@ import dev.shardlings.primitive.Full;
 import dev.shardlings.primitive.ManualRegion;
 import dev.shardlings.primitive.Primitive;
 import dev.shardlings.primitive.Reshard;
-import dev.shardlings.primitive.Vjp;
 import dev.shardlings.sharding.Mesh;
 import dev.shardlings.sharding.PartitionSpec;
 import dev.shardlings.spmd.ShardedArray;
@@ -51,52 +50,28 @@ final class GlobalTape extends Tape<ShardedArray> implements Staging.Binder {
 
     // ------------------------------------------------------------------------------------------ recording
 
-    /** One primitive's equation; its pullback binds the primitive's rule into the outer trace. */
-    private record PrimitiveNode(Staging.Binder outer, Primitive p, List<Object> inputs, List<ShardedArray> outputs)
-            implements Node<ShardedArray> {
-        PrimitiveNode {
-            inputs = List.copyOf(inputs);
-            outputs = List.copyOf(outputs);
+    /**
+     * A step of a vjp rule, bound into the outer trace; a step on constants only (take's one-hot of constant
+     * indices) is folded, and the constant placed on the mesh beside the cotangent it meets.
+     */
+    @Override
+    ShardedArray bindRule(Primitive q, List<Object> operands, ShardedArray out) {
+        if (!operands.isEmpty() && operands.stream().allMatch(o -> o instanceof NDArray)) {
+            List<NDArray> xs = new ArrayList<>();
+            for (Object o : operands) {
+                xs.add((NDArray) o);
+            }
+            return ShardedArray.devicePut(q.apply(xs), out.mesh(), PartitionSpec.P());
         }
-
-        @Override
-        public List<ShardedArray> pullback(List<ShardedArray> outCts, boolean[] needs) {
-            ShardedArray out = outputs.get(0);
-            ShardedArray ct = outCts.get(0);
-            return p.vjp(new Vjp<>(inputs, needs) {
-                @Override
-                public ShardedArray out() {
-                    return out;
-                }
-
-                @Override
-                public ShardedArray ct() {
-                    return ct;
-                }
-
-                @Override
-                public ShardedArray bind(Primitive q, List<Object> operands) {
-                    if (!operands.isEmpty() && operands.stream().allMatch(o -> o instanceof NDArray)) {
-                        // a rule's step on constants only (take's one-hot of constant indices): fold it, and place
-                        // the constant on the mesh beside the cotangent it meets
-                        List<NDArray> xs = new ArrayList<>();
-                        for (Object o : operands) {
-                            xs.add((NDArray) o);
-                        }
-                        return ShardedArray.devicePut(q.apply(xs), out.mesh(), PartitionSpec.P());
-                    }
-                    return outer.bind(q, operands);
-                }
-
-                @Override
-                public ArrayType type(Object x) {
-                    return typeOf(x);
-                }
-            });
-        }
+        return outer.bind(q, operands);
     }
 
-    private static ArrayType typeOf(Object x) {
+    @Override
+    ArrayType typeOf(Object x) {
+        return type(x);
+    }
+
+    private static ArrayType type(Object x) {
         if (x instanceof ShardedArray s) {
             return s.type();
         }
@@ -130,7 +105,7 @@ final class GlobalTape extends Tape<ShardedArray> implements Staging.Binder {
             List<Integer> wanted = new ArrayList<>();
             for (int k = 0; k < n; k++) {
                 if (needs[k]) {
-                    ArrayType t = typeOf(inputs.get(k));
+                    ArrayType t = type(inputs.get(k));
                     outSpecs.add(region.inSpecs().get(k));
                     shapes.add(new Primitive.Shaped(t.dtype(), t.shape()));
                     wanted.add(k);
@@ -156,7 +131,7 @@ final class GlobalTape extends Tape<ShardedArray> implements Staging.Binder {
     public ShardedArray bind(Primitive p, List<Object> operands) {
         ShardedArray out = outer.bind(p, operands);
         if (anyLive(operands)) {
-            record(new PrimitiveNode(outer, p, operands, List.of(out)));
+            record(new PrimitiveNode(p, operands, List.of(out)));
         }
         return out;
     }
@@ -180,7 +155,7 @@ final class GlobalTape extends Tape<ShardedArray> implements Staging.Binder {
     /** On Explicit axes a cotangent takes its primal's sharding (JAX types cotangents like their primals). */
     @Override
     ShardedArray fit(ShardedArray ct, Object primal) {
-        ArrayType p = typeOf(primal);
+        ArrayType p = type(primal);
         ArrayType c = ct.type();
         Mesh mesh = p.mesh();
         if (mesh != null && mesh.hasExplicitAxes() && !c.dims().equals(p.dims())) {
@@ -199,6 +174,6 @@ final class GlobalTape extends Tape<ShardedArray> implements Staging.Binder {
 
     @Override
     boolean differentiable(Object value) {
-        return typeOf(value).dtype().isFloating();
+        return type(value).dtype().isFloating();
     }
 }

@@ -19,7 +19,6 @@ import dev.shardlings.primitive.Slice;
 import dev.shardlings.primitive.Take;
 import dev.shardlings.primitive.Transpose;
 import dev.shardlings.primitive.Unary;
-import dev.shardlings.primitive.Vjp;
 import dev.shardlings.spmd.Collectives;
 
 import java.util.ArrayList;
@@ -32,9 +31,9 @@ import java.util.function.Function;
 /**
  * The reverse-mode engine on one device's {@link NDArray}s: installed as the thread's {@link GradRecorder} while
  * the function runs, it records every differentiable operation on a live value, each as the {@link Primitive}
- * whose {@link Primitive#vjp} rule pulls its cotangent back; collectives record their own pullbacks (JAX's
- * transposes: psum ↔ pvary, all_gather ↔ psum_scatter, ppermute ↔ the inverse permutation, all_to_all ↔ all_to_all
- * with split and concat swapped). The backward pass runs at once on the same thread, with nothing recorded.
+ * whose {@link Primitive#vjp} rule pulls its cotangent back; collectives record their primitive's transpose rule
+ * ({@link dev.shardlings.events.Collective#transpose}). The backward pass runs at once on the same thread, with
+ * nothing recorded.
  *
  * <p>Varying axes (JAX's vma typing): a value combined with one that varies over more mesh axes was implicitly
  * pvary'd; the transpose of that is a psum of the cotangent over those axes, which {@link #fit} inserts. Inside a
@@ -43,40 +42,6 @@ import java.util.function.Function;
 final class LocalTape extends Tape<NDArray> implements GradRecorder {
 
     // ------------------------------------------------------------------------------------------ recording
-
-    private record PrimitiveNode(Primitive p, List<Object> inputs, List<NDArray> outputs) implements Node<NDArray> {
-        @Override
-        public List<NDArray> pullback(List<NDArray> outCts, boolean[] needs) {
-            NDArray out = outputs.get(0);
-            NDArray ct = outCts.get(0);
-            return p.vjp(new Vjp<>(inputs, needs) {
-                @Override
-                public NDArray out() {
-                    return out;
-                }
-
-                @Override
-                public NDArray ct() {
-                    return ct;
-                }
-
-                @Override
-                public NDArray bind(Primitive q, List<Object> operands) {
-                    List<NDArray> xs = new ArrayList<>(operands.size());
-                    for (Object o : operands) {
-                        xs.add((NDArray) o);
-                    }
-                    return q.apply(xs);
-                }
-
-                @Override
-                public ArrayType type(Object x) {
-                    NDArray a = (NDArray) x;
-                    return ArrayType.unsharded(a.dtype(), a.shape());
-                }
-            });
-        }
-    }
 
     private record CustomNode(List<Object> inputs, List<NDArray> outputs,
                               Function<NDArray, List<NDArray>> rule) implements Node<NDArray> {
@@ -294,6 +259,21 @@ final class LocalTape extends Tape<NDArray> implements GradRecorder {
     @Override
     NDArray add(NDArray a, NDArray b) {
         return a.add(b);
+    }
+
+    @Override
+    NDArray bindRule(Primitive q, List<Object> operands, NDArray out) {
+        List<NDArray> xs = new ArrayList<>(operands.size());
+        for (Object o : operands) {
+            xs.add((NDArray) o);
+        }
+        return q.apply(xs);
+    }
+
+    @Override
+    ArrayType typeOf(Object x) {
+        NDArray a = (NDArray) x;
+        return ArrayType.unsharded(a.dtype(), a.shape());
     }
 
     /**

@@ -1,5 +1,9 @@
 package dev.shardlings.autodiff;
 
+import dev.shardlings.primitive.ArrayType;
+import dev.shardlings.primitive.Primitive;
+import dev.shardlings.primitive.Vjp;
+
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -30,6 +34,59 @@ abstract class Tape<T> {
          * @return one entry per input, null for none
          */
         List<T> pullback(List<T> outCts, boolean[] needs);
+    }
+
+    /**
+     * One primitive's application; its pullback is the primitive's own {@link Primitive#vjp} rule, whose steps the
+     * engine binds ({@link #bindRule}). Both engines record their primitives as these.
+     */
+    final class PrimitiveNode implements Node<T> {
+        private final Primitive p;
+        private final List<Object> inputs;
+        private final List<T> outputs;
+
+        PrimitiveNode(Primitive p, List<Object> inputs, List<T> outputs) {
+            this.p = p;
+            this.inputs = List.copyOf(inputs);
+            this.outputs = List.copyOf(outputs);
+        }
+
+        @Override
+        public List<Object> inputs() {
+            return inputs;
+        }
+
+        @Override
+        public List<T> outputs() {
+            return outputs;
+        }
+
+        @Override
+        public List<T> pullback(List<T> outCts, boolean[] needs) {
+            T out = outputs.get(0);
+            T ct = outCts.get(0);
+            return p.vjp(new Vjp<>(inputs, needs) {
+                @Override
+                public T out() {
+                    return out;
+                }
+
+                @Override
+                public T ct() {
+                    return ct;
+                }
+
+                @Override
+                public T bind(Primitive q, List<Object> operands) {
+                    return bindRule(q, operands, out);
+                }
+
+                @Override
+                public ArrayType type(Object x) {
+                    return typeOf(x);
+                }
+            });
+        }
     }
 
     private final List<Node<T>> nodes = new ArrayList<>();
@@ -64,6 +121,16 @@ abstract class Tape<T> {
 
     /** {@code a + b}. */
     abstract T add(T a, T b);
+
+    /**
+     * Applies a step of a vjp rule: {@code q} on operands that are {@code T}s or {@code NDArray} constants.
+     *
+     * @param out the primal result of the operation being differentiated
+     */
+    abstract T bindRule(Primitive q, List<Object> operands, T out);
+
+    /** The type of a {@code T} or an {@code NDArray} constant, as a vjp rule sees it. */
+    abstract ArrayType typeOf(Object x);
 
     /** A cotangent made to fit its primal's type (varying axes, or an Explicit sharding), before it is summed. */
     abstract T fit(T ct, Object primal);

@@ -43,11 +43,13 @@ import java.util.Objects;
  *       delays its arrival, not the next message). On a torus axis shorter than
  *       {@link HardwareModel#wraparoundMinAxisSize()} there is no wraparound link, so the pair (n − 1 → 0) of a
  *       ring shift travels n − 1 hops the other way.</li>
- *   <li>Other collectives, by the book's ring formulas over n devices with operand b bytes: all-gather
- *       (n − 1)·b / B, reduce-scatter (n − 1)/n·b / B, all-reduce twice a reduce-scatter, all-to-all about a quarter
- *       of an all-gather, where B is twice the link bandwidth on a ring (both neighbours send), the link bandwidth
- *       on a line (the ends have one neighbour) and on a switch; plus one hop latency per step (⌈(n − 1)/2⌉ steps
- *       on a ring, n − 1 on a line). Over several axes at once the bandwidth adds up over the axes.</li>
+ *   <li>Other collectives, by the book's ring formulas over n devices with operand b bytes: the bytes a device
+ *       moves ({@link Collective#bytesPerDevice}: all-gather (n − 1)·b, reduce-scatter and all-to-all
+ *       (n − 1)/n·b, all-reduce twice that) / B, where B is twice the link bandwidth on a ring (both neighbours
+ *       send), the link bandwidth on a line (the ends have one neighbour) and on a switch; an all-to-all takes its
+ *       links' load instead where that is longer; plus one hop latency per step (⌈(n − 1)/2⌉ steps on a ring,
+ *       n − 1 on a line), twice for an all-reduce (a reduce-scatter, then an all-gather). Over several axes at
+ *       once the bandwidth adds up over the axes.</li>
  * </ul>
  * Byte counts are scaled from the framework's 4-byte elements to the modelled dtype ({@link ModelDtype#scale()}).
  * Successive shardMap calls run one after the other. Host work outside shardMap is not modelled.
@@ -77,7 +79,7 @@ public final class CostModel {
             t = new Program(sm, run, t).schedule();
         }
         return new Timeline(hw.name(), dtype.jaxName(), new ArrayList<>(run.devices.values()), run.spans, t,
-                run.flops, Math.round(run.bytes));
+                run.flops, Math.round(run.bytesSent));
     }
 
     /** What accumulates over the shardMap calls of one run. */
@@ -87,7 +89,8 @@ public final class CostModel {
         final Map<Integer, Timeline.Device> devices = new LinkedHashMap<>();
         final List<Timeline.Span> spans = new ArrayList<>();
         long flops;
-        double bytes;
+        /** Bytes all devices sent in collectives, in the modelled dtype. */
+        double bytesSent;
 
         Run(HardwareModel hw, ModelDtype dtype) {
             this.hw = hw;
@@ -158,14 +161,6 @@ public final class CostModel {
 
         double link(String key) {
             return linkFree.getOrDefault(key, 0.0);
-        }
-
-        double readyOfAll(List<Long> ids, double t0) {
-            double t = t0;
-            for (long id : ids) {
-                t = Math.max(t, ready.getOrDefault(id, t0));
-            }
-            return t;
         }
     }
 
@@ -425,7 +420,7 @@ public final class CostModel {
             Dev[] g = grp.members;
             Dev src = g[s];
             String axis = String.join(",", ev.axes());
-            double bytes = ev.operandBytes() * run.dtype.scale();
+            double bytes = Collective.PPERMUTE.bytesPerDevice(g.length).of(ev.operandBytes() * run.dtype.scale());
             boolean receives = false;
             for (List<Integer> p : ev.permutation()) {
                 int from = p.get(0);
@@ -454,7 +449,7 @@ public final class CostModel {
                     hopsFrom.get(h).linkFree.put(keys.get(h), busy);
                 }
                 finish(dst, dst.collectives.get(k).id(), end);
-                run.bytes += bytes;
+                run.bytesSent += bytes;
                 run.spans.add(new Timeline.Span(src.trace.deviceId(), keys.get(0), "ppermute → device "
                         + dst.trace.deviceId(), "collective", start, end, 0, Math.round(bytes)));
             }
@@ -523,7 +518,7 @@ public final class CostModel {
                             + String.join(",", axes), "collective", start, end, 0, sent));
                 }
                 finish(d, d.collectives.get(k).id(), end);
-                run.bytes += sent;
+                run.bytesSent += sent;
             }
         }
 
@@ -541,18 +536,19 @@ public final class CostModel {
             double bandwidth = hw.switched() ? w : ring ? 2 * w : w;
             int steps = hw.switched() ? n - 1 : ring ? n / 2 : n - 1;
             double lat = steps * hw.hopLatencySeconds();
-            double reduceScatter = (n - 1) * b / n / bandwidth + lat;
+            double moved = kind.bytesPerDevice(n).of(b); // the primitive's bytes, in the modelled dtype
             switch (kind) {
-                case ALL_GATHER:
-                    return (n - 1) * b / bandwidth + lat;
-                case PSUM_SCATTER:
-                    return reduceScatter;
                 case ALL_TO_ALL: {
-                    double load = hw.switched() ? (n - 1) * b / n / w : ring ? n * b / (8 * w) : n * b / (4 * w);
-                    return Math.max((n - 1) * b / n / bandwidth, load) + lat;
+                    double load = hw.switched() ? moved / w : ring ? n * b / (8 * w) : n * b / (4 * w);
+                    return Math.max(moved / bandwidth, load) + lat;
                 }
-                default: // psum, pmean, pmax, pmin: a reduce-scatter, then an all-gather of the reduced chunks
-                    return 2 * reduceScatter;
+                case PSUM:
+                case PMEAN:
+                case PMAX:
+                case PMIN: // a reduce-scatter, then an all-gather of the reduced chunks: two passes of latency
+                    return moved / bandwidth + 2 * lat;
+                default:
+                    return moved / bandwidth + lat;
             }
         }
 

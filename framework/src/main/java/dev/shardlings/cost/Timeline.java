@@ -14,10 +14,10 @@ import java.util.List;
  * @param spans             every busy interval, in the order they were scheduled
  * @param seconds           the modelled time of the whole run: the end of the last span (0 for an empty trace)
  * @param flops             matmul FLOPs on all devices
- * @param bytesCommunicated bytes all devices sent in collectives, in the modelled dtype
+ * @param bytesSentTotal    bytes all devices sent in collectives, in the modelled dtype
  */
 public record Timeline(String hardware, String dtype, List<Device> devices, List<Span> spans, double seconds,
-                       long flops, long bytesCommunicated) {
+                       long flops, long bytesSentTotal) {
 
     /** The name of the compute track of every device. */
     public static final String COMPUTE = "compute";

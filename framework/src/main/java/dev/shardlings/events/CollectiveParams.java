@@ -80,7 +80,12 @@ public sealed interface CollectiveParams {
 
         @Override
         public String text() {
-            return "perm=" + pairs.stream().map(p -> "(" + p.get(0) + ", " + p.get(1) + ")")
+            return "perm=" + pairsRepr();
+        }
+
+        /** The pairs as Python's tuple of tuples, e.g. {@code ((0, 1), (1, 0))}; each pair must hold two ints. */
+        public String pairsRepr() {
+            return pairs.stream().map(p -> "(" + p.get(0) + ", " + p.get(1) + ")")
                     .collect(Collectors.joining(", ", "(", pairs.size() == 1 ? ",)" : ")"));
         }
     }

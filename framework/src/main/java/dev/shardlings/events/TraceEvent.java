@@ -29,10 +29,9 @@ public sealed interface TraceEvent permits TraceEvent.CollectiveEvent, TraceEven
      * @param dtype         the operand's dtype
      * @param inputShape    shape of the operand on this device
      * @param outputShape   shape of the result on this device
-     * @param bytesSent     bytes this device sends under the ring model of the book (see
-     *                      {@code docs/}: all-reduce 2(n−1)/n·b, all-gather (n−1)·b, reduce-scatter and
-     *                      all-to-all (n−1)/n·b, ppermute b when the device sends to another device), where b
-     *                      is the operand's size in bytes
+     * @param bytesSent     bytes this device sends under the ring model of the book
+     *                      ({@link Collective#bytesPerDevice}; ppermute: only when the device sends to another
+     *                      device)
      * @param bytesReceived bytes this device receives under the same model
      * @param params        the static parameters, typed by kind ({@link CollectiveParams#text()} gives JAX's words)
      * @param id            the event's id (see {@link TraceEvent})
@@ -134,11 +133,6 @@ public sealed interface TraceEvent permits TraceEvent.CollectiveEvent, TraceEven
         /** The operation's name for display, in JAX's words ({@link dev.shardlings.array.LocalOp#jaxName()}). */
         public String name() {
             return op.jaxName();
-        }
-
-        /** True for operations that only move data (no arithmetic). */
-        public boolean isDataMovement() {
-            return flops == 0;
         }
     }
 

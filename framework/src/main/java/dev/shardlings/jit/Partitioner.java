@@ -3,8 +3,6 @@ package dev.shardlings.jit;
 import dev.shardlings.array.NDArray;
 import dev.shardlings.primitive.ArrayType;
 import dev.shardlings.primitive.Primitive;
-import dev.shardlings.sharding.AxisType;
-import dev.shardlings.sharding.Device;
 import dev.shardlings.sharding.Mesh;
 import dev.shardlings.sharding.NamedSharding;
 import dev.shardlings.sharding.PartitionSpec;
@@ -17,12 +15,11 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
-import java.util.stream.Collectors;
 
 /**
  * Chooses a layout for every value of a traced program and builds the per-device program (JAX's sharding
- * propagation and SPMD partitioning, in their simplest form).
+ * propagation and SPMD partitioning, in their simplest form); {@link ProgramText} prints the result and
+ * {@code CostAnalysis.of} counts its cost.
  *
  * <ul>
  *   <li>Arguments keep their layouts; captured placed arrays keep theirs; captured whole arrays are replicated.</li>
@@ -163,8 +160,10 @@ final class Partitioner {
         for (ArrayType t : argTypes) {
             argShapes.add(localShape(t, mesh));
         }
-        Text text = new Text(name, mesh, program, argTypes, argShapes, outputs, outs);
-        return new Compiled(name, jaxpr, mesh, program, inSpecs, constants, outputs, outs, text.render(), text.cost);
+        LocalTypes types = LocalTypes.of(program, argTypes, argShapes, mesh);
+        return new Compiled(name, jaxpr, mesh, program, inSpecs, constants, outputs, outs,
+                ProgramText.render(name, mesh, program, argTypes, types, outputs, outs),
+                CostAnalysis.of(program, types, mesh));
     }
 
     /**
@@ -393,151 +392,5 @@ final class Partitioner {
             out[d] /= mesh.axisSize(t.dims().get(d));
         }
         return out;
-    }
-
-    /** The per-device program as text, with its cost. */
-    private static final class Text {
-        final StringBuilder sb = new StringBuilder();
-        final CostAnalysis cost;
-
-        Text(String name, Mesh mesh, DeviceProgram program, List<ArrayType> args, List<int[]> argShapes,
-             List<Integer> outputs, List<NamedSharding> outs) {
-            Map<Integer, int[]> shapes = new HashMap<>();
-            Map<Integer, dev.shardlings.array.DType> dtypes = new HashMap<>();
-            sb.append("HloModule jit_").append(name).append(", num_partitions=").append(mesh.size()).append(", mesh=")
-                    .append(mesh).append(axisTypes(mesh)).append("\n\nENTRY main {\n");
-            for (int k = 0; k < args.size(); k++) {
-                shapes.put(k, argShapes.get(k));
-                dtypes.put(k, args.get(k).dtype());
-                sb.append("  %").append(k).append(" = ").append(type(dtypes.get(k), argShapes.get(k)))
-                        .append(" parameter(").append(k).append("), sharding=").append(args.get(k).spec())
-                        .append('\n');
-            }
-            long flops = 0;
-            long bytes = 0;
-            long comm = 0;
-            for (DeviceProgram.Instruction ins : program.instructions()) {
-                if (ins instanceof DeviceProgram.Apply a) {
-                    int[] s = a.localType().shapeArray();
-                    shapes.put(a.output(), s);
-                    dtypes.put(a.output(), a.localType().dtype());
-                    flops += a.flops();
-                    bytes += a.bytes();
-                    sb.append("  %").append(a.output()).append(" = ").append(type(dtypes.get(a.output()), s)).append(' ')
-                            .append(a.local().name()).append('(').append(a.inputs().stream().map(i -> "%" + i)
-                                    .collect(Collectors.joining(", "))).append(")\n");
-                } else if (ins instanceof DeviceProgram.Region g) {
-                    List<String> types = new ArrayList<>();
-                    for (int j = 0; j < g.outputs().size(); j++) {
-                        ArrayType t = g.localTypes().get(j);
-                        shapes.put(g.outputs().get(j), t.shapeArray());
-                        dtypes.put(g.outputs().get(j), t.dtype());
-                        types.add(type(t.dtype(), t.shapeArray()));
-                    }
-                    sb.append("  ").append(g.outputs().stream().map(i -> "%" + i).collect(Collectors.joining(", ")))
-                            .append(" = ").append(types.size() == 1 ? types.get(0) : "(" + String.join(", ", types) + ")")
-                            .append(" shard_map(").append(g.inputs().stream().map(i -> "%" + i)
-                                    .collect(Collectors.joining(", "))).append("), name=").append(g.region().label())
-                            .append('\n');
-                } else {
-                    DeviceProgram.Move m = (DeviceProgram.Move) ins;
-                    int[] s = shapes.get(m.input());
-                    dev.shardlings.array.DType dt = dtypes.get(m.input());
-                    String in = "%" + m.input();
-                    for (int i = 0; i < m.steps().size(); i++) {
-                        DataMovement step = m.steps().get(i);
-                        comm += step.bytesReceived(s, dt.byteSize(), mesh);
-                        s = step.outShape(s, mesh);
-                        String target = i == m.steps().size() - 1 ? "%" + m.output() : "%" + m.output() + "." + i;
-                        sb.append("  ").append(target).append(" = ").append(type(dt, s)).append(' ')
-                                .append(describe(step, in, mesh)).append('\n');
-                        in = target;
-                    }
-                    shapes.put(m.output(), s);
-                    dtypes.put(m.output(), dt);
-                }
-            }
-            sb.append("  ROOT tuple(").append(outputs.stream().map(i -> "%" + i).collect(Collectors.joining(", ")))
-                    .append("), shardings={").append(outs.stream().map(o -> o.spec().toString())
-                            .collect(Collectors.joining(", "))).append("}\n}\n");
-            cost = new CostAnalysis(flops, bytes, comm);
-        }
-
-        String render() {
-            return sb.toString();
-        }
-
-        private static String axisTypes(Mesh mesh) {
-            return mesh.axisTypes().stream().allMatch(t -> t == AxisType.AUTO) ? ""
-                    : ", axis_types=(" + mesh.axisTypes().stream().map(AxisType::jaxName)
-                    .collect(Collectors.joining(", ")) + ")";
-        }
-
-        private static String type(dev.shardlings.array.DType dtype, int[] s) {
-            return dtype.shortName() + "[" + java.util.Arrays.stream(s).mapToObj(String::valueOf)
-                    .collect(Collectors.joining(",")) + "]";
-        }
-
-        private static String describe(DataMovement step, String in, Mesh mesh) {
-            String groups = groups(step.axes(), mesh);
-            if (step instanceof DataMovement.AllGather g) {
-                return "all-gather(" + in + "), dimensions={" + g.dim() + "}" + groups;
-            }
-            if (step instanceof DataMovement.AllToAll t) {
-                return "all-to-all(" + in + "), split_dimension=" + t.splitDim() + ", concat_dimension="
-                        + t.concatDim() + groups;
-            }
-            if (step instanceof DataMovement.AllReduce r) {
-                return "all-reduce(" + in + ")" + groups + ", to_apply=" + switch (r.op()) {
-                    case SUM -> "add";
-                    case MAX -> "maximum";
-                    case MIN -> "minimum";
-                    case MEAN -> throw new AssertionError("DataMovement.AllReduce refuses mean");
-                };
-            }
-            if (step instanceof DataMovement.ReduceScatter s) {
-                return "reduce-scatter(" + in + "), dimensions={" + s.dim() + "}" + groups + ", to_apply=add";
-            }
-            if (step instanceof DataMovement.Redistribute r) {
-                return "collective-permute(" + in + "), layout " + layoutText(r.from()) + " -> " + layoutText(r.to())
-                        + " (each device receives only the pieces of its new block)";
-            }
-            if (step instanceof DataMovement.RollSplit r) {
-                return "collective-permute(" + in + "), dimension=" + r.dim() + ", shift=" + r.shift()
-                        + ", over axes " + r.axes() + " (rows that wrap past a block go to the next devices)";
-            }
-            DataMovement.SliceLocal s = (DataMovement.SliceLocal) step;
-            return "dynamic-slice(" + in + "), dimension=" + s.dim() + ", by axis_index" + s.axes();
-        }
-
-        private static String layoutText(List<List<String>> dims) {
-            return Tracer.trimmed(PartitionSpec.P(dims.stream().map(e -> (Object) (e.isEmpty() ? null : e.size() == 1
-                    ? e.get(0) : PartitionSpec.tuple(e.toArray(new String[0])))).toArray())).toString();
-        }
-
-        /** {@code , replica_groups={{0,1},{2,3}}}: device ids per group, omitted when all devices form one. */
-        static String groups(List<String> axes, Mesh mesh) {
-            if (axes.isEmpty() || mesh.axisSize(axes) == mesh.size()) {
-                return "";
-            }
-            TreeMap<String, TreeMap<Integer, Integer>> byRest = new TreeMap<>();
-            for (Device d : mesh.devices()) {
-                StringBuilder rest = new StringBuilder();
-                int idx = 0;
-                for (int a = 0; a < mesh.rank(); a++) {
-                    String n = mesh.axisNames().get(a);
-                    if (!axes.contains(n)) {
-                        rest.append(String.format("%05d,", d.coords().get(a)));
-                    }
-                }
-                for (String n : axes) {
-                    idx = idx * mesh.axisSize(n) + d.coords().get(mesh.axisPosition(n));
-                }
-                byRest.computeIfAbsent(rest.toString(), k -> new TreeMap<>()).put(idx, d.id());
-            }
-            return ", replica_groups={" + byRest.values().stream().map(g -> g.values().stream()
-                    .map(String::valueOf).collect(Collectors.joining(",", "{", "}")))
-                    .collect(Collectors.joining(",")) + "}";
-        }
     }
 }

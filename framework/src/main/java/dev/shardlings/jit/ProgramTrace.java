@@ -4,7 +4,6 @@ import dev.shardlings.array.DType;
 import dev.shardlings.array.DataOp;
 import dev.shardlings.array.LocalOp;
 import dev.shardlings.array.NDArray;
-import dev.shardlings.array.ReduceOp;
 import dev.shardlings.primitive.Binary;
 import dev.shardlings.primitive.BroadcastInDim;
 import dev.shardlings.primitive.Compare;
@@ -26,8 +25,6 @@ import dev.shardlings.sharding.NamedSharding;
 import dev.shardlings.spmd.DeviceProgram;
 import dev.shardlings.spmd.ShardedArray;
 import dev.shardlings.spmd.DataMovement;
-import dev.shardlings.events.Collective;
-import dev.shardlings.events.CollectiveParams;
 import dev.shardlings.events.DeviceTrace;
 import dev.shardlings.events.Origin;
 import dev.shardlings.events.ShardMapTrace;
@@ -332,38 +329,18 @@ public final class ProgramTrace {
                 op(DataOp.CREATE, DType.INT32, new int[0], List.of(), at); // the axis index the slice starts at
                 return op(DataOp.SLICE, x.dtype, shape, List.of(x), end);
             }
+            if (!(s instanceof DataMovement.OneCollective one)) {
+                throw new UnsupportedOperationException("ProgramTrace does not model the collective-permutes of " + s
+                        + "; record a real call instead");
+            }
             int n = 1;
             for (String a : s.axes()) {
                 n *= c.mesh().axisSize(a);
             }
-            long b = x.bytes();
-            Collective kind;
-            CollectiveParams params;
-            long moved;
-            if (s instanceof DataMovement.AllReduce r) {
-                kind = r.op() == ReduceOp.MAX ? Collective.PMAX : r.op() == ReduceOp.MIN ? Collective.PMIN
-                        : Collective.PSUM;
-                params = new CollectiveParams.None();
-                moved = 2L * (n - 1) * b / n;
-            } else if (s instanceof DataMovement.AllGather g) {
-                kind = Collective.ALL_GATHER;
-                params = new CollectiveParams.AllGather(g.dim(), true, false);
-                moved = (long) (n - 1) * b;
-            } else if (s instanceof DataMovement.ReduceScatter r) {
-                kind = Collective.PSUM_SCATTER;
-                params = new CollectiveParams.ReduceScatter(r.dim(), true);
-                moved = (long) (n - 1) * b / n;
-            } else if (s instanceof DataMovement.AllToAll t) {
-                kind = Collective.ALL_TO_ALL;
-                params = new CollectiveParams.AllToAll(t.splitDim(), t.concatDim(), true);
-                moved = (long) (n - 1) * b / n;
-            } else {
-                throw new UnsupportedOperationException("ProgramTrace does not model the collective-permutes of " + s
-                        + "; record a real call instead");
-            }
+            long moved = one.bytesReceived(x.bytes(), c.mesh());
             long id = IDS.incrementAndGet();
-            events.add(new TraceEvent.CollectiveEvent(kind, s.axes(), n, x.dtype, boxed(x.shape), boxed(shape), moved,
-                    moved, params, id, x.id));
+            events.add(new TraceEvent.CollectiveEvent(one.primitive(), s.axes(), n, x.dtype, boxed(x.shape),
+                    boxed(shape), moved, moved, one.params(), id, x.id));
             return made(id, shape, x.dtype, (long) size(shape) * x.dtype.byteSize(), end);
         }
     }

@@ -3,6 +3,7 @@ package dev.shardlings.primitive;
 import dev.shardlings.array.DType;
 import dev.shardlings.array.NDArray;
 import dev.shardlings.array.ReduceOp;
+import dev.shardlings.events.Collective;
 import dev.shardlings.sharding.Mesh;
 import dev.shardlings.sharding.PartitionSpec;
 
@@ -452,7 +453,7 @@ public record DotGeneral(List<Integer> lhsContracting, List<Integer> rhsContract
         for (int d = 0; d < out.rank(); d++) {
             scatter |= sum.natural.get(d).isEmpty() && out.dims().get(d).equals(sum.contracted);
         }
-        long reduceBytes = (scatter ? 1 : 2) * (n - 1) * resultBytes / n;
+        long reduceBytes = (scatter ? Collective.PSUM_SCATTER : Collective.PSUM).bytesPerDevice(n).of(resultBytes);
         long gatherBytes = gatherBytes(l, l.dims(), gathered.lhs, mesh) + gatherBytes(r, r.dims(), gathered.rhs, mesh);
         if (!aligned && gatherBytes < reduceBytes) {
             return Partitioning.local(List.of(gathered.lhs, gathered.rhs), local, gathered.natural);

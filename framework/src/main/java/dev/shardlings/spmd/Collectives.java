@@ -12,7 +12,6 @@ import dev.shardlings.events.TraceEvent;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
@@ -23,6 +22,10 @@ import java.util.function.Function;
  * The collectives, callable inside a {@link ShardMap} function — the analogues of {@code jax.lax.psum},
  * {@code pmean}, {@code pmax}, {@code pmin}, {@code all_gather}, {@code psum_scatter}, {@code all_to_all},
  * {@code ppermute}, {@code axis_index} and {@code axis_size}. Use them with {@code import static}.
+ *
+ * <p>As in {@code jax/_src/lax/parallel.py}, each function checks its arguments and binds a primitive,
+ * {@link Collective}, which holds the collective's shape, varying-axes, bytes and transpose rules; this class holds
+ * the implementations that run on the devices.
  *
  * <h2>Groups</h2>
  * A collective over a mesh axis, or a tuple of axes, runs independently in each group of devices that share all
@@ -63,85 +66,61 @@ public final class Collectives {
     private Collectives() {
     }
 
-    // ------------------------------------------------------------------------------------ differentiation
+    // ------------------------------------------------------------------------------------------------ binding
 
     /*
-     * Each differentiable collective runs with the thread's gradient tape (if any) paused, so the local operations
-     * it is built from are not recorded, and is then recorded as one operation with its transpose, JAX's rule:
-     * psum ↔ pvary, all_gather ↔ psum_scatter, ppermute ↔ the inverse permutation, all_to_all ↔ all_to_all with
-     * split and concat swapped. The tape psums a cotangent over axes its primal was implicitly pvary'd over.
+     * JAX's prim.bind: each collective runs with the thread's gradient tape (if any) paused, so the local
+     * operations it is built from are not recorded, and is then recorded as one operation whose cotangent is the
+     * primitive's transpose rule (Collective.transpose). The tape psums a cotangent over axes its primal was
+     * implicitly pvary'd over.
      */
-    private static NDArray differentiable(NDArray x, java.util.function.Supplier<NDArray> run,
-                                          java.util.function.UnaryOperator<NDArray> transpose) {
+    private static NDArray bind(Collective c, NDArray x, List<String> axes, CollectiveParams params) {
         GradRecorder r = GradRecorders.current();
         if (r == null) {
-            return run.get();
+            return run(c, x, axes, params);
         }
         NDArray out;
         try (var ignored = GradRecorders.install(null)) {
-            out = run.get();
+            out = run(c, x, axes, params);
         }
-        r.custom(List.of(x), out, ct -> java.util.Collections.singletonList(transpose.apply(ct)));
+        int[] operandShape = x.shape();
+        r.custom(List.of(x), out,
+                ct -> java.util.Collections.singletonList(c.transpose(ct, operandShape, axes, params, RUNTIME)));
         return out;
     }
 
-    /** ct made varying over {@code axes} too (a pvary: no data movement). */
-    private static NDArray varyingOver(NDArray ct, List<String> axes) {
-        List<String> missing = new ArrayList<>(axes);
-        missing.removeAll(ct.varyingAxes());
-        return missing.isEmpty() ? ct : ct.pvary(missing.toArray(new String[0]));
+    /** The primitive's implementation on this device (JAX's impl rule), nothing recorded on a tape. */
+    private static NDArray run(Collective c, NDArray x, List<String> axes, CollectiveParams params) {
+        return switch (c) {
+            case PSUM -> allReduce(c, x, axes, SUM);
+            case PMAX -> allReduce(c, x, axes, MAX);
+            case PMIN -> allReduce(c, x, axes, MIN);
+            case PMEAN -> mean(x, axes);
+            case ALL_GATHER -> gather(x, axes, (CollectiveParams.AllGather) params);
+            case PSUM_SCATTER -> scatter(x, axes, (CollectiveParams.ReduceScatter) params);
+            case ALL_TO_ALL -> toAll(x, axes, (CollectiveParams.AllToAll) params);
+            case PPERMUTE -> permute(x, axes, (CollectiveParams.Permute) params);
+        };
     }
 
-    private static NDArray allReduce(Collective kind, NDArray x, List<String> axisList,
-                                     Function<NDArray[], NDArray> reduce) {
-        return differentiable(x, () -> allReduceRaw(kind, x, axisList, reduce), ct -> {
-            if (kind != Collective.PSUM) {
-                throw new UnsupportedOperationException("Differentiation rule for '" + kind.jaxName()
-                        + "' not implemented");
-            }
-            return varyingOver(ct, axisList);
-        });
-    }
+    /** The transpose rules' access to the runtime: collectives run unrecorded, on the current device. */
+    private static final Collective.Binder RUNTIME = new Collective.Binder() {
+        @Override
+        public NDArray bind(Collective c, NDArray x, List<String> axes, CollectiveParams params) {
+            return run(c, x, axes, params);
+        }
 
-    private static NDArray mean(NDArray x, List<String> axes) {
-        return differentiable(x, () -> meanRaw(x, axes), ct -> {
-            int n = DeviceContext.require(Collective.PMEAN.jaxName(), axes).groups(axes, "pmean").groupSize;
-            return varyingOver(ct, axes).div(n);
-        });
-    }
+        @Override
+        public int groupSize(Collective c, List<String> axes) {
+            return DeviceContext.require(c.jaxName(), axes).groups(axes, c.jaxName()).groupSize;
+        }
 
-    private static NDArray gather(NDArray x, List<String> axes, int dim, boolean tiled, boolean invariant) {
-        return differentiable(x, () -> gatherRaw(x, axes, dim, tiled, invariant), ct -> {
-            if (!invariant) {
-                return scatterRaw(ct, axes, dim, tiled);
-            }
-            // the result does not vary: each device's input is its own chunk of the one cotangent
-            DeviceContext ctx = DeviceContext.require("all_gather", axes);
-            int me = ctx.groups(axes, "all_gather").linearIndex[ctx.flat];
-            int d = normalise(dim, tiled ? x.rank() : x.rank() + 1);
-            return tiled ? ct.slice(d, me * x.shape(d), (me + 1) * x.shape(d)) : ct.take(d, me);
-        });
-    }
-
-    private static NDArray scatter(NDArray x, List<String> axes, int dim, boolean tiled) {
-        return differentiable(x, () -> scatterRaw(x, axes, dim, tiled), ct -> gatherRaw(ct, axes, dim, tiled, false));
-    }
-
-    private static NDArray toAll(NDArray x, List<String> axes, int splitAxis, int concatAxis, boolean tiled) {
-        return differentiable(x, () -> toAllRaw(x, axes, splitAxis, concatAxis, tiled),
-                ct -> toAllRaw(ct, axes, concatAxis, splitAxis, tiled));
-    }
-
-    private static NDArray permute(NDArray x, List<String> axes, int[][] perm) {
-        return differentiable(x, () -> permuteRaw(x, axes, perm), ct -> {
-            int[][] inverse = new int[perm.length][];
-            for (int k = 0; k < perm.length; k++) {
-                inverse[k] = new int[]{perm[k][1], perm[k][0]};
-            }
-            return permuteRaw(ct, axes, inverse);
-        });
-    }
-
+        @Override
+        public int axisIndex(Collective c, List<String> axes) {
+            DeviceContext ctx = DeviceContext.require(c.jaxName(), axes);
+            return ctx.groups(axes, c.jaxName()).linearIndex[ctx.flat];
+        }
+    };
 
     // ----------------------------------------------------------------------------------------------- all-reduce
 
@@ -157,7 +136,7 @@ public final class Collectives {
      * @throws IllegalStateException outside a shardMap function (see the class comment)
      */
     public static NDArray psum(NDArray x, String... axes) {
-        return allReduce(Collective.PSUM, x, axes(axes), SUM);
+        return bind(Collective.PSUM, x, axes(axes), NONE);
     }
 
     /**
@@ -167,7 +146,7 @@ public final class Collectives {
      * @throws IllegalStateException outside a shardMap function (see the class comment)
      */
     public static NDArray psum(NDArray x, List<String> axes) {
-        return allReduce(Collective.PSUM, x, axes(axes), SUM);
+        return bind(Collective.PSUM, x, axes(axes), NONE);
     }
 
     /**
@@ -180,7 +159,7 @@ public final class Collectives {
      * @throws IllegalStateException outside a shardMap function (see the class comment)
      */
     public static NDArray pmean(NDArray x, String... axes) {
-        return mean(x, axes(axes));
+        return bind(Collective.PMEAN, x, axes(axes), NONE);
     }
 
     /**
@@ -190,10 +169,10 @@ public final class Collectives {
      * @throws IllegalStateException outside a shardMap function (see the class comment)
      */
     public static NDArray pmean(NDArray x, List<String> axes) {
-        return mean(x, axes(axes));
+        return bind(Collective.PMEAN, x, axes(axes), NONE);
     }
 
-    private static NDArray meanRaw(NDArray x, List<String> axes) {
+    private static NDArray mean(NDArray x, List<String> axes) {
         NDArray sum = allReduce(Collective.PMEAN, x, axes, SUM);
         AxisGroups g = DeviceContext.require(Collective.PMEAN.jaxName(), axes).groups(axes, "pmean");
         return sum.div(g.groupSize).withVaryingAxes(sum.varyingAxes());
@@ -207,7 +186,7 @@ public final class Collectives {
      * @throws IllegalStateException outside a shardMap function (see the class comment)
      */
     public static NDArray pmax(NDArray x, String... axes) {
-        return allReduce(Collective.PMAX, x, axes(axes), MAX);
+        return bind(Collective.PMAX, x, axes(axes), NONE);
     }
 
     /**
@@ -217,7 +196,7 @@ public final class Collectives {
      * @throws IllegalStateException outside a shardMap function (see the class comment)
      */
     public static NDArray pmax(NDArray x, List<String> axes) {
-        return allReduce(Collective.PMAX, x, axes(axes), MAX);
+        return bind(Collective.PMAX, x, axes(axes), NONE);
     }
 
     /**
@@ -228,7 +207,7 @@ public final class Collectives {
      * @throws IllegalStateException outside a shardMap function (see the class comment)
      */
     public static NDArray pmin(NDArray x, String... axes) {
-        return allReduce(Collective.PMIN, x, axes(axes), MIN);
+        return bind(Collective.PMIN, x, axes(axes), NONE);
     }
 
     /**
@@ -238,7 +217,7 @@ public final class Collectives {
      * @throws IllegalStateException outside a shardMap function (see the class comment)
      */
     public static NDArray pmin(NDArray x, List<String> axes) {
-        return allReduce(Collective.PMIN, x, axes(axes), MIN);
+        return bind(Collective.PMIN, x, axes(axes), NONE);
     }
 
     /** psum's reduction: left to right in device order, one pass (bit-identical to chained adds). */
@@ -254,7 +233,7 @@ public final class Collectives {
         return acc;
     }
 
-    private static NDArray allReduceRaw(Collective kind, NDArray x, List<String> axisList,
+    private static NDArray allReduce(Collective kind, NDArray x, List<String> axisList,
                                      Function<NDArray[], NDArray> reduce) {
         Objects.requireNonNull(x, "x");
         DeviceContext ctx = DeviceContext.require(kind.jaxName(), axisList);
@@ -275,10 +254,9 @@ public final class Collectives {
             // the same bits as reducing on every member, without every member reading the whole group.
             acc = fresh(reducedOnce(ctx, g, kind, x, reduce));
         }
-        long b = x.nbytes();
-        long moved = 2L * (g.groupSize - 1) * b / g.groupSize;
+        long moved = kind.bytesPerDevice(g.groupSize).of(x.nbytes());
         record(ctx, kind, g, x, acc, moved, moved, NONE);
-        return acc.withVaryingAxes(minus(x.varyingAxes(), axisList));
+        return acc.withVaryingAxes(kind.varyingAxes(x.varyingAxes(), axisList, NONE));
     }
 
     // ----------------------------------------------------------------------------------------------- all-gather
@@ -291,7 +269,7 @@ public final class Collectives {
      * @throws IllegalStateException outside a shardMap function (see the class comment)
      */
     public static NDArray allGather(NDArray x, String axis) {
-        return gather(x, axis(axis), 0, false, false);
+        return bind(Collective.ALL_GATHER, x, axis(axis), new CollectiveParams.AllGather(0, false, false));
     }
 
     /**
@@ -308,7 +286,8 @@ public final class Collectives {
      * @throws IllegalStateException outside a shardMap function (see the class comment)
      */
     public static NDArray allGather(NDArray x, String axis, int dim, Tiling tiling) {
-        return gather(x, axis(axis), dim, tiling(tiling), false);
+        return bind(Collective.ALL_GATHER, x, axis(axis),
+                new CollectiveParams.AllGather(dim, tiling(tiling), false));
     }
 
     /**
@@ -318,7 +297,8 @@ public final class Collectives {
      * @throws IllegalStateException outside a shardMap function (see the class comment)
      */
     public static NDArray allGather(NDArray x, List<String> axes, int dim, Tiling tiling) {
-        return gather(x, axes(axes), dim, tiling(tiling), false);
+        return bind(Collective.ALL_GATHER, x, axes(axes),
+                new CollectiveParams.AllGather(dim, tiling(tiling), false));
     }
 
     /**
@@ -330,7 +310,8 @@ public final class Collectives {
      * @throws IllegalStateException outside a shardMap function (see the class comment)
      */
     public static NDArray allGatherInvariant(NDArray x, List<String> axes, int dim, Tiling tiling) {
-        return gather(x, axes(axes), dim, tiling(tiling), true);
+        return bind(Collective.ALL_GATHER, x, axes(axes),
+                new CollectiveParams.AllGather(dim, tiling(tiling), true));
     }
 
     /**
@@ -340,7 +321,8 @@ public final class Collectives {
      * @throws IllegalStateException outside a shardMap function (see the class comment)
      */
     public static NDArray allGatherInvariant(NDArray x, String axis, int dim, Tiling tiling) {
-        return gather(x, axis(axis), dim, tiling(tiling), true);
+        return bind(Collective.ALL_GATHER, x, axis(axis),
+                new CollectiveParams.AllGather(dim, tiling(tiling), true));
     }
 
     /** The tiled flag of a {@link Tiling}, naming the argument when it is null. */
@@ -348,18 +330,20 @@ public final class Collectives {
         return Objects.requireNonNull(tiling, "tiling").tiled();
     }
 
-    private static NDArray gatherRaw(NDArray x, List<String> axes, int dim, boolean tiled, boolean invariant) {
+    private static NDArray gather(NDArray x, List<String> axes, CollectiveParams.AllGather params) {
         Objects.requireNonNull(x, "x");
+        int dim = params.axis();
+        boolean tiled = params.tiled();
         DeviceContext ctx = DeviceContext.require("all_gather", axes);
         AxisGroups g = ctx.groups(axes, "all_gather");
         int r = x.rank();
         int d = normalise(dim, tiled ? r : r + 1);
+        // variant and invariant gathers of one program meet in the same exchange
         NDArray[] xs = exchange(ctx, g, Collective.ALL_GATHER, x, new CollectiveParams.AllGather(dim, tiled, false));
         NDArray out = tiled ? NDArray.concat(d, xs) : NDArray.stack(d, xs);
-        long moved = (long) (g.groupSize - 1) * x.nbytes();
-        record(ctx, Collective.ALL_GATHER, g, x, out, moved, moved, new CollectiveParams.AllGather(dim, tiled, invariant));
-        Set<String> vma = invariant ? minus(x.varyingAxes(), axes) : plus(x.varyingAxes(), axes);
-        return out.withVaryingAxes(vma);
+        long moved = Collective.ALL_GATHER.bytesPerDevice(g.groupSize).of(x.nbytes());
+        record(ctx, Collective.ALL_GATHER, g, x, out, moved, moved, params);
+        return out.withVaryingAxes(Collective.ALL_GATHER.varyingAxes(x.varyingAxes(), axes, params));
     }
 
     // ------------------------------------------------------------------------------------------- reduce-scatter
@@ -378,7 +362,8 @@ public final class Collectives {
      * @throws IllegalStateException outside a shardMap function (see the class comment)
      */
     public static NDArray psumScatter(NDArray x, String axis, int dim, Tiling tiling) {
-        return scatter(x, axis(axis), dim, tiling(tiling));
+        return bind(Collective.PSUM_SCATTER, x, axis(axis),
+                new CollectiveParams.ReduceScatter(dim, tiling(tiling)));
     }
 
     /**
@@ -388,11 +373,14 @@ public final class Collectives {
      * @throws IllegalStateException outside a shardMap function (see the class comment)
      */
     public static NDArray psumScatter(NDArray x, List<String> axes, int dim, Tiling tiling) {
-        return scatter(x, axes(axes), dim, tiling(tiling));
+        return bind(Collective.PSUM_SCATTER, x, axes(axes),
+                new CollectiveParams.ReduceScatter(dim, tiling(tiling)));
     }
 
-    private static NDArray scatterRaw(NDArray x, List<String> axes, int dim, boolean tiled) {
+    private static NDArray scatter(NDArray x, List<String> axes, CollectiveParams.ReduceScatter params) {
         Objects.requireNonNull(x, "x");
+        int dim = params.scatterDimension();
+        boolean tiled = params.tiled();
         DeviceContext ctx = DeviceContext.require("psum_scatter", axes);
         requireOneState(ctx, x, axes, "jax.lax.psum_scatter");
         AxisGroups g = ctx.groups(axes, "psum_scatter");
@@ -407,7 +395,6 @@ public final class Collectives {
             throw new IllegalArgumentException("reduce_scatter operand scatter dimension size " + size
                     + " must match shard count " + n);
         }
-        CollectiveParams params = new CollectiveParams.ReduceScatter(dim, tiled);
         NDArray[] xs = exchange(ctx, g, Collective.PSUM_SCATTER, x, params);
         int me = g.linearIndex[ctx.flat];
         // Sum only this device's chunk: the same additions, in the same order, as summing everything first.
@@ -418,9 +405,9 @@ public final class Collectives {
             acc = acc == null ? part : acc.add(part);
         }
         NDArray out = tiled ? acc : acc.squeeze(d);
-        long moved = (long) (n - 1) * x.nbytes() / n;
+        long moved = Collective.PSUM_SCATTER.bytesPerDevice(n).of(x.nbytes());
         record(ctx, Collective.PSUM_SCATTER, g, x, out, moved, moved, params);
-        return out.withVaryingAxes(plus(x.varyingAxes(), axes));
+        return out.withVaryingAxes(Collective.PSUM_SCATTER.varyingAxes(x.varyingAxes(), axes, params));
     }
 
     // ---------------------------------------------------------------------------------------------- all-to-all
@@ -439,7 +426,8 @@ public final class Collectives {
      * @throws IllegalStateException outside a shardMap function (see the class comment)
      */
     public static NDArray allToAll(NDArray x, String axis, int splitAxis, int concatAxis, Tiling tiling) {
-        return toAll(x, axis(axis), splitAxis, concatAxis, tiling(tiling));
+        return bind(Collective.ALL_TO_ALL, x, axis(axis), new CollectiveParams.AllToAll(splitAxis, concatAxis,
+                tiling(tiling)));
     }
 
     /**
@@ -449,16 +437,18 @@ public final class Collectives {
      * @throws IllegalStateException outside a shardMap function (see the class comment)
      */
     public static NDArray allToAll(NDArray x, List<String> axes, int splitAxis, int concatAxis, Tiling tiling) {
-        return toAll(x, axes(axes), splitAxis, concatAxis, tiling(tiling));
+        return bind(Collective.ALL_TO_ALL, x, axes(axes), new CollectiveParams.AllToAll(splitAxis, concatAxis,
+                tiling(tiling)));
     }
 
-    private static NDArray toAllRaw(NDArray x, List<String> axes, int splitAxis, int concatAxis, boolean tiled) {
+    private static NDArray toAll(NDArray x, List<String> axes, CollectiveParams.AllToAll params) {
         Objects.requireNonNull(x, "x");
+        boolean tiled = params.tiled();
         DeviceContext ctx = DeviceContext.require("all_to_all", axes);
         AxisGroups g = ctx.groups(axes, "all_to_all");
         int n = g.groupSize;
-        int s = normalise(splitAxis, x.rank());
-        int c = normalise(concatAxis, x.rank());
+        int s = normalise(params.splitAxis(), x.rank());
+        int c = normalise(params.concatAxis(), x.rank());
         if (tiled && x.shape(s) % n != 0) {
             // JAX prints the axis_name argument: a name as is, a tuple as Python's tuple.
             throw new IllegalArgumentException("The size of all_to_all split_axis (" + x.shape(s) + ") has to be"
@@ -469,7 +459,6 @@ public final class Collectives {
             throw new IllegalArgumentException("all_to_all requires the size of the mapped axis axis_name to equal"
                     + " x.shape[split_axis], but they are " + n + " and " + x.shape(s) + " respectively.");
         }
-        CollectiveParams params = new CollectiveParams.AllToAll(splitAxis, concatAxis, tiled);
         NDArray[] xs = exchange(ctx, g, Collective.ALL_TO_ALL, x, params);
         int me = g.linearIndex[ctx.flat];
         int chunk = x.shape(s) / n;
@@ -478,9 +467,9 @@ public final class Collectives {
             received.add(tiled ? xi.slice(s, me * chunk, (me + 1) * chunk) : xi.take(s, me));
         }
         NDArray out = tiled ? NDArray.concat(c, received) : NDArray.stack(c, received);
-        long moved = (long) (n - 1) * x.nbytes() / n;
+        long moved = Collective.ALL_TO_ALL.bytesPerDevice(n).of(x.nbytes());
         record(ctx, Collective.ALL_TO_ALL, g, x, out, moved, moved, params);
-        return out.withVaryingAxes(plus(x.varyingAxes(), axes));
+        return out.withVaryingAxes(Collective.ALL_TO_ALL.varyingAxes(x.varyingAxes(), axes, params));
     }
 
     // ------------------------------------------------------------------------------------------------ ppermute
@@ -499,7 +488,9 @@ public final class Collectives {
      * @throws IllegalStateException outside a shardMap function (see the class comment)
      */
     public static NDArray ppermute(NDArray x, String axis, int[][] perm) {
-        return permute(x, axis(axis), perm);
+        List<String> axisList = axis(axis);
+        Objects.requireNonNull(x, "x");
+        return bind(Collective.PPERMUTE, x, axisList, permutation(perm));
     }
 
     /**
@@ -509,67 +500,71 @@ public final class Collectives {
      * @throws IllegalStateException outside a shardMap function (see the class comment)
      */
     public static NDArray ppermute(NDArray x, List<String> axes, int[][] perm) {
-        return permute(x, axes(axes), perm);
+        List<String> axisList = axes(axes);
+        Objects.requireNonNull(x, "x");
+        return bind(Collective.PPERMUTE, x, axisList, permutation(perm));
     }
 
-    private static NDArray permuteRaw(NDArray x, List<String> axes, int[][] perm) {
-        Objects.requireNonNull(x, "x");
+    /** perm as the primitive's parameter, checked for nulls (the pairs themselves are checked on the device). */
+    private static CollectiveParams.Permute permutation(int[][] perm) {
         Objects.requireNonNull(perm, "perm");
+        List<List<Integer>> pairs = new ArrayList<>(perm.length);
         for (int i = 0; i < perm.length; i++) {
             Objects.requireNonNull(perm[i], "perm[" + i + "]");
+            pairs.add(Arrays.stream(perm[i]).boxed().toList());
         }
+        return new CollectiveParams.Permute(pairs);
+    }
+
+    private static NDArray permute(NDArray x, List<String> axes, CollectiveParams.Permute params) {
+        Objects.requireNonNull(x, "x");
         DeviceContext ctx = DeviceContext.require("ppermute", axes);
         AxisGroups g = ctx.groups(axes, "ppermute");
         int n = g.groupSize;
         Set<Integer> srcs = new HashSet<>();
         Set<Integer> dsts = new HashSet<>();
         boolean unique = true;
-        List<List<Integer>> pairs = new ArrayList<>();
-        for (int[] p : perm) {
-            if (p.length != 2) {
+        for (List<Integer> p : params.pairs()) {
+            if (p.size() != 2) {
                 throw new IllegalArgumentException("ppermute perm entries must be (source, destination) pairs of two"
-                        + " ints, got " + Arrays.toString(p));
+                        + " ints, got " + p);
             }
             for (int v : p) {
                 if (v < 0 || v >= n) {
-                    throw new IllegalArgumentException("ppermute index " + v + " in pair " + Arrays.toString(p)
+                    throw new IllegalArgumentException("ppermute index " + v + " in pair " + p
                             + " is out of range: axis size of " + axes + " is " + n + ", so indices must be in [0, "
                             + n + ")");
                 }
             }
-            unique &= srcs.add(p[0]);
-            unique &= dsts.add(p[1]);
-            pairs.add(List.of(p[0], p[1]));
+            unique &= srcs.add(p.get(0));
+            unique &= dsts.add(p.get(1));
         }
         if (!unique) {
             throw new IllegalArgumentException("ppermute sources and destinations must be unique, got "
-                    + pairsRepr(perm) + ".");
+                    + params.pairsRepr() + ".");
         }
-        CollectiveParams params = new CollectiveParams.Permute(pairs);
         NDArray[] xs = exchange(ctx, g, Collective.PPERMUTE, x, params);
         int me = g.linearIndex[ctx.flat];
+        long partner = Collective.PPERMUTE.bytesPerDevice(n).of(x.nbytes());
         NDArray out = null;
         long sent = 0;
         long received = 0;
-        for (int[] p : perm) {
-            if (p[1] == me) {
-                out = fresh(xs[p[0]]); // the receive buffer
-                received = p[0] == me ? 0 : x.nbytes();
+        for (List<Integer> p : params.pairs()) {
+            int source = p.get(0);
+            int destination = p.get(1);
+            if (destination == me) {
+                out = fresh(xs[source]); // the receive buffer
+                received = source == me ? 0 : partner;
             }
-            if (p[0] == me && p[1] != me) {
-                sent = x.nbytes();
+            if (source == me && destination != me) {
+                sent = partner;
             }
         }
         if (out == null) {
             out = NDArray.zeros(x.dtype(), x.shape());
         }
-        long sentBytes = sent;
-        long receivedBytes = received;
-        int[] outShape = out.shape();
-        ctx.record(() -> new TraceEvent.CollectiveEvent(Collective.PPERMUTE, g.axes, n, x.dtype(),
-                boxed(x.shape()), boxed(outShape), sentBytes, receivedBytes, params, ctx.collectiveId(),
-                ctx.collectiveInput()));
-        return out.withVaryingAxes(plus(x.varyingAxes(), axes));
+        record(ctx, Collective.PPERMUTE, g, x, out, sent, received, params);
+        return out.withVaryingAxes(Collective.PPERMUTE.varyingAxes(x.varyingAxes(), axes, params));
     }
 
     // ---------------------------------------------------------------------------------------------- axis index
@@ -724,39 +719,7 @@ public final class Collectives {
         return List.of(Objects.requireNonNull(axis, "axis"));
     }
 
-    private static Set<String> minus(Set<String> a, List<String> b) {
-        if (b.size() == a.size() && a.containsAll(b)) {
-            return Set.of(); // the common psum case: the value varied over exactly the reduced axes
-        }
-        Set<String> s = new LinkedHashSet<>(a);
-        b.forEach(s::remove);
-        return s;
-    }
-
-    private static Set<String> plus(Set<String> a, List<String> b) {
-        if (a.containsAll(b)) {
-            return a;
-        }
-        Set<String> s = new LinkedHashSet<>(a);
-        s.addAll(b);
-        return s;
-    }
-
     private static List<Integer> boxed(int[] shape) {
         return Arrays.stream(shape).boxed().toList();
-    }
-
-    private static String pairsRepr(int[][] perm) {
-        StringBuilder sb = new StringBuilder("(");
-        for (int i = 0; i < perm.length; i++) {
-            if (i > 0) {
-                sb.append(", ");
-            }
-            sb.append('(').append(perm[i][0]).append(", ").append(perm[i][1]).append(')');
-        }
-        if (perm.length == 1) {
-            sb.append(',');
-        }
-        return sb.append(')').toString();
     }
 }

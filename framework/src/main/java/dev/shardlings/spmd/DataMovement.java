@@ -2,6 +2,8 @@ package dev.shardlings.spmd;
 
 import dev.shardlings.array.NDArray;
 import dev.shardlings.array.ReduceOp;
+import dev.shardlings.events.Collective;
+import dev.shardlings.events.CollectiveParams;
 import dev.shardlings.sharding.Mesh;
 
 import java.util.List;
@@ -13,6 +15,28 @@ import java.util.List;
  * code. Immutable.
  */
 public sealed interface DataMovement {
+
+    /**
+     * A step that is one collective: its shape and bytes are the primitive's rules ({@link Collective#outShape},
+     * {@link Collective#bytesPerDevice}) over the groups of its axes.
+     */
+    sealed interface OneCollective extends DataMovement permits AllGather, AllToAll, AllReduce, ReduceScatter {
+        /** The collective primitive the step binds. */
+        Collective primitive();
+
+        /** Its parameters, as the step binds it. */
+        CollectiveParams params();
+
+        @Override
+        default int[] outShape(int[] in, Mesh mesh) {
+            return primitive().outShape(in, parts(axes(), mesh), params());
+        }
+
+        @Override
+        default long bytesReceived(long inBytes, Mesh mesh) {
+            return primitive().bytesPerDevice(parts(axes(), mesh)).of(inBytes);
+        }
+    }
 
     /** Runs the step on this device's block (on a device thread, inside a shardMap). */
     NDArray apply(NDArray x, Mesh mesh);
@@ -59,7 +83,7 @@ public sealed interface DataMovement {
      * @param axes mesh axes, major first
      * @param dim  the dimension gathered
      */
-    record AllGather(List<String> axes, int dim) implements DataMovement {
+    record AllGather(List<String> axes, int dim) implements OneCollective {
         /** @throws NullPointerException if axes is null */
         public AllGather {
             axes = List.copyOf(axes);
@@ -71,13 +95,13 @@ public sealed interface DataMovement {
         }
 
         @Override
-        public int[] outShape(int[] in, Mesh mesh) {
-            return scaled(in, dim, parts(axes, mesh), 1);
+        public Collective primitive() {
+            return Collective.ALL_GATHER;
         }
 
         @Override
-        public long bytesReceived(long inBytes, Mesh mesh) {
-            return (parts(axes, mesh) - 1) * inBytes;
+        public CollectiveParams params() {
+            return new CollectiveParams.AllGather(dim, true, false);
         }
     }
 
@@ -89,7 +113,7 @@ public sealed interface DataMovement {
      * @param splitDim  the dimension that gains the axis
      * @param concatDim the dimension that loses it
      */
-    record AllToAll(String axis, int splitDim, int concatDim) implements DataMovement {
+    record AllToAll(String axis, int splitDim, int concatDim) implements OneCollective {
         /** @throws NullPointerException if axis is null */
         public AllToAll {
             java.util.Objects.requireNonNull(axis, "axis");
@@ -106,15 +130,13 @@ public sealed interface DataMovement {
         }
 
         @Override
-        public int[] outShape(int[] in, Mesh mesh) {
-            int n = mesh.axisSize(axis);
-            return scaled(scaled(in, splitDim, 1, n), concatDim, n, 1);
+        public Collective primitive() {
+            return Collective.ALL_TO_ALL;
         }
 
         @Override
-        public long bytesReceived(long inBytes, Mesh mesh) {
-            int n = mesh.axisSize(axis);
-            return (n - 1) * inBytes / n;
+        public CollectiveParams params() {
+            return new CollectiveParams.AllToAll(splitDim, concatDim, true);
         }
     }
 
@@ -159,7 +181,7 @@ public sealed interface DataMovement {
      * @param axes mesh axes
      * @param op   how partial results combine
      */
-    record AllReduce(List<String> axes, ReduceOp op) implements DataMovement {
+    record AllReduce(List<String> axes, ReduceOp op) implements OneCollective {
         /**
          * @throws NullPointerException     if an argument is null
          * @throws IllegalArgumentException if op has no collective ({@link ReduceOp#MEAN})
@@ -183,14 +205,18 @@ public sealed interface DataMovement {
         }
 
         @Override
-        public int[] outShape(int[] in, Mesh mesh) {
-            return in.clone();
+        public Collective primitive() {
+            return switch (op) {
+                case SUM -> Collective.PSUM;
+                case MAX -> Collective.PMAX;
+                case MIN -> Collective.PMIN;
+                case MEAN -> throw new AssertionError("refused by the constructor");
+            };
         }
 
         @Override
-        public long bytesReceived(long inBytes, Mesh mesh) {
-            int n = parts(axes, mesh);
-            return 2 * (n - 1) * inBytes / n;
+        public CollectiveParams params() {
+            return new CollectiveParams.None();
         }
     }
 
@@ -200,7 +226,7 @@ public sealed interface DataMovement {
      * @param axes mesh axes, major first
      * @param dim  the dimension that becomes split over them
      */
-    record ReduceScatter(List<String> axes, int dim) implements DataMovement {
+    record ReduceScatter(List<String> axes, int dim) implements OneCollective {
         /** @throws NullPointerException if axes is null */
         public ReduceScatter {
             axes = List.copyOf(axes);
@@ -212,14 +238,13 @@ public sealed interface DataMovement {
         }
 
         @Override
-        public int[] outShape(int[] in, Mesh mesh) {
-            return scaled(in, dim, 1, parts(axes, mesh));
+        public Collective primitive() {
+            return Collective.PSUM_SCATTER;
         }
 
         @Override
-        public long bytesReceived(long inBytes, Mesh mesh) {
-            int n = parts(axes, mesh);
-            return (n - 1) * inBytes / n;
+        public CollectiveParams params() {
+            return new CollectiveParams.ReduceScatter(dim, true);
         }
     }
 

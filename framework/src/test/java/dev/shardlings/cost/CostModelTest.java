@@ -95,7 +95,7 @@ class CostModelTest {
         assertEquals(4 * US, line.seconds(), 1e-12, "3 → 0 crosses 3 links: 1 µs of bytes and 3 µs of latency");
         Timeline.Span wrap = line.spans().stream().filter(s -> s.device() == 3).findFirst().orElseThrow();
         assertEquals("i-", wrap.track());
-        assertEquals(4000, line.bytesCommunicated());
+        assertEquals(4000, line.bytesSentTotal());
     }
 
     @Test

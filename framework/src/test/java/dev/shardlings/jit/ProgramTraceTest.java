@@ -82,7 +82,7 @@ class ProgramTraceTest {
                 Timeline tm = CostModel.schedule(model, HardwareModel.builtIn(name), dtype);
                 assertEquals(tr.micros(), tm.micros(), 1e-9, name + " " + dtype);
                 assertEquals(tr.flops(), tm.flops());
-                assertEquals(tr.bytesCommunicated(), tm.bytesCommunicated());
+                assertEquals(tr.bytesSentTotal(), tm.bytesSentTotal());
             }
         }
     }

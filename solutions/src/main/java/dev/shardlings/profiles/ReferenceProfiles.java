@@ -349,7 +349,7 @@ public final class ReferenceProfiles {
             entries.addObject().put("problem", p.problem()).put("variant", p.variant()).put("part", p.part())
                     .put("shapes", p.shapes()).put("hardware", r.model().name()).put("dtype", p.dtype().jaxName())
                     .put("modelled_us", round(r.timeline().micros())).put("wall_ms", round(r.wallMs()))
-                    .put("flops", r.timeline().flops()).put("bytes_communicated", r.timeline().bytesCommunicated())
+                    .put("flops", r.timeline().flops()).put("bytes_communicated", r.timeline().bytesSentTotal())
                     .put("perfetto", "perfetto/" + p.key() + "--" + r.model().name() + ".json");
             if (r.peakBytes() != null) {
                 ObjectNode e = (ObjectNode) entries.get(entries.size() - 1);
@@ -421,7 +421,7 @@ public final class ReferenceProfiles {
                         esc(p.key()), esc(x.model().name()), x.timeline().micros()));
             }
             sb.append(String.format(Locale.ROOT, "<td>%.2f</td><td>%.2f</td><td>%s</td><td>%.0f</td></tr>%n",
-                    first.timeline().flops() / 1e9, first.timeline().bytesCommunicated() / 1e6,
+                    first.timeline().flops() / 1e9, first.timeline().bytesSentTotal() / 1e6,
                     first.peakBytes() == null ? "—" : String.format(Locale.ROOT, "%.0f", first.peakBytes() / 1e6),
                     first.wallMs()));
         }
