@@ -290,10 +290,12 @@ public final class ShardedArray {
     /**
      * The shard held by {@code device}.
      *
+     * @throws NullPointerException     if device is null
      * @throws IllegalArgumentException if the device is not in the mesh
      * @throws IllegalStateException    inside a shardMap function (a host operation)
      */
     public Shard shardOn(Device device) {
+        Objects.requireNonNull(device, "device");
         readOnHost("shardOn(device)");
         for (Shard s : shards) {
             if (s.device().equals(device)) {
