@@ -39,11 +39,6 @@ final class ArrayPrinter {
         this.summarize = Shapes.size(shape) > THRESHOLD;
     }
 
-    /** Formats an array: exactly one of {@code f} / {@code ints} is non-null. */
-    static String format(int[] shape, float[] f, int[] ints) {
-        return format(shape, f, ints, false);
-    }
-
     /**
      * Formats an array; with {@code bool}, ints holds 0/1 and prints as numpy prints a bool array: {@code True}
      * and {@code False}, each element five wide ({@code [ True False]}).

@@ -87,7 +87,8 @@ final class Creation {
     /**
      * A 2-D array of the rows.
      *
-     * @throws IllegalArgumentException if a row is null or the rows are ragged
+     * @throws NullPointerException     if a row is null (the message names it)
+     * @throws IllegalArgumentException if the rows are ragged
      */
     static NDArray rows(float[][] rows) {
         int cols = checkRows(rows, rows.length == 0 ? 0 : lengthOfRow(rows[0], 0), k -> lengthOfRow(rows[k], k));
@@ -98,7 +99,8 @@ final class Creation {
     /**
      * A 2-D array of the rows.
      *
-     * @throws IllegalArgumentException if a row is null or the rows are ragged
+     * @throws NullPointerException     if a row is null (the message names it)
+     * @throws IllegalArgumentException if the rows are ragged
      */
     static NDArray rows(int[][] rows) {
         int cols = checkRows(rows, rows.length == 0 ? 0 : lengthOfRow(rows[0], 0), k -> lengthOfRow(rows[k], k));
@@ -108,7 +110,7 @@ final class Creation {
 
     private static int lengthOfRow(Object row, int k) {
         if (row == null) {
-            throw new IllegalArgumentException("of(rows): row " + k + " is null; every row must be an array");
+            throw new NullPointerException("of(rows): row " + k + " is null; every row must be an array");
         }
         return row instanceof float[] ? ((float[]) row).length : ((int[]) row).length;
     }

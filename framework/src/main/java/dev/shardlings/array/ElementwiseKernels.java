@@ -171,16 +171,6 @@ final class ElementwiseKernels {
         return out;
     }
 
-    /** op(a[oa[k]], b[ob[k]]) in float32: the operands read through broadcast offsets. */
-    static float[] binary(BinaryOp op, float[] a, int[] oa, float[] b, int[] ob) {
-        int n = oa.length;
-        float[] out = new float[n];
-        for (int k = 0; k < n; k++) {
-            out[k] = apply(op, a[oa[k]], b[ob[k]]);
-        }
-        return out;
-    }
-
     private static float apply(BinaryOp op, float a, float b) {
         switch (op) {
             case ADD: return a + b;

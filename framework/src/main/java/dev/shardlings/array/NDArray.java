@@ -28,8 +28,9 @@ import java.util.Set;
  * argsort are not recorded, nor is {@link #withVaryingAxes}, the runtime's retyping of collective results.
  *
  * <p>Argument checking: invalid arguments throw {@link IllegalArgumentException} with numpy's text where numpy
- * has one, e.g. {@code axis 2 is out of bounds for array of dimension 2}; so does {@code null}, with a message
- * that names the argument ({@code dtype must not be null}, {@code concatenate: arrays[1] is null}). A result of
+ * has one, e.g. {@code axis 2 is out of bounds for array of dimension 2}; a {@code null} throws
+ * {@link NullPointerException}, as everywhere in the framework, with a message that names the argument
+ * ({@code dtype must not be null}, {@code concatenate: arrays[1] is null}). A result of
  * more than {@link #MAX_SIZE} elements, whether made (zeros, arange, …) or computed (broadcasting, matmul, take,
  * concatenation), is refused the same way before anything is allocated, with a message naming the shape and the
  * limit. The checks are made once per call, at this boundary; the kernels do not repeat them.
@@ -139,8 +140,9 @@ public final class NDArray {
      *
      * @param dtype element type
      * @param shape dimensions, each >= 0; none for a scalar
-     * @throws IllegalArgumentException if dtype or shape is null, a dimension is negative, or the shape has more
-     *                                  than {@link #MAX_SIZE} elements
+     * @throws NullPointerException     if dtype or shape is null (the message names it)
+     * @throws IllegalArgumentException if a dimension is negative, or the shape has more than {@link #MAX_SIZE}
+     *                                  elements
      */
     public static NDArray zeros(DType dtype, int... shape) {
         requireNonNull(dtype, "dtype");
@@ -150,8 +152,9 @@ public final class NDArray {
     /**
      * An array of ones ({@code jnp.ones(shape, dtype)}).
      *
-     * @throws IllegalArgumentException if dtype or shape is null, a dimension is negative, or the shape has more
-     *                                  than {@link #MAX_SIZE} elements
+     * @throws NullPointerException     if dtype or shape is null (the message names it)
+     * @throws IllegalArgumentException if a dimension is negative, or the shape has more than {@link #MAX_SIZE}
+     *                                  elements
      */
     public static NDArray ones(DType dtype, int... shape) {
         requireNonNull(dtype, "dtype");
@@ -161,8 +164,9 @@ public final class NDArray {
     /**
      * A float32 array filled with {@code value} ({@code jnp.full(shape, value, jnp.float32)}).
      *
-     * @throws IllegalArgumentException if shape is null, a dimension is negative, or the shape has more than
-     *                                  {@link #MAX_SIZE} elements
+     * @throws NullPointerException     if shape is null
+     * @throws IllegalArgumentException if a dimension is negative, or the shape has more than {@link #MAX_SIZE}
+     *                                  elements
      */
     public static NDArray full(float value, int... shape) {
         return Creation.full(value, checkedShape(shape));
@@ -171,8 +175,9 @@ public final class NDArray {
     /**
      * An int32 array filled with {@code value} ({@code jnp.full(shape, value, jnp.int32)}).
      *
-     * @throws IllegalArgumentException if shape is null, a dimension is negative, or the shape has more than
-     *                                  {@link #MAX_SIZE} elements
+     * @throws NullPointerException     if shape is null
+     * @throws IllegalArgumentException if a dimension is negative, or the shape has more than {@link #MAX_SIZE}
+     *                                  elements
      */
     public static NDArray full(int value, int... shape) {
         return Creation.full(value, checkedShape(shape));
@@ -190,7 +195,8 @@ public final class NDArray {
     /**
      * [0, 1, ..., n-1] of shape (n,) and the given dtype ({@code jnp.arange(n, dtype=dtype)}).
      *
-     * @throws IllegalArgumentException if n is negative or more than {@link #MAX_SIZE}, or dtype is null
+     * @throws NullPointerException     if dtype is null
+     * @throws IllegalArgumentException if n is negative or more than {@link #MAX_SIZE}
      */
     public static NDArray arange(int n, DType dtype) {
         requireNonNull(dtype, "dtype");
@@ -204,8 +210,9 @@ public final class NDArray {
     /**
      * A float32 array with a copy of {@code data} in row-major order and the given shape.
      *
-     * @throws IllegalArgumentException if data or shape is null, a dimension is negative, or the shape's
-     *                                  product differs from {@code data.length}
+     * @throws NullPointerException     if data or shape is null (the message names it)
+     * @throws IllegalArgumentException if a dimension is negative, or the shape's product differs from
+     *                                  {@code data.length}
      */
     public static NDArray fromFloats(float[] data, int... shape) {
         requireNonNull(data, "data");
@@ -215,8 +222,9 @@ public final class NDArray {
     /**
      * An int32 array with a copy of {@code data} in row-major order and the given shape.
      *
-     * @throws IllegalArgumentException if data or shape is null, a dimension is negative, or the shape's
-     *                                  product differs from {@code data.length}
+     * @throws NullPointerException     if data or shape is null (the message names it)
+     * @throws IllegalArgumentException if a dimension is negative, or the shape's product differs from
+     *                                  {@code data.length}
      */
     public static NDArray fromInts(int[] data, int... shape) {
         requireNonNull(data, "data");
@@ -226,8 +234,9 @@ public final class NDArray {
     /**
      * A bool array with {@code data} in row-major order and the given shape ({@code jnp.array([...], bool)}).
      *
-     * @throws IllegalArgumentException if data or shape is null, a dimension is negative, or the shape's
-     *                                  product differs from {@code data.length}
+     * @throws NullPointerException     if data or shape is null (the message names it)
+     * @throws IllegalArgumentException if a dimension is negative, or the shape's product differs from
+     *                                  {@code data.length}
      */
     public static NDArray fromBooleans(boolean[] data, int... shape) {
         requireNonNull(data, "data");
@@ -237,7 +246,7 @@ public final class NDArray {
     /**
      * A 1-D float32 array f32[n] of the values ({@code jnp.array([...], jnp.float32)}).
      *
-     * @throws IllegalArgumentException if values is null
+     * @throws NullPointerException     if values is null
      */
     public static NDArray of(float... values) {
         requireNonNull(values, "values");
@@ -247,7 +256,7 @@ public final class NDArray {
     /**
      * A 1-D int32 array i32[n] of the values ({@code jnp.array([...])}).
      *
-     * @throws IllegalArgumentException if values is null
+     * @throws NullPointerException     if values is null
      */
     public static NDArray of(int... values) {
         requireNonNull(values, "values");
@@ -258,7 +267,8 @@ public final class NDArray {
      * A 2-D float32 array f32[rows, cols] ({@code jnp.array([[...], ...], jnp.float32)}). Zero rows give shape
      * (0,0).
      *
-     * @throws IllegalArgumentException if rows or a row is null, or the rows have different lengths (ragged)
+     * @throws NullPointerException     if rows or a row is null (the message names the row)
+     * @throws IllegalArgumentException if the rows have different lengths (ragged)
      */
     public static NDArray of(float[][] rows) {
         requireNonNull(rows, "rows");
@@ -268,7 +278,8 @@ public final class NDArray {
     /**
      * A 2-D int32 array i32[rows, cols] ({@code jnp.array([[...], ...])}). Zero rows give shape (0,0).
      *
-     * @throws IllegalArgumentException if rows or a row is null, or the rows have different lengths (ragged)
+     * @throws NullPointerException     if rows or a row is null (the message names the row)
+     * @throws IllegalArgumentException if the rows have different lengths (ragged)
      */
     public static NDArray of(int[][] rows) {
         requireNonNull(rows, "rows");
@@ -292,7 +303,7 @@ public final class NDArray {
 
     private static void requireNonNull(Object o, String name) {
         if (o == null) {
-            throw new IllegalArgumentException(name + " must not be null");
+            throw new NullPointerException(name + " must not be null");
         }
     }
 
@@ -435,7 +446,8 @@ public final class NDArray {
      * The same data with exactly the given varying axes (not a union). Shares the buffer: no allocation is
      * reported. Used by the SPMD runtime to type values inside shard_map.
      *
-     * @throws IllegalArgumentException if axes is null or contains a null or empty name
+     * @throws NullPointerException     if axes is null or contains a null name
+     * @throws IllegalArgumentException if a name is empty
      */
     public NDArray withVaryingAxes(Set<String> axes) {
         requireNonNull(axes, "axes");
@@ -446,7 +458,8 @@ public final class NDArray {
      * {@code jax.lax.pvary(x, axes)}: marks the value as varying over the given axes too (union with the current
      * varying axes). No data change, no allocation reported.
      *
-     * @throws IllegalArgumentException if axes is null or contains a null or empty name
+     * @throws NullPointerException     if axes is null or contains a null name
+     * @throws IllegalArgumentException if a name is empty
      */
     public NDArray pvary(String... axes) {
         requireNonNull(axes, "axes");
@@ -580,8 +593,9 @@ public final class NDArray {
      * <p>Where JAX is loose: an index outside [−n, n) is an error here; JAX's default {@code mode="fill"} would
      * return NaN (float) or the most negative int for it, which hides the bug.
      *
-     * @throws IllegalArgumentException if indices is null or not int32, the axis is out of bounds, or an index is
-     *                                  out of range (the message names the first such index and the range)
+     * @throws NullPointerException     if indices is null
+     * @throws IllegalArgumentException if indices is not int32, the axis is out of bounds, or an index is out of
+     *                                  range (the message names the first such index and the range)
      */
     public NDArray take(NDArray indices, int axis) {
         requireNonNull(indices, "indices");
@@ -633,8 +647,9 @@ public final class NDArray {
      * {@code jnp.concatenate(arrays, axis)}: joins arrays of equal rank along an existing axis. Mixed dtypes
      * promote like JAX (int32 with float32 gives float32).
      *
-     * @throws IllegalArgumentException if there are no arrays, one is null or rank 0, the ranks differ, the
-     *                                  axis is out of bounds, or a dimension other than {@code axis} differs
+     * @throws NullPointerException     if arrays or one of them is null (the message gives its index)
+     * @throws IllegalArgumentException if there are no arrays, one is rank 0, the ranks differ, the axis is out
+     *                                  of bounds, or a dimension other than {@code axis} differs
      */
     public static NDArray concat(int axis, NDArray... arrays) {
         requireNonNull(arrays, "arrays");
@@ -654,8 +669,8 @@ public final class NDArray {
      * {@code jnp.stack(arrays, axis)}: joins same-shape arrays along a new axis at position {@code axis} in
      * [-(r+1), r]. Mixed dtypes promote like {@link #concat(int, NDArray...)}.
      *
-     * @throws IllegalArgumentException if there are no arrays, one is null, the shapes differ, or the axis is
-     *                                  out of bounds
+     * @throws NullPointerException     if arrays or one of them is null (the message gives its index)
+     * @throws IllegalArgumentException if there are no arrays, the shapes differ, or the axis is out of bounds
      */
     public static NDArray stack(int axis, NDArray... arrays) {
         requireNonNull(arrays, "arrays");
@@ -680,7 +695,7 @@ public final class NDArray {
         for (int k = 0; k < arrays.size(); k++) {
             NDArray x = arrays.get(k);
             if (x == null) {
-                throw new IllegalArgumentException(op + ": arrays[" + k + "] is null");
+                throw new NullPointerException(op + ": arrays[" + k + "] is null");
             }
             xs.add(x);
         }
@@ -727,7 +742,7 @@ public final class NDArray {
      * and NaN becomes 0 (numpy leaves these undefined; this is XLA's conversion). Converting to the same dtype
      * returns a view (JAX's astype does not copy an immutable array).
      *
-     * @throws IllegalArgumentException if dtype is null
+     * @throws NullPointerException     if dtype is null
      */
     public NDArray astype(DType dtype) {
         requireNonNull(dtype, "dtype");
@@ -763,7 +778,8 @@ public final class NDArray {
      * {@code x > y} ({@code jnp.greater}) with numpy broadcasting: a bool array. int32 and bool operands compare
      * as integers; with a float32 operand, as float32 (NaN compares false).
      *
-     * @throws IllegalArgumentException if other is null or the shapes do not broadcast
+     * @throws NullPointerException     if other is null
+     * @throws IllegalArgumentException if the shapes do not broadcast
      */
     public NDArray greater(NDArray other) {
         return compare(CompareOp.GT, other);
@@ -778,7 +794,8 @@ public final class NDArray {
      * {@code x >= y} ({@code jnp.greater_equal}) with numpy broadcasting: a bool array. int32 and bool operands compare
      * as integers; with a float32 operand, as float32 (NaN compares false).
      *
-     * @throws IllegalArgumentException if other is null or the shapes do not broadcast
+     * @throws NullPointerException     if other is null
+     * @throws IllegalArgumentException if the shapes do not broadcast
      */
     public NDArray greaterEqual(NDArray other) {
         return compare(CompareOp.GE, other);
@@ -793,7 +810,8 @@ public final class NDArray {
      * {@code x < y} ({@code jnp.less}) with numpy broadcasting: a bool array. int32 and bool operands compare
      * as integers; with a float32 operand, as float32 (NaN compares false).
      *
-     * @throws IllegalArgumentException if other is null or the shapes do not broadcast
+     * @throws NullPointerException     if other is null
+     * @throws IllegalArgumentException if the shapes do not broadcast
      */
     public NDArray less(NDArray other) {
         return compare(CompareOp.LT, other);
@@ -808,7 +826,8 @@ public final class NDArray {
      * {@code x <= y} ({@code jnp.less_equal}) with numpy broadcasting: a bool array. int32 and bool operands compare
      * as integers; with a float32 operand, as float32 (NaN compares false).
      *
-     * @throws IllegalArgumentException if other is null or the shapes do not broadcast
+     * @throws NullPointerException     if other is null
+     * @throws IllegalArgumentException if the shapes do not broadcast
      */
     public NDArray lessEqual(NDArray other) {
         return compare(CompareOp.LE, other);
@@ -823,7 +842,8 @@ public final class NDArray {
      * {@code x == y} ({@code jnp.equal}) with numpy broadcasting: a bool array. int32 and bool operands compare
      * as integers; with a float32 operand, as float32 (NaN compares false).
      *
-     * @throws IllegalArgumentException if other is null or the shapes do not broadcast
+     * @throws NullPointerException     if other is null
+     * @throws IllegalArgumentException if the shapes do not broadcast
      */
     public NDArray equal(NDArray other) {
         return compare(CompareOp.EQ, other);
@@ -838,7 +858,8 @@ public final class NDArray {
      * {@code x != y} ({@code jnp.not_equal}) with numpy broadcasting: a bool array. int32 and bool operands compare
      * as integers; with a float32 operand, as float32 (NaN compares true).
      *
-     * @throws IllegalArgumentException if other is null or the shapes do not broadcast
+     * @throws NullPointerException     if other is null
+     * @throws IllegalArgumentException if the shapes do not broadcast
      */
     public NDArray notEqual(NDArray other) {
         return compare(CompareOp.NE, other);
@@ -863,7 +884,7 @@ public final class NDArray {
      * scalar beside int32 or bool arrays, anything else a float32 scalar — so {@code x > 2} compares integers and
      * {@code x > 2.5} floats, as in JAX. Not reported as an allocation.
      *
-     * @throws IllegalArgumentException if dtype is null
+     * @throws NullPointerException     if dtype is null
      */
     public static NDArray scalarLike(DType dtype, double s) {
         requireNonNull(dtype, "dtype");
@@ -876,7 +897,8 @@ public final class NDArray {
      * (numpy's rules). A condition that is not bool counts non-zero as true, as JAX converts it. The dtype is x's
      * and y's when they agree, else float32 if either is float32, else int32.
      *
-     * @throws IllegalArgumentException if an argument is null or the shapes do not broadcast
+     * @throws NullPointerException     if an argument is null (the message names it)
+     * @throws IllegalArgumentException if the shapes do not broadcast
      */
     public static NDArray where(NDArray condition, NDArray x, NDArray y) {
         requireNonNull(condition, "condition");
@@ -911,8 +933,9 @@ public final class NDArray {
      * {@code x + y} ({@code jnp.add}) with numpy broadcasting. i32+i32 → i32 (wraps on overflow); any float32
      * operand → f32.
      *
-     * @throws IllegalArgumentException if other is null or the shapes do not broadcast ("operands could not be
-     *                                  broadcast together with shapes (2,3) (4,)")
+     * @throws NullPointerException     if other is null
+     * @throws IllegalArgumentException if the shapes do not broadcast ("operands could not be broadcast together
+     *                                  with shapes (2,3) (4,)")
      */
     public NDArray add(NDArray other) {
         return binary(BinaryOp.ADD, other);
@@ -924,8 +947,9 @@ public final class NDArray {
      * Operands of one shape; int32 only when all are int32 (wrapping), float32 otherwise. Varying axes: the union.
      * Reports one allocation and one operation of (n−1)·size FLOPs.
      *
-     * @throws IllegalArgumentException if arrays is null or empty, holds a null, or the shapes differ
-     *                                  (broadcasting is not applied; chain {@link #add(NDArray)} for that)
+     * @throws NullPointerException     if arrays is null or holds a null (the message gives its index)
+     * @throws IllegalArgumentException if arrays is empty or the shapes differ (broadcasting is not applied; chain
+     *                                  {@link #add(NDArray)} for that)
      */
     public static NDArray addN(List<NDArray> arrays) {
         return Elementwise.addN(checkedList(arrays, "addN"));
@@ -949,7 +973,8 @@ public final class NDArray {
     /**
      * {@code x - y} ({@code jnp.subtract}) with broadcasting; dtypes as {@link #add(NDArray)}.
      *
-     * @throws IllegalArgumentException if other is null or the shapes do not broadcast
+     * @throws NullPointerException     if other is null
+     * @throws IllegalArgumentException if the shapes do not broadcast
      */
     public NDArray sub(NDArray other) {
         return binary(BinaryOp.SUB, other);
@@ -973,7 +998,8 @@ public final class NDArray {
     /**
      * {@code x * y} ({@code jnp.multiply}) with broadcasting; dtypes as {@link #add(NDArray)}.
      *
-     * @throws IllegalArgumentException if other is null or the shapes do not broadcast
+     * @throws NullPointerException     if other is null
+     * @throws IllegalArgumentException if the shapes do not broadcast
      */
     public NDArray mul(NDArray other) {
         return binary(BinaryOp.MUL, other);
@@ -998,7 +1024,8 @@ public final class NDArray {
      * {@code x / y} ({@code jnp.true_divide}) with broadcasting: always float32, also for int32 operands
      * ({@code 3 / 2 = 1.5}); division by zero gives ±inf or nan as in IEEE 754.
      *
-     * @throws IllegalArgumentException if other is null or the shapes do not broadcast
+     * @throws NullPointerException     if other is null
+     * @throws IllegalArgumentException if the shapes do not broadcast
      */
     public NDArray div(NDArray other) {
         return binary(BinaryOp.DIV, other);
@@ -1023,7 +1050,8 @@ public final class NDArray {
      * {@code x // y} ({@code jnp.floor_divide}) with broadcasting: i32∘i32 → i32 rounded toward negative
      * infinity ({@code -3 // 2 = -2}); with a float32 operand → f32, computed like JAX's float floor_divide.
      *
-     * @throws IllegalArgumentException if other is null or the shapes do not broadcast
+     * @throws NullPointerException     if other is null
+     * @throws IllegalArgumentException if the shapes do not broadcast
      * @throws ArithmeticException      on integer division by zero
      */
     public NDArray floorDiv(NDArray other) {
@@ -1052,7 +1080,8 @@ public final class NDArray {
     /**
      * {@code jnp.maximum(x, y)} with broadcasting; NaN propagates; dtypes as {@link #add(NDArray)}.
      *
-     * @throws IllegalArgumentException if other is null or the shapes do not broadcast
+     * @throws NullPointerException     if other is null
+     * @throws IllegalArgumentException if the shapes do not broadcast
      */
     public NDArray maximum(NDArray other) {
         return binary(BinaryOp.MAX, other);
@@ -1076,7 +1105,8 @@ public final class NDArray {
     /**
      * {@code jnp.minimum(x, y)} with broadcasting; NaN propagates; dtypes as {@link #add(NDArray)}.
      *
-     * @throws IllegalArgumentException if other is null or the shapes do not broadcast
+     * @throws NullPointerException     if other is null
+     * @throws IllegalArgumentException if the shapes do not broadcast
      */
     public NDArray minimum(NDArray other) {
         return binary(BinaryOp.MIN, other);
@@ -1283,8 +1313,9 @@ public final class NDArray {
      * {@link Kernels}), so they are bit-identical on every run. Reports {@code matmul(m, k, n, dtype)} and the
      * result allocation to the {@link OpObserver}.
      *
-     * @throws IllegalArgumentException if other is null, an operand is not 2-D ("matmul requires 2-D operands,
-     *                                  got shapes (3,) and (3,4)") or the contracting dimensions differ
+     * @throws NullPointerException     if other is null
+     * @throws IllegalArgumentException if an operand is not 2-D ("matmul requires 2-D operands, got shapes (3,)
+     *                                  and (3,4)") or the contracting dimensions differ
      *                                  ("matmul: contracting dimensions differ: (2,3) · (4,5) (3 != 4)")
      */
     public NDArray matmul(NDArray other) {
@@ -1330,7 +1361,8 @@ public final class NDArray {
      * {@code np.allclose(x, y, rtol, atol)}: true iff the shapes are equal and every pair satisfies
      * |a − b| ≤ atol + rtol·|b| (equal infinities are close; NaN is never close). Dtypes may differ.
      *
-     * @throws IllegalArgumentException if other is null or a tolerance is negative or NaN
+     * @throws NullPointerException     if other is null
+     * @throws IllegalArgumentException if a tolerance is negative or NaN
      */
     public boolean allclose(NDArray other, double rtol, double atol) {
         requireNonNull(other, "other");
@@ -1358,7 +1390,7 @@ public final class NDArray {
     /**
      * {@code np.allclose(x, y)} with numpy's defaults rtol=1e-5, atol=1e-8.
      *
-     * @throws IllegalArgumentException if other is null
+     * @throws NullPointerException     if other is null
      */
     public boolean allclose(NDArray other) {
         return allclose(other, 1e-5, 1e-8);

@@ -23,10 +23,15 @@ final class Shapes {
         return sb.append(')').toString();
     }
 
-    /** Validates a shape (non-null, dims >= 0, element count fits an int) and returns its element count. */
+    /**
+     * Validates a shape (non-null, dims >= 0, element count fits an int) and returns its element count.
+     *
+     * @throws NullPointerException     if shape is null
+     * @throws IllegalArgumentException if a dimension is negative or the count is too large
+     */
     static int checkedSize(int[] shape) {
         if (shape == null) {
-            throw new IllegalArgumentException("shape must not be null: pass the dimensions, e.g. (2, 3)");
+            throw new NullPointerException("shape must not be null: pass the dimensions, e.g. (2, 3)");
         }
         long size = 1;
         for (int d : shape) {

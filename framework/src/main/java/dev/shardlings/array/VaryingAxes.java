@@ -23,7 +23,8 @@ final class VaryingAxes {
     /**
      * The set of {@code axes}, in their order.
      *
-     * @throws IllegalArgumentException if a name is null or empty
+     * @throws NullPointerException     if a name is null
+     * @throws IllegalArgumentException if a name is empty
      */
     static Set<String> of(Collection<String> axes) {
         if (axes.isEmpty()) {
@@ -39,9 +40,12 @@ final class VaryingAxes {
         }
         LinkedHashSet<String> s = new LinkedHashSet<>();
         for (String a : axes) {
-            if (a == null || a.isEmpty()) {
-                throw new IllegalArgumentException("axes: mesh axis names must be non-empty strings, got "
-                        + (a == null ? "null" : "\"\"") + " in " + axes);
+            if (a == null) {
+                throw new NullPointerException("axes: mesh axis names must be non-empty strings, got null in " + axes);
+            }
+            if (a.isEmpty()) {
+                throw new IllegalArgumentException("axes: mesh axis names must be non-empty strings, got \"\" in "
+                        + axes);
             }
             s.add(a);
         }

@@ -94,11 +94,6 @@ public record ArrayType(DType dtype, List<Integer> shape, List<List<String>> dim
         return n;
     }
 
-    /** This type with another sharding (same dtype and shape). */
-    ArrayType withDims(List<List<String>> newDims, Mesh newMesh) {
-        return new ArrayType(dtype, shape, newDims, newMesh);
-    }
-
     /** {@code jax.typeof(x)} as printed: {@code float32[8@X,4@Y]}. */
     @Override
     public String toString() {

@@ -71,11 +71,6 @@ final class Typing {
         return out;
     }
 
-    /** The layout of each operand as it is. */
-    static List<List<List<String>>> asIs(List<ArrayType> operands) {
-        return operands.stream().map(ArrayType::dims).toList();
-    }
-
     static void arity(Primitive p, List<ArrayType> operands, int n) {
         if (operands.size() != n) {
             throw new IllegalArgumentException(p.name() + " takes " + n + " operand" + (n == 1 ? "" : "s") + ", got "

@@ -276,12 +276,6 @@ public final class PartitionSpec {
         return Mesh.pyTuple(names.toArray(new String[0]));
     }
 
-    /** For messages: the spec entries as JAX prints them inside errors, e.g. {@code ('x',)}. */
-    String entryTuple() {
-        return "(" + entries.stream().map(e -> e.isEmpty() ? "None" : e.size() == 1 ? "'" + e.get(0) + "'"
-                : pyTuple(e)).collect(Collectors.joining(", ")) + (entries.size() == 1 ? ",)" : ")");
-    }
-
     static String ints(int[] xs) {
         return "(" + Arrays.stream(xs).mapToObj(Integer::toString).collect(Collectors.joining(", "))
                 + (xs.length == 1 ? ",)" : ")");

@@ -3,10 +3,8 @@ package dev.shardlings.spmd;
 import dev.shardlings.sharding.Device;
 import dev.shardlings.sharding.Mesh;
 
-import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 
 /**
  * The device groups of a collective over a tuple of mesh axes (jax-semantics §6.8): devices that agree on every
@@ -109,21 +107,5 @@ final class AxisGroups {
         };
         return caller == null ? "unbound axis name: " + axis
                 : "Found an unbound axis name: " + axis + ". To fix this, please call " + caller + " under `shardMap`.";
-    }
-
-    /** The groups as lists of device flat indices, each group once, in order of its first member. */
-    List<List<Integer>> distinctGroups() {
-        List<List<Integer>> out = new ArrayList<>();
-        Set<Integer> done = new HashSet<>();
-        for (int[] g : members) {
-            if (done.add(g[0])) {
-                List<Integer> l = new ArrayList<>();
-                for (int m : g) {
-                    l.add(m);
-                }
-                out.add(l);
-            }
-        }
-        return out;
     }
 }

@@ -12,12 +12,10 @@ import java.util.List;
 public final class DeviceFailureException extends SpmdException {
     private static final long serialVersionUID = 1L;
     private final transient Device device;
-    private final int otherFailures;
 
-    DeviceFailureException(String message, Device device, int otherFailures, Throwable cause) {
+    DeviceFailureException(String message, Device device, Throwable cause) {
         super(message, cause);
         this.device = device;
-        this.otherFailures = otherFailures;
     }
 
     /** The device whose exception is the cause. */
@@ -28,10 +26,5 @@ public final class DeviceFailureException extends SpmdException {
     /** The device's mesh coordinates. */
     public List<Integer> coords() {
         return device.coords();
-    }
-
-    /** How many other devices threw an exception of their own. */
-    public int otherFailures() {
-        return otherFailures;
     }
 }

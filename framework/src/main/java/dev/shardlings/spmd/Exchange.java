@@ -19,7 +19,6 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.function.BiConsumer;
 import java.util.function.Function;
 
 /**
@@ -36,7 +35,7 @@ import java.util.function.Function;
  * <p>Failure: the first problem (a mismatch, a device that returned or threw while others wait, or the time
  * limit) aborts the run; every waiting device then throws {@link Aborted} and the runtime reports the problem.
  */
-final class Exchange {
+class Exchange {
 
     /** What one device posts at a collective step. */
     record Post(Signature signature, NDArray operand) {
@@ -123,11 +122,6 @@ final class Exchange {
      */
     private final AtomicInteger returnedCount = new AtomicInteger();
     private volatile SpmdException abort;
-    /**
-     * A test's pause between a post counting itself in and its check of the returns (null in use): the window
-     * in which a step can complete and a fast device can finish, which a test must be able to hold open.
-     */
-    private BiConsumer<Integer, Integer> afterArrival;
 
     Exchange(Mesh mesh, long timeoutNanos) {
         this.mesh = mesh;
@@ -144,11 +138,6 @@ final class Exchange {
             states.set(i, State.RUNNING);
         }
         slots[0] = new Post[n];
-    }
-
-    /** Sets {@link #afterArrival}, for tests of the races it opens; before any device posts. */
-    void afterArrivalForTest(BiConsumer<Integer, Integer> hook) {
-        this.afterArrival = hook;
     }
 
     /** The problem that aborted the run, or null. */
@@ -192,8 +181,8 @@ final class Exchange {
         stepOf.set(device, step);
         states.set(device, State.WAITING);
         boolean last = arrived.incrementAndGet(s) == n;
-        if (!last && afterArrival != null) {
-            afterArrival.accept(device, step);
+        if (!last) {
+            countedIn(device, step);
         }
         if (last) {
             lock.lock();
@@ -231,6 +220,14 @@ final class Exchange {
         wakeChildren(device, s);
         passed.set(device, step + 1);
         return new Arrival(slot, combined[s]);
+    }
+
+    /**
+     * Called on a device whose post counted itself in but did not complete the step, before it checks the returns:
+     * the window in which the step can complete and a fast device can finish the function. Does nothing; the class
+     * is not final so that a subclass in this package can hold the window open.
+     */
+    void countedIn(int device, int step) {
     }
 
     /** Waits, outside the lock, until step {@code step} completes, the run aborts, or the time limit passes. */

@@ -8,6 +8,7 @@ import dev.shardlings.sharding.NamedSharding;
 import dev.shardlings.sharding.PartitionSpec;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -37,6 +38,19 @@ final class GlobalOps {
 
     static Operand of(NDArray a) {
         return new Unplaced(a);
+    }
+
+    /**
+     * Runs {@code p} with {@code x} as its first operand (then {@code more}), as a host operation.
+     *
+     * @throws IllegalStateException inside a shardMap function
+     */
+    static ShardedArray apply(ShardedArray x, Primitive p, Operand... more) {
+        x.hostOnly(p.name());
+        List<Operand> operands = new ArrayList<>();
+        operands.add(of(x));
+        operands.addAll(Arrays.asList(more));
+        return run(p, operands);
     }
 
     /**

@@ -113,11 +113,6 @@ public final class Relayout {
         return x;
     }
 
-    /** This device's block under {@code to}, given its block under {@code from} (inside a shardMap body). */
-    static NDArray apply(NDArray block, List<List<String>> from, List<List<String>> to, Mesh mesh) {
-        return apply(plan(from, to, mesh), block, mesh);
-    }
-
     private static boolean isPrefix(List<String> p, List<String> of) {
         return p.size() <= of.size() && of.subList(0, p.size()).equals(p);
     }

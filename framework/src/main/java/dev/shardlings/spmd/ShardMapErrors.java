@@ -168,7 +168,7 @@ final class ShardMapErrors {
         return new DeviceFailureException("shard_map function '" + name + "' failed on device " + dev.id()
                 + " at mesh coordinates " + Exchange.coordsText(mesh, dev) + more + ": "
                 + cause.getClass().getSimpleName() + (cause.getMessage() == null ? "" : ": " + cause.getMessage()),
-                dev, others, cause);
+                dev, cause);
     }
 
     /**

@@ -8,22 +8,17 @@ import dev.shardlings.array.ReduceOp;
 import dev.shardlings.array.UnaryOp;
 import dev.shardlings.primitive.ArrayType;
 import dev.shardlings.primitive.Binary;
-import dev.shardlings.primitive.BroadcastInDim;
 import dev.shardlings.primitive.Compare;
-import dev.shardlings.primitive.Concatenate;
 import dev.shardlings.primitive.ConvertType;
 import dev.shardlings.primitive.DotGeneral;
 import dev.shardlings.primitive.Full;
 import dev.shardlings.primitive.OneHot;
 import dev.shardlings.primitive.Primitive;
-import dev.shardlings.primitive.Reduce;
 import dev.shardlings.primitive.Reshape;
 import dev.shardlings.primitive.Reshard;
-import dev.shardlings.primitive.Select;
 import dev.shardlings.primitive.ShardingConstraint;
 import dev.shardlings.primitive.Slice;
 import dev.shardlings.primitive.Take;
-import dev.shardlings.primitive.Transpose;
 import dev.shardlings.primitive.Unary;
 import dev.shardlings.sharding.Device;
 import dev.shardlings.sharding.Mesh;
@@ -95,8 +90,9 @@ public final class ShardedArray {
         }
     }
 
-    private final int[] shape;
-    private final DType dtype;
+    /** Read (never written) by the op families of this package. */
+    final int[] shape;
+    final DType dtype;
     private final NamedSharding sharding;
     private final List<Shard> shards;
     /** Non-null for a traced value inside jit (see {@link Staging}): it has a type but no shards. */
@@ -264,7 +260,12 @@ public final class ShardedArray {
         hostOnly(method);
     }
 
-    private void hostOnly(String method) {
+    /**
+     * Refuses a global-view operation on a device thread (see the class comment).
+     *
+     * @throws IllegalStateException inside a shardMap function
+     */
+    void hostOnly(String method) {
         DeviceContext ctx = DeviceContext.current();
         if (ctx != null) {
             throw new IllegalStateException("ShardedArray." + method + " was called inside the function passed to"
@@ -289,10 +290,12 @@ public final class ShardedArray {
     /**
      * The shard held by {@code device}.
      *
+     * @throws NullPointerException     if device is null
      * @throws IllegalArgumentException if the device is not in the mesh
      * @throws IllegalStateException    inside a shardMap function (a host operation)
      */
     public Shard shardOn(Device device) {
+        Objects.requireNonNull(device, "device");
         readOnHost("shardOn(device)");
         for (Shard s : shards) {
             if (s.device().equals(device)) {
@@ -401,117 +404,82 @@ public final class ShardedArray {
         return ArrayType.of(dtype, shape, sharding);
     }
 
-    private ShardedArray op(Primitive p, GlobalOps.Operand... more) {
-        hostOnly(p.name());
-        List<GlobalOps.Operand> operands = new ArrayList<>();
-        operands.add(GlobalOps.of(this));
-        operands.addAll(Arrays.asList(more));
-        return GlobalOps.run(p, operands);
-    }
-
     /** {@code jnp.sin(x)}: A[I_X, J_Y] → float32[I_X, J_Y], each block on its device, no communication. */
     public ShardedArray sin() {
-        return op(new Unary(UnaryOp.SIN));
+        return GlobalOps.apply(this, new Unary(UnaryOp.SIN));
     }
 
     /** {@code jnp.cos(x)}; layout kept, no communication. */
     public ShardedArray cos() {
-        return op(new Unary(UnaryOp.COS));
+        return GlobalOps.apply(this, new Unary(UnaryOp.COS));
     }
 
     /** {@code jnp.exp(x)}; layout kept, no communication. */
     public ShardedArray exp() {
-        return op(new Unary(UnaryOp.EXP));
+        return GlobalOps.apply(this, new Unary(UnaryOp.EXP));
     }
 
     /** {@code jnp.log(x)}; layout kept, no communication. */
     public ShardedArray log() {
-        return op(new Unary(UnaryOp.LOG));
+        return GlobalOps.apply(this, new Unary(UnaryOp.LOG));
     }
 
     /** {@code jnp.tanh(x)}; layout kept, no communication. */
     public ShardedArray tanh() {
-        return op(new Unary(UnaryOp.TANH));
+        return GlobalOps.apply(this, new Unary(UnaryOp.TANH));
     }
 
     /** {@code jnp.sqrt(x)}; layout kept, no communication. */
     public ShardedArray sqrt() {
-        return op(new Unary(UnaryOp.SQRT));
+        return GlobalOps.apply(this, new Unary(UnaryOp.SQRT));
     }
 
     /** {@code -x}; layout kept, no communication. */
     public ShardedArray neg() {
-        return op(new Unary(UnaryOp.NEG));
+        return GlobalOps.apply(this, new Unary(UnaryOp.NEG));
     }
 
     /** {@code jnp.abs(x)}; layout kept, no communication. */
     public ShardedArray abs() {
-        return op(new Unary(UnaryOp.ABS));
+        return GlobalOps.apply(this, new Unary(UnaryOp.ABS));
     }
 
     /** {@code jnp.square(x)}; layout kept, no communication. */
     public ShardedArray square() {
-        return op(new Unary(UnaryOp.SQUARE));
+        return GlobalOps.apply(this, new Unary(UnaryOp.SQUARE));
     }
 
     /** {@code jnp.copy(x)}: a new array with the same values and layout, no communication. */
     public ShardedArray copy() {
-        return op(new Unary(UnaryOp.COPY));
+        return GlobalOps.apply(this, new Unary(UnaryOp.COPY));
     }
 
     /** {@code x.astype(dtype)}; layout kept, no communication. */
     public ShardedArray astype(DType dtype) {
-        return op(new ConvertType(Objects.requireNonNull(dtype, "dtype")));
-    }
-
-    private ShardedArray binary(BinaryOp o, GlobalOps.Operand other, int otherRank, int[] otherShape,
-                                boolean placed, Object raw) {
-        return elementwise(new Binary(o), other, otherRank, otherShape, placed, raw);
-    }
-
-    /** A two-operand elementwise primitive with numpy rank promotion (see {@link #add(ShardedArray)}). */
-    private ShardedArray elementwise(Primitive p, GlobalOps.Operand other, int otherRank, int[] otherShape,
-                                    boolean placed, Object raw) {
-        hostOnly(p.name());
-        GlobalOps.Operand self = GlobalOps.of(this);
-        // numpy rank promotion: the lower-rank operand gets leading size-1 dimensions (broadcast_in_dim), as jnp does
-        if (otherRank > 0 && otherRank < rank()) {
-            other = placed ? GlobalOps.of(((ShardedArray) raw).lift(rank()))
-                    : GlobalOps.of(((NDArray) raw).reshape(liftedShape(otherShape, rank())));
-        } else if (otherRank > rank() && rank() > 0) {
-            self = GlobalOps.of(lift(otherRank));
-        }
-        return GlobalOps.run(p, List.of(self, other));
-    }
-
-    private static int[] liftedShape(int[] s, int rank) {
-        int[] out = new int[rank];
-        Arrays.fill(out, 1);
-        System.arraycopy(s, 0, out, rank - s.length, s.length);
-        return out;
-    }
-
-    private ShardedArray lift(int toRank) {
-        List<Integer> dims = new ArrayList<>();
-        for (int k = 0; k < rank(); k++) {
-            dims.add(toRank - rank() + k);
-        }
-        return op(new BroadcastInDim(Arrays.stream(liftedShape(shape, toRank)).boxed().toList(), dims));
+        return GlobalOps.apply(this, new ConvertType(Objects.requireNonNull(dtype, "dtype")));
     }
 
     private ShardedArray binary(BinaryOp o, ShardedArray other) {
         Objects.requireNonNull(other, "other");
-        return binary(o, GlobalOps.of(other), other.rank(), other.shape, true, other);
+        return GlobalElementwise.apply(this, new Binary(o), other);
     }
 
     private ShardedArray binary(BinaryOp o, NDArray other) {
         Objects.requireNonNull(other, "other");
-        return binary(o, GlobalOps.of(other), other.rank(), other.shape(), false, other);
+        return GlobalElementwise.apply(this, new Binary(o), other);
     }
 
     private ShardedArray binary(BinaryOp o, double scalar) {
-        NDArray s = NDArray.scalarLike(dtype, scalar);
-        return binary(o, GlobalOps.of(s), 0, new int[0], false, s);
+        return GlobalElementwise.apply(this, new Binary(o), scalar);
+    }
+
+    private ShardedArray compare(CompareOp o, ShardedArray other) {
+        Objects.requireNonNull(other, "other");
+        return GlobalElementwise.apply(this, new Compare(o), other);
+    }
+
+    private ShardedArray compare(CompareOp o, double scalar) {
+        return GlobalElementwise.apply(this, new Compare(o), scalar);
     }
 
     /**
@@ -605,14 +573,12 @@ public final class ShardedArray {
      * No communication.
      */
     public ShardedArray greater(ShardedArray other) {
-        Objects.requireNonNull(other, "other");
-        return elementwise(new Compare(CompareOp.GT), GlobalOps.of(other), other.rank(), other.shape, true, other);
+        return compare(CompareOp.GT, other);
     }
 
     /** {@code x > s} with a scalar (a whole number compares with an int32 array as an int). */
     public ShardedArray greater(double s) {
-        NDArray v = NDArray.scalarLike(dtype, s);
-        return elementwise(new Compare(CompareOp.GT), GlobalOps.of(v), 0, new int[0], false, v);
+        return compare(CompareOp.GT, s);
     }
 
     /**
@@ -621,14 +587,12 @@ public final class ShardedArray {
      * No communication.
      */
     public ShardedArray greaterEqual(ShardedArray other) {
-        Objects.requireNonNull(other, "other");
-        return elementwise(new Compare(CompareOp.GE), GlobalOps.of(other), other.rank(), other.shape, true, other);
+        return compare(CompareOp.GE, other);
     }
 
     /** {@code x >= s} with a scalar (a whole number compares with an int32 array as an int). */
     public ShardedArray greaterEqual(double s) {
-        NDArray v = NDArray.scalarLike(dtype, s);
-        return elementwise(new Compare(CompareOp.GE), GlobalOps.of(v), 0, new int[0], false, v);
+        return compare(CompareOp.GE, s);
     }
 
     /**
@@ -637,14 +601,12 @@ public final class ShardedArray {
      * No communication.
      */
     public ShardedArray less(ShardedArray other) {
-        Objects.requireNonNull(other, "other");
-        return elementwise(new Compare(CompareOp.LT), GlobalOps.of(other), other.rank(), other.shape, true, other);
+        return compare(CompareOp.LT, other);
     }
 
     /** {@code x < s} with a scalar (a whole number compares with an int32 array as an int). */
     public ShardedArray less(double s) {
-        NDArray v = NDArray.scalarLike(dtype, s);
-        return elementwise(new Compare(CompareOp.LT), GlobalOps.of(v), 0, new int[0], false, v);
+        return compare(CompareOp.LT, s);
     }
 
     /**
@@ -653,14 +615,12 @@ public final class ShardedArray {
      * No communication.
      */
     public ShardedArray lessEqual(ShardedArray other) {
-        Objects.requireNonNull(other, "other");
-        return elementwise(new Compare(CompareOp.LE), GlobalOps.of(other), other.rank(), other.shape, true, other);
+        return compare(CompareOp.LE, other);
     }
 
     /** {@code x <= s} with a scalar (a whole number compares with an int32 array as an int). */
     public ShardedArray lessEqual(double s) {
-        NDArray v = NDArray.scalarLike(dtype, s);
-        return elementwise(new Compare(CompareOp.LE), GlobalOps.of(v), 0, new int[0], false, v);
+        return compare(CompareOp.LE, s);
     }
 
     /**
@@ -669,14 +629,12 @@ public final class ShardedArray {
      * No communication.
      */
     public ShardedArray equal(ShardedArray other) {
-        Objects.requireNonNull(other, "other");
-        return elementwise(new Compare(CompareOp.EQ), GlobalOps.of(other), other.rank(), other.shape, true, other);
+        return compare(CompareOp.EQ, other);
     }
 
     /** {@code x == s} with a scalar (a whole number compares with an int32 array as an int). */
     public ShardedArray equal(double s) {
-        NDArray v = NDArray.scalarLike(dtype, s);
-        return elementwise(new Compare(CompareOp.EQ), GlobalOps.of(v), 0, new int[0], false, v);
+        return compare(CompareOp.EQ, s);
     }
 
     /**
@@ -685,14 +643,12 @@ public final class ShardedArray {
      * No communication.
      */
     public ShardedArray notEqual(ShardedArray other) {
-        Objects.requireNonNull(other, "other");
-        return elementwise(new Compare(CompareOp.NE), GlobalOps.of(other), other.rank(), other.shape, true, other);
+        return compare(CompareOp.NE, other);
     }
 
     /** {@code x != s} with a scalar (a whole number compares with an int32 array as an int). */
     public ShardedArray notEqual(double s) {
-        NDArray v = NDArray.scalarLike(dtype, s);
-        return elementwise(new Compare(CompareOp.NE), GlobalOps.of(v), 0, new int[0], false, v);
+        return compare(CompareOp.NE, s);
     }
 
     /**
@@ -710,17 +666,21 @@ public final class ShardedArray {
      * @throws IllegalArgumentException if the shapes do not broadcast
      */
     public static ShardedArray where(ShardedArray condition, ShardedArray x, ShardedArray y) {
-        return where(condition, (Object) Objects.requireNonNull(x, "x"), Objects.requireNonNull(y, "y"));
+        Objects.requireNonNull(x, "x");
+        Objects.requireNonNull(y, "y");
+        return GlobalWhere.where(Objects.requireNonNull(condition, "condition"), x, y);
     }
 
     /** {@link #where(ShardedArray, ShardedArray, ShardedArray)} with a scalar y ({@code jnp.where(c, x, 0.0)}). */
     public static ShardedArray where(ShardedArray condition, ShardedArray x, double y) {
-        return where(condition, (Object) Objects.requireNonNull(x, "x"), y);
+        Objects.requireNonNull(x, "x");
+        return GlobalWhere.where(Objects.requireNonNull(condition, "condition"), x, y);
     }
 
     /** {@link #where(ShardedArray, ShardedArray, ShardedArray)} with a scalar x ({@code jnp.where(c, 1.0, y)}). */
     public static ShardedArray where(ShardedArray condition, double x, ShardedArray y) {
-        return where(condition, (Object) x, Objects.requireNonNull(y, "y"));
+        Objects.requireNonNull(y, "y");
+        return GlobalWhere.where(Objects.requireNonNull(condition, "condition"), x, y);
     }
 
     /**
@@ -729,83 +689,7 @@ public final class ShardedArray {
      * {@link #astype} for int32).
      */
     public static ShardedArray where(ShardedArray condition, double x, double y) {
-        return where(condition, (Object) x, (Object) y);
-    }
-
-    private static ShardedArray where(ShardedArray condition, Object x, Object y) {
-        Objects.requireNonNull(condition, "condition");
-        condition.hostOnly("where");
-        DType dx = x instanceof ShardedArray s ? s.dtype : null;
-        DType dy = y instanceof ShardedArray s ? s.dtype : null;
-        if (dx == null && dy == null) {
-            dx = DType.FLOAT32;
-            dy = DType.FLOAT32;
-        } else if (dx == null) {
-            dx = NDArray.scalarLike(dy, (Double) x).dtype();
-        } else if (dy == null) {
-            dy = NDArray.scalarLike(dx, (Double) y).dtype();
-        }
-        DType dtype = dx == dy ? dx : dx == DType.FLOAT32 || dy == DType.FLOAT32 ? DType.FLOAT32 : DType.INT32;
-        ShardedArray c = condition.dtype == DType.BOOL ? condition : condition.astype(DType.BOOL);
-        ShardedArray xs = x instanceof ShardedArray s ? (s.dtype == dtype ? s : s.astype(dtype)) : null;
-        ShardedArray ys = y instanceof ShardedArray s ? (s.dtype == dtype ? s : s.astype(dtype)) : null;
-        int rank = Math.max(c.rank(), Math.max(xs == null ? 0 : xs.rank(), ys == null ? 0 : ys.rank()));
-        // a scalar condition is not broadcast: select_n takes it as it is (jnp.where broadcasts only x and y then)
-        boolean scalarCondition = c.rank() == 0;
-        c = c.rank() < rank && !scalarCondition ? c.lift(rank) : c;
-        xs = xs != null && xs.rank() < rank ? xs.lift(rank) : xs;
-        ys = ys != null && ys.rank() < rank ? ys.lift(rank) : ys;
-        int[] shape = new int[rank];
-        for (ShardedArray a : new ShardedArray[] {scalarCondition ? null : c, xs, ys}) {
-            for (int d = 0; a != null && d < rank; d++) {
-                int n = a.shape[d];
-                if (shape[d] <= 1) {
-                    shape[d] = n;
-                } else if (n != 1 && n != shape[d]) {
-                    throw new IllegalArgumentException("where: shapes " + Arrays.toString(c.shape) + ", "
-                            + (xs == null ? "()" : Arrays.toString(xs.shape)) + " and "
-                            + (ys == null ? "()" : Arrays.toString(ys.shape)) + " do not broadcast together");
-                }
-            }
-        }
-        boolean broadcast = xs == null || ys == null || (!scalarCondition && !Arrays.equals(c.shape, shape))
-                || !Arrays.equals(xs.shape, shape) || !Arrays.equals(ys.shape, shape);
-        Mesh mesh = condition.mesh();
-        PartitionSpec target = PartitionSpec.P();
-        if (broadcast && mesh.hasExplicitAxes()) {
-            List<ArrayType> types = new ArrayList<>();
-            for (ShardedArray a : new ShardedArray[] {c, xs, ys}) {
-                if (a == c && scalarCondition) {
-                    continue;
-                }
-                List<List<String>> dims = new ArrayList<>();
-                for (int d = 0; d < rank; d++) {
-                    dims.add(a == null || a.shape[d] != shape[d] ? List.of() : a.type().dims().get(d));
-                }
-                types.add(new ArrayType(a == null ? dtype : a.dtype, Arrays.stream(shape).boxed().toList(), dims, mesh));
-            }
-            target = new ArrayType(dtype, Arrays.stream(shape).boxed().toList(),
-                    Binary.broadcastingRule("broadcast_shardings", types), mesh).spec();
-        }
-        NamedSharding scalarSharding = new NamedSharding(mesh, target);
-        ShardedArray[] ops = new ShardedArray[3];
-        Object[] given = {c, xs == null ? x : xs, ys == null ? y : ys};
-        for (int k = 0; k < 3; k++) {
-            if (k == 0 && scalarCondition) {
-                ops[0] = c;
-                continue;
-            }
-            ShardedArray a = given[k] instanceof ShardedArray s ? s
-                    : ShardedArray.full(scalarSharding, dtype, (Double) given[k], shape);
-            if (broadcast && !Arrays.equals(a.shape, shape)) {
-                a = a.broadcastTo(shape);
-            }
-            if (broadcast && mesh.hasExplicitAxes() && !a.type().spec().equals(target)) {
-                a = a.reshard(target);
-            }
-            ops[k] = a;
-        }
-        return GlobalOps.run(new Select(), List.of(GlobalOps.of(ops[0]), GlobalOps.of(ops[2]), GlobalOps.of(ops[1])));
+        return GlobalWhere.where(Objects.requireNonNull(condition, "condition"), x, y);
     }
 
     /**
@@ -817,7 +701,7 @@ public final class ShardedArray {
      */
     public ShardedArray matmul(ShardedArray other) {
         Objects.requireNonNull(other, "other");
-        return op(DotGeneral.matmul(null), GlobalOps.of(other));
+        return GlobalOps.apply(this, DotGeneral.matmul(null), GlobalOps.of(other));
     }
 
     /**
@@ -827,7 +711,7 @@ public final class ShardedArray {
     public ShardedArray matmul(ShardedArray other, PartitionSpec outSharding) {
         Objects.requireNonNull(other, "other");
         Objects.requireNonNull(outSharding, "outSharding");
-        return op(DotGeneral.matmul(outSharding), GlobalOps.of(other));
+        return GlobalOps.apply(this, DotGeneral.matmul(outSharding), GlobalOps.of(other));
     }
 
     /**
@@ -836,7 +720,7 @@ public final class ShardedArray {
      */
     public ShardedArray dotGeneral(ShardedArray other, DotGeneral dims) {
         Objects.requireNonNull(other, "other");
-        return op(Objects.requireNonNull(dims, "dims"), GlobalOps.of(other));
+        return GlobalOps.apply(this, Objects.requireNonNull(dims, "dims"), GlobalOps.of(other));
     }
 
     /**
@@ -850,7 +734,7 @@ public final class ShardedArray {
      *                                  an operand's rank, or sizes that differ for one letter
      */
     public static ShardedArray einsum(String subscripts, ShardedArray x, ShardedArray y) {
-        return einsumWith(subscripts, x, y, null);
+        return einsumChecked(subscripts, x, y, null);
     }
 
     /**
@@ -860,144 +744,15 @@ public final class ShardedArray {
      * @throws IllegalArgumentException as {@link #einsum(String, ShardedArray, ShardedArray)}
      */
     public static ShardedArray einsum(String subscripts, ShardedArray x, ShardedArray y, PartitionSpec outSharding) {
-        return einsumWith(subscripts, x, y, Objects.requireNonNull(outSharding, "outSharding"));
+        return einsumChecked(subscripts, x, y, Objects.requireNonNull(outSharding, "outSharding"));
     }
 
-    private static ShardedArray einsumWith(String subscripts, ShardedArray x, ShardedArray y,
-                                           PartitionSpec outSharding) {
+    private static ShardedArray einsumChecked(String subscripts, ShardedArray x, ShardedArray y,
+                                              PartitionSpec outSharding) {
         Objects.requireNonNull(subscripts, "subscripts");
         Objects.requireNonNull(x, "x");
         Objects.requireNonNull(y, "y");
-        String s = subscripts.replace(" ", "");
-        int arrow = s.indexOf("->");
-        int comma = s.indexOf(',');
-        if (arrow < 0 || comma < 0 || comma > arrow || s.indexOf(',', comma + 1) >= 0) {
-            throw new IllegalArgumentException("einsum subscripts must look like \"ab,bc->ac\" (two operands and an"
-                    + " output), got \"" + subscripts + "\"");
-        }
-        String l = s.substring(0, comma);
-        String r = s.substring(comma + 1, arrow);
-        String o = s.substring(arrow + 2);
-        checkSubscripts(l, x, "first operand");
-        checkSubscripts(r, y, "second operand");
-        for (char c : o.toCharArray()) {
-            if (l.indexOf(c) < 0 && r.indexOf(c) < 0) {
-                throw new IllegalArgumentException("einsum output subscript '" + c + "' appears in no operand of \""
-                        + subscripts + "\"");
-            }
-            if (o.indexOf(c) != o.lastIndexOf(c)) {
-                throw new IllegalArgumentException("einsum output subscript '" + c + "' appears more than once in \""
-                        + subscripts + "\"");
-            }
-        }
-        for (char c : l.toCharArray()) {
-            int k = r.indexOf(c);
-            if (k >= 0 && x.shape[l.indexOf(c)] != y.shape[k]) {
-                throw new IllegalArgumentException("einsum: subscript '" + c + "' has size " + x.shape[l.indexOf(c)]
-                        + " in the first operand and " + y.shape[k] + " in the second");
-            }
-        }
-        // letters in one operand only and not in the output are summed away first
-        ShardedArray a = sumOnly(x, l, r, o);
-        ShardedArray b = sumOnly(y, r, l, o);
-        String la = kept(l, r, o);
-        String rb = kept(r, l, o);
-        List<Integer> lc = new ArrayList<>();
-        List<Integer> rc = new ArrayList<>();
-        List<Integer> lb = new ArrayList<>();
-        List<Integer> rbatch = new ArrayList<>();
-        StringBuilder order = new StringBuilder();
-        for (char c : la.toCharArray()) {
-            if (rb.indexOf(c) >= 0) {
-                if (o.indexOf(c) >= 0) {
-                    lb.add(la.indexOf(c));
-                    rbatch.add(rb.indexOf(c));
-                    order.append(c);
-                } else {
-                    lc.add(la.indexOf(c));
-                    rc.add(rb.indexOf(c));
-                }
-            }
-        }
-        for (char c : la.toCharArray()) {
-            if (rb.indexOf(c) < 0) {
-                order.append(c);
-            }
-        }
-        for (char c : rb.toCharArray()) {
-            if (la.indexOf(c) < 0) {
-                order.append(c);
-            }
-        }
-        // dot_general's result order → the output's order
-        int[] perm = new int[o.length()];
-        boolean identity = true;
-        for (int k = 0; k < perm.length; k++) {
-            perm[k] = order.indexOf(String.valueOf(o.charAt(k)));
-            identity &= perm[k] == k;
-        }
-        PartitionSpec dotSharding = null;
-        if (outSharding != null) {
-            List<Object> entries = new ArrayList<>();
-            PartitionSpec padded = outSharding.padTo(o.length());
-            for (int d = 0; d < order.length(); d++) {
-                List<String> axes = padded.axesAt(o.indexOf(order.charAt(d)));
-                entries.add(axes.isEmpty() ? null : axes);
-            }
-            dotSharding = PartitionSpec.P(entries.toArray());
-        }
-        ShardedArray out = a.op(new DotGeneral(lc, rc, lb, rbatch, dotSharding), GlobalOps.of(b));
-        return identity ? out : out.transpose(perm);
-    }
-
-    private static void checkSubscripts(String sub, ShardedArray t, String which) {
-        if (sub.length() != t.rank()) {
-            throw new IllegalArgumentException("einsum: the " + which + " has rank " + t.rank() + " but subscripts \""
-                    + sub + "\" name " + sub.length() + " dimensions");
-        }
-        for (char c : sub.toCharArray()) {
-            if (!Character.isLetter(c) || sub.indexOf(c) != sub.lastIndexOf(c)) {
-                throw new IllegalArgumentException("einsum: subscripts \"" + sub + "\" of the " + which + " must be"
-                        + " distinct letters (a repeated letter, a trace or a diagonal, is not supported)");
-            }
-        }
-    }
-
-    private static ShardedArray sumOnly(ShardedArray t, String own, String other, String out) {
-        List<Integer> axes = new ArrayList<>();
-        for (int k = 0; k < own.length(); k++) {
-            char c = own.charAt(k);
-            if (other.indexOf(c) < 0 && out.indexOf(c) < 0) {
-                axes.add(k);
-            }
-        }
-        return axes.isEmpty() ? t : t.sum(axes.stream().mapToInt(Integer::intValue).toArray());
-    }
-
-    private static String kept(String own, String other, String out) {
-        StringBuilder sb = new StringBuilder();
-        for (char c : own.toCharArray()) {
-            if (other.indexOf(c) >= 0 || out.indexOf(c) >= 0) {
-                sb.append(c);
-            }
-        }
-        return sb.toString();
-    }
-
-    private static List<Integer> axesOrAll(int rank, int[] axes) {
-        Objects.requireNonNull(axes, "axes");
-        if (axes.length == 0) {
-            List<Integer> all = new ArrayList<>();
-            for (int d = 0; d < rank; d++) {
-                all.add(d);
-            }
-            return all;
-        }
-        List<Integer> out = new ArrayList<>();
-        for (int a : axes) {
-            out.add(a < 0 ? a + rank : a);
-        }
-        return out;
+        return Einsum.einsum(subscripts, x, y, outSharding);
     }
 
     /**
@@ -1005,65 +760,51 @@ public final class ShardedArray {
      * over mesh axes costs one psum over them.
      */
     public ShardedArray sum(int... axes) {
-        return op(new Reduce(ReduceOp.SUM, axesOrAll(rank(), axes)));
+        Objects.requireNonNull(axes, "axes");
+        return GlobalReductions.reduce(this, ReduceOp.SUM, axes);
     }
 
     /** {@code jnp.max(x, axis=axes)} (no axes: all); a split reduced dimension costs one pmax. */
     public ShardedArray max(int... axes) {
-        return op(new Reduce(ReduceOp.MAX, axesOrAll(rank(), axes)));
+        Objects.requireNonNull(axes, "axes");
+        return GlobalReductions.reduce(this, ReduceOp.MAX, axes);
     }
 
     /** {@code jnp.min(x, axis=axes)} (no axes: all); a split reduced dimension costs one pmin. */
     public ShardedArray min(int... axes) {
-        return op(new Reduce(ReduceOp.MIN, axesOrAll(rank(), axes)));
+        Objects.requireNonNull(axes, "axes");
+        return GlobalReductions.reduce(this, ReduceOp.MIN, axes);
     }
 
     /** {@code jnp.mean(x, axis=axes)} (no axes: all): the sum divided by the count, float32. */
     public ShardedArray mean(int... axes) {
-        List<Integer> ax = axesOrAll(rank(), axes);
-        long count = 1;
-        for (int a : ax) {
-            count *= shape[a];
-        }
-        ShardedArray f = dtype == DType.FLOAT32 ? this : astype(DType.FLOAT32);
-        return f.op(new Reduce(ReduceOp.SUM, ax)).div((double) count);
+        Objects.requireNonNull(axes, "axes");
+        return GlobalReductions.mean(this, axes);
     }
 
     /** {@code jnp.transpose(x, perm)} (no perm: reversed): shardings move with their dimensions, nothing moves. */
     public ShardedArray transpose(int... perm) {
         Objects.requireNonNull(perm, "perm");
-        List<Integer> p = new ArrayList<>();
-        if (perm.length == 0) {
-            for (int d = rank() - 1; d >= 0; d--) {
-                p.add(d);
-            }
-        } else {
-            Arrays.stream(perm).forEach(p::add);
-        }
-        return op(new Transpose(p));
+        return GlobalShapeOps.transpose(this, perm);
     }
 
     /** {@code jnp.reshape(x, newSizes)}; see {@link Reshape} for which layouts the typing rule allows. */
     public ShardedArray reshape(int... newSizes) {
         Objects.requireNonNull(newSizes, "newSizes");
-        return op(new Reshape(Arrays.stream(newSizes).boxed().toList(), null));
+        return GlobalOps.apply(this, new Reshape(Arrays.stream(newSizes).boxed().toList(), null));
     }
 
     /** {@code lax.reshape(x, newSizes, out_sharding=outSharding)}: any result layout, moving data if needed. */
     public ShardedArray reshape(PartitionSpec outSharding, int... newSizes) {
         Objects.requireNonNull(outSharding, "outSharding");
         Objects.requireNonNull(newSizes, "newSizes");
-        return op(new Reshape(Arrays.stream(newSizes).boxed().toList(), outSharding));
+        return GlobalOps.apply(this, new Reshape(Arrays.stream(newSizes).boxed().toList(), outSharding));
     }
 
     /** {@code jnp.broadcast_to(x, shape)} (numpy rules: x's dimensions align with the trailing ones). */
     public ShardedArray broadcastTo(int... newShape) {
         Objects.requireNonNull(newShape, "newShape");
-        List<Integer> dims = new ArrayList<>();
-        for (int k = 0; k < rank(); k++) {
-            dims.add(newShape.length - rank() + k);
-        }
-        return op(new BroadcastInDim(Arrays.stream(newShape).boxed().toList(), dims));
+        return GlobalShapeOps.broadcastTo(this, newShape);
     }
 
     /**
@@ -1071,7 +812,7 @@ public final class ShardedArray {
      * by its axes.
      */
     public ShardedArray slice(int axis, int start, int stop) {
-        return op(Slice.inDim(shape, axis < 0 ? axis + rank() : axis, start, stop));
+        return GlobalOps.apply(this, Slice.inDim(shape, axis < 0 ? axis + rank() : axis, start, stop));
     }
 
     /**
@@ -1079,19 +820,13 @@ public final class ShardedArray {
      * axes a split dimension can be rolled only by shifts its axes divide (else JAX's slicing error).
      */
     public ShardedArray roll(int shift, int axis) {
-        int ax = axis < 0 ? axis + rank() : axis;
-        int n = shape[ax];
-        if (n == 0) {
-            return this;
-        }
-        int i = Math.floorMod(-shift, n);
-        return concatenate(ax, slice(ax, i, n), slice(ax, 0, i));
+        return GlobalShapeOps.roll(this, shift, axis);
     }
 
     /** {@code jnp.take(x, indices, axis)} with int32 indices of rank 0 or 1 (an uncommitted array). */
     public ShardedArray take(NDArray indices, int axis) {
         Objects.requireNonNull(indices, "indices");
-        return op(new Take(axis < 0 ? axis + rank() : axis), GlobalOps.of(indices));
+        return GlobalOps.apply(this, new Take(axis < 0 ? axis + rank() : axis), GlobalOps.of(indices));
     }
 
     /** {@code x[i]}: the slice at index i of dimension 0, that dimension removed (a gather, as in JAX). */
@@ -1101,7 +836,7 @@ public final class ShardedArray {
 
     /** {@code jax.nn.one_hot(x, numClasses)} of int32 labels: float32 [..., numClasses], the labels' sharding kept. */
     public ShardedArray oneHot(int numClasses) {
-        return op(new OneHot(numClasses));
+        return GlobalOps.apply(this, new OneHot(numClasses));
     }
 
     /**
@@ -1114,13 +849,10 @@ public final class ShardedArray {
         if (arrays.length == 0) {
             throw new IllegalArgumentException("Need at least one array to concatenate.");
         }
-        int ax = axis < 0 ? axis + arrays[0].rank() : axis;
-        List<GlobalOps.Operand> operands = new ArrayList<>();
         for (int k = 0; k < arrays.length; k++) {
-            operands.add(GlobalOps.of(Objects.requireNonNull(arrays[k], "arrays[" + k + "]")));
+            Objects.requireNonNull(arrays[k], "arrays[" + k + "]");
         }
-        arrays[0].hostOnly("concatenate");
-        return GlobalOps.run(new Concatenate(ax), operands);
+        return GlobalShapeOps.concatenate(axis, arrays);
     }
 
     /**
@@ -1129,7 +861,7 @@ public final class ShardedArray {
      * added).
      */
     public ShardedArray reshard(PartitionSpec spec) {
-        return op(new Reshard(Objects.requireNonNull(spec, "spec")));
+        return GlobalOps.apply(this, new Reshard(Objects.requireNonNull(spec, "spec")));
     }
 
     /**
@@ -1139,7 +871,7 @@ public final class ShardedArray {
      * @throws AssertionError with JAX's text when an all-Explicit type has another sharding
      */
     public ShardedArray withShardingConstraint(PartitionSpec spec) {
-        return op(new ShardingConstraint(Objects.requireNonNull(spec, "spec")));
+        return GlobalOps.apply(this, new ShardingConstraint(Objects.requireNonNull(spec, "spec")));
     }
 
     /**

@@ -63,7 +63,7 @@ class NDArrayBoolTest {
         NDArray rows = NDArray.where(NDArray.fromBooleans(new boolean[] {true, false}, 2, 1), x, x.neg());
         assertEquals(NDArray.of(new float[][] {{0, 1, 2}, {-3, -4, -5}}), rows);
         assertThrows(IllegalArgumentException.class, () -> NDArray.where(x.greater(0), x, NDArray.zeros(DType.FLOAT32, 4)));
-        assertThrows(IllegalArgumentException.class, () -> NDArray.where(null, x, x));
+        assertThrows(NullPointerException.class, () -> NDArray.where(null, x, x));
     }
 
     @Test

@@ -3,6 +3,7 @@ package dev.shardlings.array;
 import static dev.shardlings.array.TestSupport.assertF32;
 import static dev.shardlings.array.TestSupport.assertI32;
 import static dev.shardlings.array.TestSupport.assertIae;
+import static dev.shardlings.array.TestSupport.assertNpe;
 import static dev.shardlings.array.TestSupport.assertIaeContains;
 import static dev.shardlings.array.TestSupport.shape;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -35,7 +36,7 @@ class NDArrayCreationTest {
         assertF32(NDArray.arange(3, DType.FLOAT32), shape(3), 0, 1, 2);
         assertI32(NDArray.arange(0), shape(0));
         assertIae("arange(-1): n must be >= 0 (the result has n elements)", () -> NDArray.arange(-1));
-        assertIae("dtype must not be null", () -> NDArray.arange(2, null));
+        assertNpe("dtype must not be null", () -> NDArray.arange(2, null));
     }
 
     @Test
@@ -58,10 +59,10 @@ class NDArrayCreationTest {
         assertIae("fromInts: shape () needs 1 elements but data.length is 3; pass a shape whose product is 3",
                 () -> NDArray.fromInts(new int[3]));
         assertIae("negative dimensions are not allowed: shape (2,-3)", () -> NDArray.fromInts(new int[6], 2, -3));
-        assertIae("data must not be null", () -> NDArray.fromFloats(null, 2));
-        assertIae("shape must not be null: pass the dimensions, e.g. (2, 3)",
+        assertNpe("data must not be null", () -> NDArray.fromFloats(null, 2));
+        assertNpe("shape must not be null: pass the dimensions, e.g. (2, 3)",
                 () -> NDArray.zeros(DType.FLOAT32, (int[]) null));
-        assertIae("dtype must not be null", () -> NDArray.ones(null, 2));
+        assertNpe("dtype must not be null", () -> NDArray.ones(null, 2));
         assertIae("shape (65536,65536) has more elements than one array can hold: at most 2147483639"
                 + " (Integer.MAX_VALUE - 8, the largest Java array)", () -> NDArray.zeros(DType.INT32, 65536, 65536));
     }
@@ -78,10 +79,10 @@ class NDArrayCreationTest {
                 () -> NDArray.of(new float[][] {{1, 2}, {3}}));
         assertIaeContains("ragged rows: row 0 has 1 elements but row 2 has 3",
                 () -> NDArray.of(new int[][] {{1}, {2}, {3, 4, 5}}));
-        assertIae("of(rows): row 1 is null; every row must be an array",
+        assertNpe("of(rows): row 1 is null; every row must be an array",
                 () -> NDArray.of(new int[][] {{1}, null}));
-        assertIae("values must not be null", () -> NDArray.of((float[]) null));
-        assertIae("rows must not be null", () -> NDArray.of((int[][]) null));
+        assertNpe("values must not be null", () -> NDArray.of((float[]) null));
+        assertNpe("rows must not be null", () -> NDArray.of((int[][]) null));
     }
 
     @Test
@@ -167,9 +168,10 @@ class NDArrayCreationTest {
         assertEquals(Set.of(), v.withVaryingAxes(Set.of()).varyingAxes());
         assertEquals(x, v);
         assertEquals(x.hashCode(), v.hashCode());
-        assertIae("axes must not be null", () -> x.withVaryingAxes(null));
+        assertNpe("axes must not be null", () -> x.withVaryingAxes(null));
         assertIae("axes: mesh axis names must be non-empty strings, got \"\" in [i, ]", () -> x.pvary("i", ""));
-        assertIaeContains("got null", () -> x.pvary("i", null));
+        assertNpe("axes: mesh axis names must be non-empty strings, got null in [i, null]",
+                () -> x.pvary("i", null));
     }
 
     @Test

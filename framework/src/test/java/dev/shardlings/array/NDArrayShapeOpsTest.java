@@ -3,6 +3,7 @@ package dev.shardlings.array;
 import static dev.shardlings.array.TestSupport.assertF32;
 import static dev.shardlings.array.TestSupport.assertI32;
 import static dev.shardlings.array.TestSupport.assertIae;
+import static dev.shardlings.array.TestSupport.assertNpe;
 import static dev.shardlings.array.TestSupport.shape;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -140,8 +141,8 @@ class NDArrayShapeOpsTest {
                 + "dimension 1, the array at index 0 has size 2 and the array at index 1 has size 3",
                 () -> NDArray.concat(0, a, NDArray.zeros(DType.INT32, 1, 3)));
         assertIae("axis 2 is out of bounds for array of dimension 2", () -> NDArray.concat(2, a, a));
-        assertIae("concatenate: arrays[1] is null", () -> NDArray.concat(0, a, null));
-        assertIae("arrays must not be null", () -> NDArray.concat(0, (NDArray[]) null));
+        assertNpe("concatenate: arrays[1] is null", () -> NDArray.concat(0, a, null));
+        assertNpe("arrays must not be null", () -> NDArray.concat(0, (NDArray[]) null));
     }
 
     @Test
@@ -197,7 +198,7 @@ class NDArrayShapeOpsTest {
         assertI32(NDArray.of(2.9f, -2.9f, -0.5f, Float.NaN, -1e30f).astype(DType.INT32), shape(5), 2, -2, 0, 0,
                 Integer.MIN_VALUE);
         assertI32(x23.astype(DType.INT32), shape(2, 3), 0, 1, 2, 3, 4, 5);
-        assertIae("dtype must not be null", () -> x23.astype(null));
+        assertNpe("dtype must not be null", () -> x23.astype(null));
     }
 
     @Test

@@ -16,6 +16,12 @@ final class TestSupport {
         assertEquals(message, e.getMessage());
     }
 
+    /** Asserts that {@code op} throws NullPointerException with exactly {@code message} (a null argument, named). */
+    static void assertNpe(String message, Executable op) {
+        NullPointerException e = assertThrows(NullPointerException.class, op);
+        assertEquals(message, e.getMessage());
+    }
+
     /** Asserts that {@code op} throws IllegalArgumentException whose message contains {@code part}. */
     static void assertIaeContains(String part, Executable op) {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, op);

@@ -41,19 +41,21 @@ class ExchangeConcurrencyTest {
     @Test
     void aDeviceThatFinishesWhileAnotherChecksInIsNoMismatch() throws Exception {
         Mesh mesh = Mesh.makeMesh(new int[] {2}, "A");
-        Exchange exchange = new Exchange(mesh, java.util.concurrent.TimeUnit.SECONDS.toNanos(30));
         java.util.concurrent.CountDownLatch oneReturned = new java.util.concurrent.CountDownLatch(1);
         java.util.concurrent.CountDownLatch zeroCountedIn = new java.util.concurrent.CountDownLatch(1);
-        exchange.afterArrivalForTest((device, step) -> {
-            if (device == 0) {
-                zeroCountedIn.countDown();
-                try {
-                    oneReturned.await();
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
+        Exchange exchange = new Exchange(mesh, java.util.concurrent.TimeUnit.SECONDS.toNanos(30)) {
+            @Override
+            void countedIn(int device, int step) {
+                if (device == 0) {
+                    zeroCountedIn.countDown();
+                    try {
+                        oneReturned.await();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
                 }
             }
-        });
+        };
         Exchange.Signature sig = new Exchange.Signature(dev.shardlings.events.Collective.PSUM,
                 java.util.List.of("A"), DType.FLOAT32, new int[] {1}, new dev.shardlings.events.CollectiveParams.None());
         java.util.concurrent.atomic.AtomicReference<Throwable> zeroFailed = new java.util.concurrent.atomic.AtomicReference<>();
