@@ -8,7 +8,6 @@ import dev.shardlings.grader.CheckLog;
 import dev.shardlings.grader.Checks;
 import dev.shardlings.grader.Checks.Tolerance;
 import dev.shardlings.grader.GradingFailure;
-import dev.shardlings.grader.Generators;
 import dev.shardlings.grader.Guard;
 import dev.shardlings.grader.ModelledTime;
 import dev.shardlings.grader.Part;
@@ -338,7 +337,7 @@ public final class Chapter6Checks {
     public static final ModelledTime.Setting SETTING_65 = setting("mesh ('model': 8); B, D, F = 64, 256, 1024");
 
     /** The seed-001-sized example each performance part's base part must pass first. */
-    private static Chapter6Case base(Generators.Chapter6Kind kind) {
+    private static Chapter6Case base(Chapter6Kind kind) {
         return switch (kind) {
             case DATA_PARALLEL -> new Chapter6Case(8, 0, List.of(6, 8, 8, 8, 3), 2, 3, 61);
             case MANUAL_DATA_PARALLEL -> new Chapter6Case(8, 0, List.of(6, 8, 8, 8, 3), 2, 0, 63);
@@ -356,7 +355,7 @@ public final class Chapter6Checks {
         NDArray tg = c.targets();
         Mesh mesh = c.mesh();
         return ModelledTime.check(Part.P6_2P, Part.P6_2, () -> trainDataTensorParallel(impl,
-                base(Generators.Chapter6Kind.DATA_TENSOR_PARALLEL)), SETTING_62,
+                base(Chapter6Kind.DATA_TENSOR_PARALLEL)), SETTING_62,
                 () -> impl.apply(params, in, tg, mesh, 1, Chapter6Case.LR), run -> {
                     CaseRun<List<ShardedArray>> r = listRun(run);
                     Checks.compiledByJit(r);
@@ -372,7 +371,7 @@ public final class Chapter6Checks {
         ShardedArray in = ShardedArray.devicePut(c.inputs(), c.mesh(), P("batch"));
         ShardedArray tg = ShardedArray.devicePut(c.targets(), c.mesh(), P("batch"));
         return ModelledTime.check(Part.P6_3P, Part.P6_3, () -> dataParallelStep(impl,
-                base(Generators.Chapter6Kind.MANUAL_DATA_PARALLEL)), SETTING_63,
+                base(Chapter6Kind.MANUAL_DATA_PARALLEL)), SETTING_63,
                 () -> impl.apply(placed, in, tg, Chapter6Case.LR), run -> {
                     CaseRun<List<ShardedArray>> r = listRun(run);
                     Checks.usesShardMap(r);
@@ -387,7 +386,7 @@ public final class Chapter6Checks {
         List<ShardedArray> placed = place(params, c.mesh(), Collections.nCopies(params.size(), P("batch")));
         ShardedArray in = ShardedArray.devicePut(c.inputs(), c.mesh(), P("batch"));
         ShardedArray tg = ShardedArray.devicePut(c.targets(), c.mesh(), P("batch"));
-        return ModelledTime.check(Part.P6_4P, Part.P6_4, () -> fsdpStep(impl, base(Generators.Chapter6Kind.FSDP)),
+        return ModelledTime.check(Part.P6_4P, Part.P6_4, () -> fsdpStep(impl, base(Chapter6Kind.FSDP)),
                 SETTING_64, () -> impl.apply(placed, in, tg, Chapter6Case.LR), run -> {
                     CaseRun<List<ShardedArray>> r = listRun(run);
                     Checks.usesShardMap(r);
@@ -399,7 +398,7 @@ public final class Chapter6Checks {
     public static ModelledTime.Result megatronMlpTime(Block impl) {
         Chapter6Case c = perfBlock();
         BlockInputs b = blockInputs(c);
-        return ModelledTime.check(Part.P6_5P, Part.P6_5, () -> megatronMlp(impl, base(Generators.Chapter6Kind.MEGATRON)),
+        return ModelledTime.check(Part.P6_5P, Part.P6_5, () -> megatronMlp(impl, base(Chapter6Kind.MEGATRON)),
                 SETTING_65, () -> impl.apply(b.xs(), b.w1s(), b.w2s(), b.dys()), run -> {
                     CaseRun<List<ShardedArray>> r = listRun(run);
                     Checks.usesShardMap(r);

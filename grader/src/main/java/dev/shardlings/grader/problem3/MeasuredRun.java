@@ -1,6 +1,7 @@
 package dev.shardlings.grader.problem3;
 
 import dev.shardlings.array.NDArray;
+import dev.shardlings.grader.chapter0.Chapter0Oracles;
 import dev.shardlings.grader.Checks;
 import dev.shardlings.grader.Generators;
 import dev.shardlings.grader.GradingFailure;
@@ -81,7 +82,7 @@ public record MeasuredRun(Part part, List<Problem3Checks.Operand> inputs, Partit
     private static final SecureRandom DRAWS = new SecureRandom();
 
     /**
-     * A matmul's answer: whole[0] · whole[1] (float32 of a double sum, as {@link Problem3Oracles#matmul}), compared
+     * A matmul's answer: whole[0] · whole[1] (float32 of a double sum, as {@link Chapter0Oracles#matmul}), compared
      * exactly as the parts of Problems 3 and 4 compare it ({@link Problem3Checks#exactSums}).
      */
     public static final Oracle MATMUL = (w, widths, rows, cols) -> {

@@ -2,6 +2,7 @@ package dev.shardlings.grader.problem3;
 
 import dev.shardlings.array.NDArray;
 import dev.shardlings.cost.ModelDtype;
+import dev.shardlings.grader.chapter0.Chapter0Oracles;
 import dev.shardlings.grader.CaseRun;
 import dev.shardlings.grader.Check;
 import dev.shardlings.grader.Checks;
@@ -141,7 +142,7 @@ public final class Problem3Checks {
         NDArray a = values(c, 0, bb, d);
         NDArray w = values(c, 1, d, f);
         List<Operand> ops = List.of(new Operand("A", a, XY), new Operand("W", w, COLS_Y));
-        NDArray expected = Problem3Oracles.matmul(a, w);
+        NDArray expected = Chapter0Oracles.matmul(a, w);
         long flops = 2L * bx * d * fy;
         String flopText = "2·(B/X)·D·(F/Y) = 2·" + bx + "·" + d + "·" + fy;
 
@@ -189,7 +190,7 @@ public final class Problem3Checks {
         NDArray a = values(c, 0, bb, d);
         NDArray w = values(c, 1, d, f);
         List<Operand> ops = List.of(new Operand("A", a, XY), new Operand("W", w, ROWS_Y));
-        NDArray expected = Problem3Oracles.matmul(a, w);
+        NDArray expected = Chapter0Oracles.matmul(a, w);
         long flops = 2L * bx * dy * f;
         CaseRun<ShardedArray> r = run(part, c, "; tiles = " + t, ops, ROWS_X, expected, exactSums(d),
                 l -> impl.apply(l.get(0), l.get(1), t));
@@ -242,7 +243,7 @@ public final class Problem3Checks {
         NDArray w2 = values(c, 1, f, d);
         List<Operand> ops = List.of(new Operand("Tmp", tmp, XY), new Operand("W2", w2, ROWS_Y));
         long flops = 2L * bx * fy * d;
-        CaseRun<ShardedArray> r = run(part, c, ops, XY, Problem3Oracles.matmul(tmp, w2), exactSums(f),
+        CaseRun<ShardedArray> r = run(part, c, ops, XY, Chapter0Oracles.matmul(tmp, w2), exactSums(f),
                 l -> impl.apply(l.get(0), l.get(1)));
         TraceRules.perDevice(r, "communication: n − 1 one-step ppermutes of accumulator blocks",
                 "only ppermute over Y, exactly n − 1 = " + (n - 1) + " per device, each of one"
@@ -282,8 +283,8 @@ public final class Problem3Checks {
         NDArray wout = values(c, 2, f, d);
         List<Operand> ops = List.of(new Operand("In", in, XY), new Operand("Win", win, COLS_Y),
                 new Operand("Wout", wout, ROWS_Y));
-        NDArray hidden = Problem3Oracles.gelu(Problem3Oracles.matmul(in, win));
-        NDArray expected = Problem3Oracles.matmul(hidden, wout);
+        NDArray hidden = Problem3Oracles.gelu(Chapter0Oracles.matmul(in, win));
+        NDArray expected = Chapter0Oracles.matmul(hidden, wout);
         Tolerance tol = blockTolerance(f, Problem3Oracles.maxAbs(hidden), Problem3Oracles.maxAbs(wout));
         long flops = 4L * bx * d * fy;
         String flopText = "2·(B/X)·D·(F/Y) for each of the two matmuls = 4·" + bx + "·" + d + "·" + fy;

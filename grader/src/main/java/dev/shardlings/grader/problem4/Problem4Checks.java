@@ -2,6 +2,7 @@ package dev.shardlings.grader.problem4;
 
 import dev.shardlings.array.NDArray;
 import dev.shardlings.cost.ModelDtype;
+import dev.shardlings.grader.chapter0.Chapter0Oracles;
 import dev.shardlings.grader.Generators;
 import dev.shardlings.grader.ModelledTime;
 import dev.shardlings.grader.CaseRun;
@@ -60,7 +61,7 @@ public final class Problem4Checks {
         NDArray a = Generators.smallFloats(c.seed(), c.x() * bx, d);
         NDArray w = Generators.smallFloats(c.seed() + 1, d, n * fy);
         CaseRun<ShardedArray> r = Problem3Checks.run(part, c, List.of(new Operand("A", a, XY), new Operand("W", w, P(null, "Y"))),
-                XY, Problem3Oracles.matmul(a, w), Problem3Checks.exactSums(d), l -> impl.apply(l.get(0), l.get(1)));
+                XY, Chapter0Oracles.matmul(a, w), Problem3Checks.exactSums(d), l -> impl.apply(l.get(0), l.get(1)));
         long block = 4L * bx * dy;
         long flops = 2L * bx * d * fy;
         TraceRules.perDevice(r, "communication: A pieces both ways round the ring, half the bytes each way",
@@ -97,7 +98,7 @@ public final class Problem4Checks {
         NDArray a = Generators.smallFloats(c.seed(), c.x() * bx, d);
         NDArray w = Generators.smallFloats(c.seed() + 1, d, f);
         CaseRun<ShardedArray> r = Problem3Checks.run(part, c, List.of(new Operand("A", a, XY), new Operand("W", w, P("Y", null))),
-                P("X", null), Problem3Oracles.matmul(a, w), Problem3Checks.exactSums(d),
+                P("X", null), Chapter0Oracles.matmul(a, w), Problem3Checks.exactSums(d),
                 l -> impl.apply(l.get(0), l.get(1)));
         long v = 4L * bx * f;
         long oneWay = 2L * (n - 1) * v / n;
@@ -133,7 +134,7 @@ public final class Problem4Checks {
         NDArray tmp = Generators.smallFloats(c.seed(), c.x() * bx, f);
         NDArray w2 = Generators.smallFloats(c.seed() + 1, f, d);
         CaseRun<ShardedArray> r = Problem3Checks.run(part, c, List.of(new Operand("Tmp", tmp, XY), new Operand("W2", w2,
-                        P("Y", null))), XY, Problem3Oracles.matmul(tmp, w2), Problem3Checks.exactSums(f),
+                        P("Y", null))), XY, Chapter0Oracles.matmul(tmp, w2), Problem3Checks.exactSums(f),
                 l -> impl.apply(l.get(0), l.get(1)));
         long block = 4L * bx * dy;
         long flops = 2L * bx * fy * d;

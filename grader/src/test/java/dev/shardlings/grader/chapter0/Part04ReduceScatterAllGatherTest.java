@@ -3,7 +3,6 @@ package dev.shardlings.grader.chapter0;
 import dev.shardlings.grader.CourseMethod;
 import dev.shardlings.grader.GradedPart;
 import dev.shardlings.grader.Part;
-import dev.shardlings.grader.Generators;
 import dev.shardlings.grader.MeshSpec;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Example;
@@ -26,7 +25,7 @@ class Part04ReduceScatterAllGatherTest {
 
     @Provide
     Arbitrary<Chapter0Case> cases() {
-        return Generators.chapter0Cases("X");
+        return Chapter0Case.cases("X");
     }
 
     @Example

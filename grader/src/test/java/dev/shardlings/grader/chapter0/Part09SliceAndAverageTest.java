@@ -3,7 +3,6 @@ package dev.shardlings.grader.chapter0;
 import dev.shardlings.grader.CourseMethod;
 import dev.shardlings.grader.GradedPart;
 import dev.shardlings.grader.Part;
-import dev.shardlings.grader.Generators;
 import dev.shardlings.grader.MeshSpec;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Example;
@@ -26,7 +25,7 @@ class Part09SliceAndAverageTest {
 
     @Provide
     Arbitrary<Chapter0Case> cases() {
-        return Generators.chapter0Cases("x", "y");
+        return Chapter0Case.cases("x", "y");
     }
 
     /** The book's mesh: 2 × 4 devices named x and y. */

@@ -1,6 +1,5 @@
 package dev.shardlings.grader.chapter5;
 
-import dev.shardlings.grader.Generators;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Example;
 import net.jqwik.api.ForAll;
@@ -24,7 +23,7 @@ abstract class Chapter5PartTest {
 
     @Provide
     Arbitrary<Chapter5Case> cases() {
-        return Generators.chapter5Cases();
+        return Chapter5Case.cases();
     }
 
     /** Seed 002's mesh: 2 × 2 devices. */

@@ -1,7 +1,5 @@
 package dev.shardlings.grader.chapter6;
 
-import dev.shardlings.grader.Generators;
-import dev.shardlings.grader.Generators.Chapter6Kind;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Example;
 import net.jqwik.api.ForAll;
@@ -30,7 +28,7 @@ abstract class Chapter6PartTest {
 
     @Provide
     Arbitrary<Chapter6Case> cases() {
-        return Generators.chapter6Cases(kind());
+        return Chapter6Case.cases(kind());
     }
 
     /** Seed 001's meshes at a small size: 8 devices along 'batch', or 4 × 2, or 'model' of 8 for 6.5. */

@@ -1,7 +1,6 @@
 package dev.shardlings.grader.chapter6;
 
 import dev.shardlings.grader.CourseMethod;
-import dev.shardlings.grader.Generators.Chapter6Kind;
 import dev.shardlings.grader.GradedPart;
 import dev.shardlings.grader.Part;
 

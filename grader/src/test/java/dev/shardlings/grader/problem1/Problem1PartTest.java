@@ -1,7 +1,6 @@
 package dev.shardlings.grader.problem1;
 
 import dev.shardlings.array.DType;
-import dev.shardlings.grader.Generators;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Example;
 import net.jqwik.api.ForAll;
@@ -25,7 +24,7 @@ abstract class Problem1PartTest {
 
     @Provide
     Arbitrary<Problem1Case> cases() {
-        return Generators.problem1Cases();
+        return Problem1Case.cases();
     }
 
     /** The book's example: arange(4096) as int32 [512, 8] on a (4, 2) mesh, shift 5. */

@@ -1,6 +1,5 @@
 package dev.shardlings.grader.problem2;
 
-import dev.shardlings.grader.Generators;
 import dev.shardlings.grader.MeshSpec;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Example;
@@ -40,7 +39,7 @@ abstract class MoePartTest {
 
     @Provide
     Arbitrary<MoeCase> cases() {
-        return Generators.moeCases(topK());
+        return MoeCase.cases(topK());
     }
 
     @Example

@@ -1,6 +1,5 @@
 package dev.shardlings.grader.problem3;
 
-import dev.shardlings.grader.Generators;
 import dev.shardlings.grader.MeshSpec;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Example;
@@ -25,7 +24,7 @@ public abstract class MatmulPartTest {
 
     @Provide
     Arbitrary<MatmulCase> cases() {
-        return Generators.matmulCases();
+        return MatmulCase.cases();
     }
 
     /** The mesh of the book's collective matmul example: X = 2, Y = 4. */
