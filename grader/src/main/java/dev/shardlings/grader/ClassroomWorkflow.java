@@ -1,5 +1,6 @@
 package dev.shardlings.grader;
 
+import dev.shardlings.grader.parts.Course;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -56,7 +57,7 @@ public final class ClassroomWorkflow {
         sb.append("      - name: Grade the course (mvn test -Pgrade)\n        run: mvn -B test -Pgrade\n");
         StringBuilder runners = new StringBuilder();
         StringBuilder env = new StringBuilder();
-        for (Part p : Part.all()) {
+        for (Part p : Course.all()) {
             String id = id(p);
             sb.append("      - name: ").append(p.number()).append(' ').append(p.title()).append('\n')
                     .append("        id: ").append(id).append('\n')

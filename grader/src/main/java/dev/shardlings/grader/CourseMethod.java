@@ -15,79 +15,13 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * Every method of the course the grader calls, by class, name and signature. The judge never links to the course
- * classes (student code must not run in the process that decides the grade), so it names them here, in one place,
- * and {@link #as(Class)} turns one into an implementation of a check's functional interface whose calls run in
- * the {@link Sandbox}. {@code CourseMethodTest} checks that every entry exists in exercises/ and solutions/ with
- * exactly this signature.
+ * A method of the course the grader calls, by class, name and signature; each is declared once, in its chapter's
+ * table of parts ({@code chapter0.Chapter0Parts}, …). The judge never links to the course classes (student code
+ * must not run in the process that decides the grade), so it names them, and {@link #as(Class)} turns one into an
+ * implementation of a check's functional interface whose calls run in the {@link Sandbox}. {@code CourseMethodTest}
+ * checks that every one exists in exercises/ and solutions/ with exactly this signature.
  */
-public enum CourseMethod {
-    MATMUL_NO_COMMUNICATION("Chapter0", "matmulNoCommunication", ShardedArray.class, ShardedArray.class, ShardedArray.class),
-    MATMUL_GATHER_A("Chapter0", "matmulGatherA", ShardedArray.class, ShardedArray.class, ShardedArray.class),
-    MATMUL_PSUM("Chapter0", "matmulPsum", ShardedArray.class, ShardedArray.class, ShardedArray.class),
-    MATMUL_REDUCE_SCATTER_ALL_GATHER("Chapter0", "matmulReduceScatterAllGather", ShardedArray.class,
-            ShardedArray.class, ShardedArray.class),
-    MATMUL_SAME_AXIS_GATHER_B("Chapter0", "matmulSameAxisGatherB", ShardedArray.class, ShardedArray.class, ShardedArray.class),
-    MATMUL_SAME_AXIS_GATHER_A("Chapter0", "matmulSameAxisGatherA", ShardedArray.class, ShardedArray.class, ShardedArray.class),
-    PARALLEL_NORMALIZE("Chapter0", "parallelNormalize", ShardedArray.class, ShardedArray.class),
-    MATMUL_WITH_GATHERED_WEIGHT("Chapter0", "matmulWithGatheredWeight", ShardedArray.class, ShardedArray.class,
-            ShardedArray.class),
-    RING_SHIFT("Chapter0", "ringShift", ShardedArray.class, ShardedArray.class, int.class),
-    SLICE_AND_AVERAGE("Chapter0", "sliceAndAverage", ShardedArray.class, ShardedArray.class),
-    FOLD_KEY_OVER_AXIS("Chapter0", "foldKeyOverAxis", ShardedArray.class, NDArray.class, Mesh.class),
-
-    PER_SHARD_MEAN("Problem1", "perShardMean", ShardedArray.class, ShardedArray.class),
-    PER_SHARD_MEAN_GLOBAL("Problem1", "perShardMeanGlobal", ShardedArray.class, ShardedArray.class),
-    ROLL_WITHIN_SHARDS("Problem1", "rollWithinShards", ShardedArray.class, ShardedArray.class, int.class),
-    ROLL_WITHIN_SHARDS_GLOBAL("Problem1", "rollWithinShardsGlobal", ShardedArray.class, ShardedArray.class,
-            int.class),
-
-    MOE_LOCAL("Problem2", "moeLocal", NDArray.class, NDArray.class, NDArray.class, NDArray.class),
-    MOE_JIT("Problem2", "moeJit", ShardedArray.class, ShardedArray.class, ShardedArray.class, ShardedArray.class),
-    MOE_JIT_BYTES_RECEIVED("Problem2", "moeJitBytesReceived", int.class, ShardedArray.class, ShardedArray.class,
-            ShardedArray.class),
-    MOE_ALL_GATHER("Problem2", "moeAllGather", ShardedArray.class, ShardedArray.class, ShardedArray.class,
-            ShardedArray.class),
-    MOE_ALL_TO_ALL("Problem2", "moeAllToAll", ShardedArray.class, ShardedArray.class, ShardedArray.class,
-            ShardedArray.class, int.class),
-    MOE_TOP_K_LOCAL("Problem2", "moeTopKLocal", NDArray.class, NDArray.class, NDArray.class, NDArray.class),
-    MOE_TOP_K_ALL_TO_ALL("Problem2", "moeTopKAllToAll", ShardedArray.class, ShardedArray.class, ShardedArray.class,
-            ShardedArray.class, int.class),
-
-    P3_ALL_GATHER_MATMUL("Problem3", "allGatherMatmul", ShardedArray.class, ShardedArray.class, ShardedArray.class),
-    P3_ALL_GATHER_MATMUL_NAIVE("Problem3", "allGatherMatmulNaive", ShardedArray.class, ShardedArray.class,
-            ShardedArray.class),
-    P3_ALL_REDUCE_MATMUL("Problem3", "allReduceMatmul", ShardedArray.class, ShardedArray.class, ShardedArray.class,
-            int.class),
-    P3_REDUCE_SCATTER_MATMUL("Problem3", "reduceScatterMatmul", ShardedArray.class, ShardedArray.class,
-            ShardedArray.class),
-    TRANSFORMER_BLOCK("Problem3", "transformerBlock", ShardedArray.class, ShardedArray.class, ShardedArray.class,
-            ShardedArray.class),
-    TRANSFORMER_BLOCK_NAIVE("Problem3", "transformerBlockNaive", ShardedArray.class, ShardedArray.class,
-            ShardedArray.class, ShardedArray.class),
-
-    P4_ALL_GATHER_MATMUL("Problem4", "allGatherMatmul", ShardedArray.class, ShardedArray.class, ShardedArray.class),
-    P4_ALL_REDUCE_MATMUL("Problem4", "allReduceMatmul", ShardedArray.class, ShardedArray.class, ShardedArray.class),
-    P4_REDUCE_SCATTER_MATMUL("Problem4", "reduceScatterMatmul", ShardedArray.class, ShardedArray.class,
-            ShardedArray.class),
-
-    C5_MATMUL_WITHOUT_COMMUNICATION("Chapter5", "matmulWithoutCommunication", ShardedArray.class, NDArray.class,
-            NDArray.class, Mesh.class),
-    C5_MATMUL_REDUCE_SCATTER("Chapter5", "matmulReduceScatter", ShardedArray.class, ShardedArray.class,
-            ShardedArray.class),
-    C5_MATMUL_SQUARE("Chapter5", "matmulSquare", ShardedArray.class, ShardedArray.class, ShardedArray.class),
-    C5_MATMUL_SQUARE_EXPLICIT("Chapter5", "matmulSquareExplicit", ShardedArray.class, ShardedArray.class,
-            ShardedArray.class),
-
-    C6_TRAIN_DATA_PARALLEL("Chapter6", "trainDataParallel", List.class, List.class, NDArray.class, NDArray.class,
-            Mesh.class, int.class, float.class),
-    C6_TRAIN_DATA_TENSOR_PARALLEL("Chapter6", "trainDataTensorParallel", List.class, List.class, NDArray.class,
-            NDArray.class, Mesh.class, int.class, float.class),
-    C6_DATA_PARALLEL_STEP("Chapter6", "dataParallelStep", List.class, List.class, ShardedArray.class,
-            ShardedArray.class, float.class),
-    C6_FSDP_STEP("Chapter6", "fsdpStep", List.class, List.class, ShardedArray.class, ShardedArray.class, float.class),
-    C6_MEGATRON_MLP("Chapter6", "megatronMlp", List.class, ShardedArray.class, ShardedArray.class, ShardedArray.class,
-            ShardedArray.class);
+public final class CourseMethod {
 
     private static final SecureRandom IDS = new SecureRandom();
     /** The trace of the last remote call on this thread, for {@link Guard} to pick up. */
@@ -104,6 +38,7 @@ public enum CourseMethod {
     private final Class<?> returns;
     private final List<Class<?>> params;
 
+    /** Made by {@link Part.Chapter#method}: a course method belongs to its chapter's table. */
     CourseMethod(String className, String method, Class<?> returns, Class<?>... params) {
         this.className = className;
         this.method = method;
@@ -129,6 +64,11 @@ public enum CourseMethod {
     /** The parameter types, in order. */
     public List<Class<?>> parameterTypes() {
         return params;
+    }
+
+    @Override
+    public String toString() {
+        return signature();
     }
 
     /** {@code Problem1.perShardMean(ShardedArray)}, for messages. */

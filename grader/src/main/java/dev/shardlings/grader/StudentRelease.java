@@ -110,7 +110,7 @@ public final class StudentRelease implements Callable<Integer> {
         rewrite(to.resolve("pom.xml"), "    <module>solutions</module>\n", "");
         rewrite(to.resolve("pom.xml"), "<grade.target>solutions</grade.target>", "<grade.target>exercises</grade.target>");
         rewrite(to.resolve("grader/pom.xml"), "<grader.verify.excludes>**/NoTestIsExcluded</grader.verify.excludes>",
-                "<grader.verify.excludes>**/Part*Test.java</grader.verify.excludes>");
+                "<grader.verify.excludes>**/GradedPartsTest.java</grader.verify.excludes>");
         Files.writeString(to.resolve("README.md"), resource("release/README.md"));
         Path workflow = from.resolve(CLASSROOM_WORKFLOW);
         if (Files.isRegularFile(workflow)) {

@@ -1,5 +1,6 @@
 package dev.shardlings.grader;
 
+import dev.shardlings.grader.parts.Course;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -166,7 +167,7 @@ public final class SubmissionGrading implements Callable<Integer> {
         for (Map.Entry<String, Stubbed> e : stubbed.entrySet()) {
             String cls = e.getKey().replace(".java", "");
             Stubbed why = e.getValue();
-            for (Part p : Part.all()) {
+            for (Part p : Course.all()) {
                 if (p.startAt().contains(cls + ".java")) {
                     pregraded.put(p.number(), Results.TestResult.of(p, false, Report.of(p, "was not graded")
                             .about(why.reason() + (why.details().isEmpty() ? "." : ":")).lines(why.details())
@@ -207,7 +208,7 @@ public final class SubmissionGrading implements Callable<Integer> {
      */
     private void writeUngraded(String reason, boolean refused) throws IOException {
         Map<String, Results.TestResult> all = new LinkedHashMap<>();
-        for (Part p : Part.all()) {
+        for (Part p : Course.all()) {
             all.put(p.number(), Results.TestResult.of(p, false, Report.of(p, "was not graded").about(reason + ".")
                     .noHint().text(), reason));
         }

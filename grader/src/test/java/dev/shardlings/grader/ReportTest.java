@@ -1,5 +1,6 @@
 package dev.shardlings.grader;
 
+import dev.shardlings.grader.problem1.Problem1Parts;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -10,7 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** Every report is put together in the same order, with the part's hint unless a better one is given. */
 class ReportTest {
 
-    private static final Part P = Part.P1_2A;
+    private static final Part P = Problem1Parts.P1_2A;
 
     @Test
     void aReportReadsFirstLineCaseParagraphsBlocksHintPointers() {

@@ -82,7 +82,7 @@ public final class Chapter6Checks {
         List<NDArray> params = c.params();
         NDArray in = c.inputs();
         NDArray tg = c.targets();
-        CaseRun<List<ShardedArray>> run = Guard.run(Part.P6_1, c.describe("parameters and batch on the host"),
+        CaseRun<List<ShardedArray>> run = Guard.run(Chapter6Parts.P6_1, c.describe("parameters and batch on the host"),
                 () -> impl.apply(params, in, tg, mesh, c.steps(), Chapter6Case.LR));
         Checks.compiledByJit(run);
         trainedParameters(run, c, params, Collections.nCopies(params.size(), P()));
@@ -112,7 +112,7 @@ public final class Chapter6Checks {
         List<NDArray> params = c.params();
         NDArray in = c.inputs();
         NDArray tg = c.targets();
-        CaseRun<List<ShardedArray>> run = Guard.run(Part.P6_2, c.describe("parameters and batch on the host"),
+        CaseRun<List<ShardedArray>> run = Guard.run(Chapter6Parts.P6_2, c.describe("parameters and batch on the host"),
                 () -> impl.apply(params, in, tg, mesh, c.steps(), Chapter6Case.LR));
         Checks.compiledByJit(run);
         trainedParameters(run, c, params, TENSOR_PARALLEL);
@@ -178,7 +178,7 @@ public final class Chapter6Checks {
         }
         ShardedArray in = ShardedArray.devicePut(c.inputs(), mesh, P("batch"));
         ShardedArray tg = ShardedArray.devicePut(c.targets(), mesh, P("batch"));
-        CaseRun<List<ShardedArray>> run = Guard.run(Part.P6_3, c.describe("parameters P(), inputs and targets"
+        CaseRun<List<ShardedArray>> run = Guard.run(Chapter6Parts.P6_3, c.describe("parameters P(), inputs and targets"
                 + " P('batch')"), () -> impl.apply(placed, in, tg, Chapter6Case.LR));
         Checks.usesShardMap(run);
         trainedParameters(run, c, params, Collections.nCopies(params.size(), P()));
@@ -211,7 +211,7 @@ public final class Chapter6Checks {
         }
         ShardedArray in = ShardedArray.devicePut(c.inputs(), mesh, P("batch"));
         ShardedArray tg = ShardedArray.devicePut(c.targets(), mesh, P("batch"));
-        CaseRun<List<ShardedArray>> run = Guard.run(Part.P6_4, c.describe("every parameter, the inputs and the"
+        CaseRun<List<ShardedArray>> run = Guard.run(Chapter6Parts.P6_4, c.describe("every parameter, the inputs and the"
                 + " targets laid out P('batch')"), () -> impl.apply(placed, in, tg, Chapter6Case.LR));
         Checks.usesShardMap(run);
         trainedParameters(run, c, params, Collections.nCopies(params.size(), P("batch")));
@@ -274,7 +274,7 @@ public final class Chapter6Checks {
         int b = c.sizes().get(0);
         int d = c.sizes().get(1);
         int f = c.sizes().get(2);
-        CaseRun<List<ShardedArray>> run = Guard.run(Part.P6_5, "Case: mesh ('model': " + c.model() + "), Auto axes;"
+        CaseRun<List<ShardedArray>> run = Guard.run(Chapter6Parts.P6_5, "Case: mesh ('model': " + c.model() + "), Auto axes;"
                 + " X f32[" + b + ", " + d + "] P(), W1 f32[" + d + ", " + f + "] P(None, 'model'), W2 f32[" + f + ", "
                 + d + "] P('model', None), dY f32[" + b + ", " + d + "] P() (value seed " + c.seed() + ")",
                 () -> impl.apply(in.xs(), in.w1s(), in.w2s(), in.dys()));
@@ -354,7 +354,7 @@ public final class Chapter6Checks {
         NDArray in = c.inputs();
         NDArray tg = c.targets();
         Mesh mesh = c.mesh();
-        return ModelledTime.check(Part.P6_2P, Part.P6_2, () -> trainDataTensorParallel(impl,
+        return ModelledTime.check(Chapter6Parts.P6_2P, Chapter6Parts.P6_2, () -> trainDataTensorParallel(impl,
                 base(Chapter6Kind.DATA_TENSOR_PARALLEL)), SETTING_62,
                 () -> impl.apply(params, in, tg, mesh, 1, Chapter6Case.LR), run -> {
                     CaseRun<List<ShardedArray>> r = listRun(run);
@@ -370,7 +370,7 @@ public final class Chapter6Checks {
         List<ShardedArray> placed = place(params, c.mesh(), Collections.nCopies(params.size(), P()));
         ShardedArray in = ShardedArray.devicePut(c.inputs(), c.mesh(), P("batch"));
         ShardedArray tg = ShardedArray.devicePut(c.targets(), c.mesh(), P("batch"));
-        return ModelledTime.check(Part.P6_3P, Part.P6_3, () -> dataParallelStep(impl,
+        return ModelledTime.check(Chapter6Parts.P6_3P, Chapter6Parts.P6_3, () -> dataParallelStep(impl,
                 base(Chapter6Kind.MANUAL_DATA_PARALLEL)), SETTING_63,
                 () -> impl.apply(placed, in, tg, Chapter6Case.LR), run -> {
                     CaseRun<List<ShardedArray>> r = listRun(run);
@@ -386,7 +386,7 @@ public final class Chapter6Checks {
         List<ShardedArray> placed = place(params, c.mesh(), Collections.nCopies(params.size(), P("batch")));
         ShardedArray in = ShardedArray.devicePut(c.inputs(), c.mesh(), P("batch"));
         ShardedArray tg = ShardedArray.devicePut(c.targets(), c.mesh(), P("batch"));
-        return ModelledTime.check(Part.P6_4P, Part.P6_4, () -> fsdpStep(impl, base(Chapter6Kind.FSDP)),
+        return ModelledTime.check(Chapter6Parts.P6_4P, Chapter6Parts.P6_4, () -> fsdpStep(impl, base(Chapter6Kind.FSDP)),
                 SETTING_64, () -> impl.apply(placed, in, tg, Chapter6Case.LR), run -> {
                     CaseRun<List<ShardedArray>> r = listRun(run);
                     Checks.usesShardMap(r);
@@ -398,7 +398,7 @@ public final class Chapter6Checks {
     public static ModelledTime.Result megatronMlpTime(Block impl) {
         Chapter6Case c = perfBlock();
         BlockInputs b = blockInputs(c);
-        return ModelledTime.check(Part.P6_5P, Part.P6_5, () -> megatronMlp(impl, base(Chapter6Kind.MEGATRON)),
+        return ModelledTime.check(Chapter6Parts.P6_5P, Chapter6Parts.P6_5, () -> megatronMlp(impl, base(Chapter6Kind.MEGATRON)),
                 SETTING_65, () -> impl.apply(b.xs(), b.w1s(), b.w2s(), b.dys()), run -> {
                     CaseRun<List<ShardedArray>> r = listRun(run);
                     Checks.usesShardMap(r);

@@ -131,7 +131,7 @@ public final class Problem3Checks {
      */
     public static void allGatherMatmul(BinaryOperator<ShardedArray> collective, BinaryOperator<ShardedArray> naive,
                                        MatmulCase c) {
-        Part part = Part.P3_0;
+        Part part = Problem3Parts.P3_0;
         int n = c.y();
         int bx = c.b();
         int dy = c.d();
@@ -178,7 +178,7 @@ public final class Problem3Checks {
      * matmul computes at most one tile; 2·(B/X)·(D/Y)·F FLOPs.
      */
     public static void allReduceMatmul(Tiled impl, MatmulCase c) {
-        Part part = Part.P3_1;
+        Part part = Problem3Parts.P3_1;
         int n = c.y();
         int t = c.tiles();
         int bx = c.b();
@@ -231,7 +231,7 @@ public final class Problem3Checks {
      * most one chunk of D (≤ D/Y columns); 2·(B/X)·(F/Y)·D FLOPs.
      */
     public static void reduceScatterMatmul(BinaryOperator<ShardedArray> impl, MatmulCase c) {
-        Part part = Part.P3_2;
+        Part part = Problem3Parts.P3_2;
         int n = c.y();
         int bx = c.b();
         int dy = c.d();
@@ -270,7 +270,7 @@ public final class Problem3Checks {
      * partial product.
      */
     public static void transformerBlock(Block collective, Block naive, MatmulCase c) {
-        Part part = Part.P3_3;
+        Part part = Problem3Parts.P3_3;
         int n = c.y();
         int bx = c.b();
         int dy = c.d();
@@ -349,29 +349,29 @@ public final class Problem3Checks {
     /** 3.0p: the collective version's modelled time. */
     public static ModelledTime.Result allGatherMatmulTime(BinaryOperator<ShardedArray> collective,
                                              BinaryOperator<ShardedArray> naive) {
-        return new MeasuredRun(Part.P3_0P, MeasuredRun.operands("A", BD, XY, "W", DF, COLS_Y), XY, BF,
-                MeasuredRun.MATMUL, MATMUL_FLOPS, MeasuredRun.acrossY(PERF_B, PERF_D)).time(Part.P3_0, () -> allGatherMatmul(collective, naive,
+        return new MeasuredRun(Problem3Parts.P3_0P, MeasuredRun.operands("A", BD, XY, "W", DF, COLS_Y), XY, BF,
+                MeasuredRun.MATMUL, MATMUL_FLOPS, MeasuredRun.acrossY(PERF_B, PERF_D)).time(Problem3Parts.P3_0, () -> allGatherMatmul(collective, naive,
                 BASE_CASE), SETTING, l -> collective.apply(l.get(0), l.get(1)));
     }
 
     /** 3.1p. */
     public static ModelledTime.Result allReduceMatmulTime(Tiled impl) {
-        return new MeasuredRun(Part.P3_1P, MeasuredRun.operands("A", BD, XY, "W", DF, ROWS_Y), ROWS_X,
-                BF, MeasuredRun.MATMUL, MATMUL_FLOPS, MeasuredRun.acrossY(PERF_B, PERF_F)).time(Part.P3_1, () -> allReduceMatmul(impl, BASE_CASE),
+        return new MeasuredRun(Problem3Parts.P3_1P, MeasuredRun.operands("A", BD, XY, "W", DF, ROWS_Y), ROWS_X,
+                BF, MeasuredRun.MATMUL, MATMUL_FLOPS, MeasuredRun.acrossY(PERF_B, PERF_F)).time(Problem3Parts.P3_1, () -> allReduceMatmul(impl, BASE_CASE),
                 SETTING, l -> impl.apply(l.get(0), l.get(1), PERF_TILES));
     }
 
     /** 3.2p. */
     public static ModelledTime.Result reduceScatterMatmulTime(BinaryOperator<ShardedArray> impl) {
-        return new MeasuredRun(Part.P3_2P, MeasuredRun.operands("Tmp", BF, XY, "W2", FD, ROWS_Y), XY,
-                BD, MeasuredRun.MATMUL, MATMUL_FLOPS, MeasuredRun.acrossY(PERF_B, PERF_D)).time(Part.P3_2, () -> reduceScatterMatmul(impl, BASE_CASE),
+        return new MeasuredRun(Problem3Parts.P3_2P, MeasuredRun.operands("Tmp", BF, XY, "W2", FD, ROWS_Y), XY,
+                BD, MeasuredRun.MATMUL, MATMUL_FLOPS, MeasuredRun.acrossY(PERF_B, PERF_D)).time(Problem3Parts.P3_2, () -> reduceScatterMatmul(impl, BASE_CASE),
                 SETTING, l -> impl.apply(l.get(0), l.get(1)));
     }
 
     /** 3.3p: the collective block's modelled time. */
     public static ModelledTime.Result transformerBlockTime(Block collective, Block naive) {
-        return new MeasuredRun(Part.P3_3P, MeasuredRun.operands("In", BD, XY, "Win", DF, COLS_Y,
-                "Wout", FD, ROWS_Y), XY, BD, MeasuredRun.BLOCK, 2 * MATMUL_FLOPS, MeasuredRun.acrossY(PERF_B, PERF_D)).time(Part.P3_3,
+        return new MeasuredRun(Problem3Parts.P3_3P, MeasuredRun.operands("In", BD, XY, "Win", DF, COLS_Y,
+                "Wout", FD, ROWS_Y), XY, BD, MeasuredRun.BLOCK, 2 * MATMUL_FLOPS, MeasuredRun.acrossY(PERF_B, PERF_D)).time(Problem3Parts.P3_3,
                 () -> transformerBlock(collective, naive, BASE_CASE), SETTING,
                 l -> collective.apply(l.get(0), l.get(1), l.get(2)));
     }

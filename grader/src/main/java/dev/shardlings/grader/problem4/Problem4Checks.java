@@ -52,7 +52,7 @@ public final class Problem4Checks {
      * D/Y; 2·(B/X)·D·(F/Y) FLOPs.
      */
     public static void allGatherMatmul(BinaryOperator<ShardedArray> impl, MatmulCase c) {
-        Part part = Part.P4_0;
+        Part part = Problem4Parts.P4_0;
         int n = c.y();
         int bx = c.b();
         int dy = 2 * c.d();
@@ -89,7 +89,7 @@ public final class Problem4Checks {
      * 2·(B/X)·(D/Y)·F FLOPs.
      */
     public static void allReduceMatmul(BinaryOperator<ShardedArray> impl, MatmulCase c) {
-        Part part = Part.P4_1;
+        Part part = Problem4Parts.P4_1;
         int n = c.y();
         int bx = c.b();
         int dy = c.d();
@@ -124,7 +124,7 @@ public final class Problem4Checks {
      * at most D/Y columns; 2·(B/X)·(F/Y)·D FLOPs.
      */
     public static void reduceScatterMatmul(BinaryOperator<ShardedArray> impl, MatmulCase c) {
-        Part part = Part.P4_2;
+        Part part = Problem4Parts.P4_2;
         int n = c.y();
         int bx = c.b();
         int dy = 2 * c.d();
@@ -174,22 +174,22 @@ public final class Problem4Checks {
 
     /** 4.0p. */
     public static ModelledTime.Result allGatherMatmulTime(BinaryOperator<ShardedArray> impl) {
-        return new MeasuredRun(Part.P4_0P, MeasuredRun.operands("A", BD, XY, "W", DF, P(null, "Y")),
-                XY, BF, MeasuredRun.MATMUL, MATMUL_FLOPS, MeasuredRun.acrossY(Problem3Checks.PERF_B, Problem3Checks.PERF_D)).time(Part.P4_0, () -> allGatherMatmul(impl,
+        return new MeasuredRun(Problem4Parts.P4_0P, MeasuredRun.operands("A", BD, XY, "W", DF, P(null, "Y")),
+                XY, BF, MeasuredRun.MATMUL, MATMUL_FLOPS, MeasuredRun.acrossY(Problem3Checks.PERF_B, Problem3Checks.PERF_D)).time(Problem4Parts.P4_0, () -> allGatherMatmul(impl,
                 Problem3Checks.BASE_CASE), SETTING, l -> impl.apply(l.get(0), l.get(1)));
     }
 
     /** 4.1p. */
     public static ModelledTime.Result allReduceMatmulTime(BinaryOperator<ShardedArray> impl) {
-        return new MeasuredRun(Part.P4_1P, MeasuredRun.operands("A", BD, XY, "W", DF, P("Y", null)),
-                P("X", null), BF, MeasuredRun.MATMUL, MATMUL_FLOPS, MeasuredRun.acrossY(Problem3Checks.PERF_B, Problem3Checks.PERF_F)).time(Part.P4_1, () -> allReduceMatmul(impl,
+        return new MeasuredRun(Problem4Parts.P4_1P, MeasuredRun.operands("A", BD, XY, "W", DF, P("Y", null)),
+                P("X", null), BF, MeasuredRun.MATMUL, MATMUL_FLOPS, MeasuredRun.acrossY(Problem3Checks.PERF_B, Problem3Checks.PERF_F)).time(Problem4Parts.P4_1, () -> allReduceMatmul(impl,
                 Problem3Checks.BASE_CASE), SETTING, l -> impl.apply(l.get(0), l.get(1)));
     }
 
     /** 4.2p. */
     public static ModelledTime.Result reduceScatterMatmulTime(BinaryOperator<ShardedArray> impl) {
-        return new MeasuredRun(Part.P4_2P, MeasuredRun.operands("Tmp", BF, XY, "W2", FD,
-                P("Y", null)), XY, BD, MeasuredRun.MATMUL, MATMUL_FLOPS, MeasuredRun.acrossY(Problem3Checks.PERF_B, Problem3Checks.PERF_D)).time(Part.P4_2, () -> reduceScatterMatmul(
+        return new MeasuredRun(Problem4Parts.P4_2P, MeasuredRun.operands("Tmp", BF, XY, "W2", FD,
+                P("Y", null)), XY, BD, MeasuredRun.MATMUL, MATMUL_FLOPS, MeasuredRun.acrossY(Problem3Checks.PERF_B, Problem3Checks.PERF_D)).time(Problem4Parts.P4_2, () -> reduceScatterMatmul(
                 impl, Problem3Checks.BASE_CASE), SETTING, l -> impl.apply(l.get(0), l.get(1)));
     }
 }

@@ -1,20 +1,17 @@
 package dev.shardlings.grader.selftest;
 
 import dev.shardlings.grader.CourseMethod;
-import dev.shardlings.grader.IsolatedGrading;
-import dev.shardlings.grader.Part;
+import dev.shardlings.grader.parts.Course;
 
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-/** Reads the course's stub sources and the grader's graded test classes, for the self-tests that keep them in step. */
+/** Reads the course's stub sources and the parts' course methods, for the self-tests that keep them in step. */
 final class CourseSources {
 
     static final Path EXERCISES = Path.of("..", "exercises", "src", "main", "java", "dev", "shardlings", "course");
@@ -62,23 +59,8 @@ final class CourseSources {
         return out;
     }
 
-    /**
-     * The graded test classes the isolated grading finds (the same discovery, so a class it would miss is missing
-     * here too), by the part they name.
-     */
-    static Map<Part, List<Class<?>>> gradedClasses() throws IOException {
-        ClassLoader cl = CourseSources.class.getClassLoader();
-        Map<Part, List<Class<?>>> out = new LinkedHashMap<>();
-        for (Map.Entry<Part, List<String>> e : IsolatedGrading.gradedClasses(Path.of("target", "test-classes"),
-                IsolatedGrading.COURSE_PACKAGES, null, cl).entrySet()) {
-            for (String name : e.getValue()) {
-                try {
-                    out.computeIfAbsent(e.getKey(), k -> new ArrayList<>()).add(Class.forName(name, false, cl));
-                } catch (ClassNotFoundException ex) {
-                    throw new AssertionError("cannot load " + name, ex);
-                }
-            }
-        }
-        return out;
+    /** Every course method the parts call, once each, in course order. */
+    static List<CourseMethod> courseMethods() {
+        return Course.all().stream().flatMap(p -> p.methods().stream()).distinct().toList();
     }
 }

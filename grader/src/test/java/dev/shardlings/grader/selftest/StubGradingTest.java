@@ -1,8 +1,8 @@
 package dev.shardlings.grader.selftest;
 
 import dev.shardlings.grader.IsolatedGrading;
-import dev.shardlings.grader.Part;
 import dev.shardlings.grader.Results;
+import dev.shardlings.grader.parts.Course;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -40,7 +40,7 @@ class StubGradingTest {
             }
         }
         assertEquals(List.of(), wrong);
-        assertEquals(Part.values().length, r.tests().size());
+        assertEquals(Course.all().size(), r.tests().size());
         assertEquals(0.0, r.score());
     }
 }
