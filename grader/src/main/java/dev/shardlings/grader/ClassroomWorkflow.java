@@ -9,11 +9,11 @@ import java.nio.file.Path;
  * The GitHub Classroom workflow of a student repository ({@code .github/workflows/classroom.yml}), written from
  * {@link Part}: one grade of the whole course ({@code mvn -B test -Pgrade}, the students' own command), then one
  * autograding step per part whose command passes exactly when results.json says the part passed, worth the part's
- * points. So Classroom's points equal the grader's. The student release puts the file in place
- * ({@link StudentRelease}); {@code ClassroomWorkflowTest} keeps the committed copy equal to this.
+ * points. So Classroom's points equal the grader's. The student release writes the file
+ * ({@link StudentRelease}), from the parts as they are then: no copy is committed.
  *
  * <pre>
- * java -cp grader/target/classes dev.shardlings.grader.ClassroomWorkflow grader/classroom/classroom.yml
+ * java -cp grader/target/classes:framework/target/classes dev.shardlings.grader.ClassroomWorkflow classroom.yml
  * </pre>
  */
 public final class ClassroomWorkflow {

@@ -1,10 +1,10 @@
 package dev.shardlings.grader;
 
 import dev.shardlings.array.NDArray;
+import dev.shardlings.events.Trace;
 import dev.shardlings.grader.sandbox.Wire;
 import dev.shardlings.sharding.Mesh;
 import dev.shardlings.spmd.ShardedArray;
-import dev.shardlings.events.Trace;
 
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;

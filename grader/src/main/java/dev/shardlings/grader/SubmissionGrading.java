@@ -260,13 +260,13 @@ public final class SubmissionGrading implements Callable<Integer> {
         return b.toString();
     }
 
-    /** Where the grader keeps its copy of the stubs, as class path resources ({@code <File>.java.txt}). */
+    /** Where the grader keeps its copy of the stubs, as class path resources ({@code <File>.java}). */
     static final String STUBS = "/dev/shardlings/grader/stubs/";
 
     /**
      * Writes the grader's copy of the course stubs into {@code dir}. The copy, not exercises/, is what stands in for a
-     * broken file: in a student's repository exercises/ holds the student's own edits. (A self-test keeps the copy
-     * equal to exercises/ in the course's repository.)
+     * broken file: in a student's repository exercises/ holds the student's own edits. (The build copies it from
+     * exercises/ in the course's repository; a student release freezes it in grader/src/stubs.)
      *
      * @return {@code dir}
      * @throws IOException if a stub cannot be read or written
@@ -274,9 +274,9 @@ public final class SubmissionGrading implements Callable<Integer> {
     public static Path writeStubs(Path dir) throws IOException {
         Files.createDirectories(dir);
         for (String name : COURSE_FILES) {
-            try (java.io.InputStream in = SubmissionGrading.class.getResourceAsStream(STUBS + name + ".txt")) {
+            try (java.io.InputStream in = SubmissionGrading.class.getResourceAsStream(STUBS + name)) {
                 if (in == null) {
-                    throw new IOException("the grader has no stub " + name + " (resource " + STUBS + name + ".txt)");
+                    throw new IOException("the grader has no stub " + name + " (resource " + STUBS + name + ")");
                 }
                 Files.copy(in, dir.resolve(name), StandardCopyOption.REPLACE_EXISTING);
             }

@@ -1,22 +1,22 @@
 package dev.shardlings.grader.chapter0;
 
 import dev.shardlings.array.NDArray;
+import dev.shardlings.events.Collective;
 import dev.shardlings.grader.CaseRun;
-import dev.shardlings.grader.Checks;
+import dev.shardlings.grader.Check;
 import dev.shardlings.grader.Checks.Tolerance;
+import dev.shardlings.grader.Checks;
 import dev.shardlings.grader.Generators;
 import dev.shardlings.grader.Guard;
 import dev.shardlings.grader.MeshSpec;
 import dev.shardlings.grader.Part;
 import dev.shardlings.grader.Reports;
-import dev.shardlings.grader.Check;
-import dev.shardlings.grader.TraceRules;
 import dev.shardlings.grader.TraceRules.Rule;
+import dev.shardlings.grader.TraceRules;
 import dev.shardlings.random.PRNG;
 import dev.shardlings.sharding.Mesh;
 import dev.shardlings.sharding.PartitionSpec;
 import dev.shardlings.spmd.ShardedArray;
-import dev.shardlings.events.Collective;
 
 import java.util.List;
 import java.util.Set;

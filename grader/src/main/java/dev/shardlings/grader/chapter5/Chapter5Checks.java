@@ -1,9 +1,10 @@
 package dev.shardlings.grader.chapter5;
 
 import dev.shardlings.array.NDArray;
+import dev.shardlings.events.Collective;
 import dev.shardlings.grader.CaseRun;
-import dev.shardlings.grader.Checks;
 import dev.shardlings.grader.Checks.Tolerance;
+import dev.shardlings.grader.Checks;
 import dev.shardlings.grader.Guard;
 import dev.shardlings.grader.Part;
 import dev.shardlings.grader.Reports;
@@ -11,7 +12,6 @@ import dev.shardlings.grader.TraceRules;
 import dev.shardlings.sharding.AxisType;
 import dev.shardlings.sharding.Mesh;
 import dev.shardlings.spmd.ShardedArray;
-import dev.shardlings.events.Collective;
 
 import java.util.List;
 import java.util.Set;

@@ -2,23 +2,23 @@ package dev.shardlings.grader.chapter6;
 
 import dev.shardlings.array.NDArray;
 import dev.shardlings.cost.ModelDtype;
+import dev.shardlings.events.Collective;
+import dev.shardlings.events.TraceEvent.CollectiveEvent;
 import dev.shardlings.grader.CaseRun;
 import dev.shardlings.grader.Check;
 import dev.shardlings.grader.CheckLog;
-import dev.shardlings.grader.Checks;
 import dev.shardlings.grader.Checks.Tolerance;
+import dev.shardlings.grader.Checks;
 import dev.shardlings.grader.GradingFailure;
 import dev.shardlings.grader.Guard;
 import dev.shardlings.grader.ModelledTime;
 import dev.shardlings.grader.Part;
 import dev.shardlings.grader.Reports;
-import dev.shardlings.grader.TraceRules;
 import dev.shardlings.grader.TraceRules.Rule;
+import dev.shardlings.grader.TraceRules;
 import dev.shardlings.sharding.Mesh;
 import dev.shardlings.sharding.PartitionSpec;
 import dev.shardlings.spmd.ShardedArray;
-import dev.shardlings.events.Collective;
-import dev.shardlings.events.TraceEvent.CollectiveEvent;
 
 import java.util.ArrayList;
 import java.util.Collections;

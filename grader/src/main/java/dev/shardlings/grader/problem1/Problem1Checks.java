@@ -2,8 +2,8 @@ package dev.shardlings.grader.problem1;
 
 import dev.shardlings.array.NDArray;
 import dev.shardlings.grader.CaseRun;
-import dev.shardlings.grader.Checks;
 import dev.shardlings.grader.Checks.Tolerance;
+import dev.shardlings.grader.Checks;
 import dev.shardlings.grader.Guard;
 import dev.shardlings.grader.Part;
 import dev.shardlings.grader.Reports;

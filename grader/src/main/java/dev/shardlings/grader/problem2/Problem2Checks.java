@@ -1,26 +1,26 @@
 package dev.shardlings.grader.problem2;
 
 import dev.shardlings.array.NDArray;
+import dev.shardlings.events.Collective;
+import dev.shardlings.events.DeviceTrace;
+import dev.shardlings.events.TraceEvent.CollectiveEvent;
+import dev.shardlings.events.TraceEvent;
 import dev.shardlings.grader.CaseRun;
 import dev.shardlings.grader.Check;
 import dev.shardlings.grader.CheckLog;
-import dev.shardlings.grader.Checks;
 import dev.shardlings.grader.Checks.Tolerance;
+import dev.shardlings.grader.Checks;
 import dev.shardlings.grader.Generators;
 import dev.shardlings.grader.GradingFailure;
 import dev.shardlings.grader.Guard;
 import dev.shardlings.grader.Part;
 import dev.shardlings.grader.Reports;
-import dev.shardlings.grader.TraceRules;
 import dev.shardlings.grader.TraceRules.Rule;
+import dev.shardlings.grader.TraceRules;
 import dev.shardlings.sharding.AxisType;
 import dev.shardlings.sharding.Mesh;
 import dev.shardlings.sharding.PartitionSpec;
 import dev.shardlings.spmd.ShardedArray;
-import dev.shardlings.events.Collective;
-import dev.shardlings.events.DeviceTrace;
-import dev.shardlings.events.TraceEvent;
-import dev.shardlings.events.TraceEvent.CollectiveEvent;
 
 import java.util.List;
 

@@ -1,22 +1,22 @@
 package dev.shardlings.grader.problem3;
 
 import dev.shardlings.array.NDArray;
-import dev.shardlings.grader.chapter0.Chapter0Oracles;
-import dev.shardlings.grader.Checks;
-import dev.shardlings.grader.Generators;
-import dev.shardlings.grader.GradingFailure;
-import dev.shardlings.grader.Check;
-import dev.shardlings.grader.CheckLog;
-import dev.shardlings.grader.CaseRun;
-import dev.shardlings.grader.ModelledTime;
-import dev.shardlings.grader.Part;
-import dev.shardlings.grader.Reports;
-import dev.shardlings.sharding.NamedSharding;
-import dev.shardlings.sharding.PartitionSpec;
-import dev.shardlings.spmd.ShardedArray;
 import dev.shardlings.events.DeviceTrace;
 import dev.shardlings.events.ShardMapTrace;
 import dev.shardlings.events.Trace;
+import dev.shardlings.grader.CaseRun;
+import dev.shardlings.grader.Check;
+import dev.shardlings.grader.CheckLog;
+import dev.shardlings.grader.Checks;
+import dev.shardlings.grader.Generators;
+import dev.shardlings.grader.GradingFailure;
+import dev.shardlings.grader.ModelledTime;
+import dev.shardlings.grader.Part;
+import dev.shardlings.grader.Reports;
+import dev.shardlings.grader.chapter0.Chapter0Oracles;
+import dev.shardlings.sharding.NamedSharding;
+import dev.shardlings.sharding.PartitionSpec;
+import dev.shardlings.spmd.ShardedArray;
 
 import java.security.SecureRandom;
 import java.util.ArrayList;
