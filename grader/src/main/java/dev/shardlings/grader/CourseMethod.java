@@ -17,29 +17,41 @@ import java.util.List;
 /**
  * A method of the course the grader calls, by class, name and signature; each is declared once, in its chapter's
  * table of parts ({@code chapter0.Chapter0Parts}, …). The judge never links to the course classes (student code
- * must not run in the process that decides the grade), so it names them, and {@link #as(Class)} turns one into an
- * implementation of a check's functional interface whose calls run in the {@link Sandbox}. {@code CourseMethodTest}
- * checks that every one exists in exercises/ and solutions/ with exactly this signature.
+ * must not run in the process that decides the grade), so it names them, and {@link #proxy()} turns one into an
+ * implementation of the check's functional interface {@code F} whose calls run in the {@link Sandbox}.
+ * {@code CourseMethodTest} checks that every one exists in exercises/ and solutions/ with exactly this signature, and
+ * {@code CourseContractTest} compiles {@code F f = Class::method} for every one against both.
+ *
+ * @param <F> the functional interface the checks call the method through
  */
-public final class CourseMethod {
+public final class CourseMethod<F> {
 
     private static final SecureRandom IDS = new SecureRandom();
     /** The trace of the last remote call on this thread, for {@link Guard} to pick up. */
     private static final ThreadLocal<Trace> LAST_TRACE = new ThreadLocal<>();
     /** The course method called last on this thread, for {@link CheckLog}. */
-    private static final ThreadLocal<CourseMethod> LAST_CALLED = new ThreadLocal<>();
+    private static final ThreadLocal<CourseMethod<?>> LAST_CALLED = new ThreadLocal<>();
     /** The time limit {@link Guard} set for calls on this thread. */
     private static final ThreadLocal<Duration> LIMIT = new ThreadLocal<>();
     /** Threads waiting for the sandbox now. */
     private static final java.util.Set<Thread> IN_CALL = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
+    private final Class<F> via;
+    private final String viaType;
     private final String className;
     private final String method;
     private final Class<?> returns;
     private final List<Class<?>> params;
 
-    /** Made by {@link Part.Chapter#method}: a course method belongs to its chapter's table. */
-    CourseMethod(String className, String method, Class<?> returns, Class<?>... params) {
+    /**
+     * Made by {@link Part.Chapter#method}: a course method belongs to its chapter's table.
+     *
+     * @param via     the functional interface the checks call it through
+     * @param viaType that interface as Java source, type arguments included (the compiled contract's text)
+     */
+    CourseMethod(Class<F> via, String viaType, String className, String method, Class<?> returns, Class<?>... params) {
+        this.via = via;
+        this.viaType = viaType;
         this.className = className;
         this.method = method;
         this.returns = returns;
@@ -77,20 +89,23 @@ public final class CourseMethod {
                 + ")";
     }
 
+    /** The functional interface the checks call this method through, as Java source ({@code Problem2Checks.Sharded}). */
+    public String viaType() {
+        return viaType;
+    }
+
     /**
-     * This method as an implementation of {@code iface} (a functional interface whose single method takes the same
-     * arguments): each call is sent to the {@link Sandbox#shared() sandbox}, and its trace handed to {@link Guard}.
-     *
-     * @throws IllegalArgumentException if {@code iface} is not an interface with one abstract method of this arity
+     * This method as an implementation of its functional interface: each call is sent to the
+     * {@link Sandbox#shared() sandbox}, and its trace handed to {@link Guard}.
      */
-    public <F> F as(Class<F> iface) {
-        Method sam = Arrays.stream(iface.getMethods()).filter(m -> java.lang.reflect.Modifier.isAbstract(m.getModifiers()))
-                .findFirst().orElseThrow(() -> new IllegalArgumentException(iface + " has no abstract method"));
+    public F proxy() {
+        Method sam = Arrays.stream(via.getMethods()).filter(m -> java.lang.reflect.Modifier.isAbstract(m.getModifiers()))
+                .findFirst().orElseThrow(() -> new IllegalArgumentException(via + " has no abstract method"));
         if (sam.getParameterCount() != params.size()) {
-            throw new IllegalArgumentException(iface.getSimpleName() + "." + sam.getName() + " takes "
+            throw new IllegalArgumentException(via.getSimpleName() + "." + sam.getName() + " takes "
                     + sam.getParameterCount() + " arguments, " + signature() + " " + params.size());
         }
-        Object proxy = Proxy.newProxyInstance(iface.getClassLoader(), new Class<?>[]{iface}, (self, m, args) -> {
+        Object proxy = Proxy.newProxyInstance(via.getClassLoader(), new Class<?>[]{via}, (self, m, args) -> {
             if (m.getDeclaringClass() == Object.class) {
                 return switch (m.getName()) {
                     case "toString" -> signature() + " in the sandbox";
@@ -102,19 +117,7 @@ public final class CourseMethod {
             }
             return call(args == null ? List.of() : Arrays.asList(args));
         });
-        return iface.cast(proxy);
-    }
-
-    /** {@link #as(Class)} for a method of two ShardedArrays. */
-    @SuppressWarnings("unchecked")
-    public java.util.function.BinaryOperator<ShardedArray> binary() {
-        return as(java.util.function.BinaryOperator.class);
-    }
-
-    /** {@link #as(Class)} for a method of one ShardedArray. */
-    @SuppressWarnings("unchecked")
-    public java.util.function.Function<ShardedArray, ShardedArray> unary() {
-        return as(java.util.function.Function.class);
+        return via.cast(proxy);
     }
 
     /**
@@ -153,8 +156,8 @@ public final class CourseMethod {
     }
 
     /** The course method called last on this thread (null if none), and forgets it. */
-    static CourseMethod takeLastCalled() {
-        CourseMethod m = LAST_CALLED.get();
+    static CourseMethod<?> takeLastCalled() {
+        CourseMethod<?> m = LAST_CALLED.get();
         LAST_CALLED.remove();
         return m;
     }
@@ -181,7 +184,7 @@ public final class CourseMethod {
         private static final long serialVersionUID = 1L;
         private final transient Wire.Thrown thrown;
 
-        StudentException(CourseMethod m, Wire.Thrown thrown) {
+        StudentException(CourseMethod<?> m, Wire.Thrown thrown) {
             super(m.signature() + " threw " + thrown.className() + ": " + thrown.message());
             this.thrown = thrown;
         }

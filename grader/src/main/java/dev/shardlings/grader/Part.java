@@ -1,5 +1,6 @@
 package dev.shardlings.grader;
 
+import dev.shardlings.spmd.ShardedArray;
 import net.jqwik.api.Arbitrary;
 
 import java.util.ArrayList;
@@ -7,7 +8,9 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
+import java.util.function.BinaryOperator;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -23,7 +26,7 @@ public final class Part {
     private final String title;
     private final int points;
     private final String name;
-    private final List<CourseMethod> methods;
+    private final List<CourseMethod<?>> methods;
     private final String docs;
     private final String hint;
     private final List<Requirement> requirements;
@@ -55,9 +58,28 @@ public final class Part {
      */
     public record Chapter(String name, String topic, String className) {
 
-        /** A course method of this chapter's class, called with arguments of these types. */
-        public CourseMethod method(String method, Class<?> returns, Class<?>... params) {
-            return new CourseMethod(className, method, returns, params);
+        private static final String SHARDED = ShardedArray.class.getName();
+
+        /**
+         * A course method of this chapter's class, called through {@code via} with arguments of these types.
+         * {@code CourseContractTest} compiles {@code via f = Class::method} against exercises/ and solutions/.
+         */
+        public <F> CourseMethod<F> method(String method, Class<F> via, Class<?> returns, Class<?>... params) {
+            return new CourseMethod<>(via, via.getCanonicalName(), className, method, returns, params);
+        }
+
+        /** A course method of two ShardedArrays, called as a {@code BinaryOperator}. */
+        @SuppressWarnings({"unchecked", "rawtypes"})
+        public CourseMethod<BinaryOperator<ShardedArray>> binary(String method) {
+            return new CourseMethod<>((Class) BinaryOperator.class, "java.util.function.BinaryOperator<"
+                    + SHARDED + ">", className, method, ShardedArray.class, ShardedArray.class, ShardedArray.class);
+        }
+
+        /** A course method of one ShardedArray, called as a {@code Function}. */
+        @SuppressWarnings({"unchecked", "rawtypes"})
+        public CourseMethod<Function<ShardedArray, ShardedArray>> unary(String method) {
+            return new CourseMethod<>((Class) Function.class, "java.util.function.Function<" + SHARDED + ", "
+                    + SHARDED + ">", className, method, ShardedArray.class, ShardedArray.class);
         }
 
         /**
@@ -81,7 +103,7 @@ public final class Part {
         private final String title;
         private final int points;
         private final String name;
-        private final List<CourseMethod> methods = new ArrayList<>();
+        private final List<CourseMethod<?>> methods = new ArrayList<>();
         private final List<Requirement> requirements = new ArrayList<>();
         private String docs;
         private String hint;
@@ -95,7 +117,7 @@ public final class Part {
         }
 
         /** The course methods the part calls, in the order the stub file lists them. */
-        public Builder calls(CourseMethod... methods) {
+        public Builder calls(CourseMethod<?>... methods) {
             this.methods.addAll(List.of(methods));
             return this;
         }
@@ -113,7 +135,7 @@ public final class Part {
         }
 
         /** A clause of {@code method}'s "Graded:" line, word for word, and the kinds of check that enforce it. */
-        public Builder requires(CourseMethod method, String clause, Check... checks) {
+        public Builder requires(CourseMethod<?> method, String clause, Check... checks) {
             requirements.add(Requirement.of(method, clause, checks));
             return this;
         }
@@ -192,7 +214,7 @@ public final class Part {
     }
 
     /** The course methods the part's checks call, in the order the stub file lists them. */
-    public List<CourseMethod> methods() {
+    public List<CourseMethod<?>> methods() {
         return methods;
     }
 
@@ -202,7 +224,7 @@ public final class Part {
     }
 
     /** Every kind of check some requirement of this part names for calls of {@code method}. */
-    public Set<Check> checksOf(CourseMethod method) {
+    public Set<Check> checksOf(CourseMethod<?> method) {
         EnumSet<Check> out = EnumSet.noneOf(Check.class);
         for (Requirement r : requirements) {
             if (r.method() == method) {

@@ -10,7 +10,7 @@ import java.util.Set;
  * @param clause the clause as written (clauses are separated by "; ")
  * @param checks the kinds of check that enforce it; at least one
  */
-public record Requirement(CourseMethod method, String clause, Set<Check> checks) {
+public record Requirement(CourseMethod<?> method, String clause, Set<Check> checks) {
     public Requirement {
         checks = Set.copyOf(checks);
         if (checks.isEmpty()) {
@@ -22,7 +22,7 @@ public record Requirement(CourseMethod method, String clause, Set<Check> checks)
      * The requirements of a modelled-time part of Problems 3 and 4 (stated in docs/profiles.md): the measured run
      * is right and done on the devices, then its modelled time.
      */
-    public static List<Requirement> performance(CourseMethod method) {
+    public static List<Requirement> performance(CourseMethod<?> method) {
         return List.of(
                 of(method, "the measured run at the book's sizes has the answer's shape, layout and values",
                         Check.VALUES, Check.LAYOUT),
@@ -35,7 +35,7 @@ public record Requirement(CourseMethod method, String clause, Set<Check> checks)
      * The requirements of a modelled-time part of Chapter 6: the measured run's answer, how it ran ({@code how}:
      * {@link Check#USES_JIT} or {@link Check#USES_SHARD_MAP}), and its modelled time.
      */
-    public static List<Requirement> trainingPerformance(CourseMethod method, Check how) {
+    public static List<Requirement> trainingPerformance(CourseMethod<?> method, Check how) {
         return List.of(
                 of(method, "the measured run's answer has its shapes, layouts and values", Check.VALUES, Check.LAYOUT),
                 of(method, how == Check.USES_JIT ? "it ran in programs compiled by jit" : "it ran in a shardMap", how),
@@ -43,7 +43,7 @@ public record Requirement(CourseMethod method, String clause, Set<Check> checks)
     }
 
     /** {@code new Requirement(method, clause, Set.of(checks))}. */
-    public static Requirement of(CourseMethod method, String clause, Check... checks) {
+    public static Requirement of(CourseMethod<?> method, String clause, Check... checks) {
         return new Requirement(method, clause, Set.of(checks));
     }
 }

@@ -9,6 +9,7 @@ import dev.shardlings.sharding.Mesh;
 import dev.shardlings.spmd.ShardedArray;
 
 import java.util.List;
+import java.util.function.Function;
 
 import static dev.shardlings.grader.Part.example;
 import static dev.shardlings.grader.Part.property;
@@ -25,27 +26,27 @@ public final class Chapter0Parts {
     private static final String D = "docs/chapter-0.md#";
 
     /** {@code Chapter0.matmulNoCommunication}. */
-    public static final CourseMethod MATMUL_NO_COMMUNICATION = CHAPTER.method("matmulNoCommunication", ShardedArray.class, ShardedArray.class, ShardedArray.class);
+    public static final CourseMethod<Chapter0Checks.Matmul> MATMUL_NO_COMMUNICATION = CHAPTER.method("matmulNoCommunication", Chapter0Checks.Matmul.class, ShardedArray.class, ShardedArray.class, ShardedArray.class);
     /** {@code Chapter0.matmulGatherA}. */
-    public static final CourseMethod MATMUL_GATHER_A = CHAPTER.method("matmulGatherA", ShardedArray.class, ShardedArray.class, ShardedArray.class);
+    public static final CourseMethod<Chapter0Checks.Matmul> MATMUL_GATHER_A = CHAPTER.method("matmulGatherA", Chapter0Checks.Matmul.class, ShardedArray.class, ShardedArray.class, ShardedArray.class);
     /** {@code Chapter0.matmulPsum}. */
-    public static final CourseMethod MATMUL_PSUM = CHAPTER.method("matmulPsum", ShardedArray.class, ShardedArray.class, ShardedArray.class);
+    public static final CourseMethod<Chapter0Checks.Matmul> MATMUL_PSUM = CHAPTER.method("matmulPsum", Chapter0Checks.Matmul.class, ShardedArray.class, ShardedArray.class, ShardedArray.class);
     /** {@code Chapter0.matmulReduceScatterAllGather}. */
-    public static final CourseMethod MATMUL_REDUCE_SCATTER_ALL_GATHER = CHAPTER.method("matmulReduceScatterAllGather", ShardedArray.class, ShardedArray.class, ShardedArray.class);
+    public static final CourseMethod<Chapter0Checks.Matmul> MATMUL_REDUCE_SCATTER_ALL_GATHER = CHAPTER.method("matmulReduceScatterAllGather", Chapter0Checks.Matmul.class, ShardedArray.class, ShardedArray.class, ShardedArray.class);
     /** {@code Chapter0.matmulSameAxisGatherB}. */
-    public static final CourseMethod MATMUL_SAME_AXIS_GATHER_B = CHAPTER.method("matmulSameAxisGatherB", ShardedArray.class, ShardedArray.class, ShardedArray.class);
+    public static final CourseMethod<Chapter0Checks.Matmul> MATMUL_SAME_AXIS_GATHER_B = CHAPTER.method("matmulSameAxisGatherB", Chapter0Checks.Matmul.class, ShardedArray.class, ShardedArray.class, ShardedArray.class);
     /** {@code Chapter0.matmulSameAxisGatherA}. */
-    public static final CourseMethod MATMUL_SAME_AXIS_GATHER_A = CHAPTER.method("matmulSameAxisGatherA", ShardedArray.class, ShardedArray.class, ShardedArray.class);
+    public static final CourseMethod<Chapter0Checks.Matmul> MATMUL_SAME_AXIS_GATHER_A = CHAPTER.method("matmulSameAxisGatherA", Chapter0Checks.Matmul.class, ShardedArray.class, ShardedArray.class, ShardedArray.class);
     /** {@code Chapter0.parallelNormalize}. */
-    public static final CourseMethod PARALLEL_NORMALIZE = CHAPTER.method("parallelNormalize", ShardedArray.class, ShardedArray.class);
+    public static final CourseMethod<Function<ShardedArray, ShardedArray>> PARALLEL_NORMALIZE = CHAPTER.unary("parallelNormalize");
     /** {@code Chapter0.matmulWithGatheredWeight}. */
-    public static final CourseMethod MATMUL_WITH_GATHERED_WEIGHT = CHAPTER.method("matmulWithGatheredWeight", ShardedArray.class, ShardedArray.class, ShardedArray.class);
+    public static final CourseMethod<Chapter0Checks.Matmul> MATMUL_WITH_GATHERED_WEIGHT = CHAPTER.method("matmulWithGatheredWeight", Chapter0Checks.Matmul.class, ShardedArray.class, ShardedArray.class, ShardedArray.class);
     /** {@code Chapter0.ringShift}. */
-    public static final CourseMethod RING_SHIFT = CHAPTER.method("ringShift", ShardedArray.class, ShardedArray.class, int.class);
+    public static final CourseMethod<Chapter0Checks.RingShift> RING_SHIFT = CHAPTER.method("ringShift", Chapter0Checks.RingShift.class, ShardedArray.class, ShardedArray.class, int.class);
     /** {@code Chapter0.sliceAndAverage}. */
-    public static final CourseMethod SLICE_AND_AVERAGE = CHAPTER.method("sliceAndAverage", ShardedArray.class, ShardedArray.class);
+    public static final CourseMethod<Function<ShardedArray, ShardedArray>> SLICE_AND_AVERAGE = CHAPTER.unary("sliceAndAverage");
     /** {@code Chapter0.foldKeyOverAxis}. */
-    public static final CourseMethod FOLD_KEY_OVER_AXIS = CHAPTER.method("foldKeyOverAxis", ShardedArray.class, NDArray.class, Mesh.class);
+    public static final CourseMethod<Chapter0Checks.FoldKey> FOLD_KEY_OVER_AXIS = CHAPTER.method("foldKeyOverAxis", Chapter0Checks.FoldKey.class, ShardedArray.class, NDArray.class, Mesh.class);
 
     /** Part 0.1. */
     public static final Part P0_1 = CHAPTER.part("0.1", "matmul, no sharded contracting dim", 1, "NoCommunication")
@@ -61,7 +62,7 @@ public final class Chapter0Parts {
                     example("fourByFourOnTwoByTwo", new Chapter0Case(MeshSpec.of("X", 2, "Y", 2), 2, 4, 2, 0, 0)),
                     example("oneDevice", new Chapter0Case(MeshSpec.of("X", 1, "Y", 1), 2, 3, 1, 1, 0)),
                     example("sixteenDevicesWithAReplicatedAxis", new Chapter0Case(MeshSpec.of("Z", 2, "X", 8, "Y", 1), 1, 1, 2, 2, 0))),
-                    c -> Chapter0Checks.noCommunication(MATMUL_NO_COMMUNICATION.as(Chapter0Checks.Matmul.class), c));
+                    c -> Chapter0Checks.noCommunication(MATMUL_NO_COMMUNICATION.proxy(), c));
 
     /** Part 0.2. */
     public static final Part P0_2 = CHAPTER.part("0.2", "matmul, all-gather A", 2, "GatherA")
@@ -76,7 +77,7 @@ public final class Chapter0Parts {
                     example("fourDevices", new Chapter0Case(MeshSpec.of("X", 4), 2, 2, 3, 0, 0)),
                     example("oneDevice", new Chapter0Case(MeshSpec.of("X", 1), 2, 3, 1, 1, 0)),
                     example("sixteenDevicesWithAReplicatedAxis", new Chapter0Case(MeshSpec.of("Z", 2, "X", 8), 1, 1, 2, 2, 0))),
-                    c -> Chapter0Checks.gatherA(MATMUL_GATHER_A.as(Chapter0Checks.Matmul.class), c));
+                    c -> Chapter0Checks.gatherA(MATMUL_GATHER_A.proxy(), c));
 
     /** Part 0.3. */
     public static final Part P0_3 = CHAPTER.part("0.3", "matmul, local then psum", 2, "Psum")
@@ -90,7 +91,7 @@ public final class Chapter0Parts {
                     example("fourDevices", new Chapter0Case(MeshSpec.of("X", 4), 2, 2, 3, 0, 0)),
                     example("oneDevice", new Chapter0Case(MeshSpec.of("X", 1), 2, 3, 1, 1, 0)),
                     example("sixteenDevicesWithAReplicatedAxis", new Chapter0Case(MeshSpec.of("Z", 2, "X", 8), 1, 1, 2, 2, 0))),
-                    c -> Chapter0Checks.psumMatmul(MATMUL_PSUM.as(Chapter0Checks.Matmul.class), c));
+                    c -> Chapter0Checks.psumMatmul(MATMUL_PSUM.proxy(), c));
 
     /** Part 0.4. */
     public static final Part P0_4 = CHAPTER.part("0.4", "matmul, reduce-scatter + all-gather", 2, "ReduceScatterAllGather")
@@ -106,7 +107,7 @@ public final class Chapter0Parts {
                     example("fourDevices", new Chapter0Case(MeshSpec.of("X", 4), 2, 2, 3, 0, 0)),
                     example("oneDevice", new Chapter0Case(MeshSpec.of("X", 1), 2, 3, 1, 1, 0)),
                     example("sixteenDevicesWithAReplicatedAxis", new Chapter0Case(MeshSpec.of("Z", 2, "X", 8), 1, 1, 2, 2, 0))),
-                    c -> Chapter0Checks.reduceScatterAllGather(MATMUL_REDUCE_SCATTER_ALL_GATHER.as(Chapter0Checks.Matmul.class), c));
+                    c -> Chapter0Checks.reduceScatterAllGather(MATMUL_REDUCE_SCATTER_ALL_GATHER.proxy(), c));
 
     /** Part 0.5. */
     public static final Part P0_5 = CHAPTER.part("0.5", "matmul, same axis twice", 2, "SameAxis")
@@ -123,7 +124,7 @@ public final class Chapter0Parts {
                     example("fourDevices", new Chapter0Case(MeshSpec.of("X", 4), 2, 2, 3, 0, 0)),
                     example("oneDevice", new Chapter0Case(MeshSpec.of("X", 1), 2, 3, 1, 1, 0)),
                     example("sixteenDevicesWithAReplicatedAxis", new Chapter0Case(MeshSpec.of("Z", 2, "X", 8), 1, 1, 2, 2, 0))),
-                    c -> Chapter0Checks.sameAxis(MATMUL_SAME_AXIS_GATHER_B.as(Chapter0Checks.Matmul.class), MATMUL_SAME_AXIS_GATHER_A.as(Chapter0Checks.Matmul.class), c));
+                    c -> Chapter0Checks.sameAxis(MATMUL_SAME_AXIS_GATHER_B.proxy(), MATMUL_SAME_AXIS_GATHER_A.proxy(), c));
 
     /** Part 0.6. */
     public static final Part P0_6 = CHAPTER.part("0.6", "parallel normalisation", 2, "ParallelNormalize")
@@ -138,7 +139,7 @@ public final class Chapter0Parts {
                     example("tutorialsMesh", new Chapter0Case(MeshSpec.of("i", 4, "j", 2), 2, 3, 2, 0, 1)),
                     example("oneDevice", new Chapter0Case(MeshSpec.of("i", 1, "j", 1), 2, 2, 1, 1, 0)),
                     example("sixteenDevices", new Chapter0Case(MeshSpec.of("j", 4, "i", 4), 1, 2, 2, 2, -5))),
-                    c -> Chapter0Checks.normalize(PARALLEL_NORMALIZE.unary(), c));
+                    c -> Chapter0Checks.normalize(PARALLEL_NORMALIZE.proxy(), c));
 
     /** Part 0.7. */
     public static final Part P0_7 = CHAPTER.part("0.7", "matmul with a gathered weight", 1, "GatheredWeight")
@@ -152,7 +153,7 @@ public final class Chapter0Parts {
                     example("eightDevices", new Chapter0Case(MeshSpec.of("i", 8), 2, 2, 3, 0, 1)),
                     example("oneDevice", new Chapter0Case(MeshSpec.of("i", 1), 2, 2, 1, 1, 3)),
                     example("downTheRingAndFurtherThanOnce", new Chapter0Case(MeshSpec.of("i", 4, "Z", 2), 1, 2, 1, 2, -6))),
-                    c -> Chapter0Checks.gatheredWeight(MATMUL_WITH_GATHERED_WEIGHT.as(Chapter0Checks.Matmul.class), c));
+                    c -> Chapter0Checks.gatheredWeight(MATMUL_WITH_GATHERED_WEIGHT.proxy(), c));
 
     /** Part 0.8. */
     public static final Part P0_8 = CHAPTER.part("0.8", "ring shift with ppermute", 2, "RingShift")
@@ -165,7 +166,7 @@ public final class Chapter0Parts {
                     example("eightDevices", new Chapter0Case(MeshSpec.of("i", 8), 2, 2, 3, 0, 1)),
                     example("oneDevice", new Chapter0Case(MeshSpec.of("i", 1), 2, 2, 1, 1, 3)),
                     example("downTheRingAndFurtherThanOnce", new Chapter0Case(MeshSpec.of("i", 4, "Z", 2), 1, 2, 1, 2, -6))),
-                    c -> Chapter0Checks.ringShift(RING_SHIFT.as(Chapter0Checks.RingShift.class), c));
+                    c -> Chapter0Checks.ringShift(RING_SHIFT.proxy(), c));
 
     /** Part 0.9. */
     public static final Part P0_9 = CHAPTER.part("0.9", "slice and average", 1, "SliceAndAverage")
@@ -178,7 +179,7 @@ public final class Chapter0Parts {
             .graded(property("meshesShapesAndValues", 60, "1009", () -> Chapter0Case.cases("x", "y")), List.of(
                     example("booksMesh", new Chapter0Case(MeshSpec.of("x", 2, "y", 4), 3, 1, 1, 0, 0)),
                     example("oneDevice", new Chapter0Case(MeshSpec.of("x", 1, "y", 1), 1, 1, 1, 1, 0))),
-                    c -> Chapter0Checks.sliceAndAverage(SLICE_AND_AVERAGE.unary(), c));
+                    c -> Chapter0Checks.sliceAndAverage(SLICE_AND_AVERAGE.proxy(), c));
 
     /** Part 0.10. */
     public static final Part P0_10 = CHAPTER.part("0.10", "per-device randomness", 1, "FoldKey")
@@ -191,7 +192,7 @@ public final class Chapter0Parts {
             .graded(property("meshesAndKeys", 60, "1010", () -> Chapter0Case.cases("i", "j")), List.of(
                     example("tutorialsKeys", new Chapter0Case(MeshSpec.of("i", 4, "j", 2), 1, 1, 1, 0, 0)),
                     example("axesTheOtherWayRound", new Chapter0Case(MeshSpec.of("j", 2, "i", 8), 1, 1, 1, 42, 0))),
-                    c -> Chapter0Checks.foldKey(FOLD_KEY_OVER_AXIS.as(Chapter0Checks.FoldKey.class), c));
+                    c -> Chapter0Checks.foldKey(FOLD_KEY_OVER_AXIS.proxy(), c));
 
     /** The parts of chapter 0, in course order. */
     public static final List<Part> PARTS = List.of(P0_1, P0_2, P0_3, P0_4, P0_5, P0_6, P0_7, P0_8, P0_9, P0_10);

@@ -36,13 +36,13 @@ public final class Chapter5Parts {
     private static final String D = "docs/chapter-5.md#";
 
     /** {@code Chapter5.matmulWithoutCommunication}. */
-    public static final CourseMethod C5_MATMUL_WITHOUT_COMMUNICATION = CHAPTER.method("matmulWithoutCommunication", ShardedArray.class, NDArray.class, NDArray.class, Mesh.class);
+    public static final CourseMethod<Chapter5Checks.MatmulWithoutCommunication> C5_MATMUL_WITHOUT_COMMUNICATION = CHAPTER.method("matmulWithoutCommunication", Chapter5Checks.MatmulWithoutCommunication.class, ShardedArray.class, NDArray.class, NDArray.class, Mesh.class);
     /** {@code Chapter5.matmulReduceScatter}. */
-    public static final CourseMethod C5_MATMUL_REDUCE_SCATTER = CHAPTER.method("matmulReduceScatter", ShardedArray.class, ShardedArray.class, ShardedArray.class);
+    public static final CourseMethod<Chapter5Checks.PlacedMatmul> C5_MATMUL_REDUCE_SCATTER = CHAPTER.method("matmulReduceScatter", Chapter5Checks.PlacedMatmul.class, ShardedArray.class, ShardedArray.class, ShardedArray.class);
     /** {@code Chapter5.matmulSquare}. */
-    public static final CourseMethod C5_MATMUL_SQUARE = CHAPTER.method("matmulSquare", ShardedArray.class, ShardedArray.class, ShardedArray.class);
+    public static final CourseMethod<Chapter5Checks.PlacedMatmul> C5_MATMUL_SQUARE = CHAPTER.method("matmulSquare", Chapter5Checks.PlacedMatmul.class, ShardedArray.class, ShardedArray.class, ShardedArray.class);
     /** {@code Chapter5.matmulSquareExplicit}. */
-    public static final CourseMethod C5_MATMUL_SQUARE_EXPLICIT = CHAPTER.method("matmulSquareExplicit", ShardedArray.class, ShardedArray.class, ShardedArray.class);
+    public static final CourseMethod<Chapter5Checks.PlacedMatmul> C5_MATMUL_SQUARE_EXPLICIT = CHAPTER.method("matmulSquareExplicit", Chapter5Checks.PlacedMatmul.class, ShardedArray.class, ShardedArray.class, ShardedArray.class);
 
     /** Part 5.1. */
     public static final Part P5_1 = CHAPTER.part("5.1", "jit, layouts with no communication", 2, "MatmulWithoutCommunication")
@@ -56,7 +56,7 @@ public final class Chapter5Parts {
             .requires(C5_MATMUL_WITHOUT_COMMUNICATION, "every device holds only its blocks of A and B,"
                     + " (I·J/X + J·K/Y)·4 bytes of inputs", Check.DEVICE_MEMORY)
             .requires(C5_MATMUL_WITHOUT_COMMUNICATION, "every device does exactly 2·I·J·K/(X·Y) matmul FLOPs", Check.FLOPS)
-            .graded(CASES, EXAMPLES, c -> Chapter5Checks.matmulWithoutCommunication(C5_MATMUL_WITHOUT_COMMUNICATION.as(Chapter5Checks.MatmulWithoutCommunication.class), c));
+            .graded(CASES, EXAMPLES, c -> Chapter5Checks.matmulWithoutCommunication(C5_MATMUL_WITHOUT_COMMUNICATION.proxy(), c));
 
     /** Part 5.2. */
     public static final Part P5_2 = CHAPTER.part("5.2", "jit, the out sharding chooses the collective", 2, "MatmulReduceScatter")
@@ -68,7 +68,7 @@ public final class Chapter5Parts {
             .requires(C5_MATMUL_REDUCE_SCATTER, "compiled by jit, with no hand-written shardMap", Check.USES_JIT)
             .requires(C5_MATMUL_REDUCE_SCATTER, "every device receives at most (X−1)/X · I·K·4 bytes (one "
                     + "reduce-scatter of its partial product, where an all-reduce would cost twice that)", Check.BYTES)
-            .graded(CASES, EXAMPLES, c -> Chapter5Checks.matmulReduceScatter(C5_MATMUL_REDUCE_SCATTER.as(Chapter5Checks.PlacedMatmul.class), c));
+            .graded(CASES, EXAMPLES, c -> Chapter5Checks.matmulReduceScatter(C5_MATMUL_REDUCE_SCATTER.proxy(), c));
 
     /** Part 5.3. */
     public static final Part P5_3 = CHAPTER.part("5.3", "jit, matmul_square on Auto axes", 2, "MatmulSquare")
@@ -80,7 +80,7 @@ public final class Chapter5Parts {
             .requires(C5_MATMUL_SQUARE, "compiled by jit, with no hand-written shardMap", Check.USES_JIT)
             .requires(C5_MATMUL_SQUARE, "exactly one collective per device, an all-reduce over Y of "
                     + "f32[B/X, F] (none when Y = 1)", Check.COLLECTIVES, Check.OPERANDS)
-            .graded(CASES, EXAMPLES, c -> Chapter5Checks.matmulSquare(C5_MATMUL_SQUARE.as(Chapter5Checks.PlacedMatmul.class), c));
+            .graded(CASES, EXAMPLES, c -> Chapter5Checks.matmulSquare(C5_MATMUL_SQUARE.proxy(), c));
 
     /** Part 5.4. */
     public static final Part P5_4 = CHAPTER.part("5.4", "matmul_square on Explicit axes", 2, "MatmulSquareExplicit")
@@ -93,7 +93,7 @@ public final class Chapter5Parts {
                     + "operations)", Check.NO_SHARD_MAP)
             .requires(C5_MATMUL_SQUARE_EXPLICIT, "exactly one collective per device, an all-reduce over Y "
                     + "of f32[B/X, F] (none when Y = 1)", Check.COLLECTIVES, Check.OPERANDS)
-            .graded(CASES, EXAMPLES, c -> Chapter5Checks.matmulSquareExplicit(C5_MATMUL_SQUARE_EXPLICIT.as(Chapter5Checks.PlacedMatmul.class), c));
+            .graded(CASES, EXAMPLES, c -> Chapter5Checks.matmulSquareExplicit(C5_MATMUL_SQUARE_EXPLICIT.proxy(), c));
 
     /** The parts of chapter 5, in course order. */
     public static final List<Part> PARTS = List.of(P5_1, P5_2, P5_3, P5_4);

@@ -29,15 +29,15 @@ public final class Chapter6Parts {
     private static final String D = "docs/chapter-6.md#";
 
     /** {@code Chapter6.trainDataParallel}. */
-    public static final CourseMethod C6_TRAIN_DATA_PARALLEL = CHAPTER.method("trainDataParallel", List.class, List.class, NDArray.class, NDArray.class, Mesh.class, int.class, float.class);
+    public static final CourseMethod<Chapter6Checks.Train> C6_TRAIN_DATA_PARALLEL = CHAPTER.method("trainDataParallel", Chapter6Checks.Train.class, List.class, List.class, NDArray.class, NDArray.class, Mesh.class, int.class, float.class);
     /** {@code Chapter6.trainDataTensorParallel}. */
-    public static final CourseMethod C6_TRAIN_DATA_TENSOR_PARALLEL = CHAPTER.method("trainDataTensorParallel", List.class, List.class, NDArray.class, NDArray.class, Mesh.class, int.class, float.class);
+    public static final CourseMethod<Chapter6Checks.Train> C6_TRAIN_DATA_TENSOR_PARALLEL = CHAPTER.method("trainDataTensorParallel", Chapter6Checks.Train.class, List.class, List.class, NDArray.class, NDArray.class, Mesh.class, int.class, float.class);
     /** {@code Chapter6.dataParallelStep}. */
-    public static final CourseMethod C6_DATA_PARALLEL_STEP = CHAPTER.method("dataParallelStep", List.class, List.class, ShardedArray.class, ShardedArray.class, float.class);
+    public static final CourseMethod<Chapter6Checks.TrainingStep> C6_DATA_PARALLEL_STEP = CHAPTER.method("dataParallelStep", Chapter6Checks.TrainingStep.class, List.class, List.class, ShardedArray.class, ShardedArray.class, float.class);
     /** {@code Chapter6.fsdpStep}. */
-    public static final CourseMethod C6_FSDP_STEP = CHAPTER.method("fsdpStep", List.class, List.class, ShardedArray.class, ShardedArray.class, float.class);
+    public static final CourseMethod<Chapter6Checks.TrainingStep> C6_FSDP_STEP = CHAPTER.method("fsdpStep", Chapter6Checks.TrainingStep.class, List.class, List.class, ShardedArray.class, ShardedArray.class, float.class);
     /** {@code Chapter6.megatronMlp}. */
-    public static final CourseMethod C6_MEGATRON_MLP = CHAPTER.method("megatronMlp", List.class, ShardedArray.class, ShardedArray.class, ShardedArray.class, ShardedArray.class);
+    public static final CourseMethod<Chapter6Checks.Block> C6_MEGATRON_MLP = CHAPTER.method("megatronMlp", Chapter6Checks.Block.class, List.class, ShardedArray.class, ShardedArray.class, ShardedArray.class, ShardedArray.class);
 
     /** Part 6.1. */
     public static final Part P6_1 = CHAPTER.part("6.1", "data parallelism with jit(grad)", 2, "TrainDataParallel")
@@ -52,7 +52,7 @@ public final class Chapter6Parts {
                     + " gradients' elements once per step", Check.COLLECTIVES)
             .requires(C6_TRAIN_DATA_PARALLEL, "no program hands a device more than the parameters and"
                     + " its rows of the batch", Check.DEVICE_MEMORY)
-            .graded(cases(Chapter6Kind.DATA_PARALLEL), examples(Chapter6Kind.DATA_PARALLEL), c -> Chapter6Checks.trainDataParallel(C6_TRAIN_DATA_PARALLEL.as(Chapter6Checks.Train.class), c));
+            .graded(cases(Chapter6Kind.DATA_PARALLEL), examples(Chapter6Kind.DATA_PARALLEL), c -> Chapter6Checks.trainDataParallel(C6_TRAIN_DATA_PARALLEL.proxy(), c));
 
     /** Part 6.2. */
     public static final Part P6_2 = CHAPTER.part("6.2", "data and tensor parallelism with jit(grad)", 2, "TrainDataTensorParallel")
@@ -69,7 +69,7 @@ public final class Chapter6Parts {
                     + " 'batch' of the gradients' blocks, nothing else", Check.COLLECTIVES)
             .requires(C6_TRAIN_DATA_TENSOR_PARALLEL, "no program hands a device more than its blocks of"
                     + " the parameters and its rows of the batch (W2 and W3 take 1/model of their bytes)", Check.DEVICE_MEMORY)
-            .graded(cases(Chapter6Kind.DATA_TENSOR_PARALLEL), examples(Chapter6Kind.DATA_TENSOR_PARALLEL), c -> Chapter6Checks.trainDataTensorParallel(C6_TRAIN_DATA_TENSOR_PARALLEL.as(Chapter6Checks.Train.class), c));
+            .graded(cases(Chapter6Kind.DATA_TENSOR_PARALLEL), examples(Chapter6Kind.DATA_TENSOR_PARALLEL), c -> Chapter6Checks.trainDataTensorParallel(C6_TRAIN_DATA_TENSOR_PARALLEL.proxy(), c));
 
     /** Part 6.3. */
     public static final Part P6_3 = CHAPTER.part("6.3", "data parallelism by hand (pmean)", 2, "DataParallelStep")
@@ -84,7 +84,7 @@ public final class Chapter6Parts {
                     + " 'batch' of one gradient, each parameter's once", Check.OPERANDS)
             .requires(C6_DATA_PARALLEL_STEP, "no program hands a device more than the parameters and"
                     + " its rows of the batch", Check.DEVICE_MEMORY)
-            .graded(cases(Chapter6Kind.MANUAL_DATA_PARALLEL), examples(Chapter6Kind.MANUAL_DATA_PARALLEL), c -> Chapter6Checks.dataParallelStep(C6_DATA_PARALLEL_STEP.as(Chapter6Checks.TrainingStep.class), c));
+            .graded(cases(Chapter6Kind.MANUAL_DATA_PARALLEL), examples(Chapter6Kind.MANUAL_DATA_PARALLEL), c -> Chapter6Checks.dataParallelStep(C6_DATA_PARALLEL_STEP.proxy(), c));
 
     /** Part 6.4. */
     public static final Part P6_4 = CHAPTER.part("6.4", "fully sharded data parallelism (ZeRO-3)", 3, "FsdpStep")
@@ -100,7 +100,7 @@ public final class Chapter6Parts {
                     + " and one reduce-scatter of each gradient, and no all-reduce", Check.OPERANDS)
             .requires(C6_FSDP_STEP, "no program hands a device more than its shards of the parameters"
                     + " and its rows of the batch", Check.DEVICE_MEMORY)
-            .graded(cases(Chapter6Kind.FSDP), examples(Chapter6Kind.FSDP), c -> Chapter6Checks.fsdpStep(C6_FSDP_STEP.as(Chapter6Checks.TrainingStep.class), c));
+            .graded(cases(Chapter6Kind.FSDP), examples(Chapter6Kind.FSDP), c -> Chapter6Checks.fsdpStep(C6_FSDP_STEP.proxy(), c));
 
     /** Part 6.5. */
     public static final Part P6_5 = CHAPTER.part("6.5", "Megatron's tensor-parallel MLP block", 2, "MegatronMlp")
@@ -115,7 +115,7 @@ public final class Chapter6Parts {
             .requires(C6_MEGATRON_MLP, "exactly two collectives per device, psums over 'model' of"
                     + " f32[B, D] (forward and backward)", Check.COLLECTIVES, Check.OPERANDS)
             .requires(C6_MEGATRON_MLP, "exactly 12·B·D·F/M matmul FLOPs per device", Check.FLOPS)
-            .graded(cases(Chapter6Kind.MEGATRON), examples(Chapter6Kind.MEGATRON), c -> Chapter6Checks.megatronMlp(C6_MEGATRON_MLP.as(Chapter6Checks.Block.class), c));
+            .graded(cases(Chapter6Kind.MEGATRON), examples(Chapter6Kind.MEGATRON), c -> Chapter6Checks.megatronMlp(C6_MEGATRON_MLP.proxy(), c));
 
     /** Part 6.2p. */
     public static final Part P6_2P = CHAPTER.part("6.2p", "6.2 modelled step time, TPU v5e", 1, "Performance")
@@ -123,7 +123,7 @@ public final class Chapter6Parts {
             .docs(PERFORMANCE_DOCS)
             .hint(PERFORMANCE_HINT)
             .requires(Requirement.trainingPerformance(C6_TRAIN_DATA_TENSOR_PARALLEL, Check.USES_JIT))
-            .timed(Chapter6Checks.SETTING_62, () -> Chapter6Checks.trainDataTensorParallelTime(C6_TRAIN_DATA_TENSOR_PARALLEL.as(Chapter6Checks.Train.class)));
+            .timed(Chapter6Checks.SETTING_62, () -> Chapter6Checks.trainDataTensorParallelTime(C6_TRAIN_DATA_TENSOR_PARALLEL.proxy()));
 
     /** Part 6.3p. */
     public static final Part P6_3P = CHAPTER.part("6.3p", "6.3 modelled step time, TPU v5e", 1, "Performance")
@@ -131,7 +131,7 @@ public final class Chapter6Parts {
             .docs(PERFORMANCE_DOCS)
             .hint(PERFORMANCE_HINT)
             .requires(Requirement.trainingPerformance(C6_DATA_PARALLEL_STEP, Check.USES_SHARD_MAP))
-            .timed(Chapter6Checks.SETTING_63, () -> Chapter6Checks.dataParallelStepTime(C6_DATA_PARALLEL_STEP.as(Chapter6Checks.TrainingStep.class)));
+            .timed(Chapter6Checks.SETTING_63, () -> Chapter6Checks.dataParallelStepTime(C6_DATA_PARALLEL_STEP.proxy()));
 
     /** Part 6.4p. */
     public static final Part P6_4P = CHAPTER.part("6.4p", "6.4 modelled step time, TPU v5e", 1, "Performance")
@@ -139,7 +139,7 @@ public final class Chapter6Parts {
             .docs(PERFORMANCE_DOCS)
             .hint(PERFORMANCE_HINT)
             .requires(Requirement.trainingPerformance(C6_FSDP_STEP, Check.USES_SHARD_MAP))
-            .timed(Chapter6Checks.SETTING_64, () -> Chapter6Checks.fsdpStepTime(C6_FSDP_STEP.as(Chapter6Checks.TrainingStep.class)));
+            .timed(Chapter6Checks.SETTING_64, () -> Chapter6Checks.fsdpStepTime(C6_FSDP_STEP.proxy()));
 
     /** Part 6.5p. */
     public static final Part P6_5P = CHAPTER.part("6.5p", "6.5 modelled time, TPU v5e", 1, "Performance")
@@ -147,7 +147,7 @@ public final class Chapter6Parts {
             .docs(PERFORMANCE_DOCS)
             .hint(PERFORMANCE_HINT)
             .requires(Requirement.trainingPerformance(C6_MEGATRON_MLP, Check.USES_SHARD_MAP))
-            .timed(Chapter6Checks.SETTING_65, () -> Chapter6Checks.megatronMlpTime(C6_MEGATRON_MLP.as(Chapter6Checks.Block.class)));
+            .timed(Chapter6Checks.SETTING_65, () -> Chapter6Checks.megatronMlpTime(C6_MEGATRON_MLP.proxy()));
 
     /** The parts of chapter 6, in course order. */
     public static final List<Part> PARTS = List.of(P6_1, P6_2, P6_3, P6_4, P6_5, P6_2P, P6_3P, P6_4P, P6_5P);

@@ -37,13 +37,13 @@ public final class Problem1Parts {
             example("int32Values", new Problem1Case(2, 2, 4, 2, 24, 5, DType.INT32)));
 
     /** {@code Problem1.perShardMean}. */
-    public static final CourseMethod PER_SHARD_MEAN = CHAPTER.method("perShardMean", ShardedArray.class, ShardedArray.class);
+    public static final CourseMethod<Problem1Checks.PerShardMean> PER_SHARD_MEAN = CHAPTER.method("perShardMean", Problem1Checks.PerShardMean.class, ShardedArray.class, ShardedArray.class);
     /** {@code Problem1.perShardMeanGlobal}. */
-    public static final CourseMethod PER_SHARD_MEAN_GLOBAL = CHAPTER.method("perShardMeanGlobal", ShardedArray.class, ShardedArray.class);
+    public static final CourseMethod<Problem1Checks.PerShardMeanGlobal> PER_SHARD_MEAN_GLOBAL = CHAPTER.method("perShardMeanGlobal", Problem1Checks.PerShardMeanGlobal.class, ShardedArray.class, ShardedArray.class);
     /** {@code Problem1.rollWithinShards}. */
-    public static final CourseMethod ROLL_WITHIN_SHARDS = CHAPTER.method("rollWithinShards", ShardedArray.class, ShardedArray.class, int.class);
+    public static final CourseMethod<Problem1Checks.RollWithinShards> ROLL_WITHIN_SHARDS = CHAPTER.method("rollWithinShards", Problem1Checks.RollWithinShards.class, ShardedArray.class, ShardedArray.class, int.class);
     /** {@code Problem1.rollWithinShardsGlobal}. */
-    public static final CourseMethod ROLL_WITHIN_SHARDS_GLOBAL = CHAPTER.method("rollWithinShardsGlobal", ShardedArray.class, ShardedArray.class, int.class);
+    public static final CourseMethod<Problem1Checks.RollWithinShardsGlobal> ROLL_WITHIN_SHARDS_GLOBAL = CHAPTER.method("rollWithinShardsGlobal", Problem1Checks.RollWithinShardsGlobal.class, ShardedArray.class, ShardedArray.class, int.class);
 
     /** Part 1.1a. */
     public static final Part P1_1A = CHAPTER.part("1.1a", "per-shard mean with shardMap", 2, "PerShardMean")
@@ -56,7 +56,7 @@ public final class Problem1Parts {
             .requires(PER_SHARD_MEAN, "no collectives", Check.NO_COLLECTIVES)
             .requires(PER_SHARD_MEAN, "no device holds an array as large as the whole input", Check.DEVICE_MEMORY)
             .requires(PER_SHARD_MEAN, "the whole array is never gathered on the host", Check.HOST_MEMORY)
-            .graded(CASES, EXAMPLES, c -> Problem1Checks.perShardMean(PER_SHARD_MEAN.as(Problem1Checks.PerShardMean.class), c));
+            .graded(CASES, EXAMPLES, c -> Problem1Checks.perShardMean(PER_SHARD_MEAN.proxy(), c));
 
     /** Part 1.1b. */
     public static final Part P1_1B = CHAPTER.part("1.1b", "per-shard mean with jit", 2, "PerShardMeanGlobal")
@@ -67,7 +67,7 @@ public final class Problem1Parts {
             .requires(PER_SHARD_MEAN_GLOBAL, "values (float tolerance) and layout", Check.VALUES, Check.LAYOUT)
             .requires(PER_SHARD_MEAN_GLOBAL, "compiled by jit, with no hand-written shardMap", Check.USES_JIT)
             .requires(PER_SHARD_MEAN_GLOBAL, "the compiled program has no collective", Check.NO_COLLECTIVES)
-            .graded(CASES, EXAMPLES, c -> Problem1Checks.perShardMeanGlobal(PER_SHARD_MEAN_GLOBAL.as(Problem1Checks.PerShardMeanGlobal.class), c));
+            .graded(CASES, EXAMPLES, c -> Problem1Checks.perShardMeanGlobal(PER_SHARD_MEAN_GLOBAL.proxy(), c));
 
     /** Part 1.2a. */
     public static final Part P1_2A = CHAPTER.part("1.2a", "roll within shards with shardMap", 3, "RollWithinShards")
@@ -81,7 +81,7 @@ public final class Problem1Parts {
             .requires(ROLL_WITHIN_SHARDS, "no collectives", Check.NO_COLLECTIVES)
             .requires(ROLL_WITHIN_SHARDS, "no device holds an array as large as the whole input", Check.DEVICE_MEMORY)
             .requires(ROLL_WITHIN_SHARDS, "the whole array is never gathered on the host", Check.HOST_MEMORY)
-            .graded(CASES, EXAMPLES, c -> Problem1Checks.rollWithinShards(ROLL_WITHIN_SHARDS.as(Problem1Checks.RollWithinShards.class), c));
+            .graded(CASES, EXAMPLES, c -> Problem1Checks.rollWithinShards(ROLL_WITHIN_SHARDS.proxy(), c));
 
     /** Part 1.2b. */
     public static final Part P1_2B = CHAPTER.part("1.2b", "roll within shards with jit", 3, "RollWithinShardsGlobal")
@@ -92,7 +92,7 @@ public final class Problem1Parts {
             .requires(ROLL_WITHIN_SHARDS_GLOBAL, "values (exact) and layout", Check.VALUES, Check.LAYOUT)
             .requires(ROLL_WITHIN_SHARDS_GLOBAL, "compiled by jit, with no hand-written shardMap", Check.USES_JIT)
             .requires(ROLL_WITHIN_SHARDS_GLOBAL, "the compiled program has no collective", Check.NO_COLLECTIVES)
-            .graded(CASES, EXAMPLES, c -> Problem1Checks.rollWithinShardsGlobal(ROLL_WITHIN_SHARDS_GLOBAL.as(Problem1Checks.RollWithinShardsGlobal.class), c));
+            .graded(CASES, EXAMPLES, c -> Problem1Checks.rollWithinShardsGlobal(ROLL_WITHIN_SHARDS_GLOBAL.proxy(), c));
 
     /** The parts of problem 1, in course order. */
     public static final List<Part> PARTS = List.of(P1_1A, P1_1B, P1_2A, P1_2B);

@@ -26,19 +26,19 @@ public final class Problem2Parts {
     private static final String D = "docs/problem-2.md#";
 
     /** {@code Problem2.moeLocal}. */
-    public static final CourseMethod MOE_LOCAL = CHAPTER.method("moeLocal", NDArray.class, NDArray.class, NDArray.class, NDArray.class);
+    public static final CourseMethod<Problem2Checks.Local> MOE_LOCAL = CHAPTER.method("moeLocal", Problem2Checks.Local.class, NDArray.class, NDArray.class, NDArray.class, NDArray.class);
     /** {@code Problem2.moeJit}. */
-    public static final CourseMethod MOE_JIT = CHAPTER.method("moeJit", ShardedArray.class, ShardedArray.class, ShardedArray.class, ShardedArray.class);
+    public static final CourseMethod<Problem2Checks.Sharded> MOE_JIT = CHAPTER.method("moeJit", Problem2Checks.Sharded.class, ShardedArray.class, ShardedArray.class, ShardedArray.class, ShardedArray.class);
     /** {@code Problem2.moeJitBytesReceived}. */
-    public static final CourseMethod MOE_JIT_BYTES_RECEIVED = CHAPTER.method("moeJitBytesReceived", int.class, ShardedArray.class, ShardedArray.class, ShardedArray.class);
+    public static final CourseMethod<Problem2Checks.BytesReport> MOE_JIT_BYTES_RECEIVED = CHAPTER.method("moeJitBytesReceived", Problem2Checks.BytesReport.class, int.class, ShardedArray.class, ShardedArray.class, ShardedArray.class);
     /** {@code Problem2.moeAllGather}. */
-    public static final CourseMethod MOE_ALL_GATHER = CHAPTER.method("moeAllGather", ShardedArray.class, ShardedArray.class, ShardedArray.class, ShardedArray.class);
+    public static final CourseMethod<Problem2Checks.Sharded> MOE_ALL_GATHER = CHAPTER.method("moeAllGather", Problem2Checks.Sharded.class, ShardedArray.class, ShardedArray.class, ShardedArray.class, ShardedArray.class);
     /** {@code Problem2.moeAllToAll}. */
-    public static final CourseMethod MOE_ALL_TO_ALL = CHAPTER.method("moeAllToAll", ShardedArray.class, ShardedArray.class, ShardedArray.class, ShardedArray.class, int.class);
+    public static final CourseMethod<Problem2Checks.Ragged> MOE_ALL_TO_ALL = CHAPTER.method("moeAllToAll", Problem2Checks.Ragged.class, ShardedArray.class, ShardedArray.class, ShardedArray.class, ShardedArray.class, int.class);
     /** {@code Problem2.moeTopKLocal}. */
-    public static final CourseMethod MOE_TOP_K_LOCAL = CHAPTER.method("moeTopKLocal", NDArray.class, NDArray.class, NDArray.class, NDArray.class);
+    public static final CourseMethod<Problem2Checks.Local> MOE_TOP_K_LOCAL = CHAPTER.method("moeTopKLocal", Problem2Checks.Local.class, NDArray.class, NDArray.class, NDArray.class, NDArray.class);
     /** {@code Problem2.moeTopKAllToAll}. */
-    public static final CourseMethod MOE_TOP_K_ALL_TO_ALL = CHAPTER.method("moeTopKAllToAll", ShardedArray.class, ShardedArray.class, ShardedArray.class, ShardedArray.class, int.class);
+    public static final CourseMethod<Problem2Checks.Ragged> MOE_TOP_K_ALL_TO_ALL = CHAPTER.method("moeTopKAllToAll", Problem2Checks.Ragged.class, ShardedArray.class, ShardedArray.class, ShardedArray.class, ShardedArray.class, int.class);
 
     /** Part 2.1. */
     public static final Part P2_1 = CHAPTER.part("2.1", "mixture of experts, local", 3, "MoeLocal")
@@ -51,7 +51,7 @@ public final class Problem2Parts {
             .requires(MOE_LOCAL, "no array of S·D·F elements or more is allocated", Check.HOST_MEMORY)
             .requires(MOE_LOCAL, "each expert's tokens in one matmul: exactly 2·S·D·F matmul FLOPs, at most one "
                     + "matmul per expert that has tokens", Check.FLOPS, Check.MATMULS)
-            .graded(cases(false), examples(false), c -> Problem2Checks.moeLocal(MOE_LOCAL.as(Problem2Checks.Local.class), c));
+            .graded(cases(false), examples(false), c -> Problem2Checks.moeLocal(MOE_LOCAL.proxy(), c));
 
     /** Part 2.2. */
     public static final Part P2_2 = CHAPTER.part("2.2", "mixture of experts, jit", 2, "MoeJit")
@@ -64,7 +64,7 @@ public final class Problem2Parts {
             .requires(MOE_JIT, "compiled by jit, with no hand-written shardMap", Check.USES_JIT)
             .requires(MOE_JIT_BYTES_RECEIVED, "equal to the bytes every device received in the collectives "
                     + "of the program moeJit ran, read from the trace", Check.REPORTED_COMMUNICATION)
-            .graded(cases(false), examples(false), c -> Problem2Checks.moeJit(MOE_JIT.as(Problem2Checks.Sharded.class), MOE_JIT_BYTES_RECEIVED.as(Problem2Checks.BytesReport.class), c));
+            .graded(cases(false), examples(false), c -> Problem2Checks.moeJit(MOE_JIT.proxy(), MOE_JIT_BYTES_RECEIVED.proxy(), c));
 
     /** Part 2.3a. */
     public static final Part P2_3A = CHAPTER.part("2.3a", "mixture of experts, all-gather", 2, "MoeAllGather")
@@ -77,7 +77,7 @@ public final class Problem2Parts {
                     + "carries an expert block", Check.COLLECTIVES, Check.OPERANDS)
             .requires(MOE_ALL_GATHER, "each device's matmuls do exactly 2·n·D·(F/Y) FLOPs, n = the tokens routed to "
                     + "its experts", Check.FLOPS)
-            .graded(cases(false), examples(false), c -> Problem2Checks.moeAllGather(MOE_ALL_GATHER.as(Problem2Checks.Sharded.class), c));
+            .graded(cases(false), examples(false), c -> Problem2Checks.moeAllGather(MOE_ALL_GATHER.proxy(), c));
 
     /** Part 2.3b. */
     public static final Part P2_3B = CHAPTER.part("2.3b", "mixture of experts, ragged all-to-all", 4, "MoeAllToAll")
@@ -96,7 +96,7 @@ public final class Problem2Parts {
                     + "+ 1)·D, D·(F/Y), (X·capacity + 1)·(F/Y) and (S/X + 1)·(F/Y) elements (one "
                     + "device's tokens or one round's buffers, each with a zero row) — far below the "
                     + "(E/X)·S·D of a masked [E/X, S, D] buffer", Check.DEVICE_MEMORY)
-            .graded(cases(false), examples(false), c -> Problem2Checks.moeAllToAll(MOE_ALL_TO_ALL.as(Problem2Checks.Ragged.class), c));
+            .graded(cases(false), examples(false), c -> Problem2Checks.moeAllToAll(MOE_ALL_TO_ALL.proxy(), c));
 
     /** Part 2.4. */
     public static final Part P2_4 = CHAPTER.part("2.4", "mixture of experts, top-k", 3, "MoeTopK")
@@ -111,7 +111,7 @@ public final class Problem2Parts {
             .requires(MOE_TOP_K_LOCAL, "each expert's (token, expert) pairs in one matmul: exactly 2·S·k·D·F matmul "
                     + "FLOPs, at most one matmul per expert that has pairs", Check.FLOPS, Check.MATMULS)
             .requires(MOE_TOP_K_ALL_TO_ALL, "as 2.3b with the S·k (token, expert) pairs in place of the S tokens", Check.VALUES, Check.LAYOUT, Check.COLLECTIVES, Check.FLOPS, Check.DEVICE_MEMORY)
-            .graded(cases(true), examples(true), c -> Problem2Checks.topK(MOE_TOP_K_LOCAL.as(Problem2Checks.Local.class), MOE_TOP_K_ALL_TO_ALL.as(Problem2Checks.Ragged.class), c));
+            .graded(cases(true), examples(true), c -> Problem2Checks.topK(MOE_TOP_K_LOCAL.proxy(), MOE_TOP_K_ALL_TO_ALL.proxy(), c));
 
     /** The parts of problem 2, in course order. */
     public static final List<Part> PARTS = List.of(P2_1, P2_2, P2_3A, P2_3B, P2_4);

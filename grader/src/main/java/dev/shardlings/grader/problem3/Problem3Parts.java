@@ -8,6 +8,7 @@ import dev.shardlings.grader.Requirement;
 import dev.shardlings.spmd.ShardedArray;
 
 import java.util.List;
+import java.util.function.BinaryOperator;
 
 import static dev.shardlings.grader.Part.example;
 import static dev.shardlings.grader.Part.property;
@@ -46,17 +47,17 @@ public final class Problem3Parts {
     private static final String D = "docs/problem-3.md#";
 
     /** {@code Problem3.allGatherMatmul}. */
-    public static final CourseMethod P3_ALL_GATHER_MATMUL = CHAPTER.method("allGatherMatmul", ShardedArray.class, ShardedArray.class, ShardedArray.class);
+    public static final CourseMethod<BinaryOperator<ShardedArray>> P3_ALL_GATHER_MATMUL = CHAPTER.binary("allGatherMatmul");
     /** {@code Problem3.allGatherMatmulNaive}. */
-    public static final CourseMethod P3_ALL_GATHER_MATMUL_NAIVE = CHAPTER.method("allGatherMatmulNaive", ShardedArray.class, ShardedArray.class, ShardedArray.class);
+    public static final CourseMethod<BinaryOperator<ShardedArray>> P3_ALL_GATHER_MATMUL_NAIVE = CHAPTER.binary("allGatherMatmulNaive");
     /** {@code Problem3.allReduceMatmul}. */
-    public static final CourseMethod P3_ALL_REDUCE_MATMUL = CHAPTER.method("allReduceMatmul", ShardedArray.class, ShardedArray.class, ShardedArray.class, int.class);
+    public static final CourseMethod<Problem3Checks.Tiled> P3_ALL_REDUCE_MATMUL = CHAPTER.method("allReduceMatmul", Problem3Checks.Tiled.class, ShardedArray.class, ShardedArray.class, ShardedArray.class, int.class);
     /** {@code Problem3.reduceScatterMatmul}. */
-    public static final CourseMethod P3_REDUCE_SCATTER_MATMUL = CHAPTER.method("reduceScatterMatmul", ShardedArray.class, ShardedArray.class, ShardedArray.class);
+    public static final CourseMethod<BinaryOperator<ShardedArray>> P3_REDUCE_SCATTER_MATMUL = CHAPTER.binary("reduceScatterMatmul");
     /** {@code Problem3.transformerBlock}. */
-    public static final CourseMethod TRANSFORMER_BLOCK = CHAPTER.method("transformerBlock", ShardedArray.class, ShardedArray.class, ShardedArray.class, ShardedArray.class);
+    public static final CourseMethod<Problem3Checks.Block> TRANSFORMER_BLOCK = CHAPTER.method("transformerBlock", Problem3Checks.Block.class, ShardedArray.class, ShardedArray.class, ShardedArray.class, ShardedArray.class);
     /** {@code Problem3.transformerBlockNaive}. */
-    public static final CourseMethod TRANSFORMER_BLOCK_NAIVE = CHAPTER.method("transformerBlockNaive", ShardedArray.class, ShardedArray.class, ShardedArray.class, ShardedArray.class);
+    public static final CourseMethod<Problem3Checks.Block> TRANSFORMER_BLOCK_NAIVE = CHAPTER.method("transformerBlockNaive", Problem3Checks.Block.class, ShardedArray.class, ShardedArray.class, ShardedArray.class, ShardedArray.class);
 
     /** Part 3.0. */
     public static final Part P3_0 = CHAPTER.part("3.0", "all-gather collective matmul", 3, "AllGatherMatmul")
@@ -73,7 +74,7 @@ public final class Problem3Parts {
             .requires(P3_ALL_GATHER_MATMUL_NAIVE, "values", Check.VALUES)
             .requires(P3_ALL_GATHER_MATMUL_NAIVE, "exactly one all-gather per device, over Y, of the A block", Check.COLLECTIVES, Check.OPERANDS)
             .requires(P3_ALL_GATHER_MATMUL_NAIVE, "2·(B/X)·D·(F/Y) matmul FLOPs per device", Check.FLOPS)
-            .graded(CASES, EXAMPLES, c -> Problem3Checks.allGatherMatmul(P3_ALL_GATHER_MATMUL.binary(), P3_ALL_GATHER_MATMUL_NAIVE.binary(), c));
+            .graded(CASES, EXAMPLES, c -> Problem3Checks.allGatherMatmul(P3_ALL_GATHER_MATMUL.proxy(), P3_ALL_GATHER_MATMUL_NAIVE.proxy(), c));
 
     /** Part 3.1. */
     public static final Part P3_1 = CHAPTER.part("3.1", "all-reduce collective matmul", 2, "AllReduceMatmul")
@@ -88,7 +89,7 @@ public final class Problem3Parts {
             .requires(P3_ALL_REDUCE_MATMUL, "each psum reduces products of its own tile only, so no reduction waits for "
                     + "every matmul", Check.OVERLAP)
             .requires(P3_ALL_REDUCE_MATMUL, "2·(B/X)·(D/Y)·F matmul FLOPs per device", Check.FLOPS)
-            .graded(CASES, EXAMPLES, c -> Problem3Checks.allReduceMatmul(P3_ALL_REDUCE_MATMUL.as(Problem3Checks.Tiled.class), c));
+            .graded(CASES, EXAMPLES, c -> Problem3Checks.allReduceMatmul(P3_ALL_REDUCE_MATMUL.proxy(), c));
 
     /** Part 3.2. */
     public static final Part P3_2 = CHAPTER.part("3.2", "reduce-scatter collective matmul", 3, "ReduceScatterMatmul")
@@ -101,7 +102,7 @@ public final class Problem3Parts {
                     + "[B/X, D/Y] and one step round the ring (no psum or psumScatter)", Check.COLLECTIVES, Check.OPERANDS, Check.RING_STEPS)
             .requires(P3_REDUCE_SCATTER_MATMUL, "every matmul computes the partial product of at most one D chunk [B/X, D/Y]", Check.MATMULS)
             .requires(P3_REDUCE_SCATTER_MATMUL, "2·(B/X)·(F/Y)·D matmul FLOPs per device", Check.FLOPS)
-            .graded(CASES, EXAMPLES, c -> Problem3Checks.reduceScatterMatmul(P3_REDUCE_SCATTER_MATMUL.binary(), c));
+            .graded(CASES, EXAMPLES, c -> Problem3Checks.reduceScatterMatmul(P3_REDUCE_SCATTER_MATMUL.proxy(), c));
 
     /** Part 3.3. */
     public static final Part P3_3 = CHAPTER.part("3.3", "transformer block", 3, "TransformerBlock")
@@ -118,7 +119,7 @@ public final class Problem3Parts {
             .requires(TRANSFORMER_BLOCK_NAIVE, "exactly one all-gather then one psumScatter over Y per device, of the In block "
                     + "and of the [B/X, D] partial product", Check.COLLECTIVES, Check.OPERANDS)
             .requires(TRANSFORMER_BLOCK_NAIVE, "4·(B/X)·D·(F/Y) matmul FLOPs per device", Check.FLOPS)
-            .graded(CASES, EXAMPLES, c -> Problem3Checks.transformerBlock(TRANSFORMER_BLOCK.as(Problem3Checks.Block.class), TRANSFORMER_BLOCK_NAIVE.as(Problem3Checks.Block.class), c));
+            .graded(CASES, EXAMPLES, c -> Problem3Checks.transformerBlock(TRANSFORMER_BLOCK.proxy(), TRANSFORMER_BLOCK_NAIVE.proxy(), c));
 
     /** Part 3.0p. */
     public static final Part P3_0P = CHAPTER.part("3.0p", "3.0 modelled time, TPU v5e", 1, "Performance")
@@ -126,7 +127,7 @@ public final class Problem3Parts {
             .docs(PERFORMANCE_DOCS)
             .hint(PERFORMANCE_HINT)
             .requires(Requirement.performance(P3_ALL_GATHER_MATMUL))
-            .timed(Problem3Checks.SETTING, () -> Problem3Checks.allGatherMatmulTime(P3_ALL_GATHER_MATMUL.binary(), P3_ALL_GATHER_MATMUL_NAIVE.binary()));
+            .timed(Problem3Checks.SETTING, () -> Problem3Checks.allGatherMatmulTime(P3_ALL_GATHER_MATMUL.proxy(), P3_ALL_GATHER_MATMUL_NAIVE.proxy()));
 
     /** Part 3.1p. */
     public static final Part P3_1P = CHAPTER.part("3.1p", "3.1 modelled time, TPU v5e", 1, "Performance")
@@ -134,7 +135,7 @@ public final class Problem3Parts {
             .docs(PERFORMANCE_DOCS)
             .hint(PERFORMANCE_HINT)
             .requires(Requirement.performance(P3_ALL_REDUCE_MATMUL))
-            .timed(Problem3Checks.SETTING, () -> Problem3Checks.allReduceMatmulTime(P3_ALL_REDUCE_MATMUL.as(Problem3Checks.Tiled.class)));
+            .timed(Problem3Checks.SETTING, () -> Problem3Checks.allReduceMatmulTime(P3_ALL_REDUCE_MATMUL.proxy()));
 
     /** Part 3.2p. */
     public static final Part P3_2P = CHAPTER.part("3.2p", "3.2 modelled time, TPU v5e", 1, "Performance")
@@ -142,7 +143,7 @@ public final class Problem3Parts {
             .docs(PERFORMANCE_DOCS)
             .hint(PERFORMANCE_HINT)
             .requires(Requirement.performance(P3_REDUCE_SCATTER_MATMUL))
-            .timed(Problem3Checks.SETTING, () -> Problem3Checks.reduceScatterMatmulTime(P3_REDUCE_SCATTER_MATMUL.binary()));
+            .timed(Problem3Checks.SETTING, () -> Problem3Checks.reduceScatterMatmulTime(P3_REDUCE_SCATTER_MATMUL.proxy()));
 
     /** Part 3.3p. */
     public static final Part P3_3P = CHAPTER.part("3.3p", "3.3 modelled time, TPU v5e", 1, "Performance")
@@ -150,7 +151,7 @@ public final class Problem3Parts {
             .docs(PERFORMANCE_DOCS)
             .hint(PERFORMANCE_HINT)
             .requires(Requirement.performance(TRANSFORMER_BLOCK))
-            .timed(Problem3Checks.SETTING, () -> Problem3Checks.transformerBlockTime(TRANSFORMER_BLOCK.as(Problem3Checks.Block.class), TRANSFORMER_BLOCK_NAIVE.as(Problem3Checks.Block.class)));
+            .timed(Problem3Checks.SETTING, () -> Problem3Checks.transformerBlockTime(TRANSFORMER_BLOCK.proxy(), TRANSFORMER_BLOCK_NAIVE.proxy()));
 
     /** The parts of problem 3, in course order. */
     public static final List<Part> PARTS = List.of(P3_0, P3_1, P3_2, P3_3, P3_0P, P3_1P, P3_2P, P3_3P);

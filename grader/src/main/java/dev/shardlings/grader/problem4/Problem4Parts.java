@@ -8,6 +8,7 @@ import dev.shardlings.grader.problem3.Problem3Parts;
 import dev.shardlings.spmd.ShardedArray;
 
 import java.util.List;
+import java.util.function.BinaryOperator;
 
 import static dev.shardlings.grader.Part.example;
 import static dev.shardlings.grader.Part.property;
@@ -23,11 +24,11 @@ public final class Problem4Parts {
     private static final String D = "docs/problem-4.md#";
 
     /** {@code Problem4.allGatherMatmul}. */
-    public static final CourseMethod P4_ALL_GATHER_MATMUL = CHAPTER.method("allGatherMatmul", ShardedArray.class, ShardedArray.class, ShardedArray.class);
+    public static final CourseMethod<BinaryOperator<ShardedArray>> P4_ALL_GATHER_MATMUL = CHAPTER.binary("allGatherMatmul");
     /** {@code Problem4.allReduceMatmul}. */
-    public static final CourseMethod P4_ALL_REDUCE_MATMUL = CHAPTER.method("allReduceMatmul", ShardedArray.class, ShardedArray.class, ShardedArray.class);
+    public static final CourseMethod<BinaryOperator<ShardedArray>> P4_ALL_REDUCE_MATMUL = CHAPTER.binary("allReduceMatmul");
     /** {@code Problem4.reduceScatterMatmul}. */
-    public static final CourseMethod P4_REDUCE_SCATTER_MATMUL = CHAPTER.method("reduceScatterMatmul", ShardedArray.class, ShardedArray.class, ShardedArray.class);
+    public static final CourseMethod<BinaryOperator<ShardedArray>> P4_REDUCE_SCATTER_MATMUL = CHAPTER.binary("reduceScatterMatmul");
 
     /** Part 4.0. */
     public static final Part P4_0 = CHAPTER.part("4.0", "bidirectional all-gather matmul", 2, "BidirectionalAllGatherMatmul")
@@ -42,7 +43,7 @@ public final class Problem4Parts {
             .requires(P4_ALL_GATHER_MATMUL, "each direction at most ⌈(n − 1)/2⌉ blocks", Check.BYTES)
             .requires(P4_ALL_GATHER_MATMUL, "every matmul contracts at most D/Y", Check.MATMULS)
             .requires(P4_ALL_GATHER_MATMUL, "2·(B/X)·D·(F/Y) matmul FLOPs per device", Check.FLOPS)
-            .graded(Problem3Parts.CASES, Problem3Parts.EXAMPLES, c -> Problem4Checks.allGatherMatmul(P4_ALL_GATHER_MATMUL.binary(), c));
+            .graded(Problem3Parts.CASES, Problem3Parts.EXAMPLES, c -> Problem4Checks.allGatherMatmul(P4_ALL_GATHER_MATMUL.proxy(), c));
 
     /** Part 4.1. */
     public static final Part P4_1 = CHAPTER.part("4.1", "bidirectional all-reduce matmul", 3, "BidirectionalAllReduceMatmul")
@@ -56,7 +57,7 @@ public final class Problem4Parts {
             .requires(P4_ALL_REDUCE_MATMUL, "each direction at most (n − 1)/n · V bytes, V = the bytes of the [B/X, F] "
                     + "partial product (on a ring of 2, 2(n − 1)/n · V)", Check.BYTES)
             .requires(P4_ALL_REDUCE_MATMUL, "2·(B/X)·(D/Y)·F matmul FLOPs per device", Check.FLOPS)
-            .graded(Problem3Parts.CASES, Problem3Parts.EXAMPLES, c -> Problem4Checks.allReduceMatmul(P4_ALL_REDUCE_MATMUL.binary(), c));
+            .graded(Problem3Parts.CASES, Problem3Parts.EXAMPLES, c -> Problem4Checks.allReduceMatmul(P4_ALL_REDUCE_MATMUL.proxy(), c));
 
     /** Part 4.2. */
     public static final Part P4_2 = CHAPTER.part("4.2", "bidirectional reduce-scatter matmul", 2, "BidirectionalReduceScatterMatmul")
@@ -71,7 +72,7 @@ public final class Problem4Parts {
             .requires(P4_REDUCE_SCATTER_MATMUL, "each direction at most ⌈(n − 1)/2⌉ blocks", Check.BYTES)
             .requires(P4_REDUCE_SCATTER_MATMUL, "every matmul computes at most D/Y columns", Check.MATMULS)
             .requires(P4_REDUCE_SCATTER_MATMUL, "2·(B/X)·(F/Y)·D matmul FLOPs per device", Check.FLOPS)
-            .graded(Problem3Parts.CASES, Problem3Parts.EXAMPLES, c -> Problem4Checks.reduceScatterMatmul(P4_REDUCE_SCATTER_MATMUL.binary(), c));
+            .graded(Problem3Parts.CASES, Problem3Parts.EXAMPLES, c -> Problem4Checks.reduceScatterMatmul(P4_REDUCE_SCATTER_MATMUL.proxy(), c));
 
     /** Part 4.0p. */
     public static final Part P4_0P = CHAPTER.part("4.0p", "4.0 modelled time, TPU v4", 1, "Performance")
@@ -79,7 +80,7 @@ public final class Problem4Parts {
             .docs(Problem3Parts.PERFORMANCE_DOCS)
             .hint(Problem3Parts.PERFORMANCE_HINT)
             .requires(Requirement.performance(P4_ALL_GATHER_MATMUL))
-            .timed(Problem4Checks.SETTING, () -> Problem4Checks.allGatherMatmulTime(P4_ALL_GATHER_MATMUL.binary()));
+            .timed(Problem4Checks.SETTING, () -> Problem4Checks.allGatherMatmulTime(P4_ALL_GATHER_MATMUL.proxy()));
 
     /** Part 4.1p. */
     public static final Part P4_1P = CHAPTER.part("4.1p", "4.1 modelled time, TPU v4", 1, "Performance")
@@ -87,7 +88,7 @@ public final class Problem4Parts {
             .docs(Problem3Parts.PERFORMANCE_DOCS)
             .hint(Problem3Parts.PERFORMANCE_HINT)
             .requires(Requirement.performance(P4_ALL_REDUCE_MATMUL))
-            .timed(Problem4Checks.SETTING, () -> Problem4Checks.allReduceMatmulTime(P4_ALL_REDUCE_MATMUL.binary()));
+            .timed(Problem4Checks.SETTING, () -> Problem4Checks.allReduceMatmulTime(P4_ALL_REDUCE_MATMUL.proxy()));
 
     /** Part 4.2p. */
     public static final Part P4_2P = CHAPTER.part("4.2p", "4.2 modelled time, TPU v4", 1, "Performance")
@@ -95,7 +96,7 @@ public final class Problem4Parts {
             .docs(Problem3Parts.PERFORMANCE_DOCS)
             .hint(Problem3Parts.PERFORMANCE_HINT)
             .requires(Requirement.performance(P4_REDUCE_SCATTER_MATMUL))
-            .timed(Problem4Checks.SETTING, () -> Problem4Checks.reduceScatterMatmulTime(P4_REDUCE_SCATTER_MATMUL.binary()));
+            .timed(Problem4Checks.SETTING, () -> Problem4Checks.reduceScatterMatmulTime(P4_REDUCE_SCATTER_MATMUL.proxy()));
 
     /** The parts of problem 4, in course order. */
     public static final List<Part> PARTS = List.of(P4_0, P4_1, P4_2, P4_0P, P4_1P, P4_2P);

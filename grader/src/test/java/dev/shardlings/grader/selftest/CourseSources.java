@@ -20,7 +20,7 @@ final class CourseSources {
     }
 
     /** The Javadoc of the public static method {@code m} in the stubs, with the comment markers removed. */
-    static String javadoc(CourseMethod m) throws IOException {
+    static String javadoc(CourseMethod<?> m) throws IOException {
         String src = Files.readString(EXERCISES.resolve(m.className() + ".java"));
         Matcher doc = Pattern.compile("/\\*\\*((?:(?!\\*/).)*)\\*/\\s*public static \\S+ " + m.methodName() + "\\(",
                 Pattern.DOTALL).matcher(src);
@@ -31,7 +31,7 @@ final class CourseSources {
     }
 
     /** The body of method {@code m} in the stubs (up to the next closing brace at method level). */
-    static String body(CourseMethod m) throws IOException {
+    static String body(CourseMethod<?> m) throws IOException {
         String src = Files.readString(EXERCISES.resolve(m.className() + ".java"));
         Matcher head = Pattern.compile("public static \\S+ " + m.methodName() + "\\([^)]*\\) \\{").matcher(src);
         if (!head.find()) {
@@ -42,7 +42,7 @@ final class CourseSources {
     }
 
     /** The clauses of the "Graded:" paragraph of {@code m}'s Javadoc, split at "; ", without the final period. */
-    static List<String> gradedClauses(CourseMethod m) throws IOException {
+    static List<String> gradedClauses(CourseMethod<?> m) throws IOException {
         String doc = javadoc(m);
         Matcher g = Pattern.compile("<p>Graded:(.*?)(?:Docs:|$)", Pattern.DOTALL).matcher(doc);
         if (!g.find()) {
@@ -60,7 +60,7 @@ final class CourseSources {
     }
 
     /** Every course method the parts call, once each, in course order. */
-    static List<CourseMethod> courseMethods() {
+    static List<CourseMethod<?>> courseMethods() {
         return Course.all().stream().flatMap(p -> p.methods().stream()).distinct().toList();
     }
 }

@@ -79,7 +79,7 @@ class PartCorrespondenceTest {
     void everyCourseMethodBelongsToExactlyOnePart() throws Exception {
         List<String> wrong = new ArrayList<>();
         for (Class<?> t : tables()) {
-            for (CourseMethod m : declared(t, CourseMethod.class)) {
+            for (CourseMethod<?> m : declared(t, CourseMethod.class)) {
                 List<Part> owners = Course.all().stream().filter(p -> !p.isPerformance() && p.methods().contains(m))
                         .toList();
                 if (owners.size() != 1) {
@@ -107,7 +107,7 @@ class PartCorrespondenceTest {
             if (p.isPerformance()) {
                 continue;
             }
-            for (CourseMethod m : p.methods()) {
+            for (CourseMethod<?> m : p.methods()) {
                 String body = CourseSources.body(m);
                 if (!body.contains("// TODO(" + p.number() + "):")
                         || !body.contains("throw new ExerciseNotDone(\"" + p.number() + "\");")) {

@@ -29,7 +29,7 @@ class RequirementsTest {
             if (p.isPerformance()) {
                 continue;
             }
-            for (CourseMethod m : p.methods()) {
+            for (CourseMethod<?> m : p.methods()) {
                 List<String> stated = CourseSources.gradedClauses(m);
                 List<String> rows = p.requirements().stream().filter(r -> r.method() == m)
                         .map(Requirement::clause).toList();
@@ -63,7 +63,7 @@ class RequirementsTest {
         assertEquals("", String.join("\n", failed), "the solutions must pass every example");
         List<String> wrong = new ArrayList<>();
         for (Part p : Course.all()) {
-            for (CourseMethod m : p.methods()) {
+            for (CourseMethod<?> m : p.methods()) {
                 Set<Check> required = p.checksOf(m);
                 EnumSet<Check> missing = required.isEmpty() ? EnumSet.noneOf(Check.class) : EnumSet.copyOf(required);
                 missing.removeAll(CheckLog.ran(p, m));
