@@ -122,7 +122,7 @@ public final class Part {
             return this;
         }
 
-        /** The docs page and section that explain the part ({@code docs/chapter-0.md#part-…}). */
+        /** The docs page and section that explain the part: a page under docs/ and its heading's anchor. */
         public Builder docs(String docs) {
             this.docs = docs;
             return this;
