@@ -14,8 +14,8 @@ public final class CheckLog {
 
     /** The part and method the checks on this thread are about. */
     private static final ThreadLocal<Part> PART = new ThreadLocal<>();
-    private static final ThreadLocal<CourseMethod> METHOD = new ThreadLocal<>();
-    private static final Map<Part, Map<CourseMethod, Set<Check>>> RAN = new LinkedHashMap<>();
+    private static final ThreadLocal<CourseMethod<?>> METHOD = new ThreadLocal<>();
+    private static final Map<Part, Map<CourseMethod<?>, Set<Check>>> RAN = new LinkedHashMap<>();
 
     private CheckLog() {
     }
@@ -27,7 +27,7 @@ public final class CheckLog {
     }
 
     /** The course method called last on this thread: the checks that follow are about its result. */
-    public static void method(CourseMethod method) {
+    public static void method(CourseMethod<?> method) {
         METHOD.set(method);
     }
 
@@ -37,7 +37,7 @@ public final class CheckLog {
         if (p == null) {
             return;
         }
-        CourseMethod m = METHOD.get();
+        CourseMethod<?> m = METHOD.get();
         synchronized (RAN) {
             Set<Check> set = RAN.computeIfAbsent(p, k -> new LinkedHashMap<>())
                     .computeIfAbsent(m, k -> EnumSet.noneOf(Check.class));
@@ -46,7 +46,7 @@ public final class CheckLog {
     }
 
     /** The kinds of check that ran for this part after a call of this method (null: calls not through a proxy). */
-    public static Set<Check> ran(Part part, CourseMethod method) {
+    public static Set<Check> ran(Part part, CourseMethod<?> method) {
         synchronized (RAN) {
             Set<Check> s = RAN.getOrDefault(part, Map.of()).get(method);
             return s == null ? Set.of() : EnumSet.copyOf(s);

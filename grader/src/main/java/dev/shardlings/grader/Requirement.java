@@ -1,5 +1,6 @@
 package dev.shardlings.grader;
 
+import java.util.List;
 import java.util.Set;
 
 /**
@@ -9,7 +10,7 @@ import java.util.Set;
  * @param clause the clause as written (clauses are separated by "; ")
  * @param checks the kinds of check that enforce it; at least one
  */
-public record Requirement(CourseMethod method, String clause, Set<Check> checks) {
+public record Requirement(CourseMethod<?> method, String clause, Set<Check> checks) {
     public Requirement {
         checks = Set.copyOf(checks);
         if (checks.isEmpty()) {
@@ -17,8 +18,32 @@ public record Requirement(CourseMethod method, String clause, Set<Check> checks)
         }
     }
 
+    /**
+     * The requirements of a modelled-time part of Problems 3 and 4 (stated in docs/profiles.md): the measured run
+     * is right and done on the devices, then its modelled time.
+     */
+    public static List<Requirement> performance(CourseMethod<?> method) {
+        return List.of(
+                of(method, "the measured run at the book's sizes has the answer's shape, layout and values",
+                        Check.VALUES, Check.LAYOUT),
+                of(method, "its work runs in a shardMap: at least the problem's matmul FLOPs on the devices, no whole"
+                        + " input on the host", Check.USES_SHARD_MAP, Check.FLOPS, Check.HOST_MEMORY),
+                of(method, "modelled time at most 1.25× the reference's", Check.MODELLED_TIME));
+    }
+
+    /**
+     * The requirements of a modelled-time part of Chapter 6: the measured run's answer, how it ran ({@code how}:
+     * {@link Check#USES_JIT} or {@link Check#USES_SHARD_MAP}), and its modelled time.
+     */
+    public static List<Requirement> trainingPerformance(CourseMethod<?> method, Check how) {
+        return List.of(
+                of(method, "the measured run's answer has its shapes, layouts and values", Check.VALUES, Check.LAYOUT),
+                of(method, how == Check.USES_JIT ? "it ran in programs compiled by jit" : "it ran in a shardMap", how),
+                of(method, "modelled time at most 1.25× the reference's", Check.MODELLED_TIME));
+    }
+
     /** {@code new Requirement(method, clause, Set.of(checks))}. */
-    public static Requirement of(CourseMethod method, String clause, Check... checks) {
+    public static Requirement of(CourseMethod<?> method, String clause, Check... checks) {
         return new Requirement(method, clause, Set.of(checks));
     }
 }

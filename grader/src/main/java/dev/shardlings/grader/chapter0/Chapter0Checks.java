@@ -4,6 +4,11 @@ import dev.shardlings.array.NDArray;
 import dev.shardlings.grader.judge.CaseRun;
 import dev.shardlings.grader.checks.Checks;
 import dev.shardlings.grader.checks.Checks.Tolerance;
+import dev.shardlings.events.Collective;
+import dev.shardlings.grader.judge.CaseRun;
+import dev.shardlings.grader.Check;
+import dev.shardlings.grader.checks.Checks.Tolerance;
+import dev.shardlings.grader.checks.Checks;
 import dev.shardlings.grader.Generators;
 import dev.shardlings.grader.judge.Guard;
 import dev.shardlings.grader.checks.MeshSpec;
@@ -12,11 +17,13 @@ import dev.shardlings.grader.judge.Reports;
 import dev.shardlings.grader.Check;
 import dev.shardlings.grader.checks.TraceRules;
 import dev.shardlings.grader.checks.TraceRules.Rule;
+import dev.shardlings.grader.judge.Reports;
+import dev.shardlings.grader.checks.TraceRules.Rule;
+import dev.shardlings.grader.checks.TraceRules;
 import dev.shardlings.random.PRNG;
 import dev.shardlings.sharding.Mesh;
 import dev.shardlings.sharding.PartitionSpec;
 import dev.shardlings.spmd.ShardedArray;
-import dev.shardlings.events.Collective;
 
 import java.util.List;
 import java.util.Set;
@@ -97,7 +104,7 @@ public final class Chapter0Checks {
         int i = m.size("X") * c.a();
         int j = c.b();
         int k = m.size("Y") * c.c();
-        var r = runMatmul(Part.P0_1, impl, c, i, j, k, P("X", null), P(null, "Y"), P("X", "Y"));
+        var r = runMatmul(Chapter0Parts.P0_1, impl, c, i, j, k, P("X", null), P(null, "Y"), P("X", "Y"));
         long flops = 2L * (i / m.size("X")) * j * (k / m.size("Y"));
         rule(r, "communicates or multiplies more than its own blocks", "no collectives; each device"
                         + " multiplies its A block [I/X, J] by its B block [J, K/Y] once: " + flops + " FLOPs",
@@ -111,7 +118,7 @@ public final class Chapter0Checks {
         int i = c.a();
         int j = x * c.b();
         int k = c.c();
-        var r = runMatmul(Part.P0_2, impl, c, i, j, k, P(null, "X"), P(), P());
+        var r = runMatmul(Chapter0Parts.P0_2, impl, c, i, j, k, P(null, "X"), P(), P());
         rule(r, "wrong communication for 'all-gather A'", "exactly one all-gather over X, of A's block"
                         + " of shape " + Reports.tuple(i, j / x) + ", then one matmul of the whole A by B: "
                         + 2L * i * j * k + " FLOPs",
@@ -126,7 +133,7 @@ public final class Chapter0Checks {
         int i = c.a();
         int j = x * c.b();
         int k = c.c();
-        var r = runMatmul(Part.P0_3, impl, c, i, j, k, P(null, "X"), P("X", null), P());
+        var r = runMatmul(Chapter0Parts.P0_3, impl, c, i, j, k, P(null, "X"), P("X", null), P());
         rule(r, "wrong communication for 'local matmul, then psum'", "a local matmul of the blocks ("
                         + 2L * i * (j / x) * k + " FLOPs), then exactly one psum over X, of the partial product of"
                         + " shape " + Reports.tuple(i, k),
@@ -141,7 +148,7 @@ public final class Chapter0Checks {
         int i = x * c.a(); // I must divide by X for the reduce-scatter along I
         int j = x * c.b();
         int k = c.c();
-        var r = runMatmul(Part.P0_4, impl, c, i, j, k, P(null, "X"), P("X", null), P());
+        var r = runMatmul(Chapter0Parts.P0_4, impl, c, i, j, k, P(null, "X"), P("X", null), P());
         rule(r, "wrong communication for 'reduce-scatter, then all-gather'", "a local matmul ("
                         + 2L * i * (j / x) * k + " FLOPs), then one psumScatter over X of the partial product "
                         + Reports.tuple(i, k) + ", then one allGather over X of the summed rows "
@@ -158,14 +165,14 @@ public final class Chapter0Checks {
         int i = x * c.a();
         int j = c.b();
         int k = x * c.c();
-        var rb = runMatmul(Part.P0_5, gatherB, c, i, j, k, P("X", null), P(null, "X"), P("X", null));
+        var rb = runMatmul(Chapter0Parts.P0_5, gatherB, c, i, j, k, P("X", null), P(null, "X"), P("X", null));
         rule(rb, "wrong communication for C[I_X, K]", "for C[I_X, K]: exactly one all-gather over X, of"
                         + " B's block of shape " + Reports.tuple(j, k / x) + ", then A's block times the whole B: "
                         + 2L * (i / x) * j * k + " FLOPs",
                 TraceRules.collectives(Set.of("X"), List.of(kind(Collective.ALL_GATHER)), List.of(List.of(j, k / x)),
                         "one all-gather over X of B's block")
                         .and(TraceRules.flops(2L * (i / x) * j * k, "2·(I/X)·J·K")));
-        var ra = runMatmul(Part.P0_5, gatherA, c, i, j, k, P("X", null), P(null, "X"), P(null, "X"));
+        var ra = runMatmul(Chapter0Parts.P0_5, gatherA, c, i, j, k, P("X", null), P(null, "X"), P(null, "X"));
         rule(ra, "wrong communication for C[I, K_X]", "for C[I, K_X]: exactly one all-gather over X, of"
                         + " A's block of shape " + Reports.tuple(i / x, j) + ", then the whole A times B's block: "
                         + 2L * i * j * (k / x) + " FLOPs",
@@ -183,7 +190,7 @@ public final class Chapter0Checks {
         NDArray x = Generators.smallFloats(c.seed(), rows, feats);
         ShardedArray xs = ShardedArray.devicePut(x, mesh, P("i", "j"));
         String text = c.describe(dims("x", rows, feats) + " laid out P('i', 'j')");
-        CaseRun<ShardedArray> run = Guard.run(Part.P0_6, text, () -> impl.apply(xs));
+        CaseRun<ShardedArray> run = Guard.run(Chapter0Parts.P0_6, text, () -> impl.apply(xs));
         Checks.shardedResult(run, Reports.inputs("x", x), Chapter0Oracles.normalizeRows(x, 1e-5),
                 P("i", "j"), new Tolerance(1e-4, 1e-4), visual(xs));
         int local = c.a();
@@ -222,7 +229,7 @@ public final class Chapter0Checks {
         ShardedArray xs = ShardedArray.devicePut(x, mesh, P("i", null));
         ShardedArray ws = ShardedArray.devicePut(w, mesh, P("i", null));
         String text = c.describe(dims("x", rows, d) + " and " + dims("w", d, f) + " both laid out P('i', None)");
-        CaseRun<ShardedArray> run = Guard.run(Part.P0_7, text, () -> impl.apply(xs, ws));
+        CaseRun<ShardedArray> run = Guard.run(Chapter0Parts.P0_7, text, () -> impl.apply(xs, ws));
         Checks.shardedResult(run, Reports.inputs("x", x, "w", w), Chapter0Oracles.matmul(x, w),
                 P("i", null), tol(d), "x:\n" + visual(xs) + "w:\n" + visual(ws));
         long flops = 2L * (rows / n) * d * f;
@@ -245,7 +252,7 @@ public final class Chapter0Checks {
         ShardedArray xs = ShardedArray.devicePut(x, mesh, P("i", null));
         int k = c.param();
         String text = c.describe(dims("x", rows, cols) + " laid out P('i', None); k = " + k);
-        CaseRun<ShardedArray> run = Guard.run(Part.P0_8, text, () -> impl.apply(xs, k));
+        CaseRun<ShardedArray> run = Guard.run(Chapter0Parts.P0_8, text, () -> impl.apply(xs, k));
         Checks.shardedResult(run, Reports.inputs("x", x), Chapter0Oracles.rollBlocks(x, n, k),
                 P("i", null), Tolerance.EXACT, visual(xs), List.of(new Checks.Mistake("shifting by −k",
                         Chapter0Oracles.rollBlocks(x, n, -k), "device j's block goes to device (j + k) mod n: perm"
@@ -267,7 +274,7 @@ public final class Chapter0Checks {
         NDArray x = Generators.smallFloats(c.seed(), n * per);
         ShardedArray xs = ShardedArray.devicePut(x, mesh, P(tuple("x", "y")));
         String text = c.describe(dims("x", n * per) + " laid out P(('x', 'y'),), " + per + " elements per device");
-        CaseRun<ShardedArray> run = Guard.run(Part.P0_9, text, () -> impl.apply(xs));
+        CaseRun<ShardedArray> run = Guard.run(Chapter0Parts.P0_9, text, () -> impl.apply(xs));
         Checks.shardedResult(run, Reports.inputs("x", x), Chapter0Oracles.sliceAndAverage(x, n),
                 P(), new Tolerance(1e-6, 1e-6), visual(xs));
         rule(run, "wrong communication for slice-and-average", "exactly one"
@@ -282,7 +289,7 @@ public final class Chapter0Checks {
         Mesh mesh = m.mesh();
         NDArray key = PRNG.key((int) c.seed()).toArray();
         String text = c.describe("key " + PRNG.Key.of(key) + " (int32 bit patterns " + key + ")");
-        CaseRun<ShardedArray> run = Guard.run(Part.P0_10, text, () -> impl.apply(key, mesh));
+        CaseRun<ShardedArray> run = Guard.run(Chapter0Parts.P0_10, text, () -> impl.apply(key, mesh));
         int n = m.size("i");
         NDArray[] rows = new NDArray[n];
         for (int r = 0; r < n; r++) {

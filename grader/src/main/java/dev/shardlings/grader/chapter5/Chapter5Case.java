@@ -4,6 +4,9 @@ import dev.shardlings.array.NDArray;
 import dev.shardlings.grader.Generators;
 import dev.shardlings.sharding.AxisType;
 import dev.shardlings.sharding.Mesh;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Combinators;
 
 /**
  * One Chapter 5 test case: A f32[I, J] and B f32[J, K] on an (X, Y) mesh, with I = X·rows, J = X·Y·inner and
@@ -54,5 +57,16 @@ public record Chapter5Case(int x, int y, int rows, int inner, int cols, long val
         return "Case: mesh (X=" + x + ", Y=" + y + ") = " + (x * y) + " device(s), " + axisTypes + " axes; " + aName
                 + " f32[" + i() + ", " + j() + "]" + aLayout + ", " + bName + " f32[" + j() + ", " + k() + "]" + bLayout
                 + " (value seed " + valueSeed + ")";
+    }
+
+    /**
+     * Chapter 5 cases: {@link Generators#meshXY()} (1–16 devices, X = 1 and Y = 1 included); I/X, J/(X·Y) and K/Y from 1–3;
+     * any value seed.
+     */
+    public static Arbitrary<Chapter5Case> cases() {
+        Arbitrary<Integer> mult = Arbitraries.integers().between(1, 3);
+        return Combinators.combine(Generators.meshXY(), mult, mult, mult, Arbitraries.longs())
+                .as((xy, rows, inner, cols, seed) -> new Chapter5Case(xy[0], xy[1],
+                        rows, inner, cols, seed));
     }
 }

@@ -5,13 +5,17 @@ import dev.shardlings.grader.judge.CaseRun;
 import dev.shardlings.grader.checks.Checks;
 import dev.shardlings.grader.checks.Checks.Tolerance;
 import dev.shardlings.grader.judge.Guard;
+import dev.shardlings.events.Collective;
+import dev.shardlings.grader.judge.CaseRun;
+import dev.shardlings.grader.checks.Checks.Tolerance;
+import dev.shardlings.grader.checks.Checks;
+import dev.shardlings.grader.judge.Guard;
 import dev.shardlings.grader.Part;
 import dev.shardlings.grader.judge.Reports;
 import dev.shardlings.grader.checks.TraceRules;
 import dev.shardlings.sharding.AxisType;
 import dev.shardlings.sharding.Mesh;
 import dev.shardlings.spmd.ShardedArray;
-import dev.shardlings.events.Collective;
 
 import java.util.List;
 import java.util.Set;
@@ -56,7 +60,7 @@ public final class Chapter5Checks {
         NDArray a = c.a();
         NDArray b = c.b();
         String text = c.describe("A", " on the host", "B", " on the host", "Auto");
-        CaseRun<ShardedArray> run = Guard.run(Part.P5_1, text, () -> impl.apply(a, b, mesh));
+        CaseRun<ShardedArray> run = Guard.run(Chapter5Parts.P5_1, text, () -> impl.apply(a, b, mesh));
         Checks.compiledByJit(run);
         Checks.shardedResult(run, Reports.inputs("Input A", a, "Input B", b), Chapter5Oracles.matmul(a, b),
                 P("X", "Y"), tolerance(c.j()), "A and B are whole arrays on the host: you choose their layouts");
@@ -84,7 +88,7 @@ public final class Chapter5Checks {
         ShardedArray as = ShardedArray.devicePut(a, mesh, P(null, "X"));
         ShardedArray bs = ShardedArray.devicePut(b, mesh, P("X", null));
         String text = c.describe("A", " laid out P(None, 'X')", "B", " laid out P('X', None)", "Auto");
-        CaseRun<ShardedArray> run = Guard.run(Part.P5_2, text, () -> impl.apply(as, bs));
+        CaseRun<ShardedArray> run = Guard.run(Chapter5Parts.P5_2, text, () -> impl.apply(as, bs));
         Checks.compiledByJit(run);
         Checks.shardedResult(run, Reports.inputs("Input A", a, "Input B", b), Chapter5Oracles.matmul(a, b),
                 P("X", null), tolerance(c.j()), Reports.picture(as) + Reports.picture(bs));
@@ -100,7 +104,7 @@ public final class Chapter5Checks {
      * Y of f32[B/X, F] per device (none on a mesh with Y = 1).
      */
     public static void matmulSquare(PlacedMatmul impl, Chapter5Case c) {
-        CaseRun<ShardedArray> run = runMatmulSquare(Part.P5_3, impl, c, AxisType.AUTO);
+        CaseRun<ShardedArray> run = runMatmulSquare(Chapter5Parts.P5_3, impl, c, AxisType.AUTO);
         Checks.compiledByJit(run);
         matmulSquareResult(run, c, AxisType.AUTO);
     }
@@ -110,7 +114,7 @@ public final class Chapter5Checks {
      * exactly one all-reduce over Y of f32[B/X, F] per device (none on a mesh with Y = 1).
      */
     public static void matmulSquareExplicit(PlacedMatmul impl, Chapter5Case c) {
-        CaseRun<ShardedArray> run = runMatmulSquare(Part.P5_4, impl, c, AxisType.EXPLICIT);
+        CaseRun<ShardedArray> run = runMatmulSquare(Chapter5Parts.P5_4, impl, c, AxisType.EXPLICIT);
         Checks.noHandWrittenShardMap(run);
         matmulSquareResult(run, c, AxisType.EXPLICIT);
     }

@@ -1,8 +1,12 @@
 package dev.shardlings.grader.chapter6;
 
 import dev.shardlings.array.NDArray;
+import dev.shardlings.grader.Generators;
 import dev.shardlings.sharding.AxisType;
 import dev.shardlings.sharding.Mesh;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Combinators;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -89,5 +93,38 @@ public record Chapter6Case(int data, int model, List<Integer> sizes, int rowsPer
         return "Case: mesh " + mesh + ", Auto axes; MLP layer sizes " + sizes + ", batch " + batch() + ", "
                 + (steps > 0 ? steps + " step(s) of " : "learning rate ") + LR + "; " + layouts + " (value seed "
                 + seed + ")";
+    }
+
+    /**
+     * Chapter 6 cases: 'batch' of 1–16 devices (6.1, 6.3); 'batch' of 1–4 × 'model' of 1, 2 or 4 dividing n2
+     * (6.2); 'batch' of 1–8 dividing every layer size (6.4); 'model' of 1–8 dividing F (6.5). Layer sizes 2–8
+     * (multiples of the axis where they must divide), 1–3 rows per device, 1–3 steps (6.1, 6.2), any value seed.
+     */
+    public static Arbitrary<Chapter6Case> cases(Chapter6Kind kind) {
+        Arbitrary<Integer> small = Arbitraries.integers().between(2, 8);
+        Arbitrary<Integer> rows = Arbitraries.integers().between(1, 3);
+        Arbitrary<Integer> steps = Arbitraries.integers().between(1, 3);
+        Arbitrary<List<Integer>> sizes = small.list().ofSize(5);
+        return switch (kind) {
+            case DATA_PARALLEL, MANUAL_DATA_PARALLEL -> Combinators.combine(Arbitraries.integers().between(1,
+                    Generators.MAX_DEVICES), sizes, rows, kind == Chapter6Kind.DATA_PARALLEL ? steps : Arbitraries.just(0),
+                    Arbitraries.longs()).as((n, s, r, st, seed) -> new Chapter6Case(n, 0,
+                    s, r, st, seed));
+            case DATA_TENSOR_PARALLEL -> Combinators.combine(Arbitraries.integers().between(1, 4),
+                    Arbitraries.of(1, 2, 4), sizes, Arbitraries.integers().between(1, 2), rows, steps,
+                    Arbitraries.longs()).as((d, m, s, k, r, st, seed) -> {
+                        List<Integer> ls = new ArrayList<>(s);
+                        ls.set(2, m * k);
+                        return new Chapter6Case(d, m, ls, r, st, seed);
+                    });
+            case FSDP -> Combinators.combine(Arbitraries.integers().between(1, 8),
+                    Arbitraries.integers().between(1, 2).list().ofSize(5), rows, Arbitraries.longs())
+                    .as((n, ks, r, seed) -> new Chapter6Case(n, 0,
+                            ks.stream().map(k -> k * n).toList(), r, 0, seed));
+            case MEGATRON -> Combinators.combine(Arbitraries.integers().between(1, 8),
+                    Arbitraries.integers().between(1, 6), small, Arbitraries.integers().between(1, 2),
+                    Arbitraries.longs()).as((m, b, d, k, seed) -> new Chapter6Case(0, m,
+                    List.of(b, d, m * k), 1, 0, seed));
+        };
     }
 }

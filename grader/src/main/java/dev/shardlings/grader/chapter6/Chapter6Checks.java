@@ -15,11 +15,20 @@ import dev.shardlings.grader.Part;
 import dev.shardlings.grader.judge.Reports;
 import dev.shardlings.grader.checks.TraceRules;
 import dev.shardlings.grader.checks.TraceRules.Rule;
+import dev.shardlings.events.Collective;
+import dev.shardlings.events.TraceEvent.CollectiveEvent;
+import dev.shardlings.grader.judge.CaseRun;
+import dev.shardlings.grader.checks.Checks.Tolerance;
+import dev.shardlings.grader.checks.Checks;
+import dev.shardlings.grader.judge.GradingFailure;
+import dev.shardlings.grader.judge.Guard;
+import dev.shardlings.grader.checks.ModelledTime;
+import dev.shardlings.grader.judge.Reports;
+import dev.shardlings.grader.checks.TraceRules.Rule;
+import dev.shardlings.grader.checks.TraceRules;
 import dev.shardlings.sharding.Mesh;
 import dev.shardlings.sharding.PartitionSpec;
 import dev.shardlings.spmd.ShardedArray;
-import dev.shardlings.events.Collective;
-import dev.shardlings.events.TraceEvent.CollectiveEvent;
 
 import java.util.ArrayList;
 import java.util.Collections;
@@ -83,7 +92,7 @@ public final class Chapter6Checks {
         List<NDArray> params = c.params();
         NDArray in = c.inputs();
         NDArray tg = c.targets();
-        CaseRun<List<ShardedArray>> run = Guard.run(Part.P6_1, c.describe("parameters and batch on the host"),
+        CaseRun<List<ShardedArray>> run = Guard.run(Chapter6Parts.P6_1, c.describe("parameters and batch on the host"),
                 () -> impl.apply(params, in, tg, mesh, c.steps(), Chapter6Case.LR));
         Checks.compiledByJit(run);
         trainedParameters(run, c, params, Collections.nCopies(params.size(), P()));
@@ -113,7 +122,7 @@ public final class Chapter6Checks {
         List<NDArray> params = c.params();
         NDArray in = c.inputs();
         NDArray tg = c.targets();
-        CaseRun<List<ShardedArray>> run = Guard.run(Part.P6_2, c.describe("parameters and batch on the host"),
+        CaseRun<List<ShardedArray>> run = Guard.run(Chapter6Parts.P6_2, c.describe("parameters and batch on the host"),
                 () -> impl.apply(params, in, tg, mesh, c.steps(), Chapter6Case.LR));
         Checks.compiledByJit(run);
         trainedParameters(run, c, params, TENSOR_PARALLEL);
@@ -179,7 +188,7 @@ public final class Chapter6Checks {
         }
         ShardedArray in = ShardedArray.devicePut(c.inputs(), mesh, P("batch"));
         ShardedArray tg = ShardedArray.devicePut(c.targets(), mesh, P("batch"));
-        CaseRun<List<ShardedArray>> run = Guard.run(Part.P6_3, c.describe("parameters P(), inputs and targets"
+        CaseRun<List<ShardedArray>> run = Guard.run(Chapter6Parts.P6_3, c.describe("parameters P(), inputs and targets"
                 + " P('batch')"), () -> impl.apply(placed, in, tg, Chapter6Case.LR));
         Checks.usesShardMap(run);
         trainedParameters(run, c, params, Collections.nCopies(params.size(), P()));
@@ -212,7 +221,7 @@ public final class Chapter6Checks {
         }
         ShardedArray in = ShardedArray.devicePut(c.inputs(), mesh, P("batch"));
         ShardedArray tg = ShardedArray.devicePut(c.targets(), mesh, P("batch"));
-        CaseRun<List<ShardedArray>> run = Guard.run(Part.P6_4, c.describe("every parameter, the inputs and the"
+        CaseRun<List<ShardedArray>> run = Guard.run(Chapter6Parts.P6_4, c.describe("every parameter, the inputs and the"
                 + " targets laid out P('batch')"), () -> impl.apply(placed, in, tg, Chapter6Case.LR));
         Checks.usesShardMap(run);
         trainedParameters(run, c, params, Collections.nCopies(params.size(), P("batch")));
@@ -275,7 +284,7 @@ public final class Chapter6Checks {
         int b = c.sizes().get(0);
         int d = c.sizes().get(1);
         int f = c.sizes().get(2);
-        CaseRun<List<ShardedArray>> run = Guard.run(Part.P6_5, "Case: mesh ('model': " + c.model() + "), Auto axes;"
+        CaseRun<List<ShardedArray>> run = Guard.run(Chapter6Parts.P6_5, "Case: mesh ('model': " + c.model() + "), Auto axes;"
                 + " X f32[" + b + ", " + d + "] P(), W1 f32[" + d + ", " + f + "] P(None, 'model'), W2 f32[" + f + ", "
                 + d + "] P('model', None), dY f32[" + b + ", " + d + "] P() (value seed " + c.seed() + ")",
                 () -> impl.apply(in.xs(), in.w1s(), in.w2s(), in.dys()));
@@ -338,7 +347,7 @@ public final class Chapter6Checks {
     public static final ModelledTime.Setting SETTING_65 = setting("mesh ('model': 8); B, D, F = 64, 256, 1024");
 
     /** The seed-001-sized example each performance part's base part must pass first. */
-    private static Chapter6Case base(Generators.Chapter6Kind kind) {
+    private static Chapter6Case base(Chapter6Kind kind) {
         return switch (kind) {
             case DATA_PARALLEL -> new Chapter6Case(8, 0, List.of(6, 8, 8, 8, 3), 2, 3, 61);
             case MANUAL_DATA_PARALLEL -> new Chapter6Case(8, 0, List.of(6, 8, 8, 8, 3), 2, 0, 63);
@@ -355,8 +364,8 @@ public final class Chapter6Checks {
         NDArray in = c.inputs();
         NDArray tg = c.targets();
         Mesh mesh = c.mesh();
-        return ModelledTime.check(Part.P6_2P, Part.P6_2, () -> trainDataTensorParallel(impl,
-                base(Generators.Chapter6Kind.DATA_TENSOR_PARALLEL)), SETTING_62,
+        return ModelledTime.check(Chapter6Parts.P6_2P, Chapter6Parts.P6_2, () -> trainDataTensorParallel(impl,
+                base(Chapter6Kind.DATA_TENSOR_PARALLEL)), SETTING_62,
                 () -> impl.apply(params, in, tg, mesh, 1, Chapter6Case.LR), run -> {
                     CaseRun<List<ShardedArray>> r = listRun(run);
                     Checks.compiledByJit(r);
@@ -371,8 +380,8 @@ public final class Chapter6Checks {
         List<ShardedArray> placed = place(params, c.mesh(), Collections.nCopies(params.size(), P()));
         ShardedArray in = ShardedArray.devicePut(c.inputs(), c.mesh(), P("batch"));
         ShardedArray tg = ShardedArray.devicePut(c.targets(), c.mesh(), P("batch"));
-        return ModelledTime.check(Part.P6_3P, Part.P6_3, () -> dataParallelStep(impl,
-                base(Generators.Chapter6Kind.MANUAL_DATA_PARALLEL)), SETTING_63,
+        return ModelledTime.check(Chapter6Parts.P6_3P, Chapter6Parts.P6_3, () -> dataParallelStep(impl,
+                base(Chapter6Kind.MANUAL_DATA_PARALLEL)), SETTING_63,
                 () -> impl.apply(placed, in, tg, Chapter6Case.LR), run -> {
                     CaseRun<List<ShardedArray>> r = listRun(run);
                     Checks.usesShardMap(r);
@@ -387,7 +396,7 @@ public final class Chapter6Checks {
         List<ShardedArray> placed = place(params, c.mesh(), Collections.nCopies(params.size(), P("batch")));
         ShardedArray in = ShardedArray.devicePut(c.inputs(), c.mesh(), P("batch"));
         ShardedArray tg = ShardedArray.devicePut(c.targets(), c.mesh(), P("batch"));
-        return ModelledTime.check(Part.P6_4P, Part.P6_4, () -> fsdpStep(impl, base(Generators.Chapter6Kind.FSDP)),
+        return ModelledTime.check(Chapter6Parts.P6_4P, Chapter6Parts.P6_4, () -> fsdpStep(impl, base(Chapter6Kind.FSDP)),
                 SETTING_64, () -> impl.apply(placed, in, tg, Chapter6Case.LR), run -> {
                     CaseRun<List<ShardedArray>> r = listRun(run);
                     Checks.usesShardMap(r);
@@ -399,7 +408,7 @@ public final class Chapter6Checks {
     public static ModelledTime.Result megatronMlpTime(Block impl) {
         Chapter6Case c = perfBlock();
         BlockInputs b = blockInputs(c);
-        return ModelledTime.check(Part.P6_5P, Part.P6_5, () -> megatronMlp(impl, base(Generators.Chapter6Kind.MEGATRON)),
+        return ModelledTime.check(Chapter6Parts.P6_5P, Chapter6Parts.P6_5, () -> megatronMlp(impl, base(Chapter6Kind.MEGATRON)),
                 SETTING_65, () -> impl.apply(b.xs(), b.w1s(), b.w2s(), b.dys()), run -> {
                     CaseRun<List<ShardedArray>> r = listRun(run);
                     Checks.usesShardMap(r);

@@ -2,6 +2,7 @@ package dev.shardlings.grader.grade;
 
 import dev.shardlings.grader.Part;
 
+import dev.shardlings.grader.parts.Course;
 import com.fasterxml.jackson.dataformat.csv.CsvMapper;
 import com.fasterxml.jackson.dataformat.csv.CsvSchema;
 import picocli.CommandLine;
@@ -195,7 +196,7 @@ public final class BatchGrading implements Callable<Integer> {
     /** The gradebook: a row per student, a column per part, in course order. */
     static void writeGradebook(List<Outcome> outcomes, Path file) throws IOException {
         CsvSchema.Builder schema = CsvSchema.builder().addColumn("student").addColumn("score").addColumn("max_score");
-        for (Part p : Part.all()) {
+        for (Part p : Course.all()) {
             schema.addColumn(p.number());
         }
         schema.addColumn("error");

@@ -1,15 +1,13 @@
 package dev.shardlings.grader.grade;
 
-import dev.shardlings.grader.GradedPart;
 import dev.shardlings.grader.Part;
 import dev.shardlings.grader.checks.ModelledTime;
 import dev.shardlings.grader.judge.GradingFailure;
 
+import dev.shardlings.grader.parts.Course;
+import dev.shardlings.grader.parts.GradedParts;
 import org.junit.platform.engine.TestExecutionResult;
 import org.junit.platform.engine.reporting.ReportEntry;
-import org.junit.platform.engine.TestSource;
-import org.junit.platform.engine.support.descriptor.ClassSource;
-import org.junit.platform.engine.support.descriptor.MethodSource;
 import org.junit.platform.launcher.TestExecutionListener;
 import org.junit.platform.launcher.TestIdentifier;
 import org.junit.platform.launcher.TestPlan;
@@ -24,7 +22,7 @@ import java.util.Optional;
 
 /**
  * Turns the test results of the graded parts into a grade: registered with the JUnit Platform (through
- * {@code META-INF/services}), it collects each {@link GradedPart} test class's results, then writes
+ * {@code META-INF/services}), it collects the results of each part's tests ({@link GradedParts}), then writes
  * {@code results.json} (path from the {@code grade.results} system property); {@link ScoreTable} prints it.
  *
  * <p>A part passes when every test of its class passed; a test that did not run (aborted, skipped) fails the
@@ -50,16 +48,6 @@ public final class GradingListener implements TestExecutionListener {
         this.writesResults = writesResults;
     }
 
-    /** The key under which a passing check publishes a line for the report (JUnit's TestReporter). */
-    public static final String NOTE = "grade.note";
-    /** The key under which a performance part publishes its modelled time in µs (for Gradescope's leaderboard). */
-    public static final String MODELLED_US = "grade.modelled_us";
-
-    /** Publishes a performance part's line for the report and its modelled time. */
-    public static void publish(org.junit.jupiter.api.TestReporter reporter, ModelledTime.Result r) {
-        reporter.publishEntry(Map.of(NOTE, r.note(), MODELLED_US, Double.toString(r.micros())));
-    }
-
     private static final class PartState {
         final List<String> notes = new ArrayList<>();
         String modelledUs;
@@ -74,7 +62,7 @@ public final class GradingListener implements TestExecutionListener {
     public void testPlanExecutionStarted(TestPlan testPlan) {
         startNanos = System.nanoTime();
         plan = testPlan;
-        for (Part p : Part.all()) {
+        for (Part p : Course.all()) {
             parts.putIfAbsent(p.number(), new PartState());
         }
         if (!writesResults) {
@@ -86,8 +74,15 @@ public final class GradingListener implements TestExecutionListener {
         } catch (IOException e) {
             System.err.println("Could not remove the old grade " + resultsPath() + ": " + e);
         }
-        for (Part p : Part.all()) {
+        for (Part p : Course.all()) {
             parts.put(p.number(), new PartState());
+        }
+    }
+
+    @Override
+    public void executionStarted(TestIdentifier id) {
+        if (id.isTest()) {
+            running = partOf(id).orElse(null);
         }
     }
 
@@ -103,13 +98,15 @@ public final class GradingListener implements TestExecutionListener {
 
     @Override
     public void reportingEntryPublished(TestIdentifier id, ReportEntry entry) {
-        String note = entry.getKeyValuePairs().get(NOTE);
+        // A part's test publishes through its test factory's reporter: the entry belongs to the part running.
+        Optional<PartState> part = partOf(id).or(() -> Optional.ofNullable(running));
+        String note = entry.getKeyValuePairs().get(GradedParts.NOTE);
         if (note != null) {
-            partOf(id).ifPresent(s -> s.notes.add(note));
+            part.ifPresent(s -> s.notes.add(note));
         }
-        String us = entry.getKeyValuePairs().get(MODELLED_US);
+        String us = entry.getKeyValuePairs().get(GradedParts.MODELLED_US);
         if (us != null) {
-            partOf(id).ifPresent(s -> s.modelledUs = us);
+            part.ifPresent(s -> s.modelledUs = us);
         }
     }
 
@@ -165,9 +162,11 @@ public final class GradingListener implements TestExecutionListener {
     }
 
     private TestPlan plan;
+    /** The part whose test runs now (null: none). */
+    private PartState running;
 
     private Optional<PartState> partOf(TestIdentifier id) {
-        // The test's own class, then its containers' (a property inherited from a base class may name the base).
+        // A part's tests sit in a container whose source names the part.
         for (TestIdentifier t = id; t != null; t = plan == null ? null : plan.getParent(t).orElse(null)) {
             Optional<PartState> s = partOfSource(t);
             if (s.isPresent()) {
@@ -178,26 +177,7 @@ public final class GradingListener implements TestExecutionListener {
     }
 
     private Optional<PartState> partOfSource(TestIdentifier id) {
-        Optional<TestSource> source = id.getSource();
-        String className = null;
-        if (source.isPresent() && source.get() instanceof MethodSource m) {
-            className = m.getClassName();
-        } else if (source.isPresent() && source.get() instanceof ClassSource c) {
-            className = c.getClassName();
-        }
-        if (className == null) {
-            return Optional.empty();
-        }
-        try {
-            Class<?> cls = Class.forName(className, false, Thread.currentThread().getContextClassLoader());
-            GradedPart gp = cls.getAnnotation(GradedPart.class);
-            if (gp == null) {
-                return Optional.empty();
-            }
-            return Optional.ofNullable(parts.get(gp.value().number()));
-        } catch (ClassNotFoundException e) {
-            return Optional.empty();
-        }
+        return id.getSource().flatMap(GradedParts::partNumber).map(parts::get);
     }
 
     @Override
@@ -207,7 +187,7 @@ public final class GradingListener implements TestExecutionListener {
         }
         String target = System.getProperty("grade.target", "exercises");
         Map<String, Results.TestResult> byPart = new LinkedHashMap<>();
-        for (Part p : Part.all()) {
+        for (Part p : Course.all()) {
             byPart.put(p.number(), resultOf(p));
         }
         Results results = Results.of(target, byPart, (System.nanoTime() - startNanos) / 1e9, "", Map.of());

@@ -1,12 +1,13 @@
 package dev.shardlings.grader.grade;
 
-import dev.shardlings.grader.GradedPart;
 import dev.shardlings.grader.Part;
 import dev.shardlings.grader.checks.ModelledTime;
 import dev.shardlings.grader.host.Sandbox;
 import dev.shardlings.grader.judge.Guard;
 import dev.shardlings.grader.judge.Report;
 
+import dev.shardlings.grader.parts.Course;
+import dev.shardlings.grader.parts.GradedParts;
 import org.junit.platform.engine.discovery.DiscoverySelectors;
 import org.junit.platform.launcher.Launcher;
 import org.junit.platform.launcher.LauncherDiscoveryRequest;
@@ -18,18 +19,15 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 import java.io.IOException;
-import java.lang.reflect.Modifier;
 import java.time.Duration;
 import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.PathMatcher;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import java.util.stream.Stream;
 
 /**
  * The judge of {@code mvn test -Pgrade} (and of {@link SubmissionGrading}): it runs the graded parts' checks in
@@ -64,16 +62,6 @@ public final class IsolatedGrading implements Callable<Integer> {
     @picocli.CommandLine.Mixin
     GradeOptions options = new GradeOptions();
 
-    @Option(names = "--packages", split = ",", description = "packages of graded test classes (default: the"
-            + " course's chapters)")
-    List<String> packages = COURSE_PACKAGES;
-
-    /** The packages of the course's graded test classes, one per chapter. */
-    public static final List<String> COURSE_PACKAGES = List.of("dev.shardlings.grader.chapter0",
-            "dev.shardlings.grader.problem1", "dev.shardlings.grader.problem2", "dev.shardlings.grader.problem3",
-            "dev.shardlings.grader.problem4", "dev.shardlings.grader.chapter5",
-            "dev.shardlings.grader.chapter6");
-
     /** Parts that could not be graded before the run (e.g. their file did not compile), with their reason. */
     private Map<String, Results.TestResult> pregraded = Map.of();
     /** Extra lines for results.json's top-level output. */
@@ -105,14 +93,12 @@ public final class IsolatedGrading implements Callable<Integer> {
         long t0 = System.nanoTime();
         quietLogging();
         ModelledTime.preload(); // limits are read before any student code runs
-        Map<Part, List<String>> byPart = discover();
+        List<Part> parts = discover();
         Map<String, Results.TestResult> done = new LinkedHashMap<>(pregraded);
         Map<String, Object> extra = new LinkedHashMap<>(extraData);
-        if (byPart.isEmpty()) {
+        if (parts.isEmpty()) {
             String only = options.only;
-            String why = only.isBlank() || only.startsWith("${")
-                    ? "no graded test class was found in " + options.testClasses
-                    : "no graded part matches -Dtest='" + only + "'";
+            String why = "no graded part matches -Dtest='" + only + "'";
             System.err.println("Nothing was graded: " + why + ". results.json was not changed.");
             return 1;
         }
@@ -121,13 +107,13 @@ public final class IsolatedGrading implements Callable<Integer> {
                 Duration.ofSeconds(options.partLimitSeconds), !options.noSandboxUser))) {
             before = Sandbox.install(sandbox);
             extra.put("barriers", new java.util.TreeMap<>(sandbox.barriers()));
-            for (Part p : Part.all()) {
-                if (!byPart.containsKey(p) || done.containsKey(p.number())) {
+            for (Part p : parts) {
+                if (done.containsKey(p.number())) {
                     continue;
                 }
                 sandbox.beginPart();
                 long tp = System.nanoTime();
-                Results.TestResult r = run(p, byPart.get(p));
+                Results.TestResult r = run(p);
                 if (Boolean.getBoolean("grade.timing")) {
                     System.err.printf("part %s: %.2f s, %s%n", p.number(), (System.nanoTime() - tp) / 1e9,
                             sandbox.stats());
@@ -155,15 +141,18 @@ public final class IsolatedGrading implements Callable<Integer> {
     }
 
     /** One part's checks, in this JVM; the course methods they call run in the sandbox. */
-    private static Results.TestResult run(Part part, List<String> classes) {
+    private static Results.TestResult run(Part part) {
         GradingListener listener = new GradingListener(false);
         Launcher launcher = LauncherFactory.create(LauncherConfig.builder()
                 .enableTestExecutionListenerAutoRegistration(false).build());
         LauncherDiscoveryRequest request = LauncherDiscoveryRequestBuilder.request()
-                .selectors(classes.stream().map(DiscoverySelectors::selectClass).toList())
-                // jqwik's own failure reports go to the listener, not the console: results.json has the report.
-                .configurationParameter("jqwik.reporting.usejunitplatform", "true").build();
-        launcher.execute(request, listener);
+                .selectors(DiscoverySelectors.selectClass(GradedParts.class)).build();
+        GradedParts.select(List.of(part));
+        try {
+            launcher.execute(request, listener);
+        } finally {
+            GradedParts.select(null);
+        }
         return listener.resultOf(part);
     }
 
@@ -189,51 +178,18 @@ public final class IsolatedGrading implements Callable<Integer> {
         return r.withOutput(printed);
     }
 
-    /** The graded test classes, by part, in the packages and matching --only. */
-    Map<Part, List<String>> discover() throws IOException {
-        String only = options.only;
-        // Surefire's -Dtest takes a comma-separated list of patterns: 'Part0*,Part1*' is the glob {Part0*,Part1*}.
-        PathMatcher glob = only.isBlank() || only.startsWith("${") ? null
-                : FileSystems.getDefault().getPathMatcher("glob:" + (only.contains(",") && !only.contains("{")
-                ? "{" + only.replace(" ", "") + "}" : only));
-        return gradedClasses(options.testClasses, packages, glob, Thread.currentThread().getContextClassLoader());
-    }
-
     /**
-     * The concrete {@link GradedPart} classes under {@code testClasses} in {@code packages} whose simple name
-     * matches {@code glob} (null: all), by part, in file order. Classes that cannot be loaded are skipped.
-     *
-     * @throws IOException if the directory cannot be read
+     * The parts to grade, in course order: those whose {@link Part#selectionName()} matches --only (Surefire's
+     * -Dtest pattern, e.g. {@code 'Part12a*'}), or all.
      */
-    public static Map<Part, List<String>> gradedClasses(Path testClasses, List<String> packages, PathMatcher glob,
-                                                       ClassLoader cl) throws IOException {
-        Map<Part, List<String>> byPart = new LinkedHashMap<>();
-        try (Stream<Path> files = Files.walk(testClasses)) {
-            for (Path f : files.filter(f -> f.toString().endsWith(".class") && !f.toString().contains("$")).sorted()
-                    .toList()) {
-                String name = testClasses.relativize(f).toString().replace(f.getFileSystem().getSeparator(), ".")
-                        .replaceAll("\\.class$", "");
-                String pkg = name.substring(0, Math.max(0, name.lastIndexOf('.')));
-                if (!packages.contains(pkg)) {
-                    continue;
-                }
-                String simple = name.substring(name.lastIndexOf('.') + 1);
-                if (glob != null && !glob.matches(Path.of(simple))) {
-                    continue;
-                }
-                Class<?> c;
-                try {
-                    c = Class.forName(name, false, cl);
-                } catch (ClassNotFoundException | LinkageError e) {
-                    continue;
-                }
-                GradedPart gp = c.getAnnotation(GradedPart.class);
-                if (gp != null && !Modifier.isAbstract(c.getModifiers())) {
-                    byPart.computeIfAbsent(gp.value(), x -> new ArrayList<>()).add(name);
-                }
-            }
+    List<Part> discover() {
+        String only = options.only;
+        if (only.isBlank() || only.startsWith("${")) {
+            return Course.all();
         }
-        return byPart;
+        // Surefire's -Dtest takes a comma-separated list of patterns: 'Part0*,Part1*' is the glob {Part0*,Part1*}.
+        PathMatcher glob = FileSystems.getDefault().getPathMatcher("glob:" + (only.contains(",") && !only.contains("{")
+                ? "{" + only.replace(" ", "") + "}" : only));
+        return Course.all().stream().filter(p -> glob.matches(Path.of(p.selectionName()))).toList();
     }
-
 }

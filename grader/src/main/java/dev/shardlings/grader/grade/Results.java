@@ -2,6 +2,7 @@ package dev.shardlings.grader.grade;
 
 import dev.shardlings.grader.Part;
 
+import dev.shardlings.grader.parts.Course;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -104,7 +105,7 @@ public record Results(double score,
         List<TestResult> tests = new java.util.ArrayList<>();
         List<LeaderboardEntry> board = new java.util.ArrayList<>();
         double score = 0;
-        for (Part p : Part.all()) {
+        for (Part p : Course.all()) {
             TestResult r = byPart.getOrDefault(p.number(), TestResult.of(p, false, "No test of this part ran.",
                     "not run"));
             tests.add(r);

@@ -6,6 +6,7 @@ import dev.shardlings.grader.host.Sandbox;
 import dev.shardlings.grader.judge.Guard;
 import dev.shardlings.grader.judge.Report;
 
+import dev.shardlings.grader.parts.Course;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -169,7 +170,7 @@ public final class SubmissionGrading implements Callable<Integer> {
         for (Map.Entry<String, Stubbed> e : stubbed.entrySet()) {
             String cls = e.getKey().replace(".java", "");
             Stubbed why = e.getValue();
-            for (Part p : Part.all()) {
+            for (Part p : Course.all()) {
                 if (p.startAt().contains(cls + ".java")) {
                     pregraded.put(p.number(), Results.TestResult.of(p, false, Report.of(p, "was not graded")
                             .about(why.reason() + (why.details().isEmpty() ? "." : ":")).lines(why.details())
@@ -210,7 +211,7 @@ public final class SubmissionGrading implements Callable<Integer> {
      */
     private void writeUngraded(String reason, boolean refused) throws IOException {
         Map<String, Results.TestResult> all = new LinkedHashMap<>();
-        for (Part p : Part.all()) {
+        for (Part p : Course.all()) {
             all.put(p.number(), Results.TestResult.of(p, false, Report.of(p, "was not graded").about(reason + ".")
                     .noHint().text(), reason));
         }
@@ -262,13 +263,13 @@ public final class SubmissionGrading implements Callable<Integer> {
         return b.toString();
     }
 
-    /** Where the grader keeps its copy of the stubs, as class path resources ({@code <File>.java.txt}). */
+    /** Where the grader keeps its copy of the stubs, as class path resources ({@code <File>.java}). */
     static final String STUBS = "/dev/shardlings/grader/stubs/";
 
     /**
      * Writes the grader's copy of the course stubs into {@code dir}. The copy, not exercises/, is what stands in for a
-     * broken file: in a student's repository exercises/ holds the student's own edits. (A self-test keeps the copy
-     * equal to exercises/ in the course's repository.)
+     * broken file: in a student's repository exercises/ holds the student's own edits. (The build copies it from
+     * exercises/ in the course's repository; a student release freezes it in grader/src/stubs.)
      *
      * @return {@code dir}
      * @throws IOException if a stub cannot be read or written
@@ -276,9 +277,9 @@ public final class SubmissionGrading implements Callable<Integer> {
     public static Path writeStubs(Path dir) throws IOException {
         Files.createDirectories(dir);
         for (String name : COURSE_FILES) {
-            try (java.io.InputStream in = SubmissionGrading.class.getResourceAsStream(STUBS + name + ".txt")) {
+            try (java.io.InputStream in = SubmissionGrading.class.getResourceAsStream(STUBS + name)) {
                 if (in == null) {
-                    throw new IOException("the grader has no stub " + name + " (resource " + STUBS + name + ".txt)");
+                    throw new IOException("the grader has no stub " + name + " (resource " + STUBS + name + ")");
                 }
                 Files.copy(in, dir.resolve(name), StandardCopyOption.REPLACE_EXISTING);
             }

@@ -53,7 +53,7 @@ public final class Guard {
     /** {@link #run(Part, String, Supplier)} with an explicit time limit. */
     public static <T> CaseRun<T> run(Part part, String caseText, Supplier<T> call, Duration limit) {
         CheckLog.part(part);
-        CourseMethod[] called = new CourseMethod[1];
+        CourseMethod<?>[] called = new CourseMethod<?>[1];
         FutureTask<Tracing.Traced<T>> task = new FutureTask<>(() -> {
             CourseMethod.limitCalls(limit);
             Tracing.Traced<T> local = Tracing.record(call);

@@ -4,6 +4,9 @@ import dev.shardlings.array.DType;
 import dev.shardlings.array.NDArray;
 import dev.shardlings.grader.Generators;
 import dev.shardlings.sharding.Mesh;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Combinators;
 
 /**
  * One Problem 1 test case: A f32[S_X, D_Y] on an (X, Y) mesh with S = X·rowsPerShard, D = Y·colsPerShard, values
@@ -59,5 +62,13 @@ public record Problem1Case(int x, int y, int rowsPerShard, int colsPerShard, lon
                 + rows() + ", " + cols() + "] laid out P('X', 'Y'), blocks of " + rowsPerShard + " × " + colsPerShard
                 + (withShift ? "; shift = " + shift : "")
                 + (arange ? " (values arange(" + rows() * cols() + "))" : " (value seed " + valueSeed + ")");
+    }
+
+    /** Problem 1 cases: mesh (X, Y), 1–5 rows and 1–4 columns per shard, any value seed, float32 values. */
+    public static Arbitrary<Problem1Case> cases() {
+        return Combinators.combine(Generators.meshXY(), Arbitraries.integers().between(1, 5), Arbitraries.integers().between(1, 4),
+                        Arbitraries.longs(), Arbitraries.integers().between(-11, 11))
+                .as((xy, rows, cols, seed, shift) -> new Problem1Case(xy[0], xy[1], rows, cols, seed, shift,
+                        DType.FLOAT32));
     }
 }

@@ -5,6 +5,10 @@ import dev.shardlings.grader.judge.CaseRun;
 import dev.shardlings.grader.checks.Checks;
 import dev.shardlings.grader.checks.Checks.Tolerance;
 import dev.shardlings.grader.judge.Guard;
+import dev.shardlings.grader.judge.CaseRun;
+import dev.shardlings.grader.checks.Checks.Tolerance;
+import dev.shardlings.grader.checks.Checks;
+import dev.shardlings.grader.judge.Guard;
 import dev.shardlings.grader.Part;
 import dev.shardlings.grader.judge.Reports;
 import dev.shardlings.grader.checks.TraceRules;
@@ -64,7 +68,7 @@ public final class Problem1Checks {
         NDArray a = c.array();
         ShardedArray sharded = ShardedArray.devicePut(a, mesh, XY);
         String text = c.describe(false);
-        CaseRun<ShardedArray> run = Guard.run(Part.P1_1A, text, () -> impl.apply(sharded));
+        CaseRun<ShardedArray> run = Guard.run(Problem1Parts.P1_1A, text, () -> impl.apply(sharded));
         NDArray expected = Problem1Oracles.perShardMean(a, c.x(), c.y());
         Checks.shardedResult(run, Reports.inputs("Input A", a), expected, XY, Tolerance.float32(8), Reports.picture(sharded));
         ownBlockOnly(run, a.nbytes(), mesh.size());
@@ -113,7 +117,7 @@ public final class Problem1Checks {
         NDArray a = c.array();
         ShardedArray sharded = ShardedArray.devicePut(a, mesh, XY);
         String text = c.describe(false);
-        CaseRun<ShardedArray> run = Guard.run(Part.P1_1B, text, () -> impl.apply(sharded));
+        CaseRun<ShardedArray> run = Guard.run(Problem1Parts.P1_1B, text, () -> impl.apply(sharded));
         Checks.compiledByJit(run);
         Checks.compiledWithoutCommunication(run, "Each output element depends on one device's block only. Reshape"
                 + " [S, D] to [X, S/X, Y, D/Y]: X stays on dimension 0 and Y on dimension 2, so a mean over"
@@ -132,7 +136,7 @@ public final class Problem1Checks {
         NDArray a = c.array();
         ShardedArray sharded = ShardedArray.devicePut(a, mesh, XY);
         String text = c.describe(true);
-        CaseRun<ShardedArray> run = Guard.run(Part.P1_2A, text, () -> impl.apply(sharded, c.shift()));
+        CaseRun<ShardedArray> run = Guard.run(Problem1Parts.P1_2A, text, () -> impl.apply(sharded, c.shift()));
         NDArray expected = Problem1Oracles.rollWithinShards(a, c.x(), c.shift());
         Checks.shardedResult(run, Reports.inputs("Input A", a), expected, XY, Tolerance.EXACT, Reports.picture(sharded),
                 rollMistakes(a, c));
@@ -150,7 +154,7 @@ public final class Problem1Checks {
         NDArray a = c.array();
         ShardedArray sharded = ShardedArray.devicePut(a, mesh, XY);
         String text = c.describe(true);
-        CaseRun<ShardedArray> run = Guard.run(Part.P1_2B, text, () -> impl.apply(sharded, c.shift()));
+        CaseRun<ShardedArray> run = Guard.run(Problem1Parts.P1_2B, text, () -> impl.apply(sharded, c.shift()));
         Checks.compiledByJit(run);
         Checks.compiledWithoutCommunication(run, "A roll along dimension 0, which X splits, moves rows from one"
                 + " device to another, so the compiler had to move them. Reshape A to [X, S/X, D] first: the roll then"

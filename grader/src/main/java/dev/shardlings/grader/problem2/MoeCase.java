@@ -2,6 +2,11 @@ package dev.shardlings.grader.problem2;
 
 import dev.shardlings.array.NDArray;
 import dev.shardlings.grader.checks.MeshSpec;
+import dev.shardlings.grader.Generators;
+import dev.shardlings.grader.checks.MeshSpec;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Combinators;
 
 import java.util.ArrayList;
 import java.util.Collections;
@@ -92,5 +97,20 @@ public record MoeCase(MeshSpec mesh, int experts, int tokens, int d, int f, int 
     public String describeLocal(String shapes) {
         return "Case: " + shapes + " on one device; routing " + routing + (k > 1 ? ", k = " + k : "")
                 + " (value seed " + seed + ")";
+    }
+
+    /**
+     * Problem 2 cases: meshes with axes X and Y plus up to one replicated axis (1–16 devices); 1–3 experts and 1–4
+     * tokens per device along X; D and F multipliers 1–2; every routing; capacity 1–3; k = 1, or 2–3 for top-k.
+     */
+    public static Arbitrary<MoeCase> cases(boolean topK) {
+        Arbitrary<Integer> ks = topK ? Arbitraries.integers().between(2, 3) : Arbitraries.just(1);
+        Arbitrary<Routing> routing = topK ? Arbitraries.of(Routing.class)
+                : Arbitraries.of(Routing.UNIFORM, Routing.ONE_EXPERT, Routing.SOME_EMPTY);
+        return Combinators.combine(Generators.meshWith("X", "Y"), Arbitraries.integers().between(1, 3),
+                Arbitraries.integers().between(1, 4), Arbitraries.integers().between(1, 2),
+                Arbitraries.integers().between(1, 2), ks, routing, Arbitraries.integers().between(1, 3))
+                .flatAs((m, e, s, d, f, k, r, cap) -> Arbitraries.longs().map(seed -> new MoeCase(m, e, s, d, f, k, r,
+                        cap, seed)));
     }
 }

@@ -6,6 +6,13 @@ import dev.shardlings.grader.Check;
 import dev.shardlings.grader.CheckLog;
 import dev.shardlings.grader.checks.Checks;
 import dev.shardlings.grader.checks.Checks.Tolerance;
+import dev.shardlings.events.Collective;
+import dev.shardlings.events.DeviceTrace;
+import dev.shardlings.events.TraceEvent.CollectiveEvent;
+import dev.shardlings.events.TraceEvent;
+import dev.shardlings.grader.judge.CaseRun;
+import dev.shardlings.grader.checks.Checks.Tolerance;
+import dev.shardlings.grader.checks.Checks;
 import dev.shardlings.grader.Generators;
 import dev.shardlings.grader.judge.GradingFailure;
 import dev.shardlings.grader.judge.Guard;
@@ -13,14 +20,13 @@ import dev.shardlings.grader.Part;
 import dev.shardlings.grader.judge.Reports;
 import dev.shardlings.grader.checks.TraceRules;
 import dev.shardlings.grader.checks.TraceRules.Rule;
+import dev.shardlings.grader.judge.Reports;
+import dev.shardlings.grader.checks.TraceRules.Rule;
+import dev.shardlings.grader.checks.TraceRules;
 import dev.shardlings.sharding.AxisType;
 import dev.shardlings.sharding.Mesh;
 import dev.shardlings.sharding.PartitionSpec;
 import dev.shardlings.spmd.ShardedArray;
-import dev.shardlings.events.Collective;
-import dev.shardlings.events.DeviceTrace;
-import dev.shardlings.events.TraceEvent;
-import dev.shardlings.events.TraceEvent.CollectiveEvent;
 
 import java.util.List;
 
@@ -129,7 +135,7 @@ public final class Problem2Checks {
 
     /** 2.1: the local version, k = 1. */
     public static void moeLocal(Local impl, MoeCase c) {
-        local(Part.P2_1, impl, c);
+        local(Problem2Parts.P2_1, impl, c);
     }
 
     // ------------------------------------------------------------------------------------------------ sharded
@@ -178,10 +184,10 @@ public final class Problem2Checks {
         Mesh auto = mesh.withAxisTypes(java.util.Collections.nCopies(mesh.rank(), AxisType.AUTO)
                 .toArray(AxisType[]::new));
         Laid l = lay(c, false, auto);
-        CaseRun<ShardedArray> run = Guard.run(Part.P2_2, l.text(), () -> impl.apply(l.a(), l.w(), l.b()));
+        CaseRun<ShardedArray> run = Guard.run(Problem2Parts.P2_2, l.text(), () -> impl.apply(l.a(), l.w(), l.b()));
         Checks.compiledByJit(run);
         Checks.shardedResult(run, l.inputs(), l.expected(), XY, tol(l.sizes()[2]), l.pictures());
-        CaseRun<Integer> reported = Guard.run(Part.P2_2, l.text(), () -> report.apply(l.a(), l.w(), l.b()));
+        CaseRun<Integer> reported = Guard.run(Problem2Parts.P2_2, l.text(), () -> report.apply(l.a(), l.w(), l.b()));
         CheckLog.ran(Check.REPORTED_COMMUNICATION);
         java.util.Set<Long> received = new java.util.TreeSet<>();
         StringBuilder program = new StringBuilder();
@@ -216,7 +222,7 @@ public final class Problem2Checks {
 
     /** 2.3a: values; an all-gather of A over X. */
     public static void moeAllGather(Sharded impl, MoeCase c) {
-        Part part = Part.P2_3A;
+        Part part = Problem2Parts.P2_3A;
         Laid l = lay(c, false);
         CaseRun<ShardedArray> run = Guard.run(part, l.text(), () -> impl.apply(l.a(), l.w(), l.b()));
         Checks.shardedResult(run, l.inputs(), l.expected(), XY, tol(l.sizes()[2]), l.pictures());
@@ -268,7 +274,7 @@ public final class Problem2Checks {
 
     /** 2.3b: values; all-to-all over X, no all-gather over X, no padded compute, per-device memory budget. */
     public static void moeAllToAll(Ragged impl, MoeCase c) {
-        ragged(Part.P2_3B, impl, c);
+        ragged(Problem2Parts.P2_3B, impl, c);
     }
 
     private static void ragged(Part part, Ragged impl, MoeCase c) {
@@ -318,7 +324,7 @@ public final class Problem2Checks {
 
     /** 2.4: top-k, local and sharded (as 2.3b with the S·k pairs). */
     public static void topK(Local local, Ragged sharded, MoeCase c) {
-        local(Part.P2_4, local, c);
-        ragged(Part.P2_4, sharded, c);
+        local(Problem2Parts.P2_4, local, c);
+        ragged(Problem2Parts.P2_4, sharded, c);
     }
 }

@@ -1,6 +1,11 @@
 package dev.shardlings.grader.problem3;
 
 import dev.shardlings.grader.checks.MeshSpec;
+import dev.shardlings.grader.Generators;
+import dev.shardlings.grader.checks.MeshSpec;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Combinators;
 
 /**
  * One case of Problems 3 and 4: a mesh with axes "X" and "Y" (and possibly an extra axis the arrays are replicated
@@ -44,5 +49,15 @@ public record MatmulCase(MeshSpec mesh, int b, int d, int f, long seed, int tile
     /** The case in words, for reports. */
     public String describe(String shapes) {
         return "Case: mesh " + mesh + "; " + shapes + " (value seed " + seed + ")";
+    }
+
+    /**
+     * Problems 3 and 4 cases: {@link Generators#ringMeshes()}; size multipliers 1–3 for B, D and F; any value seed; 2–4
+     * tiles for part 3.1.
+     */
+    public static Arbitrary<MatmulCase> cases() {
+        Arbitrary<Integer> mult = Arbitraries.integers().between(1, 3);
+        return Combinators.combine(Generators.ringMeshes(), mult, mult, mult, Arbitraries.longs(),
+                Arbitraries.integers().between(2, 4)).as(MatmulCase::new);
     }
 }

@@ -16,6 +16,19 @@ import dev.shardlings.spmd.ShardedArray;
 import dev.shardlings.events.DeviceTrace;
 import dev.shardlings.events.ShardMapTrace;
 import dev.shardlings.events.Trace;
+import dev.shardlings.grader.judge.CaseRun;
+import dev.shardlings.grader.Check;
+import dev.shardlings.grader.CheckLog;
+import dev.shardlings.grader.checks.Checks;
+import dev.shardlings.grader.Generators;
+import dev.shardlings.grader.judge.GradingFailure;
+import dev.shardlings.grader.checks.ModelledTime;
+import dev.shardlings.grader.Part;
+import dev.shardlings.grader.judge.Reports;
+import dev.shardlings.grader.chapter0.Chapter0Oracles;
+import dev.shardlings.sharding.NamedSharding;
+import dev.shardlings.sharding.PartitionSpec;
+import dev.shardlings.spmd.ShardedArray;
 
 import java.security.SecureRandom;
 import java.util.ArrayList;
@@ -81,7 +94,7 @@ public record MeasuredRun(Part part, List<Problem3Checks.Operand> inputs, Partit
     private static final SecureRandom DRAWS = new SecureRandom();
 
     /**
-     * A matmul's answer: whole[0] · whole[1] (float32 of a double sum, as {@link Problem3Oracles#matmul}), compared
+     * A matmul's answer: whole[0] · whole[1] (float32 of a double sum, as {@link Chapter0Oracles#matmul}), compared
      * exactly as the parts of Problems 3 and 4 compare it ({@link Problem3Checks#exactSums}).
      */
     public static final Oracle MATMUL = (w, widths, rows, cols) -> {

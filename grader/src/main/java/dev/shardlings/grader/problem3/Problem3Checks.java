@@ -6,6 +6,11 @@ import dev.shardlings.grader.judge.CaseRun;
 import dev.shardlings.grader.Check;
 import dev.shardlings.grader.checks.Checks;
 import dev.shardlings.grader.checks.Checks.Tolerance;
+import dev.shardlings.events.Collective;
+import dev.shardlings.events.TraceEvent.CollectiveEvent;
+import dev.shardlings.grader.judge.CaseRun;
+import dev.shardlings.grader.checks.Checks.Tolerance;
+import dev.shardlings.grader.checks.Checks;
 import dev.shardlings.grader.Generators;
 import dev.shardlings.grader.judge.Guard;
 import dev.shardlings.grader.checks.MeshSpec;
@@ -14,11 +19,13 @@ import dev.shardlings.grader.Part;
 import dev.shardlings.grader.judge.Reports;
 import dev.shardlings.grader.checks.TraceRules;
 import dev.shardlings.grader.checks.TraceRules.Rule;
+import dev.shardlings.grader.judge.Reports;
+import dev.shardlings.grader.checks.TraceRules.Rule;
+import dev.shardlings.grader.checks.TraceRules;
+import dev.shardlings.grader.chapter0.Chapter0Oracles;
 import dev.shardlings.sharding.Mesh;
 import dev.shardlings.sharding.PartitionSpec;
 import dev.shardlings.spmd.ShardedArray;
-import dev.shardlings.events.Collective;
-import dev.shardlings.events.TraceEvent.CollectiveEvent;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -130,7 +137,7 @@ public final class Problem3Checks {
      */
     public static void allGatherMatmul(BinaryOperator<ShardedArray> collective, BinaryOperator<ShardedArray> naive,
                                        MatmulCase c) {
-        Part part = Part.P3_0;
+        Part part = Problem3Parts.P3_0;
         int n = c.y();
         int bx = c.b();
         int dy = c.d();
@@ -141,7 +148,7 @@ public final class Problem3Checks {
         NDArray a = values(c, 0, bb, d);
         NDArray w = values(c, 1, d, f);
         List<Operand> ops = List.of(new Operand("A", a, XY), new Operand("W", w, COLS_Y));
-        NDArray expected = Problem3Oracles.matmul(a, w);
+        NDArray expected = Chapter0Oracles.matmul(a, w);
         long flops = 2L * bx * d * fy;
         String flopText = "2·(B/X)·D·(F/Y) = 2·" + bx + "·" + d + "·" + fy;
 
@@ -177,7 +184,7 @@ public final class Problem3Checks {
      * matmul computes at most one tile; 2·(B/X)·(D/Y)·F FLOPs.
      */
     public static void allReduceMatmul(Tiled impl, MatmulCase c) {
-        Part part = Part.P3_1;
+        Part part = Problem3Parts.P3_1;
         int n = c.y();
         int t = c.tiles();
         int bx = c.b();
@@ -189,7 +196,7 @@ public final class Problem3Checks {
         NDArray a = values(c, 0, bb, d);
         NDArray w = values(c, 1, d, f);
         List<Operand> ops = List.of(new Operand("A", a, XY), new Operand("W", w, ROWS_Y));
-        NDArray expected = Problem3Oracles.matmul(a, w);
+        NDArray expected = Chapter0Oracles.matmul(a, w);
         long flops = 2L * bx * dy * f;
         CaseRun<ShardedArray> r = run(part, c, "; tiles = " + t, ops, ROWS_X, expected, exactSums(d),
                 l -> impl.apply(l.get(0), l.get(1), t));
@@ -230,7 +237,7 @@ public final class Problem3Checks {
      * most one chunk of D (≤ D/Y columns); 2·(B/X)·(F/Y)·D FLOPs.
      */
     public static void reduceScatterMatmul(BinaryOperator<ShardedArray> impl, MatmulCase c) {
-        Part part = Part.P3_2;
+        Part part = Problem3Parts.P3_2;
         int n = c.y();
         int bx = c.b();
         int dy = c.d();
@@ -242,7 +249,7 @@ public final class Problem3Checks {
         NDArray w2 = values(c, 1, f, d);
         List<Operand> ops = List.of(new Operand("Tmp", tmp, XY), new Operand("W2", w2, ROWS_Y));
         long flops = 2L * bx * fy * d;
-        CaseRun<ShardedArray> r = run(part, c, ops, XY, Problem3Oracles.matmul(tmp, w2), exactSums(f),
+        CaseRun<ShardedArray> r = run(part, c, ops, XY, Chapter0Oracles.matmul(tmp, w2), exactSums(f),
                 l -> impl.apply(l.get(0), l.get(1)));
         TraceRules.perDevice(r, "communication: n − 1 one-step ppermutes of accumulator blocks",
                 "only ppermute over Y, exactly n − 1 = " + (n - 1) + " per device, each of one"
@@ -269,7 +276,7 @@ public final class Problem3Checks {
      * partial product.
      */
     public static void transformerBlock(Block collective, Block naive, MatmulCase c) {
-        Part part = Part.P3_3;
+        Part part = Problem3Parts.P3_3;
         int n = c.y();
         int bx = c.b();
         int dy = c.d();
@@ -282,8 +289,8 @@ public final class Problem3Checks {
         NDArray wout = values(c, 2, f, d);
         List<Operand> ops = List.of(new Operand("In", in, XY), new Operand("Win", win, COLS_Y),
                 new Operand("Wout", wout, ROWS_Y));
-        NDArray hidden = Problem3Oracles.gelu(Problem3Oracles.matmul(in, win));
-        NDArray expected = Problem3Oracles.matmul(hidden, wout);
+        NDArray hidden = Problem3Oracles.gelu(Chapter0Oracles.matmul(in, win));
+        NDArray expected = Chapter0Oracles.matmul(hidden, wout);
         Tolerance tol = blockTolerance(f, Problem3Oracles.maxAbs(hidden), Problem3Oracles.maxAbs(wout));
         long flops = 4L * bx * d * fy;
         String flopText = "2·(B/X)·D·(F/Y) for each of the two matmuls = 4·" + bx + "·" + d + "·" + fy;
@@ -348,29 +355,29 @@ public final class Problem3Checks {
     /** 3.0p: the collective version's modelled time. */
     public static ModelledTime.Result allGatherMatmulTime(BinaryOperator<ShardedArray> collective,
                                              BinaryOperator<ShardedArray> naive) {
-        return new MeasuredRun(Part.P3_0P, MeasuredRun.operands("A", BD, XY, "W", DF, COLS_Y), XY, BF,
-                MeasuredRun.MATMUL, MATMUL_FLOPS, MeasuredRun.acrossY(PERF_B, PERF_D)).time(Part.P3_0, () -> allGatherMatmul(collective, naive,
+        return new MeasuredRun(Problem3Parts.P3_0P, MeasuredRun.operands("A", BD, XY, "W", DF, COLS_Y), XY, BF,
+                MeasuredRun.MATMUL, MATMUL_FLOPS, MeasuredRun.acrossY(PERF_B, PERF_D)).time(Problem3Parts.P3_0, () -> allGatherMatmul(collective, naive,
                 BASE_CASE), SETTING, l -> collective.apply(l.get(0), l.get(1)));
     }
 
     /** 3.1p. */
     public static ModelledTime.Result allReduceMatmulTime(Tiled impl) {
-        return new MeasuredRun(Part.P3_1P, MeasuredRun.operands("A", BD, XY, "W", DF, ROWS_Y), ROWS_X,
-                BF, MeasuredRun.MATMUL, MATMUL_FLOPS, MeasuredRun.acrossY(PERF_B, PERF_F)).time(Part.P3_1, () -> allReduceMatmul(impl, BASE_CASE),
+        return new MeasuredRun(Problem3Parts.P3_1P, MeasuredRun.operands("A", BD, XY, "W", DF, ROWS_Y), ROWS_X,
+                BF, MeasuredRun.MATMUL, MATMUL_FLOPS, MeasuredRun.acrossY(PERF_B, PERF_F)).time(Problem3Parts.P3_1, () -> allReduceMatmul(impl, BASE_CASE),
                 SETTING, l -> impl.apply(l.get(0), l.get(1), PERF_TILES));
     }
 
     /** 3.2p. */
     public static ModelledTime.Result reduceScatterMatmulTime(BinaryOperator<ShardedArray> impl) {
-        return new MeasuredRun(Part.P3_2P, MeasuredRun.operands("Tmp", BF, XY, "W2", FD, ROWS_Y), XY,
-                BD, MeasuredRun.MATMUL, MATMUL_FLOPS, MeasuredRun.acrossY(PERF_B, PERF_D)).time(Part.P3_2, () -> reduceScatterMatmul(impl, BASE_CASE),
+        return new MeasuredRun(Problem3Parts.P3_2P, MeasuredRun.operands("Tmp", BF, XY, "W2", FD, ROWS_Y), XY,
+                BD, MeasuredRun.MATMUL, MATMUL_FLOPS, MeasuredRun.acrossY(PERF_B, PERF_D)).time(Problem3Parts.P3_2, () -> reduceScatterMatmul(impl, BASE_CASE),
                 SETTING, l -> impl.apply(l.get(0), l.get(1)));
     }
 
     /** 3.3p: the collective block's modelled time. */
     public static ModelledTime.Result transformerBlockTime(Block collective, Block naive) {
-        return new MeasuredRun(Part.P3_3P, MeasuredRun.operands("In", BD, XY, "Win", DF, COLS_Y,
-                "Wout", FD, ROWS_Y), XY, BD, MeasuredRun.BLOCK, 2 * MATMUL_FLOPS, MeasuredRun.acrossY(PERF_B, PERF_D)).time(Part.P3_3,
+        return new MeasuredRun(Problem3Parts.P3_3P, MeasuredRun.operands("In", BD, XY, "Win", DF, COLS_Y,
+                "Wout", FD, ROWS_Y), XY, BD, MeasuredRun.BLOCK, 2 * MATMUL_FLOPS, MeasuredRun.acrossY(PERF_B, PERF_D)).time(Problem3Parts.P3_3,
                 () -> transformerBlock(collective, naive, BASE_CASE), SETTING,
                 l -> collective.apply(l.get(0), l.get(1), l.get(2)));
     }

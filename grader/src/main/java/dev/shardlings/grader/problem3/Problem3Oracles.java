@@ -1,34 +1,16 @@
 package dev.shardlings.grader.problem3;
 
 import dev.shardlings.array.NDArray;
+import dev.shardlings.grader.chapter0.Chapter0Oracles;
 
 /**
  * Whole-array answers for Problems 3 and 4, in plain loops with double accumulation, independent of the framework's
- * kernels and of any solution. Every collective matmul of the two problems computes one of these.
+ * kernels and of any solution. Every collective matmul of the two problems computes one of these; the matmul itself
+ * is chapter 0's ({@link Chapter0Oracles#matmul}).
  */
 public final class Problem3Oracles {
 
     private Problem3Oracles() {
-    }
-
-    /** C[m, n] = Σ_k A[m, k]·B[k, n], accumulated in double and rounded once to float32. */
-    public static NDArray matmul(NDArray a, NDArray b) {
-        int m = a.shape(0);
-        int k = a.shape(1);
-        int n = b.shape(1);
-        float[] x = a.toFloatArray();
-        float[] y = b.toFloatArray();
-        float[] c = new float[m * n];
-        for (int i = 0; i < m; i++) {
-            for (int j = 0; j < n; j++) {
-                double s = 0;
-                for (int l = 0; l < k; l++) {
-                    s += (double) x[i * k + l] * y[l * n + j];
-                }
-                c[i * n + j] = (float) s;
-            }
-        }
-        return NDArray.fromFloats(c, m, n);
     }
 
     /**
@@ -48,7 +30,7 @@ public final class Problem3Oracles {
 
     /** The feed-forward block of part 3.3: gelu(In · Win) · Wout. */
     public static NDArray transformerBlock(NDArray in, NDArray win, NDArray wout) {
-        return matmul(gelu(matmul(in, win)), wout);
+        return Chapter0Oracles.matmul(gelu(Chapter0Oracles.matmul(in, win)), wout);
     }
 
     /** The largest |value| of an array (0 for an empty one). */

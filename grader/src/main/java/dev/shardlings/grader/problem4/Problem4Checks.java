@@ -2,15 +2,19 @@ package dev.shardlings.grader.problem4;
 
 import dev.shardlings.array.NDArray;
 import dev.shardlings.cost.ModelDtype;
+import dev.shardlings.grader.judge.CaseRun;
 import dev.shardlings.grader.Generators;
 import dev.shardlings.grader.checks.ModelledTime;
 import dev.shardlings.grader.judge.CaseRun;
 import dev.shardlings.grader.Part;
 import dev.shardlings.grader.checks.TraceRules;
+import dev.shardlings.grader.checks.ModelledTime;
+import dev.shardlings.grader.checks.TraceRules;
+import dev.shardlings.grader.chapter0.Chapter0Oracles;
 import dev.shardlings.grader.problem3.MatmulCase;
 import dev.shardlings.grader.problem3.MeasuredRun;
-import dev.shardlings.grader.problem3.Problem3Checks;
 import dev.shardlings.grader.problem3.Problem3Checks.Operand;
+import dev.shardlings.grader.problem3.Problem3Checks;
 import dev.shardlings.grader.problem3.Problem3Oracles;
 import dev.shardlings.sharding.PartitionSpec;
 import dev.shardlings.spmd.ShardedArray;
@@ -51,7 +55,7 @@ public final class Problem4Checks {
      * D/Y; 2·(B/X)·D·(F/Y) FLOPs.
      */
     public static void allGatherMatmul(BinaryOperator<ShardedArray> impl, MatmulCase c) {
-        Part part = Part.P4_0;
+        Part part = Problem4Parts.P4_0;
         int n = c.y();
         int bx = c.b();
         int dy = 2 * c.d();
@@ -60,7 +64,7 @@ public final class Problem4Checks {
         NDArray a = Generators.smallFloats(c.seed(), c.x() * bx, d);
         NDArray w = Generators.smallFloats(c.seed() + 1, d, n * fy);
         CaseRun<ShardedArray> r = Problem3Checks.run(part, c, List.of(new Operand("A", a, XY), new Operand("W", w, P(null, "Y"))),
-                XY, Problem3Oracles.matmul(a, w), Problem3Checks.exactSums(d), l -> impl.apply(l.get(0), l.get(1)));
+                XY, Chapter0Oracles.matmul(a, w), Problem3Checks.exactSums(d), l -> impl.apply(l.get(0), l.get(1)));
         long block = 4L * bx * dy;
         long flops = 2L * bx * d * fy;
         TraceRules.perDevice(r, "communication: A pieces both ways round the ring, half the bytes each way",
@@ -88,7 +92,7 @@ public final class Problem4Checks {
      * 2·(B/X)·(D/Y)·F FLOPs.
      */
     public static void allReduceMatmul(BinaryOperator<ShardedArray> impl, MatmulCase c) {
-        Part part = Part.P4_1;
+        Part part = Problem4Parts.P4_1;
         int n = c.y();
         int bx = c.b();
         int dy = c.d();
@@ -97,7 +101,7 @@ public final class Problem4Checks {
         NDArray a = Generators.smallFloats(c.seed(), c.x() * bx, d);
         NDArray w = Generators.smallFloats(c.seed() + 1, d, f);
         CaseRun<ShardedArray> r = Problem3Checks.run(part, c, List.of(new Operand("A", a, XY), new Operand("W", w, P("Y", null))),
-                P("X", null), Problem3Oracles.matmul(a, w), Problem3Checks.exactSums(d),
+                P("X", null), Chapter0Oracles.matmul(a, w), Problem3Checks.exactSums(d),
                 l -> impl.apply(l.get(0), l.get(1)));
         long v = 4L * bx * f;
         long oneWay = 2L * (n - 1) * v / n;
@@ -123,7 +127,7 @@ public final class Problem4Checks {
      * at most D/Y columns; 2·(B/X)·(F/Y)·D FLOPs.
      */
     public static void reduceScatterMatmul(BinaryOperator<ShardedArray> impl, MatmulCase c) {
-        Part part = Part.P4_2;
+        Part part = Problem4Parts.P4_2;
         int n = c.y();
         int bx = c.b();
         int dy = 2 * c.d();
@@ -133,7 +137,7 @@ public final class Problem4Checks {
         NDArray tmp = Generators.smallFloats(c.seed(), c.x() * bx, f);
         NDArray w2 = Generators.smallFloats(c.seed() + 1, f, d);
         CaseRun<ShardedArray> r = Problem3Checks.run(part, c, List.of(new Operand("Tmp", tmp, XY), new Operand("W2", w2,
-                        P("Y", null))), XY, Problem3Oracles.matmul(tmp, w2), Problem3Checks.exactSums(f),
+                        P("Y", null))), XY, Chapter0Oracles.matmul(tmp, w2), Problem3Checks.exactSums(f),
                 l -> impl.apply(l.get(0), l.get(1)));
         long block = 4L * bx * dy;
         long flops = 2L * bx * fy * d;
@@ -173,22 +177,22 @@ public final class Problem4Checks {
 
     /** 4.0p. */
     public static ModelledTime.Result allGatherMatmulTime(BinaryOperator<ShardedArray> impl) {
-        return new MeasuredRun(Part.P4_0P, MeasuredRun.operands("A", BD, XY, "W", DF, P(null, "Y")),
-                XY, BF, MeasuredRun.MATMUL, MATMUL_FLOPS, MeasuredRun.acrossY(Problem3Checks.PERF_B, Problem3Checks.PERF_D)).time(Part.P4_0, () -> allGatherMatmul(impl,
+        return new MeasuredRun(Problem4Parts.P4_0P, MeasuredRun.operands("A", BD, XY, "W", DF, P(null, "Y")),
+                XY, BF, MeasuredRun.MATMUL, MATMUL_FLOPS, MeasuredRun.acrossY(Problem3Checks.PERF_B, Problem3Checks.PERF_D)).time(Problem4Parts.P4_0, () -> allGatherMatmul(impl,
                 Problem3Checks.BASE_CASE), SETTING, l -> impl.apply(l.get(0), l.get(1)));
     }
 
     /** 4.1p. */
     public static ModelledTime.Result allReduceMatmulTime(BinaryOperator<ShardedArray> impl) {
-        return new MeasuredRun(Part.P4_1P, MeasuredRun.operands("A", BD, XY, "W", DF, P("Y", null)),
-                P("X", null), BF, MeasuredRun.MATMUL, MATMUL_FLOPS, MeasuredRun.acrossY(Problem3Checks.PERF_B, Problem3Checks.PERF_F)).time(Part.P4_1, () -> allReduceMatmul(impl,
+        return new MeasuredRun(Problem4Parts.P4_1P, MeasuredRun.operands("A", BD, XY, "W", DF, P("Y", null)),
+                P("X", null), BF, MeasuredRun.MATMUL, MATMUL_FLOPS, MeasuredRun.acrossY(Problem3Checks.PERF_B, Problem3Checks.PERF_F)).time(Problem4Parts.P4_1, () -> allReduceMatmul(impl,
                 Problem3Checks.BASE_CASE), SETTING, l -> impl.apply(l.get(0), l.get(1)));
     }
 
     /** 4.2p. */
     public static ModelledTime.Result reduceScatterMatmulTime(BinaryOperator<ShardedArray> impl) {
-        return new MeasuredRun(Part.P4_2P, MeasuredRun.operands("Tmp", BF, XY, "W2", FD,
-                P("Y", null)), XY, BD, MeasuredRun.MATMUL, MATMUL_FLOPS, MeasuredRun.acrossY(Problem3Checks.PERF_B, Problem3Checks.PERF_D)).time(Part.P4_2, () -> reduceScatterMatmul(
+        return new MeasuredRun(Problem4Parts.P4_2P, MeasuredRun.operands("Tmp", BF, XY, "W2", FD,
+                P("Y", null)), XY, BD, MeasuredRun.MATMUL, MATMUL_FLOPS, MeasuredRun.acrossY(Problem3Checks.PERF_B, Problem3Checks.PERF_D)).time(Problem4Parts.P4_2, () -> reduceScatterMatmul(
                 impl, Problem3Checks.BASE_CASE), SETTING, l -> impl.apply(l.get(0), l.get(1)));
     }
 }

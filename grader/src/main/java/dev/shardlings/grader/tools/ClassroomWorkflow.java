@@ -2,6 +2,7 @@ package dev.shardlings.grader.tools;
 
 import dev.shardlings.grader.Part;
 
+import dev.shardlings.grader.parts.Course;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -10,11 +11,11 @@ import java.nio.file.Path;
  * The GitHub Classroom workflow of a student repository ({@code .github/workflows/classroom.yml}), written from
  * {@link Part}: one grade of the whole course ({@code mvn -B test -Pgrade}, the students' own command), then one
  * autograding step per part whose command passes exactly when results.json says the part passed, worth the part's
- * points. So Classroom's points equal the grader's. The student release puts the file in place
- * ({@link StudentRelease}); {@code ClassroomWorkflowTest} keeps the committed copy equal to this.
+ * points. So Classroom's points equal the grader's. The student release writes the file
+ * ({@link StudentRelease}), from the parts as they are then: no copy is committed.
  *
  * <pre>
- * java -cp grader/target/classes dev.shardlings.grader.tools.ClassroomWorkflow grader/classroom/classroom.yml
+ * java -cp grader/target/classes:framework/target/classes dev.shardlings.grader.tools.ClassroomWorkflow classroom.yml
  * </pre>
  */
 public final class ClassroomWorkflow {
@@ -58,7 +59,7 @@ public final class ClassroomWorkflow {
         sb.append("      - name: Grade the course (mvn test -Pgrade)\n        run: mvn -B test -Pgrade\n");
         StringBuilder runners = new StringBuilder();
         StringBuilder env = new StringBuilder();
-        for (Part p : Part.all()) {
+        for (Part p : Course.all()) {
             String id = id(p);
             sb.append("      - name: ").append(p.number()).append(' ').append(p.title()).append('\n')
                     .append("        id: ").append(id).append('\n')

@@ -34,7 +34,7 @@ import java.util.stream.Stream;
  *
  * <p>What is left out, and why: {@code solutions/} (the answers); every {@code target/} (compiled classes of the
  * solutions among them); {@code .git} (the history holds every solution); the grader's {@code selftest} and
- * {@code hostile} test packages (they grade the solutions); {@code grader/gradescope} and {@code grader/classroom}
+ * {@code hostile} test packages (they grade the solutions); {@code grader/gradescope}
  * (the instructor's packaging; the Classroom workflow is put where GitHub reads it, {@code .github/workflows/});
  * {@code DEVELOPERS.md} (it describes the instructor's repository).
  * The release is checked before it is written out as done: no file of it is a solution's, the course files
@@ -47,10 +47,9 @@ public final class StudentRelease implements Callable<Integer> {
     /** Relative paths (with '/') left out of a release, with everything under them. */
     static final List<String> LEFT_OUT = List.of(".git", "solutions", ".idea", ".vscode", ".jqwik-database",
             "grader/src/test/java/dev/shardlings/grader/selftest", "grader/src/test/java/dev/shardlings/grader/hostile",
-            "grader/src/test/resources/golden", "grader/gradescope", "grader/classroom", "DEVELOPERS.md");
+            "grader/src/test/resources/golden", "grader/gradescope", "DEVELOPERS.md");
 
     /** Where the Classroom workflow is kept in the course, and where the release puts it. */
-    static final String CLASSROOM_WORKFLOW = "grader/classroom/classroom.yml";
     static final String RELEASE_WORKFLOW = ".github/workflows/classroom.yml";
 
     @Option(names = "--course", defaultValue = ".", description = "the course checkout (default: here)")
@@ -114,13 +113,17 @@ public final class StudentRelease implements Callable<Integer> {
         rewrite(to.resolve("pom.xml"), "    <module>solutions</module>\n", "");
         rewrite(to.resolve("pom.xml"), "<grade.target>solutions</grade.target>", "<grade.target>exercises</grade.target>");
         rewrite(to.resolve("grader/pom.xml"), "<grader.verify.excludes>**/NoTestIsExcluded</grader.verify.excludes>",
-                "<grader.verify.excludes>**/Part*Test.java</grader.verify.excludes>");
-        Files.writeString(to.resolve("README.md"), resource("release/README.md"));
-        Path workflow = from.resolve(CLASSROOM_WORKFLOW);
-        if (Files.isRegularFile(workflow)) {
-            Files.createDirectories(to.resolve(RELEASE_WORKFLOW).getParent());
-            Files.copy(workflow, to.resolve(RELEASE_WORKFLOW));
+                "<grader.verify.excludes>**/GradedPartsTest.java</grader.verify.excludes>");
+        // The student edits exercises/: the grader's copy of the stubs is frozen as they are now.
+        Path stubs = Files.createDirectories(to.resolve("grader/src/stubs"));
+        for (String name : dev.shardlings.grader.sandbox.CourseClasses.FILES) {
+            Files.copy(to.resolve(SubmissionGrading.EXERCISES).resolve(name), stubs.resolve(name));
         }
+        rewrite(to.resolve("grader/pom.xml"), "<grader.stubs.dir>${project.basedir}/../exercises/src/main/java/dev/"
+                + "shardlings/course</grader.stubs.dir>", "<grader.stubs.dir>${project.basedir}/src/stubs</grader.stubs.dir>");
+        Files.writeString(to.resolve("README.md"), resource("release/README.md"));
+        Files.createDirectories(to.resolve(RELEASE_WORKFLOW).getParent());
+        Files.writeString(to.resolve(RELEASE_WORKFLOW), ClassroomWorkflow.yaml());
     }
 
     /** True when a path relative to the course root is left out of a release. */

@@ -1,5 +1,6 @@
 package dev.shardlings.grader.selftest;
 
+import dev.shardlings.grader.chapter0.Chapter0Parts;
 import dev.shardlings.array.KeepDims;
 import dev.shardlings.array.NDArray;
 import dev.shardlings.grader.judge.GradingFailure;
@@ -121,7 +122,7 @@ class Chapter0WrongImplementationsTest {
         // Feedback per mistake: the report names the mistake, and its hint replaces the part's general one.
         assertTrue(f.getMessage().contains("Your output is exactly what shifting by −k gives."), f.getMessage());
         assertTrue(f.getMessage().contains("Hint: device j's block goes to device (j + k) mod n"), f.getMessage());
-        assertFalse(f.getMessage().contains(Part.P0_8.hint()), f.getMessage());
+        assertFalse(f.getMessage().contains(Chapter0Parts.P0_8.hint()), f.getMessage());
     }
 
     @Test

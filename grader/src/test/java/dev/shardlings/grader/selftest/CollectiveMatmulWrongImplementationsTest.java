@@ -1,5 +1,6 @@
 package dev.shardlings.grader.selftest;
 
+import dev.shardlings.grader.problem3.Problem3Parts;
 import dev.shardlings.array.NDArray;
 import dev.shardlings.grader.judge.GradingFailure;
 import dev.shardlings.grader.judge.GradingFailure.Kind;
@@ -509,7 +510,7 @@ class CollectiveMatmulWrongImplementationsTest {
 
     @Test
     void rightOnlyAtTheOldPredictableSampleIsWrongValuesIn30p() {
-        Set<Long> kept = theOldSample(Part.P3_0P, Problem3Checks.PERF_B, Problem3Checks.PERF_F);
+        Set<Long> kept = theOldSample(Problem3Parts.P3_0P, Problem3Checks.PERF_B, Problem3Checks.PERF_F);
         GradingFailure f = rejected(Kind.WRONG_VALUES, "drawn at random for every grade",
                 () -> Problem3Checks.allGatherMatmulTime(earlyAtTheBooksSizes((a, w) -> rightOnlyAt(kept,
                         DOWN_THE_RING_3_0.apply(a, w))), NAIVE_3_0));
@@ -520,7 +521,7 @@ class CollectiveMatmulWrongImplementationsTest {
 
     @Test
     void rightOnlyAtTheOldPredictableSampleIsWrongValuesIn32p() {
-        Set<Long> kept = theOldSample(Part.P3_2P, Problem3Checks.PERF_B, Problem3Checks.PERF_D);
+        Set<Long> kept = theOldSample(Problem3Parts.P3_2P, Problem3Checks.PERF_B, Problem3Checks.PERF_D);
         BinaryOperator<ShardedArray> attack = (t, w) -> t.shape()[0] == Problem3Checks.PERF_B
                 ? rightOnlyAt(kept, UP_THE_RING_3_2.apply(t, w)) : UP_THE_RING_3_2.apply(t, w);
         GradingFailure f = rejected(Kind.WRONG_VALUES, "drawn at random for every grade",

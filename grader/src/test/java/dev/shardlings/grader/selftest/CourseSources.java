@@ -3,18 +3,17 @@ package dev.shardlings.grader.selftest;
 import dev.shardlings.grader.CourseMethod;
 import dev.shardlings.grader.grade.IsolatedGrading;
 import dev.shardlings.grader.Part;
+import dev.shardlings.grader.parts.Course;
 
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-/** Reads the course's stub sources and the grader's graded test classes, for the self-tests that keep them in step. */
+/** Reads the course's stub sources and the parts' course methods, for the self-tests that keep them in step. */
 final class CourseSources {
 
     static final Path EXERCISES = Path.of("..", "exercises", "src", "main", "java", "dev", "shardlings", "course");
@@ -23,7 +22,7 @@ final class CourseSources {
     }
 
     /** The Javadoc of the public static method {@code m} in the stubs, with the comment markers removed. */
-    static String javadoc(CourseMethod m) throws IOException {
+    static String javadoc(CourseMethod<?> m) throws IOException {
         String src = Files.readString(EXERCISES.resolve(m.className() + ".java"));
         Matcher doc = Pattern.compile("/\\*\\*((?:(?!\\*/).)*)\\*/\\s*public static \\S+ " + m.methodName() + "\\(",
                 Pattern.DOTALL).matcher(src);
@@ -34,7 +33,7 @@ final class CourseSources {
     }
 
     /** The body of method {@code m} in the stubs (up to the next closing brace at method level). */
-    static String body(CourseMethod m) throws IOException {
+    static String body(CourseMethod<?> m) throws IOException {
         String src = Files.readString(EXERCISES.resolve(m.className() + ".java"));
         Matcher head = Pattern.compile("public static \\S+ " + m.methodName() + "\\([^)]*\\) \\{").matcher(src);
         if (!head.find()) {
@@ -45,7 +44,7 @@ final class CourseSources {
     }
 
     /** The clauses of the "Graded:" paragraph of {@code m}'s Javadoc, split at "; ", without the final period. */
-    static List<String> gradedClauses(CourseMethod m) throws IOException {
+    static List<String> gradedClauses(CourseMethod<?> m) throws IOException {
         String doc = javadoc(m);
         Matcher g = Pattern.compile("<p>Graded:(.*?)(?:Docs:|$)", Pattern.DOTALL).matcher(doc);
         if (!g.find()) {
@@ -62,23 +61,8 @@ final class CourseSources {
         return out;
     }
 
-    /**
-     * The graded test classes the isolated grading finds (the same discovery, so a class it would miss is missing
-     * here too), by the part they name.
-     */
-    static Map<Part, List<Class<?>>> gradedClasses() throws IOException {
-        ClassLoader cl = CourseSources.class.getClassLoader();
-        Map<Part, List<Class<?>>> out = new LinkedHashMap<>();
-        for (Map.Entry<Part, List<String>> e : IsolatedGrading.gradedClasses(Path.of("target", "test-classes"),
-                IsolatedGrading.COURSE_PACKAGES, null, cl).entrySet()) {
-            for (String name : e.getValue()) {
-                try {
-                    out.computeIfAbsent(e.getKey(), k -> new ArrayList<>()).add(Class.forName(name, false, cl));
-                } catch (ClassNotFoundException ex) {
-                    throw new AssertionError("cannot load " + name, ex);
-                }
-            }
-        }
-        return out;
+    /** Every course method the parts call, once each, in course order. */
+    static List<CourseMethod<?>> courseMethods() {
+        return Course.all().stream().flatMap(p -> p.methods().stream()).distinct().toList();
     }
 }

@@ -1,5 +1,6 @@
 package dev.shardlings.grader.selftest;
 
+import dev.shardlings.grader.problem3.Problem3Parts;
 import dev.shardlings.array.DType;
 import dev.shardlings.grader.judge.GradingFailure;
 import dev.shardlings.grader.judge.GradingFailure.Kind;
@@ -61,7 +62,7 @@ class FeedbackTest {
                 .apply(a, w), (a, w) -> a, c));
         assertTrue(f.getMessage().contains("Hint: this part builds its communication from ppermute steps alone"),
                 f.getMessage());
-        assertFalse(f.getMessage().contains(Part.P3_0.hint()), f.getMessage());
+        assertFalse(f.getMessage().contains(Problem3Parts.P3_0.hint()), f.getMessage());
     }
 
     @Test

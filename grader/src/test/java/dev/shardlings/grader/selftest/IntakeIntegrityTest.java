@@ -1,6 +1,8 @@
 package dev.shardlings.grader.selftest;
 
 import dev.shardlings.grader.grade.BatchGrading;
+import dev.shardlings.grader.parts.Course;
+import dev.shardlings.grader.grade.BatchGrading;
 import dev.shardlings.grader.Part;
 import dev.shardlings.grader.grade.Results;
 import dev.shardlings.grader.grade.ScoreTable;
@@ -107,7 +109,7 @@ class IntakeIntegrityTest {
         assertFailed(t, "6.1", "Chapter6.java crashed the compiler (StackOverflowError)",
                 "nested thousands deep");
         // Every part of an attacked file is lost, not just the one selected.
-        for (Part p : Part.all()) {
+        for (Part p : Course.all()) {
             if (p.number().startsWith("2.") || p.number().startsWith("6.")) {
                 assertEquals(0.0, t.get(p.number()).score(), p.number());
             }
@@ -286,7 +288,7 @@ class IntakeIntegrityTest {
     private static void assertRefused(Path results, String reason) throws IOException {
         Results r = Results.read(results);
         assertEquals(0.0, r.score());
-        assertEquals(Part.all().size(), r.tests().size(), "every part is in the grade");
+        assertEquals(Course.all().size(), r.tests().size(), "every part is in the grade");
         for (Results.TestResult t : r.tests()) {
             assertEquals(reason, t.reason(), t.number());
         }

@@ -4,6 +4,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.shardlings.grader.grade.Results;
 import dev.shardlings.grader.grade.ScoreTable;
+import dev.shardlings.grader.grade.Results;
+import dev.shardlings.grader.parts.GradedParts;
+import dev.shardlings.grader.problem1.Problem1Parts;
+import dev.shardlings.grader.grade.ScoreTable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.platform.launcher.Launcher;
@@ -42,11 +46,12 @@ class ResultsEndToEndTest {
         String before = System.getProperty("grade.results");
         System.setProperty("grade.results", results.toString());
         try {
-            LauncherDiscoveryRequest req = request()
-                    .selectors(selectClass("dev.shardlings.grader.problem1.Part11bPerShardMeanGlobalTest")).build();
+            LauncherDiscoveryRequest req = request().selectors(selectClass(GradedParts.class)).build();
             Launcher launcher = LauncherFactory.create(); // registers GradingListener through META-INF/services
+            GradedParts.select(List.of(Problem1Parts.P1_1B));
             launcher.execute(req);
         } finally {
+            GradedParts.select(null);
             if (before == null) {
                 System.clearProperty("grade.results");
             } else {

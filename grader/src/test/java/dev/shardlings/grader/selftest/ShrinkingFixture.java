@@ -1,6 +1,5 @@
 package dev.shardlings.grader.selftest;
 
-import dev.shardlings.grader.Generators;
 import dev.shardlings.grader.problem3.MatmulCase;
 import dev.shardlings.grader.problem3.Problem3Checks;
 import dev.shardlings.spmd.ShardedArray;
@@ -32,6 +31,6 @@ class ShrinkingFixture {
 
     @Provide
     Arbitrary<MatmulCase> cases() {
-        return Generators.matmulCases();
+        return MatmulCase.cases();
     }
 }

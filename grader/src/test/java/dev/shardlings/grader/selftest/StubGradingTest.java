@@ -3,6 +3,9 @@ package dev.shardlings.grader.selftest;
 import dev.shardlings.grader.grade.IsolatedGrading;
 import dev.shardlings.grader.Part;
 import dev.shardlings.grader.grade.Results;
+import dev.shardlings.grader.grade.IsolatedGrading;
+import dev.shardlings.grader.grade.Results;
+import dev.shardlings.grader.parts.Course;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -40,7 +43,7 @@ class StubGradingTest {
             }
         }
         assertEquals(List.of(), wrong);
-        assertEquals(Part.values().length, r.tests().size());
+        assertEquals(Course.all().size(), r.tests().size());
         assertEquals(0.0, r.score());
     }
 }

@@ -1,6 +1,8 @@
 package dev.shardlings.grader.selftest;
 
 import dev.shardlings.grader.tools.StudentRelease;
+import dev.shardlings.grader.tools.ClassroomWorkflow;
+import dev.shardlings.grader.tools.StudentRelease;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
@@ -49,9 +51,15 @@ class StudentReleaseTest {
         String pom = Files.readString(out.resolve("pom.xml"));
         assertFalse(pom.contains("<module>solutions</module>"), pom);
         assertTrue(pom.contains("<grade.target>exercises</grade.target>"), pom);
-        assertTrue(Files.readString(out.resolve("grader/pom.xml"))
-                .contains("<grader.verify.excludes>**/Part*Test.java</grader.verify.excludes>"));
-        assertEquals(Files.readString(COURSE.resolve("grader/classroom/classroom.yml")),
+        String graderPom = Files.readString(out.resolve("grader/pom.xml"));
+        assertTrue(graderPom.contains("<grader.verify.excludes>**/GradedPartsTest.java</grader.verify.excludes>"));
+        assertTrue(graderPom.contains("<grader.stubs.dir>${project.basedir}/src/stubs</grader.stubs.dir>"),
+                "the grader's copy of the stubs is frozen: the student edits exercises/");
+        for (String course : dev.shardlings.grader.sandbox.CourseClasses.FILES) {
+            assertEquals(Files.readString(COURSE.resolve("exercises/src/main/java/dev/shardlings/course/" + course)),
+                    Files.readString(out.resolve("grader/src/stubs/" + course)), course);
+        }
+        assertEquals(ClassroomWorkflow.yaml(),
                 Files.readString(out.resolve(".github/workflows/classroom.yml")), "Classroom's workflow is in place");
         String readme = Files.readString(out.resolve("README.md"));
         assertTrue(readme.contains("mvn test -Pgrade") && readme.contains("mvn -B verify"), readme);

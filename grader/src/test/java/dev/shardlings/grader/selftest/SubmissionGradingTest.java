@@ -85,8 +85,8 @@ class SubmissionGradingTest {
     void theGradersCopyOfTheStubsIsTheExercises(@TempDir Path dir) throws Exception {
         Path copy = SubmissionGrading.writeStubs(dir);
         for (String f : dev.shardlings.grader.sandbox.CourseClasses.FILES) {
-            assertEquals(Files.readString(STUBS.resolve(f)), Files.readString(copy.resolve(f)), f + ": copy the stub to"
-                    + " grader/src/stubs/" + f + ".txt");
+            assertEquals(Files.readString(STUBS.resolve(f)), Files.readString(copy.resolve(f)), f + ": the grader's resources"
+                    + " are stale: rebuild the grader");
         }
     }
 
