@@ -1,7 +1,7 @@
 package dev.shardlings.grader.chapter0;
 
 import dev.shardlings.grader.checks.MeshSpec;
-import dev.shardlings.grader.Generators;
+import dev.shardlings.grader.checks.Generators;
 import dev.shardlings.grader.checks.MeshSpec;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;

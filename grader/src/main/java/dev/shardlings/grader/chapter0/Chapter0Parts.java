@@ -1,18 +1,18 @@
 package dev.shardlings.grader.chapter0;
 
 import dev.shardlings.array.NDArray;
-import dev.shardlings.grader.Check;
-import dev.shardlings.grader.CourseMethod;
+import dev.shardlings.grader.parts.Check;
+import dev.shardlings.grader.parts.CourseMethod;
 import dev.shardlings.grader.checks.MeshSpec;
-import dev.shardlings.grader.Part;
+import dev.shardlings.grader.parts.Part;
 import dev.shardlings.sharding.Mesh;
 import dev.shardlings.spmd.ShardedArray;
 
 import java.util.List;
 import java.util.function.Function;
 
-import static dev.shardlings.grader.Part.example;
-import static dev.shardlings.grader.Part.property;
+import static dev.shardlings.grader.parts.Part.example;
+import static dev.shardlings.grader.parts.Part.property;
 
 /**
  * Chapter 0's parts (collectives in shardMap), one row each: number, title, points, course methods, docs, hint,

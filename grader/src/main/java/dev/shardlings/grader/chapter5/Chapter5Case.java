@@ -1,7 +1,7 @@
 package dev.shardlings.grader.chapter5;
 
 import dev.shardlings.array.NDArray;
-import dev.shardlings.grader.Generators;
+import dev.shardlings.grader.checks.Generators;
 import dev.shardlings.sharding.AxisType;
 import dev.shardlings.sharding.Mesh;
 import net.jqwik.api.Arbitraries;

@@ -10,7 +10,7 @@ import dev.shardlings.grader.judge.CaseRun;
 import dev.shardlings.grader.checks.Checks.Tolerance;
 import dev.shardlings.grader.checks.Checks;
 import dev.shardlings.grader.judge.Guard;
-import dev.shardlings.grader.Part;
+import dev.shardlings.grader.parts.Part;
 import dev.shardlings.grader.judge.Reports;
 import dev.shardlings.grader.checks.TraceRules;
 import dev.shardlings.sharding.AxisType;

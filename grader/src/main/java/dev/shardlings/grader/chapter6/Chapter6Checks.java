@@ -1,17 +1,19 @@
 package dev.shardlings.grader.chapter6;
 
+import dev.shardlings.grader.parts.TimedResult;
+import dev.shardlings.grader.parts.TimedSetting;
 import dev.shardlings.array.NDArray;
 import dev.shardlings.cost.ModelDtype;
 import dev.shardlings.grader.judge.CaseRun;
-import dev.shardlings.grader.Check;
-import dev.shardlings.grader.CheckLog;
+import dev.shardlings.grader.parts.Check;
+import dev.shardlings.grader.parts.CheckLog;
 import dev.shardlings.grader.checks.Checks;
 import dev.shardlings.grader.checks.Checks.Tolerance;
 import dev.shardlings.grader.judge.GradingFailure;
-import dev.shardlings.grader.Generators;
+import dev.shardlings.grader.checks.Generators;
 import dev.shardlings.grader.judge.Guard;
 import dev.shardlings.grader.checks.ModelledTime;
-import dev.shardlings.grader.Part;
+import dev.shardlings.grader.parts.Part;
 import dev.shardlings.grader.judge.Reports;
 import dev.shardlings.grader.checks.TraceRules;
 import dev.shardlings.grader.checks.TraceRules.Rule;
@@ -310,8 +312,8 @@ public final class Chapter6Checks {
     // ------------------------------------------------------------------------------------------ performance
 
     /** The performance parts' hardware and dtype: TPU v5e in bfloat16, as Problem 3's. */
-    private static ModelledTime.Setting setting(String caseText) {
-        return new ModelledTime.Setting("tpu-v5e", ModelDtype.BFLOAT16, caseText);
+    private static TimedSetting setting(String caseText) {
+        return new TimedSetting("tpu-v5e", ModelDtype.BFLOAT16, caseText);
     }
 
     /** The measured runs' MLP: large enough that compute and communication both show, small enough to run here. */
@@ -339,12 +341,12 @@ public final class Chapter6Checks {
         return new Chapter6Case(0, 8, List.of(64, 256, 1024), 1, 0, PERF_SEEDS.nextLong());
     }
 
-    public static final ModelledTime.Setting SETTING_62 = setting("mesh ('batch': 4, 'model': 2); layer sizes "
+    public static final TimedSetting SETTING_62 = setting("mesh ('batch': 4, 'model': 2); layer sizes "
             + PERF_SIZES + ", batch 64, one step");
-    public static final ModelledTime.Setting SETTING_63 = setting("mesh ('batch': 8); layer sizes " + PERF_SIZES
+    public static final TimedSetting SETTING_63 = setting("mesh ('batch': 8); layer sizes " + PERF_SIZES
             + ", batch 64, one step");
-    public static final ModelledTime.Setting SETTING_64 = SETTING_63;
-    public static final ModelledTime.Setting SETTING_65 = setting("mesh ('model': 8); B, D, F = 64, 256, 1024");
+    public static final TimedSetting SETTING_64 = SETTING_63;
+    public static final TimedSetting SETTING_65 = setting("mesh ('model': 8); B, D, F = 64, 256, 1024");
 
     /** The seed-001-sized example each performance part's base part must pass first. */
     private static Chapter6Case base(Chapter6Kind kind) {
@@ -358,7 +360,7 @@ public final class Chapter6Checks {
     }
 
     /** 6.2p: one tensor-parallel training step's modelled time. */
-    public static ModelledTime.Result trainDataTensorParallelTime(Train impl) {
+    public static TimedResult trainDataTensorParallelTime(Train impl) {
         Chapter6Case c = perfTp();
         List<NDArray> params = c.params();
         NDArray in = c.inputs();
@@ -374,7 +376,7 @@ public final class Chapter6Checks {
     }
 
     /** 6.3p: one hand-written data-parallel step's modelled time. */
-    public static ModelledTime.Result dataParallelStepTime(TrainingStep impl) {
+    public static TimedResult dataParallelStepTime(TrainingStep impl) {
         Chapter6Case c = perfDp();
         List<NDArray> params = c.params();
         List<ShardedArray> placed = place(params, c.mesh(), Collections.nCopies(params.size(), P()));
@@ -390,7 +392,7 @@ public final class Chapter6Checks {
     }
 
     /** 6.4p: one FSDP step's modelled time. */
-    public static ModelledTime.Result fsdpStepTime(TrainingStep impl) {
+    public static TimedResult fsdpStepTime(TrainingStep impl) {
         Chapter6Case c = perfDp();
         List<NDArray> params = c.params();
         List<ShardedArray> placed = place(params, c.mesh(), Collections.nCopies(params.size(), P("batch")));
@@ -405,7 +407,7 @@ public final class Chapter6Checks {
     }
 
     /** 6.5p: Megatron's block, forward and backward, modelled. */
-    public static ModelledTime.Result megatronMlpTime(Block impl) {
+    public static TimedResult megatronMlpTime(Block impl) {
         Chapter6Case c = perfBlock();
         BlockInputs b = blockInputs(c);
         return ModelledTime.check(Chapter6Parts.P6_5P, Chapter6Parts.P6_5, () -> megatronMlp(impl, base(Chapter6Kind.MEGATRON)),

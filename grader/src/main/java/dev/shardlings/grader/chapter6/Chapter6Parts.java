@@ -1,17 +1,17 @@
 package dev.shardlings.grader.chapter6;
 
 import dev.shardlings.array.NDArray;
-import dev.shardlings.grader.Check;
-import dev.shardlings.grader.CourseMethod;
-import dev.shardlings.grader.Part;
-import dev.shardlings.grader.Requirement;
+import dev.shardlings.grader.parts.Check;
+import dev.shardlings.grader.parts.CourseMethod;
+import dev.shardlings.grader.parts.Part;
+import dev.shardlings.grader.parts.Requirement;
 import dev.shardlings.sharding.Mesh;
 import dev.shardlings.spmd.ShardedArray;
 
 import java.util.List;
 
-import static dev.shardlings.grader.Part.example;
-import static dev.shardlings.grader.Part.property;
+import static dev.shardlings.grader.parts.Part.example;
+import static dev.shardlings.grader.parts.Part.property;
 
 /**
  * Chapter 6's parts (training: data, tensor and fully sharded parallelism) and their modelled-time parts, one

@@ -2,8 +2,8 @@ package dev.shardlings.grader.checks;
 
 import dev.shardlings.array.DType;
 import dev.shardlings.array.NDArray;
-import dev.shardlings.grader.Check;
-import dev.shardlings.grader.CheckLog;
+import dev.shardlings.grader.parts.Check;
+import dev.shardlings.grader.parts.CheckLog;
 import dev.shardlings.grader.judge.CaseRun;
 import dev.shardlings.grader.judge.GradingFailure;
 import dev.shardlings.grader.judge.Report;

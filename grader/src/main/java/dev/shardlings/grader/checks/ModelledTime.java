@@ -1,5 +1,7 @@
 package dev.shardlings.grader.checks;
 
+import dev.shardlings.grader.parts.TimedResult;
+import dev.shardlings.grader.parts.TimedSetting;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -9,9 +11,9 @@ import dev.shardlings.cost.ModelDtype;
 import dev.shardlings.cost.PerfettoTrace;
 import dev.shardlings.cost.Timeline;
 import dev.shardlings.cost.TimelineSvg;
-import dev.shardlings.grader.Check;
-import dev.shardlings.grader.CheckLog;
-import dev.shardlings.grader.Part;
+import dev.shardlings.grader.parts.Check;
+import dev.shardlings.grader.parts.CheckLog;
+import dev.shardlings.grader.parts.Part;
 import dev.shardlings.grader.judge.CaseRun;
 import dev.shardlings.grader.judge.GradingFailure;
 import dev.shardlings.grader.judge.Guard;
@@ -49,26 +51,6 @@ public final class ModelledTime {
     }
 
     /**
-     * The setting of a performance check: which model, which dtype, and the case in words.
-     *
-     * @param hardware a built-in {@link HardwareModel}
-     * @param dtype    the modelled dtype
-     * @param caseText the mesh and sizes, for reports
-     */
-    public record Setting(String hardware, ModelDtype dtype, String caseText) {
-    }
-
-    /**
-     * The outcome of a passing check.
-     *
-     * @param micros    the modelled time of the implementation, µs
-     * @param reference the reference solution's, µs
-     * @param note      the line for the report: both times and the limit
-     */
-    public record Result(double micros, double reference, String note) {
-    }
-
-    /**
      * Checks a part's modelled time.
      *
      * @param part      the performance part
@@ -80,18 +62,18 @@ public final class ModelledTime {
      * @throws GradingFailure when the base check fails (its kind, with a reason that names the base part), the
      *                        program fails, or the modelled time is above the limit ({@code PERFORMANCE})
      */
-    public static Result check(Part part, Part base, Runnable baseCheck, Setting setting, Supplier<Object> program) {
+    public static TimedResult check(Part part, Part base, Runnable baseCheck, TimedSetting setting, Supplier<Object> program) {
         return check(part, base, baseCheck, setting, program, run -> {
         });
     }
 
     /**
-     * {@link #check(Part, Part, Runnable, Setting, Supplier)} that also requires the measured run itself to be
+     * {@link #check(Part, Part, Runnable, TimedSetting, Supplier)} that also requires the measured run itself to be
      * right: {@code verify} sees the case, the run's value and its trace before its time is modelled, and
      * throws a {@link GradingFailure} when the answer or the work is wrong (a program that returned early, or did
      * its work where the model cannot see it, must not be timed).
      */
-    public static Result check(Part part, Part base, Runnable baseCheck, Setting setting, Supplier<Object> program,
+    public static TimedResult check(Part part, Part base, Runnable baseCheck, TimedSetting setting, Supplier<Object> program,
                                java.util.function.Consumer<CaseRun<Object>> verify) {
         try {
             baseCheck.run();
@@ -141,7 +123,7 @@ public final class ModelledTime {
                     .failure(GradingFailure.Kind.PERFORMANCE, String.format(Locale.ROOT,
                             "modelled %.1f µs, %.2f× the reference %.1f µs (limit %.2f×)", us, us / ref, ref, LIMIT));
         }
-        return new Result(us, ref, numbers);
+        return new TimedResult(us, ref, numbers);
     }
 
     /** Where the device time went: compute and link busy time of the busiest device. */
@@ -234,7 +216,7 @@ public final class ModelledTime {
      *
      * @throws AssertionError naming the file to copy when the stored time is stale
      */
-    public static void requireFresh(Part part, Setting setting, Result r) {
+    public static void requireFresh(Part part, TimedSetting setting, TimedResult r) {
         if (!"solutions".equals(System.getProperty("grade.target"))) {
             return;
         }
@@ -248,7 +230,7 @@ public final class ModelledTime {
     }
 
     /** Adds a part's current time to the reference file written beside results.json ({@link #written()}). */
-    static synchronized void record(Part part, Setting setting, double us) {
+    static synchronized void record(Part part, TimedSetting setting, double us) {
         Path file = written();
         try {
             Files.createDirectories(file.getParent());

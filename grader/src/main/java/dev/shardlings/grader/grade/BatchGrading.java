@@ -1,8 +1,8 @@
 package dev.shardlings.grader.grade;
 
-import dev.shardlings.grader.Part;
+import dev.shardlings.grader.parts.Part;
 
-import dev.shardlings.grader.parts.Course;
+import dev.shardlings.grader.grade.Course;
 import com.fasterxml.jackson.dataformat.csv.CsvMapper;
 import com.fasterxml.jackson.dataformat.csv.CsvSchema;
 import picocli.CommandLine;

@@ -1,11 +1,11 @@
 package dev.shardlings.grader.grade;
 
-import dev.shardlings.grader.Part;
+import dev.shardlings.grader.parts.Part;
 import dev.shardlings.grader.checks.ModelledTime;
 import dev.shardlings.grader.judge.GradingFailure;
 
-import dev.shardlings.grader.parts.Course;
-import dev.shardlings.grader.parts.GradedParts;
+import dev.shardlings.grader.grade.Course;
+import dev.shardlings.grader.grade.GradedParts;
 import org.junit.platform.engine.TestExecutionResult;
 import org.junit.platform.engine.reporting.ReportEntry;
 import org.junit.platform.launcher.TestExecutionListener;

@@ -1,13 +1,13 @@
 package dev.shardlings.grader.grade;
 
-import dev.shardlings.grader.Part;
+import dev.shardlings.grader.parts.Part;
 import dev.shardlings.grader.checks.ModelledTime;
 import dev.shardlings.grader.host.Sandbox;
 import dev.shardlings.grader.judge.Guard;
 import dev.shardlings.grader.judge.Report;
 
-import dev.shardlings.grader.parts.Course;
-import dev.shardlings.grader.parts.GradedParts;
+import dev.shardlings.grader.grade.Course;
+import dev.shardlings.grader.grade.GradedParts;
 import org.junit.platform.engine.discovery.DiscoverySelectors;
 import org.junit.platform.launcher.Launcher;
 import org.junit.platform.launcher.LauncherDiscoveryRequest;

@@ -1,12 +1,12 @@
 package dev.shardlings.grader.grade;
 
-import dev.shardlings.grader.Part;
+import dev.shardlings.grader.parts.Part;
 import dev.shardlings.grader.host.Folders;
 import dev.shardlings.grader.host.Sandbox;
 import dev.shardlings.grader.judge.Guard;
 import dev.shardlings.grader.judge.Report;
 
-import dev.shardlings.grader.parts.Course;
+import dev.shardlings.grader.grade.Course;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;

@@ -1,7 +1,7 @@
 package dev.shardlings.grader.judge;
 
 import dev.shardlings.events.Trace;
-import dev.shardlings.grader.Part;
+import dev.shardlings.grader.parts.Part;
 
 import java.util.Objects;
 

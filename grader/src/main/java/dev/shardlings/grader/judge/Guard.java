@@ -1,9 +1,9 @@
 package dev.shardlings.grader.judge;
 
 import dev.shardlings.ExerciseNotDone;
-import dev.shardlings.grader.CheckLog;
-import dev.shardlings.grader.CourseMethod;
-import dev.shardlings.grader.Part;
+import dev.shardlings.grader.parts.CheckLog;
+import dev.shardlings.grader.parts.CourseMethod;
+import dev.shardlings.grader.parts.Part;
 import dev.shardlings.grader.host.Sandbox;
 import dev.shardlings.spmd.CollectiveMismatchException;
 import dev.shardlings.spmd.DeviceFailureException;

@@ -1,6 +1,6 @@
 package dev.shardlings.grader.judge;
 
-import dev.shardlings.grader.Part;
+import dev.shardlings.grader.parts.Part;
 
 import java.util.Objects;
 

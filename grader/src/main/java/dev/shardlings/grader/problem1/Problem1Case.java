@@ -2,7 +2,7 @@ package dev.shardlings.grader.problem1;
 
 import dev.shardlings.array.DType;
 import dev.shardlings.array.NDArray;
-import dev.shardlings.grader.Generators;
+import dev.shardlings.grader.checks.Generators;
 import dev.shardlings.sharding.Mesh;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;

@@ -1,15 +1,15 @@
 package dev.shardlings.grader.problem1;
 
 import dev.shardlings.array.DType;
-import dev.shardlings.grader.Check;
-import dev.shardlings.grader.CourseMethod;
-import dev.shardlings.grader.Part;
+import dev.shardlings.grader.parts.Check;
+import dev.shardlings.grader.parts.CourseMethod;
+import dev.shardlings.grader.parts.Part;
 import dev.shardlings.spmd.ShardedArray;
 
 import java.util.List;
 
-import static dev.shardlings.grader.Part.example;
-import static dev.shardlings.grader.Part.property;
+import static dev.shardlings.grader.parts.Part.example;
+import static dev.shardlings.grader.parts.Part.property;
 
 /**
  * Problem 1's parts (shardMap and the global view), one row each.

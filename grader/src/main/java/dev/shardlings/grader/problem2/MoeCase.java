@@ -2,7 +2,7 @@ package dev.shardlings.grader.problem2;
 
 import dev.shardlings.array.NDArray;
 import dev.shardlings.grader.checks.MeshSpec;
-import dev.shardlings.grader.Generators;
+import dev.shardlings.grader.checks.Generators;
 import dev.shardlings.grader.checks.MeshSpec;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;

@@ -1,16 +1,16 @@
 package dev.shardlings.grader.problem2;
 
 import dev.shardlings.array.NDArray;
-import dev.shardlings.grader.Check;
-import dev.shardlings.grader.CourseMethod;
+import dev.shardlings.grader.parts.Check;
+import dev.shardlings.grader.parts.CourseMethod;
 import dev.shardlings.grader.checks.MeshSpec;
-import dev.shardlings.grader.Part;
+import dev.shardlings.grader.parts.Part;
 import dev.shardlings.spmd.ShardedArray;
 
 import java.util.List;
 
-import static dev.shardlings.grader.Part.example;
-import static dev.shardlings.grader.Part.property;
+import static dev.shardlings.grader.parts.Part.example;
+import static dev.shardlings.grader.parts.Part.property;
 import static dev.shardlings.grader.problem2.MoeCase.Routing.ONE_EXPERT;
 import static dev.shardlings.grader.problem2.MoeCase.Routing.REPEATED;
 import static dev.shardlings.grader.problem2.MoeCase.Routing.SOME_EMPTY;

@@ -1,14 +1,16 @@
 package dev.shardlings.grader.problem3;
 
+import dev.shardlings.grader.parts.TimedResult;
+import dev.shardlings.grader.parts.TimedSetting;
 import dev.shardlings.array.NDArray;
 import dev.shardlings.grader.checks.Checks;
-import dev.shardlings.grader.Generators;
+import dev.shardlings.grader.checks.Generators;
 import dev.shardlings.grader.judge.GradingFailure;
-import dev.shardlings.grader.Check;
-import dev.shardlings.grader.CheckLog;
+import dev.shardlings.grader.parts.Check;
+import dev.shardlings.grader.parts.CheckLog;
 import dev.shardlings.grader.judge.CaseRun;
 import dev.shardlings.grader.checks.ModelledTime;
-import dev.shardlings.grader.Part;
+import dev.shardlings.grader.parts.Part;
 import dev.shardlings.grader.judge.Reports;
 import dev.shardlings.sharding.NamedSharding;
 import dev.shardlings.sharding.PartitionSpec;
@@ -17,13 +19,13 @@ import dev.shardlings.events.DeviceTrace;
 import dev.shardlings.events.ShardMapTrace;
 import dev.shardlings.events.Trace;
 import dev.shardlings.grader.judge.CaseRun;
-import dev.shardlings.grader.Check;
-import dev.shardlings.grader.CheckLog;
+import dev.shardlings.grader.parts.Check;
+import dev.shardlings.grader.parts.CheckLog;
 import dev.shardlings.grader.checks.Checks;
-import dev.shardlings.grader.Generators;
+import dev.shardlings.grader.checks.Generators;
 import dev.shardlings.grader.judge.GradingFailure;
 import dev.shardlings.grader.checks.ModelledTime;
-import dev.shardlings.grader.Part;
+import dev.shardlings.grader.parts.Part;
 import dev.shardlings.grader.judge.Reports;
 import dev.shardlings.grader.chapter0.Chapter0Oracles;
 import dev.shardlings.sharding.NamedSharding;
@@ -164,10 +166,10 @@ public record MeasuredRun(Part part, List<Problem3Checks.Operand> inputs, Partit
     /**
      * The modelled time of a performance part whose measured run is this one.
      *
-     * @see ModelledTime#check(Part, Part, Runnable, ModelledTime.Setting, java.util.function.Supplier,
+     * @see ModelledTime#check(Part, Part, Runnable, TimedSetting, java.util.function.Supplier,
      * java.util.function.BiConsumer)
      */
-    public ModelledTime.Result time(Part base, Runnable baseCheck, ModelledTime.Setting setting,
+    public TimedResult time(Part base, Runnable baseCheck, TimedSetting setting,
                                     Function<List<ShardedArray>, ShardedArray> impl) {
         return ModelledTime.check(part, base, baseCheck, setting, program(impl), this::verify);
     }

@@ -1,9 +1,11 @@
 package dev.shardlings.grader.problem3;
 
+import dev.shardlings.grader.parts.TimedResult;
+import dev.shardlings.grader.parts.TimedSetting;
 import dev.shardlings.array.NDArray;
 import dev.shardlings.cost.ModelDtype;
 import dev.shardlings.grader.judge.CaseRun;
-import dev.shardlings.grader.Check;
+import dev.shardlings.grader.parts.Check;
 import dev.shardlings.grader.checks.Checks;
 import dev.shardlings.grader.checks.Checks.Tolerance;
 import dev.shardlings.events.Collective;
@@ -11,11 +13,11 @@ import dev.shardlings.events.TraceEvent.CollectiveEvent;
 import dev.shardlings.grader.judge.CaseRun;
 import dev.shardlings.grader.checks.Checks.Tolerance;
 import dev.shardlings.grader.checks.Checks;
-import dev.shardlings.grader.Generators;
+import dev.shardlings.grader.checks.Generators;
 import dev.shardlings.grader.judge.Guard;
 import dev.shardlings.grader.checks.MeshSpec;
 import dev.shardlings.grader.checks.ModelledTime;
-import dev.shardlings.grader.Part;
+import dev.shardlings.grader.parts.Part;
 import dev.shardlings.grader.judge.Reports;
 import dev.shardlings.grader.checks.TraceRules;
 import dev.shardlings.grader.checks.TraceRules.Rule;
@@ -337,7 +339,7 @@ public final class Problem3Checks {
     public static final int PERF_TILES = 4;
 
     /** Problem 3's performance setting: the book's chip, TPU v5e, in bfloat16. */
-    public static final ModelledTime.Setting SETTING = new ModelledTime.Setting("tpu-v5e", ModelDtype.BFLOAT16,
+    public static final TimedSetting SETTING = new TimedSetting("tpu-v5e", ModelDtype.BFLOAT16,
             "mesh (X=2, Y=4); B, D, F = " + PERF_B + ", " + PERF_D + ", " + PERF_F + " (part 3.1: " + PERF_TILES
                     + " tiles)");
 
@@ -353,7 +355,7 @@ public final class Problem3Checks {
     private static final long MATMUL_FLOPS = 2L * PERF_B * PERF_D * PERF_F;
 
     /** 3.0p: the collective version's modelled time. */
-    public static ModelledTime.Result allGatherMatmulTime(BinaryOperator<ShardedArray> collective,
+    public static TimedResult allGatherMatmulTime(BinaryOperator<ShardedArray> collective,
                                              BinaryOperator<ShardedArray> naive) {
         return new MeasuredRun(Problem3Parts.P3_0P, MeasuredRun.operands("A", BD, XY, "W", DF, COLS_Y), XY, BF,
                 MeasuredRun.MATMUL, MATMUL_FLOPS, MeasuredRun.acrossY(PERF_B, PERF_D)).time(Problem3Parts.P3_0, () -> allGatherMatmul(collective, naive,
@@ -361,21 +363,21 @@ public final class Problem3Checks {
     }
 
     /** 3.1p. */
-    public static ModelledTime.Result allReduceMatmulTime(Tiled impl) {
+    public static TimedResult allReduceMatmulTime(Tiled impl) {
         return new MeasuredRun(Problem3Parts.P3_1P, MeasuredRun.operands("A", BD, XY, "W", DF, ROWS_Y), ROWS_X,
                 BF, MeasuredRun.MATMUL, MATMUL_FLOPS, MeasuredRun.acrossY(PERF_B, PERF_F)).time(Problem3Parts.P3_1, () -> allReduceMatmul(impl, BASE_CASE),
                 SETTING, l -> impl.apply(l.get(0), l.get(1), PERF_TILES));
     }
 
     /** 3.2p. */
-    public static ModelledTime.Result reduceScatterMatmulTime(BinaryOperator<ShardedArray> impl) {
+    public static TimedResult reduceScatterMatmulTime(BinaryOperator<ShardedArray> impl) {
         return new MeasuredRun(Problem3Parts.P3_2P, MeasuredRun.operands("Tmp", BF, XY, "W2", FD, ROWS_Y), XY,
                 BD, MeasuredRun.MATMUL, MATMUL_FLOPS, MeasuredRun.acrossY(PERF_B, PERF_D)).time(Problem3Parts.P3_2, () -> reduceScatterMatmul(impl, BASE_CASE),
                 SETTING, l -> impl.apply(l.get(0), l.get(1)));
     }
 
     /** 3.3p: the collective block's modelled time. */
-    public static ModelledTime.Result transformerBlockTime(Block collective, Block naive) {
+    public static TimedResult transformerBlockTime(Block collective, Block naive) {
         return new MeasuredRun(Problem3Parts.P3_3P, MeasuredRun.operands("In", BD, XY, "Win", DF, COLS_Y,
                 "Wout", FD, ROWS_Y), XY, BD, MeasuredRun.BLOCK, 2 * MATMUL_FLOPS, MeasuredRun.acrossY(PERF_B, PERF_D)).time(Problem3Parts.P3_3,
                 () -> transformerBlock(collective, naive, BASE_CASE), SETTING,

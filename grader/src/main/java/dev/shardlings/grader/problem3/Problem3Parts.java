@@ -1,17 +1,17 @@
 package dev.shardlings.grader.problem3;
 
-import dev.shardlings.grader.Check;
-import dev.shardlings.grader.CourseMethod;
+import dev.shardlings.grader.parts.Check;
+import dev.shardlings.grader.parts.CourseMethod;
 import dev.shardlings.grader.checks.MeshSpec;
-import dev.shardlings.grader.Part;
-import dev.shardlings.grader.Requirement;
+import dev.shardlings.grader.parts.Part;
+import dev.shardlings.grader.parts.Requirement;
 import dev.shardlings.spmd.ShardedArray;
 
 import java.util.List;
 import java.util.function.BinaryOperator;
 
-import static dev.shardlings.grader.Part.example;
-import static dev.shardlings.grader.Part.property;
+import static dev.shardlings.grader.parts.Part.example;
+import static dev.shardlings.grader.parts.Part.property;
 
 /**
  * Problem 3's parts (collective matmuls) and their modelled-time parts, one row each.

@@ -1,12 +1,14 @@
 package dev.shardlings.grader.problem4;
 
+import dev.shardlings.grader.parts.TimedResult;
+import dev.shardlings.grader.parts.TimedSetting;
 import dev.shardlings.array.NDArray;
 import dev.shardlings.cost.ModelDtype;
 import dev.shardlings.grader.judge.CaseRun;
-import dev.shardlings.grader.Generators;
+import dev.shardlings.grader.checks.Generators;
 import dev.shardlings.grader.checks.ModelledTime;
 import dev.shardlings.grader.judge.CaseRun;
-import dev.shardlings.grader.Part;
+import dev.shardlings.grader.parts.Part;
 import dev.shardlings.grader.checks.TraceRules;
 import dev.shardlings.grader.checks.ModelledTime;
 import dev.shardlings.grader.checks.TraceRules;
@@ -164,7 +166,7 @@ public final class Problem4Checks {
      * Problem 4's performance setting: TPU v4, whose 4-chip axes wrap around, so that both directions of every
      * link exist (on the v5e's 4-chip line a bidirectional ring has no second direction to use).
      */
-    public static final ModelledTime.Setting SETTING = new ModelledTime.Setting("tpu-v4", ModelDtype.BFLOAT16,
+    public static final TimedSetting SETTING = new TimedSetting("tpu-v4", ModelDtype.BFLOAT16,
             "mesh (X=2, Y=4); B, D, F = " + Problem3Checks.PERF_B + ", " + Problem3Checks.PERF_D + ", "
                     + Problem3Checks.PERF_F);
 
@@ -176,21 +178,21 @@ public final class Problem4Checks {
             * Problem3Checks.PERF_F;
 
     /** 4.0p. */
-    public static ModelledTime.Result allGatherMatmulTime(BinaryOperator<ShardedArray> impl) {
+    public static TimedResult allGatherMatmulTime(BinaryOperator<ShardedArray> impl) {
         return new MeasuredRun(Problem4Parts.P4_0P, MeasuredRun.operands("A", BD, XY, "W", DF, P(null, "Y")),
                 XY, BF, MeasuredRun.MATMUL, MATMUL_FLOPS, MeasuredRun.acrossY(Problem3Checks.PERF_B, Problem3Checks.PERF_D)).time(Problem4Parts.P4_0, () -> allGatherMatmul(impl,
                 Problem3Checks.BASE_CASE), SETTING, l -> impl.apply(l.get(0), l.get(1)));
     }
 
     /** 4.1p. */
-    public static ModelledTime.Result allReduceMatmulTime(BinaryOperator<ShardedArray> impl) {
+    public static TimedResult allReduceMatmulTime(BinaryOperator<ShardedArray> impl) {
         return new MeasuredRun(Problem4Parts.P4_1P, MeasuredRun.operands("A", BD, XY, "W", DF, P("Y", null)),
                 P("X", null), BF, MeasuredRun.MATMUL, MATMUL_FLOPS, MeasuredRun.acrossY(Problem3Checks.PERF_B, Problem3Checks.PERF_F)).time(Problem4Parts.P4_1, () -> allReduceMatmul(impl,
                 Problem3Checks.BASE_CASE), SETTING, l -> impl.apply(l.get(0), l.get(1)));
     }
 
     /** 4.2p. */
-    public static ModelledTime.Result reduceScatterMatmulTime(BinaryOperator<ShardedArray> impl) {
+    public static TimedResult reduceScatterMatmulTime(BinaryOperator<ShardedArray> impl) {
         return new MeasuredRun(Problem4Parts.P4_2P, MeasuredRun.operands("Tmp", BF, XY, "W2", FD,
                 P("Y", null)), XY, BD, MeasuredRun.MATMUL, MATMUL_FLOPS, MeasuredRun.acrossY(Problem3Checks.PERF_B, Problem3Checks.PERF_D)).time(Problem4Parts.P4_2, () -> reduceScatterMatmul(
                 impl, Problem3Checks.BASE_CASE), SETTING, l -> impl.apply(l.get(0), l.get(1)));

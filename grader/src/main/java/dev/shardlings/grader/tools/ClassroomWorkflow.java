@@ -1,8 +1,8 @@
 package dev.shardlings.grader.tools;
 
-import dev.shardlings.grader.Part;
+import dev.shardlings.grader.parts.Part;
 
-import dev.shardlings.grader.parts.Course;
+import dev.shardlings.grader.grade.Course;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,9 +1,9 @@
 package dev.shardlings.grader.grade;
 
-import dev.shardlings.grader.Part;
+import dev.shardlings.grader.parts.Part;
 import dev.shardlings.grader.judge.Report;
 
-import dev.shardlings.grader.parts.Course;
+import dev.shardlings.grader.grade.Course;
 import dev.shardlings.grader.problem2.Problem2Parts;
 import dev.shardlings.grader.chapter0.Chapter0Parts;
 import dev.shardlings.grader.problem3.Problem3Parts;

@@ -1,6 +1,6 @@
 package dev.shardlings.grader.judge;
 
-import dev.shardlings.grader.Part;
+import dev.shardlings.grader.parts.Part;
 
 import dev.shardlings.grader.problem1.Problem1Parts;
 import org.junit.jupiter.api.Test;

@@ -1,7 +1,7 @@
 package dev.shardlings.grader.selftest;
 
 import dev.shardlings.grader.grade.BatchGrading;
-import dev.shardlings.grader.parts.Course;
+import dev.shardlings.grader.grade.Course;
 import dev.shardlings.grader.grade.BatchGrading;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -48,7 +48,7 @@ class BatchGradingTest {
         assertEquals("2", field(book, "ada", ringShift), "ada's ring shift passes");
         assertEquals("0", field(book, "bob", ringShift), "bob's file does not compile");
         assertEquals("0", field(book, "cy", ringShift), "cy submitted nothing");
-        assertEquals(String.valueOf(Course.all().stream().mapToInt(dev.shardlings.grader.Part::points).sum()),
+        assertEquals(String.valueOf(Course.all().stream().mapToInt(dev.shardlings.grader.parts.Part::points).sum()),
                 field(book, "ada", header.indexOf("max_score")));
         for (String s : List.of("ada", "bob", "cy")) {
             assertTrue(Files.isRegularFile(out.resolve(s).resolve("results.json")), s);

@@ -1,10 +1,10 @@
 package dev.shardlings.grader.selftest;
 
 import dev.shardlings.grader.tools.ClassroomWorkflow;
-import dev.shardlings.grader.Part;
+import dev.shardlings.grader.parts.Part;
 import dev.shardlings.grader.grade.Results;
 import dev.shardlings.grader.grade.Results;
-import dev.shardlings.grader.parts.Course;
+import dev.shardlings.grader.grade.Course;
 import dev.shardlings.grader.problem1.Problem1Parts;
 import dev.shardlings.grader.problem3.Problem3Parts;
 import org.junit.jupiter.api.Test;

@@ -5,7 +5,7 @@ import dev.shardlings.array.NDArray;
 import dev.shardlings.grader.judge.GradingFailure;
 import dev.shardlings.grader.judge.GradingFailure.Kind;
 import dev.shardlings.grader.checks.MeshSpec;
-import dev.shardlings.grader.Part;
+import dev.shardlings.grader.parts.Part;
 import dev.shardlings.grader.problem3.MatmulCase;
 import dev.shardlings.grader.problem3.MeasuredRun;
 import dev.shardlings.grader.problem3.Problem3Checks;

@@ -1,9 +1,9 @@
 package dev.shardlings.grader.selftest;
 
-import dev.shardlings.grader.CourseMethod;
+import dev.shardlings.grader.parts.CourseMethod;
 import dev.shardlings.grader.grade.IsolatedGrading;
-import dev.shardlings.grader.Part;
-import dev.shardlings.grader.parts.Course;
+import dev.shardlings.grader.parts.Part;
+import dev.shardlings.grader.grade.Course;
 
 import java.io.IOException;
 import java.nio.file.Files;

@@ -5,7 +5,7 @@ import dev.shardlings.array.DType;
 import dev.shardlings.grader.judge.GradingFailure;
 import dev.shardlings.grader.judge.GradingFailure.Kind;
 import dev.shardlings.grader.checks.MeshSpec;
-import dev.shardlings.grader.Part;
+import dev.shardlings.grader.parts.Part;
 import dev.shardlings.grader.chapter0.Chapter0Case;
 import dev.shardlings.grader.chapter0.Chapter0Checks;
 import dev.shardlings.grader.problem1.Problem1Case;

@@ -10,7 +10,7 @@ import dev.shardlings.grader.chapter0.Chapter0Parts;
 import dev.shardlings.grader.judge.CaseRun;
 import dev.shardlings.grader.judge.Guard;
 import dev.shardlings.grader.judge.GradingFailure;
-import dev.shardlings.grader.Part;
+import dev.shardlings.grader.parts.Part;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;

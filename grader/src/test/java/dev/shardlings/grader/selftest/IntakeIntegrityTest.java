@@ -1,9 +1,9 @@
 package dev.shardlings.grader.selftest;
 
 import dev.shardlings.grader.grade.BatchGrading;
-import dev.shardlings.grader.parts.Course;
+import dev.shardlings.grader.grade.Course;
 import dev.shardlings.grader.grade.BatchGrading;
-import dev.shardlings.grader.Part;
+import dev.shardlings.grader.parts.Part;
 import dev.shardlings.grader.grade.Results;
 import dev.shardlings.grader.grade.ScoreTable;
 import dev.shardlings.grader.grade.SubmissionGrading;

@@ -29,7 +29,7 @@ class PackageLayersTest {
     private static final String GRADER = "dev.shardlings.grader";
 
     /**
-     * The floors, bottom first; "" is the root package. Packages on one floor may import one another, as long as
+     * The floors, bottom first. Packages on one floor may import one another, as long as
      * no cycle comes of it.
      */
     static final List<List<String>> FLOORS = List.of(
@@ -37,25 +37,21 @@ class PackageLayersTest {
             List.of("sandbox", "sandboxboot"),
             // the judge's side of the sandbox: process tree, class-path copy, users, capped output
             List.of("host"),
-            // the part registry (Part, CourseMethod, Requirements, Check, CheckLog) and Generators
-            List.of(""),
+            // the part registry's types: Part (a row), CourseMethod (typed, proxied to the sandbox), Check,
+            // Requirement, CheckLog, the performance parts' setting and result
+            List.of("parts"),
             // one call of student code under guard, and the reports of what it did
             List.of("judge"),
-            // the check library: values, trace rules, modelled time
+            // the check library: values, trace rules, modelled time, generic generators
             List.of("checks"),
             // each chapter's cases, oracles and checks
             List.of("chapter0", "problem1", "problem2", "problem3", "problem4", "chapter5", "chapter6"),
-            // grading runs: isolated, submission, batch, results, score table
+            // grading runs: the course (its chapters' tables in order) run as JUnit tests, isolated, submission,
+            // batch, results, score table
             List.of("grade"),
             // distribution: student release, Gradescope zip, Classroom workflow
             List.of("tools"));
 
-    /**
-     * Packages whose imports may go upward for now. The root package holds the part registry and
-     * {@code Generators}, whose per-chapter case builders import the chapters above it; issue 30 moves the registry
-     * into a package of its own and the case builders into their chapters, after which this set is empty.
-     */
-    static final Set<String> MAY_IMPORT_UPWARD = Set.of("");
 
     private static final Pattern IMPORT = Pattern.compile(
             "^import\\s+(?:static\\s+)?(dev\\.shardlings\\.grader\\.[\\w.]+)\\s*;", Pattern.MULTILINE);
@@ -131,9 +127,6 @@ class PackageLayersTest {
                 String edge = file + " imports " + name;
                 Integer above = floor.get(to);
                 if (above != null && above > floor.get(from)) {
-                    if (MAY_IMPORT_UPWARD.contains(from)) {
-                        continue; // tolerated for now, and left out of the cycles too (see MAY_IMPORT_UPWARD)
-                    }
                     out.add(edge + ": " + shown(from) + " (floor " + floor.get(from) + ") imports " + shown(to)
                             + ", which is above it (floor " + above + ")");
                 }

@@ -1,8 +1,8 @@
 package dev.shardlings.grader.selftest;
 
-import dev.shardlings.grader.CourseMethod;
-import dev.shardlings.grader.Part;
-import dev.shardlings.grader.parts.Course;
+import dev.shardlings.grader.parts.CourseMethod;
+import dev.shardlings.grader.parts.Part;
+import dev.shardlings.grader.grade.Course;
 import org.junit.jupiter.api.Test;
 
 import java.lang.reflect.Field;

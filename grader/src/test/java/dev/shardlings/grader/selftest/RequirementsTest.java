@@ -1,11 +1,11 @@
 package dev.shardlings.grader.selftest;
 
-import dev.shardlings.grader.Check;
-import dev.shardlings.grader.CheckLog;
-import dev.shardlings.grader.CourseMethod;
-import dev.shardlings.grader.Part;
-import dev.shardlings.grader.Requirement;
-import dev.shardlings.grader.parts.Course;
+import dev.shardlings.grader.parts.Check;
+import dev.shardlings.grader.parts.CheckLog;
+import dev.shardlings.grader.parts.CourseMethod;
+import dev.shardlings.grader.parts.Part;
+import dev.shardlings.grader.parts.Requirement;
+import dev.shardlings.grader.grade.Course;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;

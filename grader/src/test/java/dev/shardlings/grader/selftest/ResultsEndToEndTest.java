@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.shardlings.grader.grade.Results;
 import dev.shardlings.grader.grade.ScoreTable;
 import dev.shardlings.grader.grade.Results;
-import dev.shardlings.grader.parts.GradedParts;
+import dev.shardlings.grader.grade.GradedParts;
 import dev.shardlings.grader.problem1.Problem1Parts;
 import dev.shardlings.grader.grade.ScoreTable;
 import org.junit.jupiter.api.Test;

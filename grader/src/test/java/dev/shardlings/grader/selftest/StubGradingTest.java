@@ -1,11 +1,11 @@
 package dev.shardlings.grader.selftest;
 
 import dev.shardlings.grader.grade.IsolatedGrading;
-import dev.shardlings.grader.Part;
+import dev.shardlings.grader.parts.Part;
 import dev.shardlings.grader.grade.Results;
 import dev.shardlings.grader.grade.IsolatedGrading;
 import dev.shardlings.grader.grade.Results;
-import dev.shardlings.grader.parts.Course;
+import dev.shardlings.grader.grade.Course;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

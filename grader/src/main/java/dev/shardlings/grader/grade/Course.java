@@ -1,6 +1,6 @@
-package dev.shardlings.grader.parts;
+package dev.shardlings.grader.grade;
 
-import dev.shardlings.grader.Part;
+import dev.shardlings.grader.parts.Part;
 import dev.shardlings.grader.chapter0.Chapter0Parts;
 import dev.shardlings.grader.chapter5.Chapter5Parts;
 import dev.shardlings.grader.chapter6.Chapter6Parts;

@@ -1,7 +1,8 @@
-package dev.shardlings.grader.parts;
+package dev.shardlings.grader.grade;
 
+import dev.shardlings.grader.parts.TimedResult;
 import dev.shardlings.grader.checks.ModelledTime;
-import dev.shardlings.grader.Part;
+import dev.shardlings.grader.parts.Part;
 import org.junit.jupiter.api.DynamicContainer;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
@@ -62,7 +63,7 @@ public class GradedParts {
     static Stream<DynamicTest> tests(Part part, TestReporter reporter) {
         if (part.grading() instanceof Part.Timed t) {
             return Stream.of(DynamicTest.dynamicTest("modelledTimeWithinTheLimit", () -> {
-                ModelledTime.Result r = t.measure().get();
+                TimedResult r = t.measure().get();
                 reporter.publishEntry(Map.of(NOTE, r.note(), MODELLED_US, Double.toString(r.micros())));
                 ModelledTime.requireFresh(part, t.setting(), r);
             }));

@@ -1,4 +1,4 @@
-package dev.shardlings.grader;
+package dev.shardlings.grader.parts;
 
 import java.util.List;
 import java.util.Set;

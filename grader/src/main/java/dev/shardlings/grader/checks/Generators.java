@@ -1,11 +1,7 @@
-package dev.shardlings.grader;
+package dev.shardlings.grader.checks;
 
 import dev.shardlings.array.DType;
-import dev.shardlings.grader.chapter0.Chapter0Case;
 import dev.shardlings.grader.checks.MeshSpec;
-import dev.shardlings.grader.problem1.Problem1Case;
-import dev.shardlings.grader.problem2.MoeCase;
-import dev.shardlings.grader.problem3.MatmulCase;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Tuple;

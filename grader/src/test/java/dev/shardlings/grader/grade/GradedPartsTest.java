@@ -1,4 +1,4 @@
-package dev.shardlings.grader.parts;
+package dev.shardlings.grader.grade;
 
 /**
  * {@code mvn verify} grades every part against the implementation chosen by {@code -Dgrade.target} (the

@@ -1,4 +1,4 @@
-package dev.shardlings.grader;
+package dev.shardlings.grader.parts;
 
 import dev.shardlings.array.NDArray;
 import dev.shardlings.grader.host.Sandbox;

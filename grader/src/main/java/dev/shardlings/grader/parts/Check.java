@@ -1,4 +1,4 @@
-package dev.shardlings.grader;
+package dev.shardlings.grader.parts;
 
 /**
  * What a check enforces. Every check records its kind in {@link CheckLog} when it runs, and every requirement a

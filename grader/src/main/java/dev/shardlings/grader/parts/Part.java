@@ -1,6 +1,5 @@
-package dev.shardlings.grader;
+package dev.shardlings.grader.parts;
 
-import dev.shardlings.grader.checks.ModelledTime;
 import dev.shardlings.spmd.ShardedArray;
 import net.jqwik.api.Arbitrary;
 
@@ -159,7 +158,7 @@ public final class Part {
          * A performance part: {@code measure} models the program's time (after checking it), and the grade
          * compares it with the reference stored for {@code setting}.
          */
-        public Part timed(ModelledTime.Setting setting, Supplier<ModelledTime.Result> measure) {
+        public Part timed(TimedSetting setting, Supplier<TimedResult> measure) {
             return new Part(this, new Timed(setting, measure));
         }
     }
@@ -173,7 +172,7 @@ public final class Part {
     }
 
     /** The modelled time of the part's program, against the reference for {@code setting}. */
-    public record Timed(ModelledTime.Setting setting, Supplier<ModelledTime.Result> measure) implements Grading {
+    public record Timed(TimedSetting setting, Supplier<TimedResult> measure) implements Grading {
     }
 
     /**

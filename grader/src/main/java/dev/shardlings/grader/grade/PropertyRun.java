@@ -1,6 +1,6 @@
-package dev.shardlings.grader.parts;
+package dev.shardlings.grader.grade;
 
-import dev.shardlings.grader.Part;
+import dev.shardlings.grader.parts.Part;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
