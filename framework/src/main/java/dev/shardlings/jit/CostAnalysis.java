@@ -10,11 +10,12 @@ import dev.shardlings.spmd.DeviceProgram;
  *
  * @param flops             floating-point operations per device (a local f32[8,2]·f32[2,8] matmul is 2·8·2·8 = 256)
  * @param bytesAccessed     bytes the device's local operations read and write (operands plus results)
- * @param bytesCommunicated bytes one device receives in the program's collectives (per device; the name is the
- *                          course's, which problem 2 and its hints use; the cost model's all-device total is
- *                          {@code Timeline.bytesSentTotal})
+ * @param bytesReceivedPerDevice bytes one device receives in the program's collectives (not the sum over devices,
+ *                               and not what it sends; the cost model's all-device total of bytes sent is
+ *                               {@code Timeline.bytesSentTotal}). JAX's {@code cost_analysis()} has no such entry:
+ *                               it is read off the program's collectives, as problem 2.2 asks students to.
  */
-public record CostAnalysis(long flops, long bytesAccessed, long bytesCommunicated) {
+public record CostAnalysis(long flops, long bytesAccessed, long bytesReceivedPerDevice) {
 
     /** The cost of a partitioned program: its local operations' FLOPs and bytes, its data movement's bytes. */
     static CostAnalysis of(DeviceProgram program, LocalTypes types, Mesh mesh) {

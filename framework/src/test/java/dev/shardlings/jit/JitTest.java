@@ -164,7 +164,7 @@ class JitTest {
         assertTrue(text.contains("f32[4,6] reduce-scatter(") && text.contains("dimensions={0}, replica_groups={{0,2},"
                 + "{1,3}}"), text);
         assertFalse(text.contains("all-reduce") || text.contains("all-gather") || text.contains("dynamic-slice"), text);
-        assertEquals(8L * 6 * 4 / 2, c.costAnalysis().bytesCommunicated(), "(n−1)/n of the [8, 6] partial product");
+        assertEquals(8L * 6 * 4 / 2, c.costAnalysis().bytesReceivedPerDevice(), "(n−1)/n of the [8, 6] partial product");
         assertClose(a.matmul(b), mm.call(put(m, a, null, "x"), put(m, b, "x", null)).get(0));
         // the same through a constraint inside the program
         Compiled viaConstraint = Jit.jit((p, q) -> p.matmul(q).withShardingConstraint(P("x", null)))
@@ -237,14 +237,14 @@ class JitTest {
         Mesh m = Mesh.ofDeviceIds(IDS8, new int[] {2, 4}, "x", "y");
         ShardedArray a = put(m, NDArray.arange(128).reshape(8, 16).astype(DType.FLOAT32), null, "x");
         Compiled reshapes = Jit.jit(x -> x.reshape(2, 4, 16).reshape(8, 16).sin()).outShardings(P("y", "x")).lower(a);
-        assertEquals(0, reshapes.costAnalysis().bytesCommunicated(), reshapes.asText());
+        assertEquals(0, reshapes.costAnalysis().bytesReceivedPerDevice(), reshapes.asText());
         // and dot_general chooses between psum and gather on the operands' own layouts, as before the split it
         // takes for the result: A[16, 32_(y,x)] · B[32_y, 24] asked for as P(None, 'x') all-reduces f32[16,24]
         // (2688 bytes) and multiplies 3072 FLOPs per device; gathering both operands would cost 4096 and 12288
         ShardedArray p = put(m, data(16, 32), null, dev.shardlings.sharding.PartitionSpec.tuple("y", "x"));
         ShardedArray q = put(m, data(32, 24), "y", null);
         Compiled mm = Jit.jit((u, v) -> u.matmul(v)).outShardings(P(null, "x")).lower(p, q);
-        assertTrue(mm.costAnalysis().bytesCommunicated() <= 2688, mm.asText());
+        assertTrue(mm.costAnalysis().bytesReceivedPerDevice() <= 2688, mm.asText());
         assertEquals(3072, mm.costAnalysis().flops(), mm.asText());
         assertClose(data(16, 32).matmul(data(32, 24)), Jit.jit((u, v) -> u.matmul(v)).outShardings(P(null, "x"))
                 .call(p, q).get(0));
@@ -280,7 +280,7 @@ class JitTest {
         assertEquals(1, nv.trace().shardMaps().get(0).devices().get(0).collectives().size(), "one collective-permute");
         assertTrue(naive.lower(xs).asText().contains("collective-permute(%0), dimension=0, shift=5"),
                 naive.lower(xs).asText());
-        assertEquals(5L * 4 * 4, naive.lower(xs).costAnalysis().bytesCommunicated(), "5 rows of 4 int32 per device");
+        assertEquals(5L * 4 * 4, naive.lower(xs).costAnalysis().bytesReceivedPerDevice(), "5 rows of 4 int32 per device");
         assertEquals(x.roll(5, 0), nv.value().get(0).gather());
     }
 
@@ -303,7 +303,7 @@ class JitTest {
                     assertTrue(t.trace().collectives().stream().allMatch(c -> c.kind()
                             == dev.shardlings.events.Collective.PPERMUTE), () -> t.trace().collectives().toString());
                     long bound = x.nbytes() / xs.mesh().axisSize(xs.sharding().spec().padTo(2).axesAt(ax));
-                    assertTrue(f.lower(xs).costAnalysis().bytesCommunicated() <= bound, "never more than a block");
+                    assertTrue(f.lower(xs).costAnalysis().bytesReceivedPerDevice() <= bound, "never more than a block");
                 }
             }
         }
@@ -332,7 +332,7 @@ class JitTest {
         String text = c.asText();
         assertEquals(2, text.split("all-to-all\\(", -1).length - 1, text);
         assertEquals(1, text.split("all-gather\\(", -1).length - 1, text);
-        assertEquals(23_552, c.costAnalysis().bytesCommunicated(), text);
+        assertEquals(23_552, c.costAnalysis().bytesReceivedPerDevice(), text);
         List<NDArray> rows = new java.util.ArrayList<>();
         for (int i = 0; i < 64; i++) {
             rows.add(a.slice(0, i, i + 1).matmul(w.take(0, routes[i])));
@@ -365,7 +365,7 @@ class JitTest {
             long block = x.nbytes() / 8;
             boolean permutesOnly = t.trace().collectives().stream().allMatch(e -> e.kind()
                     == dev.shardlings.events.Collective.PPERMUTE);
-            assertTrue(!permutesOnly || f.lower(xs).costAnalysis().bytesCommunicated() <= block,
+            assertTrue(!permutesOnly || f.lower(xs).costAnalysis().bytesReceivedPerDevice() <= block,
                     "permutes receive at most the new block: " + f.lower(xs).asText());
         }
     }

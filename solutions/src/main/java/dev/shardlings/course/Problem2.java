@@ -84,7 +84,7 @@ public final class Problem2 {
 
     /** Part 2.2, the report: the compiled program's bytes received per device. */
     public static int moeJitBytesReceived(ShardedArray a, ShardedArray w, ShardedArray b) {
-        return Math.toIntExact(moeJitted(w.shape()[0]).lower(a, w, b).costAnalysis().bytesCommunicated());
+        return Math.toIntExact(moeJitted(w.shape()[0]).lower(a, w, b).costAnalysis().bytesReceivedPerDevice());
     }
 
     private static Jitted moeJitted(int experts) {

@@ -212,7 +212,7 @@ public final class Problem2Checks {
                     .paragraph("What the program moeJit compiled did, in order:")
                     .lines(program.length() == 0 ? "  (no collective)\n" : program.toString())
                     .paragraph("Report the bytes one device receives in all of these together. They are in the"
-                            + " compiled program: Jit.jit(…).lower(a, w, b).costAnalysis().bytesCommunicated(), or"
+                            + " compiled program: Jit.jit(…).lower(a, w, b).costAnalysis().bytesReceivedPerDevice(), or"
                             + " its asText() read collective by collective.")
                     .noHint()
                     .failure(GradingFailure.Kind.WRONG_VALUES, "reported " + reported.value() + " bytes received per"

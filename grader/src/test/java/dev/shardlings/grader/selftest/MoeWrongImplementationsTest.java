@@ -260,14 +260,14 @@ class MoeWrongImplementationsTest {
     @Test
     void aJittedMoeIsRightAndItsReportIsTheCompiledProgramsBytes() throws Throwable {
         Problem2Checks.moeJit(MoeWrongImplementationsTest::moeJit, (a, w, b) -> Math.toIntExact(
-                denseMoe(w.shape()[0]).lower(a, w, b).costAnalysis().bytesCommunicated()), BOOK);
+                denseMoe(w.shape()[0]).lower(a, w, b).costAnalysis().bytesReceivedPerDevice()), BOOK);
     }
 
     @Test
     void reportingTheBytesOfAllDevicesTogetherIsWrong() {
         GradingFailure f = rejected(Kind.WRONG_VALUES, "What the program moeJit compiled did", () ->
                 Problem2Checks.moeJit(MoeWrongImplementationsTest::moeJit, (a, w, b) -> Math.toIntExact(
-                        denseMoe(w.shape()[0]).lower(a, w, b).costAnalysis().bytesCommunicated() * a.mesh().size()),
+                        denseMoe(w.shape()[0]).lower(a, w, b).costAnalysis().bytesReceivedPerDevice() * a.mesh().size()),
                         BOOK));
         assertTrue(f.getMessage().contains("bytes one device receives"), f.getMessage());
     }
