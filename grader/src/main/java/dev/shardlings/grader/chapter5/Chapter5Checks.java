@@ -1,18 +1,16 @@
 package dev.shardlings.grader.chapter5;
 
 import dev.shardlings.array.NDArray;
-import dev.shardlings.grader.judge.CaseRun;
-import dev.shardlings.grader.checks.Checks;
-import dev.shardlings.grader.checks.Checks.Tolerance;
-import dev.shardlings.grader.judge.Guard;
 import dev.shardlings.events.Collective;
-import dev.shardlings.grader.judge.CaseRun;
 import dev.shardlings.grader.checks.Checks.Tolerance;
 import dev.shardlings.grader.checks.Checks;
-import dev.shardlings.grader.judge.Guard;
-import dev.shardlings.grader.parts.Part;
-import dev.shardlings.grader.judge.Reports;
 import dev.shardlings.grader.checks.TraceRules;
+import dev.shardlings.grader.judge.CaseRun;
+import dev.shardlings.grader.judge.Guard;
+import dev.shardlings.grader.judge.Reports;
+import dev.shardlings.grader.parts.Check;
+import dev.shardlings.grader.parts.CourseMethod;
+import dev.shardlings.grader.parts.Part;
 import dev.shardlings.sharding.AxisType;
 import dev.shardlings.sharding.Mesh;
 import dev.shardlings.spmd.ShardedArray;
@@ -20,14 +18,100 @@ import dev.shardlings.spmd.ShardedArray;
 import java.util.List;
 import java.util.Set;
 
+import static dev.shardlings.grader.parts.Part.example;
+import static dev.shardlings.grader.parts.Part.property;
 import static dev.shardlings.sharding.PartitionSpec.P;
 
 /**
- * The graded checks of Chapter 5 (automatic parallelism). Each takes the implementation under test as a function,
- * so the same check grades exercises/, solutions/ and the grader's own deliberately wrong implementations. Values
- * come from {@link Chapter5Oracles}; what the compiler did comes from the trace of the program it built.
+ * Chapter 5's parts (automatic parallelism with jit) and their checks: first the table, one row each, then the
+ * checks the rows run. Each check takes the implementation under test as a function, so the same check grades
+ * exercises/, solutions/ and the grader's own deliberately wrong implementations. Values come from
+ * {@link Chapter5Oracles}; what the compiler did comes from the trace of the program it built.
  */
 public final class Chapter5Checks {
+
+    static final Part.Chapter CHAPTER = new Part.Chapter("chapter 5", "automatic parallelism", "Chapter5");
+
+    /**
+     * The cases every Chapter 5 part is graded on: a property over meshes (1–16 devices, X = 1 and Y = 1 included),
+     * shapes and values, and fixed examples (seed 002's 2 × 2 mesh, one device, 16 devices in a row or a column, a
+     * 4 × 2 mesh).
+     */
+    private static final Part.Property<Chapter5Case> CASES = property("meshesShapesAndValues", 40, "5005",
+            Chapter5Case::cases);
+    private static final List<Part.Example<Chapter5Case>> EXAMPLES = List.of(
+            example("twoByTwo", new Chapter5Case(2, 2, 2, 2, 3, 51)),
+            example("oneDevice", new Chapter5Case(1, 1, 3, 2, 1, 52)),
+            example("sixteenDevicesInOneRow", new Chapter5Case(16, 1, 1, 1, 2, 53)),
+            example("sixteenDevicesInOneColumn", new Chapter5Case(1, 16, 2, 1, 1, 54)),
+            example("fourByTwo", new Chapter5Case(4, 2, 1, 3, 2, 55)));
+
+    private static final String D = "docs/chapter-5.md#";
+
+    /** {@code Chapter5.matmulWithoutCommunication}. */
+    public static final CourseMethod<MatmulWithoutCommunication> C5_MATMUL_WITHOUT_COMMUNICATION = CHAPTER.method("matmulWithoutCommunication", MatmulWithoutCommunication.class, ShardedArray.class, NDArray.class, NDArray.class, Mesh.class);
+    /** {@code Chapter5.matmulReduceScatter}. */
+    public static final CourseMethod<PlacedMatmul> C5_MATMUL_REDUCE_SCATTER = CHAPTER.method("matmulReduceScatter", PlacedMatmul.class, ShardedArray.class, ShardedArray.class, ShardedArray.class);
+    /** {@code Chapter5.matmulSquare}. */
+    public static final CourseMethod<PlacedMatmul> C5_MATMUL_SQUARE = CHAPTER.method("matmulSquare", PlacedMatmul.class, ShardedArray.class, ShardedArray.class, ShardedArray.class);
+    /** {@code Chapter5.matmulSquareExplicit}. */
+    public static final CourseMethod<PlacedMatmul> C5_MATMUL_SQUARE_EXPLICIT = CHAPTER.method("matmulSquareExplicit", PlacedMatmul.class, ShardedArray.class, ShardedArray.class, ShardedArray.class);
+
+    /** Part 5.1. */
+    public static final Part P5_1 = CHAPTER.part("5.1", "jit, layouts with no communication", 2, "MatmulWithoutCommunication")
+            .calls(C5_MATMUL_WITHOUT_COMMUNICATION)
+            .docs(D + "part-51-layouts-that-need-no-communication")
+            .hint("split A's rows over X and B's columns over Y (P(\"X\", null) and P(null, \"Y\")): the contracted J is then"
+                    + " whole on every device, and C[I_X, K_Y] is every device's own product.")
+            .requires(C5_MATMUL_WITHOUT_COMMUNICATION, "values (float tolerance) and layout", Check.VALUES, Check.LAYOUT)
+            .requires(C5_MATMUL_WITHOUT_COMMUNICATION, "compiled by jit, with no hand-written shardMap", Check.USES_JIT)
+            .requires(C5_MATMUL_WITHOUT_COMMUNICATION, "the compiled program has no collective", Check.NO_COLLECTIVES)
+            .requires(C5_MATMUL_WITHOUT_COMMUNICATION, "every device holds only its blocks of A and B,"
+                    + " (I·J/X + J·K/Y)·4 bytes of inputs", Check.DEVICE_MEMORY)
+            .requires(C5_MATMUL_WITHOUT_COMMUNICATION, "every device does exactly 2·I·J·K/(X·Y) matmul FLOPs", Check.FLOPS)
+            .graded(CASES, EXAMPLES, c -> matmulWithoutCommunication(C5_MATMUL_WITHOUT_COMMUNICATION.proxy(), c));
+
+    /** Part 5.2. */
+    public static final Part P5_2 = CHAPTER.part("5.2", "jit, the out sharding chooses the collective", 2, "MatmulReduceScatter")
+            .calls(C5_MATMUL_REDUCE_SCATTER)
+            .docs(D + "part-52-the-out-sharding-chooses-the-collective")
+            .hint("give Jit.jit(...) outShardings(P(\"X\", null)) so the layout is part of the program: the compiler then"
+                    + " completes the partial sums with a reduce-scatter instead of an all-reduce and a slice.")
+            .requires(C5_MATMUL_REDUCE_SCATTER, "values (float tolerance) and layout", Check.VALUES, Check.LAYOUT)
+            .requires(C5_MATMUL_REDUCE_SCATTER, "compiled by jit, with no hand-written shardMap", Check.USES_JIT)
+            .requires(C5_MATMUL_REDUCE_SCATTER, "every device receives at most (X−1)/X · I·K·4 bytes (one "
+                    + "reduce-scatter of its partial product, where an all-reduce would cost twice that)", Check.BYTES)
+            .graded(CASES, EXAMPLES, c -> matmulReduceScatter(C5_MATMUL_REDUCE_SCATTER.proxy(), c));
+
+    /** Part 5.3. */
+    public static final Part P5_3 = CHAPTER.part("5.3", "jit, matmul_square on Auto axes", 2, "MatmulSquare")
+            .calls(C5_MATMUL_SQUARE)
+            .docs(D + "part-53-matmul_square-on-auto-axes")
+            .hint("Jit.jit((x, w) -> ShardedArray.einsum(\"bd,df->bf\", x.square(), w)).outShardings(P(\"X\", null)):"
+                    + " square keeps In's layout, and the contraction over D_Y needs one all-reduce over Y.")
+            .requires(C5_MATMUL_SQUARE, "values (float tolerance) and layout", Check.VALUES, Check.LAYOUT)
+            .requires(C5_MATMUL_SQUARE, "compiled by jit, with no hand-written shardMap", Check.USES_JIT)
+            .requires(C5_MATMUL_SQUARE, "exactly one collective per device, an all-reduce over Y of "
+                    + "f32[B/X, F] (none when Y = 1)", Check.COLLECTIVES, Check.OPERANDS)
+            .graded(CASES, EXAMPLES, c -> matmulSquare(C5_MATMUL_SQUARE.proxy(), c));
+
+    /** Part 5.4. */
+    public static final Part P5_4 = CHAPTER.part("5.4", "matmul_square on Explicit axes", 2, "MatmulSquareExplicit")
+            .calls(C5_MATMUL_SQUARE_EXPLICIT)
+            .docs(D + "part-54-matmul_square-on-explicit-axes")
+            .hint("ShardedArray.einsum(\"bd,df->bf\", x.square(), w, P(\"X\", null)): the out sharding argument settles"
+                    + " the ambiguity the typing rule reports.")
+            .requires(C5_MATMUL_SQUARE_EXPLICIT, "values (float tolerance) and layout", Check.VALUES, Check.LAYOUT)
+            .requires(C5_MATMUL_SQUARE_EXPLICIT, "no hand-written shardMap (jit or eager global-view "
+                    + "operations)", Check.NO_SHARD_MAP)
+            .requires(C5_MATMUL_SQUARE_EXPLICIT, "exactly one collective per device, an all-reduce over Y "
+                    + "of f32[B/X, F] (none when Y = 1)", Check.COLLECTIVES, Check.OPERANDS)
+            .graded(CASES, EXAMPLES, c -> matmulSquareExplicit(C5_MATMUL_SQUARE_EXPLICIT.proxy(), c));
+
+    /** The parts of chapter 5, in course order. */
+    public static final List<Part> PARTS = List.of(P5_1, P5_2, P5_3, P5_4);
+
+    // ------------------------------------------------------------------------------------------ checks
 
     private Chapter5Checks() {
     }
@@ -60,7 +144,7 @@ public final class Chapter5Checks {
         NDArray a = c.a();
         NDArray b = c.b();
         String text = c.describe("A", " on the host", "B", " on the host", "Auto");
-        CaseRun<ShardedArray> run = Guard.run(Chapter5Parts.P5_1, text, () -> impl.apply(a, b, mesh));
+        CaseRun<ShardedArray> run = Guard.run(P5_1, text, () -> impl.apply(a, b, mesh));
         Checks.compiledByJit(run);
         Checks.shardedResult(run, Reports.inputs("Input A", a, "Input B", b), Chapter5Oracles.matmul(a, b),
                 P("X", "Y"), tolerance(c.j()), "A and B are whole arrays on the host: you choose their layouts");
@@ -88,7 +172,7 @@ public final class Chapter5Checks {
         ShardedArray as = ShardedArray.devicePut(a, mesh, P(null, "X"));
         ShardedArray bs = ShardedArray.devicePut(b, mesh, P("X", null));
         String text = c.describe("A", " laid out P(None, 'X')", "B", " laid out P('X', None)", "Auto");
-        CaseRun<ShardedArray> run = Guard.run(Chapter5Parts.P5_2, text, () -> impl.apply(as, bs));
+        CaseRun<ShardedArray> run = Guard.run(P5_2, text, () -> impl.apply(as, bs));
         Checks.compiledByJit(run);
         Checks.shardedResult(run, Reports.inputs("Input A", a, "Input B", b), Chapter5Oracles.matmul(a, b),
                 P("X", null), tolerance(c.j()), Reports.picture(as) + Reports.picture(bs));
@@ -104,7 +188,7 @@ public final class Chapter5Checks {
      * Y of f32[B/X, F] per device (none on a mesh with Y = 1).
      */
     public static void matmulSquare(PlacedMatmul impl, Chapter5Case c) {
-        CaseRun<ShardedArray> run = runMatmulSquare(Chapter5Parts.P5_3, impl, c, AxisType.AUTO);
+        CaseRun<ShardedArray> run = runMatmulSquare(P5_3, impl, c, AxisType.AUTO);
         Checks.compiledByJit(run);
         matmulSquareResult(run, c, AxisType.AUTO);
     }
@@ -114,7 +198,7 @@ public final class Chapter5Checks {
      * exactly one all-reduce over Y of f32[B/X, F] per device (none on a mesh with Y = 1).
      */
     public static void matmulSquareExplicit(PlacedMatmul impl, Chapter5Case c) {
-        CaseRun<ShardedArray> run = runMatmulSquare(Chapter5Parts.P5_4, impl, c, AxisType.EXPLICIT);
+        CaseRun<ShardedArray> run = runMatmulSquare(P5_4, impl, c, AxisType.EXPLICIT);
         Checks.noHandWrittenShardMap(run);
         matmulSquareResult(run, c, AxisType.EXPLICIT);
     }

@@ -1,33 +1,25 @@
 package dev.shardlings.grader.chapter6;
 
-import dev.shardlings.grader.parts.TimedResult;
-import dev.shardlings.grader.parts.TimedSetting;
 import dev.shardlings.array.NDArray;
 import dev.shardlings.cost.ModelDtype;
-import dev.shardlings.grader.judge.CaseRun;
-import dev.shardlings.grader.parts.Check;
-import dev.shardlings.grader.parts.CheckLog;
-import dev.shardlings.grader.checks.Checks;
-import dev.shardlings.grader.checks.Checks.Tolerance;
-import dev.shardlings.grader.judge.GradingFailure;
-import dev.shardlings.grader.checks.Generators;
-import dev.shardlings.grader.judge.Guard;
-import dev.shardlings.grader.checks.ModelledTime;
-import dev.shardlings.grader.parts.Part;
-import dev.shardlings.grader.judge.Reports;
-import dev.shardlings.grader.checks.TraceRules;
-import dev.shardlings.grader.checks.TraceRules.Rule;
 import dev.shardlings.events.Collective;
 import dev.shardlings.events.TraceEvent.CollectiveEvent;
-import dev.shardlings.grader.judge.CaseRun;
 import dev.shardlings.grader.checks.Checks.Tolerance;
 import dev.shardlings.grader.checks.Checks;
-import dev.shardlings.grader.judge.GradingFailure;
-import dev.shardlings.grader.judge.Guard;
 import dev.shardlings.grader.checks.ModelledTime;
-import dev.shardlings.grader.judge.Reports;
 import dev.shardlings.grader.checks.TraceRules.Rule;
 import dev.shardlings.grader.checks.TraceRules;
+import dev.shardlings.grader.judge.CaseRun;
+import dev.shardlings.grader.judge.GradingFailure;
+import dev.shardlings.grader.judge.Guard;
+import dev.shardlings.grader.judge.Reports;
+import dev.shardlings.grader.parts.Check;
+import dev.shardlings.grader.parts.CheckLog;
+import dev.shardlings.grader.parts.CourseMethod;
+import dev.shardlings.grader.parts.Part;
+import dev.shardlings.grader.parts.Requirement;
+import dev.shardlings.grader.parts.TimedResult;
+import dev.shardlings.grader.parts.TimedSetting;
 import dev.shardlings.sharding.Mesh;
 import dev.shardlings.sharding.PartitionSpec;
 import dev.shardlings.spmd.ShardedArray;
@@ -37,14 +29,195 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Set;
 
+import static dev.shardlings.grader.parts.Part.example;
+import static dev.shardlings.grader.parts.Part.property;
 import static dev.shardlings.sharding.PartitionSpec.P;
 
 /**
- * The graded checks of Chapter 6 (training seed 001's MLP). Values come from {@link Chapter6Oracles} (double
- * precision, hand-written backpropagation); the communication and memory rules read the trace of every program
- * the implementation ran (each step's jitted program or shardMap).
+ * Chapter 6's parts (training: data, tensor and fully sharded parallelism) and their modelled-time parts, then
+ * their checks (training seed 001's MLP): first the table, one row each, then the checks the rows run. Values come
+ * from {@link Chapter6Oracles} (double precision, hand-written backpropagation); the communication and memory rules
+ * read the trace of every program the implementation ran (each step's jitted program or shardMap).
  */
 public final class Chapter6Checks {
+
+    static final Part.Chapter CHAPTER = new Part.Chapter("chapter 6", "training", "Chapter6");
+
+    private static final String PERFORMANCE_DOCS = "docs/chapter-6.md#performance-points";
+    private static final String PERFORMANCE_HINT = "the reference moves each gradient (or shard) once, in the"
+            + " collective the part names, and computes only its own rows or columns; compare your timeline (written"
+            + " under grader/target/grade/profiles/) with the breakdown in docs/chapter-6.md.";
+
+    /** The performance parts' hardware and dtype: TPU v5e in bfloat16, as Problem 3's. */
+    private static TimedSetting setting(String caseText) {
+        return new TimedSetting("tpu-v5e", ModelDtype.BFLOAT16, caseText);
+    }
+
+    /** The measured runs' MLP: large enough that compute and communication both show, small enough to run here. */
+    static final List<Integer> PERF_SIZES = List.of(128, 256, 256, 256, 16);
+
+    public static final TimedSetting SETTING_62 = setting("mesh ('batch': 4, 'model': 2); layer sizes "
+            + PERF_SIZES + ", batch 64, one step");
+    public static final TimedSetting SETTING_63 = setting("mesh ('batch': 8); layer sizes " + PERF_SIZES
+            + ", batch 64, one step");
+    public static final TimedSetting SETTING_64 = SETTING_63;
+    public static final TimedSetting SETTING_65 = setting("mesh ('model': 8); B, D, F = 64, 256, 1024");
+
+    private static final String D = "docs/chapter-6.md#";
+
+    /** {@code Chapter6.trainDataParallel}. */
+    public static final CourseMethod<Train> C6_TRAIN_DATA_PARALLEL = CHAPTER.method("trainDataParallel", Train.class, List.class, List.class, NDArray.class, NDArray.class, Mesh.class, int.class, float.class);
+    /** {@code Chapter6.trainDataTensorParallel}. */
+    public static final CourseMethod<Train> C6_TRAIN_DATA_TENSOR_PARALLEL = CHAPTER.method("trainDataTensorParallel", Train.class, List.class, List.class, NDArray.class, NDArray.class, Mesh.class, int.class, float.class);
+    /** {@code Chapter6.dataParallelStep}. */
+    public static final CourseMethod<TrainingStep> C6_DATA_PARALLEL_STEP = CHAPTER.method("dataParallelStep", TrainingStep.class, List.class, List.class, ShardedArray.class, ShardedArray.class, float.class);
+    /** {@code Chapter6.fsdpStep}. */
+    public static final CourseMethod<TrainingStep> C6_FSDP_STEP = CHAPTER.method("fsdpStep", TrainingStep.class, List.class, List.class, ShardedArray.class, ShardedArray.class, float.class);
+    /** {@code Chapter6.megatronMlp}. */
+    public static final CourseMethod<Block> C6_MEGATRON_MLP = CHAPTER.method("megatronMlp", Block.class, List.class, ShardedArray.class, ShardedArray.class, ShardedArray.class, ShardedArray.class);
+
+    /** Part 6.1. */
+    public static final Part P6_1 = CHAPTER.part("6.1", "data parallelism with jit(grad)", 2, "TrainDataParallel")
+            .calls(C6_TRAIN_DATA_PARALLEL)
+            .docs(D + "part-61-data-parallelism-with-jit")
+            .hint("devicePut every parameter with P() and the inputs and targets with P(\"batch\"), then call one jitted"
+                    + " program per step that applies Autodiff.gradList to Mlp.loss and returns the updated"
+                    + " parameters: the compiler all-reduces the gradients.")
+            .requires(C6_TRAIN_DATA_PARALLEL, "trained parameters (float tolerance) and layouts, each P()", Check.VALUES, Check.LAYOUT)
+            .requires(C6_TRAIN_DATA_PARALLEL, "compiled by jit, with no hand-written shardMap", Check.USES_JIT)
+            .requires(C6_TRAIN_DATA_PARALLEL, "per device only all-reduces over 'batch', carrying the"
+                    + " gradients' elements once per step", Check.COLLECTIVES)
+            .requires(C6_TRAIN_DATA_PARALLEL, "no program hands a device more than the parameters and"
+                    + " its rows of the batch", Check.DEVICE_MEMORY)
+            .graded(cases(Chapter6Kind.DATA_PARALLEL), examples(Chapter6Kind.DATA_PARALLEL), c -> trainDataParallel(C6_TRAIN_DATA_PARALLEL.proxy(), c));
+
+    /** Part 6.2. */
+    public static final Part P6_2 = CHAPTER.part("6.2", "data and tensor parallelism with jit(grad)", 2, "TrainDataTensorParallel")
+            .calls(C6_TRAIN_DATA_TENSOR_PARALLEL)
+            .docs(D + "part-62-data-and-tensor-parallelism-with-jit")
+            .hint("W2 P(null, \"model\"), b2 P(\"model\"), W3 P(\"model\", null), the rest P(), the batch"
+                    + " P(\"batch\", null): the hidden layer between W2 and W3 stays split over 'model', and W3's"
+                    + " contraction sums it with one all-reduce.")
+            .requires(C6_TRAIN_DATA_TENSOR_PARALLEL, "trained parameters (float tolerance) and layouts:"
+                    + " W2 P(None, 'model'), b2 P('model'), W3 P('model', None), the rest P()", Check.VALUES, Check.LAYOUT)
+            .requires(C6_TRAIN_DATA_TENSOR_PARALLEL, "compiled by jit, with no hand-written shardMap", Check.USES_JIT)
+            .requires(C6_TRAIN_DATA_TENSOR_PARALLEL, "per step two all-reduces over 'model' of"
+                    + " activations (forward f32[B/batch, n3], backward f32[B/batch, n1]) and all-reduces over"
+                    + " 'batch' of the gradients' blocks, nothing else", Check.COLLECTIVES)
+            .requires(C6_TRAIN_DATA_TENSOR_PARALLEL, "no program hands a device more than its blocks of"
+                    + " the parameters and its rows of the batch (W2 and W3 take 1/model of their bytes)", Check.DEVICE_MEMORY)
+            .graded(cases(Chapter6Kind.DATA_TENSOR_PARALLEL), examples(Chapter6Kind.DATA_TENSOR_PARALLEL), c -> trainDataTensorParallel(C6_TRAIN_DATA_TENSOR_PARALLEL.proxy(), c));
+
+    /** Part 6.3. */
+    public static final Part P6_3 = CHAPTER.part("6.3", "data parallelism by hand (pmean)", 2, "DataParallelStep")
+            .calls(C6_DATA_PARALLEL_STEP)
+            .docs(D + "part-63-data-parallelism-by-hand")
+            .hint("inside the shardMap, pvary each parameter over \"batch\", take Autodiff.gradList of Mlp.lossLocal on"
+                    + " the device's rows, and pmean each gradient over \"batch\" before the update.")
+            .requires(C6_DATA_PARALLEL_STEP, "the parameters after one step (float tolerance), laid out"
+                    + " P()", Check.VALUES, Check.LAYOUT)
+            .requires(C6_DATA_PARALLEL_STEP, "a hand-written shardMap", Check.USES_SHARD_MAP)
+            .requires(C6_DATA_PARALLEL_STEP, "every collective an all-reduce (psum or pmean) over"
+                    + " 'batch' of one gradient, each parameter's once", Check.OPERANDS)
+            .requires(C6_DATA_PARALLEL_STEP, "no program hands a device more than the parameters and"
+                    + " its rows of the batch", Check.DEVICE_MEMORY)
+            .graded(cases(Chapter6Kind.MANUAL_DATA_PARALLEL), examples(Chapter6Kind.MANUAL_DATA_PARALLEL), c -> dataParallelStep(C6_DATA_PARALLEL_STEP.proxy(), c));
+
+    /** Part 6.4. */
+    public static final Part P6_4 = CHAPTER.part("6.4", "fully sharded data parallelism (ZeRO-3)", 3, "FsdpStep")
+            .calls(C6_FSDP_STEP)
+            .docs(D + "part-64-fully-sharded-data-parallelism")
+            .hint("all-gather (tiled, dimension 0) each shard inside the function you differentiate and divide its loss by"
+                    + " the axis size: the gradient of the all-gather is a reduce-scatter that sums the devices'"
+                    + " gradients into each shard.")
+            .requires(C6_FSDP_STEP, "the parameters after one step (float tolerance), each laid out"
+                    + " P('batch')", Check.VALUES, Check.LAYOUT)
+            .requires(C6_FSDP_STEP, "a hand-written shardMap", Check.USES_SHARD_MAP)
+            .requires(C6_FSDP_STEP, "per device one all-gather over 'batch' of each parameter's shard"
+                    + " and one reduce-scatter of each gradient, and no all-reduce", Check.OPERANDS)
+            .requires(C6_FSDP_STEP, "no program hands a device more than its shards of the parameters"
+                    + " and its rows of the batch", Check.DEVICE_MEMORY)
+            .graded(cases(Chapter6Kind.FSDP), examples(Chapter6Kind.FSDP), c -> fsdpStep(C6_FSDP_STEP.proxy(), c));
+
+    /** Part 6.5. */
+    public static final Part P6_5 = CHAPTER.part("6.5", "Megatron's tensor-parallel MLP block", 2, "MegatronMlp")
+            .calls(C6_MEGATRON_MLP)
+            .docs(D + "part-65-megatrons-mlp-block")
+            .hint("Autodiff.vjp of x -> psum(relu(x·W1)·W2, \"model\") inside the shardMap: the psum's pullback sends"
+                    + " dY to every device for free, and dX's partial sums come back with the one psum the implicit"
+                    + " pvary of X transposes to.")
+            .requires(C6_MEGATRON_MLP, "Y, dX, dW1 and dW2 (float tolerance) laid out P(), P(), P(None,"
+                    + " 'model'), P('model', None)", Check.VALUES, Check.LAYOUT)
+            .requires(C6_MEGATRON_MLP, "a hand-written shardMap", Check.USES_SHARD_MAP)
+            .requires(C6_MEGATRON_MLP, "exactly two collectives per device, psums over 'model' of"
+                    + " f32[B, D] (forward and backward)", Check.COLLECTIVES, Check.OPERANDS)
+            .requires(C6_MEGATRON_MLP, "exactly 12·B·D·F/M matmul FLOPs per device", Check.FLOPS)
+            .graded(cases(Chapter6Kind.MEGATRON), examples(Chapter6Kind.MEGATRON), c -> megatronMlp(C6_MEGATRON_MLP.proxy(), c));
+
+    /** Part 6.2p. */
+    public static final Part P6_2P = CHAPTER.part("6.2p", "6.2 modelled step time, TPU v5e", 1, "Performance")
+            .calls(C6_TRAIN_DATA_TENSOR_PARALLEL)
+            .docs(PERFORMANCE_DOCS)
+            .hint(PERFORMANCE_HINT)
+            .requires(Requirement.trainingPerformance(C6_TRAIN_DATA_TENSOR_PARALLEL, Check.USES_JIT))
+            .timed(SETTING_62, () -> trainDataTensorParallelTime(C6_TRAIN_DATA_TENSOR_PARALLEL.proxy()));
+
+    /** Part 6.3p. */
+    public static final Part P6_3P = CHAPTER.part("6.3p", "6.3 modelled step time, TPU v5e", 1, "Performance")
+            .calls(C6_DATA_PARALLEL_STEP)
+            .docs(PERFORMANCE_DOCS)
+            .hint(PERFORMANCE_HINT)
+            .requires(Requirement.trainingPerformance(C6_DATA_PARALLEL_STEP, Check.USES_SHARD_MAP))
+            .timed(SETTING_63, () -> dataParallelStepTime(C6_DATA_PARALLEL_STEP.proxy()));
+
+    /** Part 6.4p. */
+    public static final Part P6_4P = CHAPTER.part("6.4p", "6.4 modelled step time, TPU v5e", 1, "Performance")
+            .calls(C6_FSDP_STEP)
+            .docs(PERFORMANCE_DOCS)
+            .hint(PERFORMANCE_HINT)
+            .requires(Requirement.trainingPerformance(C6_FSDP_STEP, Check.USES_SHARD_MAP))
+            .timed(SETTING_64, () -> fsdpStepTime(C6_FSDP_STEP.proxy()));
+
+    /** Part 6.5p. */
+    public static final Part P6_5P = CHAPTER.part("6.5p", "6.5 modelled time, TPU v5e", 1, "Performance")
+            .calls(C6_MEGATRON_MLP)
+            .docs(PERFORMANCE_DOCS)
+            .hint(PERFORMANCE_HINT)
+            .requires(Requirement.trainingPerformance(C6_MEGATRON_MLP, Check.USES_SHARD_MAP))
+            .timed(SETTING_65, () -> megatronMlpTime(C6_MEGATRON_MLP.proxy()));
+
+    /** The parts of chapter 6, in course order. */
+    public static final List<Part> PARTS = List.of(P6_1, P6_2, P6_3, P6_4, P6_5, P6_2P, P6_3P, P6_4P, P6_5P);
+
+    /**
+     * The cases every Chapter 6 part is graded on: a property over meshes (1–16 devices), layer sizes, batch rows,
+     * steps and values, for the part's kind of case.
+     */
+    private static Part.Property<Chapter6Case> cases(Chapter6Kind kind) {
+        return property("meshesSizesAndValues", 25, "6006", () -> Chapter6Case.cases(kind));
+    }
+
+    /**
+     * Fixed examples: seed 001's meshes at a small size (8 devices along 'batch', or 4 × 2, or 'model' of 8 for
+     * 6.5), and one device.
+     */
+    private static List<Part.Example<Chapter6Case>> examples(Chapter6Kind kind) {
+        return List.of(example("seed001Mesh", switch (kind) {
+            case DATA_PARALLEL -> new Chapter6Case(8, 0, List.of(6, 8, 8, 8, 3), 2, 3, 61);
+            case MANUAL_DATA_PARALLEL -> new Chapter6Case(8, 0, List.of(6, 8, 8, 8, 3), 2, 0, 63);
+            case DATA_TENSOR_PARALLEL -> new Chapter6Case(4, 2, List.of(6, 8, 8, 8, 3), 2, 3, 62);
+            case FSDP -> new Chapter6Case(8, 0, List.of(8, 16, 16, 8, 8), 2, 0, 64);
+            case MEGATRON -> new Chapter6Case(0, 8, List.of(4, 6, 16), 1, 0, 65);
+        }), example("oneDevice", switch (kind) {
+            case DATA_PARALLEL -> new Chapter6Case(1, 0, List.of(3, 4, 5, 4, 2), 3, 2, 71);
+            case MANUAL_DATA_PARALLEL -> new Chapter6Case(1, 0, List.of(3, 4, 5, 4, 2), 3, 0, 73);
+            case DATA_TENSOR_PARALLEL -> new Chapter6Case(1, 1, List.of(3, 4, 5, 4, 2), 3, 2, 72);
+            case FSDP -> new Chapter6Case(1, 0, List.of(3, 4, 5, 4, 2), 3, 0, 74);
+            case MEGATRON -> new Chapter6Case(0, 1, List.of(3, 4, 5), 1, 0, 75);
+        }));
+    }
+
+    // ------------------------------------------------------------------------------------------ checks
 
     private Chapter6Checks() {
     }
@@ -94,7 +267,7 @@ public final class Chapter6Checks {
         List<NDArray> params = c.params();
         NDArray in = c.inputs();
         NDArray tg = c.targets();
-        CaseRun<List<ShardedArray>> run = Guard.run(Chapter6Parts.P6_1, c.describe("parameters and batch on the host"),
+        CaseRun<List<ShardedArray>> run = Guard.run(P6_1, c.describe("parameters and batch on the host"),
                 () -> impl.apply(params, in, tg, mesh, c.steps(), Chapter6Case.LR));
         Checks.compiledByJit(run);
         trainedParameters(run, c, params, Collections.nCopies(params.size(), P()));
@@ -124,7 +297,7 @@ public final class Chapter6Checks {
         List<NDArray> params = c.params();
         NDArray in = c.inputs();
         NDArray tg = c.targets();
-        CaseRun<List<ShardedArray>> run = Guard.run(Chapter6Parts.P6_2, c.describe("parameters and batch on the host"),
+        CaseRun<List<ShardedArray>> run = Guard.run(P6_2, c.describe("parameters and batch on the host"),
                 () -> impl.apply(params, in, tg, mesh, c.steps(), Chapter6Case.LR));
         Checks.compiledByJit(run);
         trainedParameters(run, c, params, TENSOR_PARALLEL);
@@ -190,7 +363,7 @@ public final class Chapter6Checks {
         }
         ShardedArray in = ShardedArray.devicePut(c.inputs(), mesh, P("batch"));
         ShardedArray tg = ShardedArray.devicePut(c.targets(), mesh, P("batch"));
-        CaseRun<List<ShardedArray>> run = Guard.run(Chapter6Parts.P6_3, c.describe("parameters P(), inputs and targets"
+        CaseRun<List<ShardedArray>> run = Guard.run(P6_3, c.describe("parameters P(), inputs and targets"
                 + " P('batch')"), () -> impl.apply(placed, in, tg, Chapter6Case.LR));
         Checks.usesShardMap(run);
         trainedParameters(run, c, params, Collections.nCopies(params.size(), P()));
@@ -223,7 +396,7 @@ public final class Chapter6Checks {
         }
         ShardedArray in = ShardedArray.devicePut(c.inputs(), mesh, P("batch"));
         ShardedArray tg = ShardedArray.devicePut(c.targets(), mesh, P("batch"));
-        CaseRun<List<ShardedArray>> run = Guard.run(Chapter6Parts.P6_4, c.describe("every parameter, the inputs and the"
+        CaseRun<List<ShardedArray>> run = Guard.run(P6_4, c.describe("every parameter, the inputs and the"
                 + " targets laid out P('batch')"), () -> impl.apply(placed, in, tg, Chapter6Case.LR));
         Checks.usesShardMap(run);
         trainedParameters(run, c, params, Collections.nCopies(params.size(), P("batch")));
@@ -286,7 +459,7 @@ public final class Chapter6Checks {
         int b = c.sizes().get(0);
         int d = c.sizes().get(1);
         int f = c.sizes().get(2);
-        CaseRun<List<ShardedArray>> run = Guard.run(Chapter6Parts.P6_5, "Case: mesh ('model': " + c.model() + "), Auto axes;"
+        CaseRun<List<ShardedArray>> run = Guard.run(P6_5, "Case: mesh ('model': " + c.model() + "), Auto axes;"
                 + " X f32[" + b + ", " + d + "] P(), W1 f32[" + d + ", " + f + "] P(None, 'model'), W2 f32[" + f + ", "
                 + d + "] P('model', None), dY f32[" + b + ", " + d + "] P() (value seed " + c.seed() + ")",
                 () -> impl.apply(in.xs(), in.w1s(), in.w2s(), in.dys()));
@@ -311,14 +484,6 @@ public final class Chapter6Checks {
 
     // ------------------------------------------------------------------------------------------ performance
 
-    /** The performance parts' hardware and dtype: TPU v5e in bfloat16, as Problem 3's. */
-    private static TimedSetting setting(String caseText) {
-        return new TimedSetting("tpu-v5e", ModelDtype.BFLOAT16, caseText);
-    }
-
-    /** The measured runs' MLP: large enough that compute and communication both show, small enough to run here. */
-    static final List<Integer> PERF_SIZES = List.of(128, 256, 256, 256, 16);
-
     /**
      * The seeds of the measured runs' values, drawn by the judge for every run: the whole result is compared, and
      * values nobody can know before the run leave nothing to precompute. The modelled time depends on shapes only,
@@ -341,13 +506,6 @@ public final class Chapter6Checks {
         return new Chapter6Case(0, 8, List.of(64, 256, 1024), 1, 0, PERF_SEEDS.nextLong());
     }
 
-    public static final TimedSetting SETTING_62 = setting("mesh ('batch': 4, 'model': 2); layer sizes "
-            + PERF_SIZES + ", batch 64, one step");
-    public static final TimedSetting SETTING_63 = setting("mesh ('batch': 8); layer sizes " + PERF_SIZES
-            + ", batch 64, one step");
-    public static final TimedSetting SETTING_64 = SETTING_63;
-    public static final TimedSetting SETTING_65 = setting("mesh ('model': 8); B, D, F = 64, 256, 1024");
-
     /** The seed-001-sized example each performance part's base part must pass first. */
     private static Chapter6Case base(Chapter6Kind kind) {
         return switch (kind) {
@@ -366,7 +524,7 @@ public final class Chapter6Checks {
         NDArray in = c.inputs();
         NDArray tg = c.targets();
         Mesh mesh = c.mesh();
-        return ModelledTime.check(Chapter6Parts.P6_2P, Chapter6Parts.P6_2, () -> trainDataTensorParallel(impl,
+        return ModelledTime.check(P6_2P, P6_2, () -> trainDataTensorParallel(impl,
                 base(Chapter6Kind.DATA_TENSOR_PARALLEL)), SETTING_62,
                 () -> impl.apply(params, in, tg, mesh, 1, Chapter6Case.LR), run -> {
                     CaseRun<List<ShardedArray>> r = listRun(run);
@@ -382,7 +540,7 @@ public final class Chapter6Checks {
         List<ShardedArray> placed = place(params, c.mesh(), Collections.nCopies(params.size(), P()));
         ShardedArray in = ShardedArray.devicePut(c.inputs(), c.mesh(), P("batch"));
         ShardedArray tg = ShardedArray.devicePut(c.targets(), c.mesh(), P("batch"));
-        return ModelledTime.check(Chapter6Parts.P6_3P, Chapter6Parts.P6_3, () -> dataParallelStep(impl,
+        return ModelledTime.check(P6_3P, P6_3, () -> dataParallelStep(impl,
                 base(Chapter6Kind.MANUAL_DATA_PARALLEL)), SETTING_63,
                 () -> impl.apply(placed, in, tg, Chapter6Case.LR), run -> {
                     CaseRun<List<ShardedArray>> r = listRun(run);
@@ -398,7 +556,7 @@ public final class Chapter6Checks {
         List<ShardedArray> placed = place(params, c.mesh(), Collections.nCopies(params.size(), P("batch")));
         ShardedArray in = ShardedArray.devicePut(c.inputs(), c.mesh(), P("batch"));
         ShardedArray tg = ShardedArray.devicePut(c.targets(), c.mesh(), P("batch"));
-        return ModelledTime.check(Chapter6Parts.P6_4P, Chapter6Parts.P6_4, () -> fsdpStep(impl, base(Chapter6Kind.FSDP)),
+        return ModelledTime.check(P6_4P, P6_4, () -> fsdpStep(impl, base(Chapter6Kind.FSDP)),
                 SETTING_64, () -> impl.apply(placed, in, tg, Chapter6Case.LR), run -> {
                     CaseRun<List<ShardedArray>> r = listRun(run);
                     Checks.usesShardMap(r);
@@ -410,7 +568,7 @@ public final class Chapter6Checks {
     public static TimedResult megatronMlpTime(Block impl) {
         Chapter6Case c = perfBlock();
         BlockInputs b = blockInputs(c);
-        return ModelledTime.check(Chapter6Parts.P6_5P, Chapter6Parts.P6_5, () -> megatronMlp(impl, base(Chapter6Kind.MEGATRON)),
+        return ModelledTime.check(P6_5P, P6_5, () -> megatronMlp(impl, base(Chapter6Kind.MEGATRON)),
                 SETTING_65, () -> impl.apply(b.xs(), b.w1s(), b.w2s(), b.dys()), run -> {
                     CaseRun<List<ShardedArray>> r = listRun(run);
                     Checks.usesShardMap(r);

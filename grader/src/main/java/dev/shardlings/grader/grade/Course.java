@@ -1,13 +1,13 @@
 package dev.shardlings.grader.grade;
 
 import dev.shardlings.grader.parts.Part;
-import dev.shardlings.grader.chapter0.Chapter0Parts;
-import dev.shardlings.grader.chapter5.Chapter5Parts;
-import dev.shardlings.grader.chapter6.Chapter6Parts;
-import dev.shardlings.grader.problem1.Problem1Parts;
-import dev.shardlings.grader.problem2.Problem2Parts;
-import dev.shardlings.grader.problem3.Problem3Parts;
-import dev.shardlings.grader.problem4.Problem4Parts;
+import dev.shardlings.grader.chapter0.Chapter0Checks;
+import dev.shardlings.grader.chapter5.Chapter5Checks;
+import dev.shardlings.grader.chapter6.Chapter6Checks;
+import dev.shardlings.grader.problem1.Problem1Checks;
+import dev.shardlings.grader.problem2.Problem2Checks;
+import dev.shardlings.grader.problem3.Problem3Checks;
+import dev.shardlings.grader.problem4.Problem4Checks;
 
 import java.util.List;
 import java.util.Optional;
@@ -20,8 +20,8 @@ import java.util.stream.Stream;
 public final class Course {
 
     /** Each chapter's parts, in course order. */
-    public static final List<List<Part>> CHAPTERS = List.of(Chapter0Parts.PARTS, Problem1Parts.PARTS,
-            Problem2Parts.PARTS, Problem3Parts.PARTS, Problem4Parts.PARTS, Chapter5Parts.PARTS, Chapter6Parts.PARTS);
+    public static final List<List<Part>> CHAPTERS = List.of(Chapter0Checks.PARTS, Problem1Checks.PARTS,
+            Problem2Checks.PARTS, Problem3Checks.PARTS, Problem4Checks.PARTS, Chapter5Checks.PARTS, Chapter6Checks.PARTS);
 
     private static final List<Part> ALL = Stream.concat(
             CHAPTERS.stream().flatMap(List::stream).filter(p -> !p.isPerformance()),

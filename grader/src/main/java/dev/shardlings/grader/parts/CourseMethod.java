@@ -17,7 +17,7 @@ import java.util.List;
 
 /**
  * A method of the course the grader calls, by class, name and signature; each is declared once, in its chapter's
- * table of parts ({@code chapter0.Chapter0Parts}, …). The judge never links to the course classes (student code
+ * table of parts ({@code chapter0.Chapter0Checks}, …). The judge never links to the course classes (student code
  * must not run in the process that decides the grade), so it names them, and {@link #proxy()} turns one into an
  * implementation of the check's functional interface {@code F} whose calls run in the {@link Sandbox}.
  * {@code CourseMethodTest} checks that every one exists in exercises/ and solutions/ with exactly this signature, and

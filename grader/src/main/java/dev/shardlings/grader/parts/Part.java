@@ -16,7 +16,7 @@ import java.util.function.Supplier;
 /**
  * One graded part of the course: its number, title, points, the course methods it calls, where its docs are, a
  * hint, the requirements its stubs state and how it is graded. Every part is one row of its chapter's table
- * ({@code chapter0.Chapter0Parts}, …, built with {@link Chapter#part}); {@code parts.Course} lists the chapters, and
+ * ({@code chapter0.Chapter0Checks}, …, built with {@link Chapter#part}); {@code grade.Course} lists the chapters, and
  * the score table, results.json, Classroom's workflow and the requirement checks are derived from the rows.
  */
 public final class Part {

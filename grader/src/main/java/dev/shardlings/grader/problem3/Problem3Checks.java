@@ -1,30 +1,25 @@
 package dev.shardlings.grader.problem3;
 
-import dev.shardlings.grader.parts.TimedResult;
-import dev.shardlings.grader.parts.TimedSetting;
 import dev.shardlings.array.NDArray;
 import dev.shardlings.cost.ModelDtype;
-import dev.shardlings.grader.judge.CaseRun;
-import dev.shardlings.grader.parts.Check;
-import dev.shardlings.grader.checks.Checks;
-import dev.shardlings.grader.checks.Checks.Tolerance;
 import dev.shardlings.events.Collective;
 import dev.shardlings.events.TraceEvent.CollectiveEvent;
-import dev.shardlings.grader.judge.CaseRun;
+import dev.shardlings.grader.chapter0.Chapter0Oracles;
 import dev.shardlings.grader.checks.Checks.Tolerance;
 import dev.shardlings.grader.checks.Checks;
 import dev.shardlings.grader.checks.Generators;
-import dev.shardlings.grader.judge.Guard;
 import dev.shardlings.grader.checks.MeshSpec;
-import dev.shardlings.grader.checks.ModelledTime;
+import dev.shardlings.grader.checks.TraceRules.Rule;
+import dev.shardlings.grader.checks.TraceRules;
+import dev.shardlings.grader.judge.CaseRun;
+import dev.shardlings.grader.judge.Guard;
+import dev.shardlings.grader.judge.Reports;
+import dev.shardlings.grader.parts.Check;
+import dev.shardlings.grader.parts.CourseMethod;
 import dev.shardlings.grader.parts.Part;
-import dev.shardlings.grader.judge.Reports;
-import dev.shardlings.grader.checks.TraceRules;
-import dev.shardlings.grader.checks.TraceRules.Rule;
-import dev.shardlings.grader.judge.Reports;
-import dev.shardlings.grader.checks.TraceRules.Rule;
-import dev.shardlings.grader.checks.TraceRules;
-import dev.shardlings.grader.chapter0.Chapter0Oracles;
+import dev.shardlings.grader.parts.Requirement;
+import dev.shardlings.grader.parts.TimedResult;
+import dev.shardlings.grader.parts.TimedSetting;
 import dev.shardlings.sharding.Mesh;
 import dev.shardlings.sharding.PartitionSpec;
 import dev.shardlings.spmd.ShardedArray;
@@ -34,18 +29,175 @@ import java.util.List;
 import java.util.function.BinaryOperator;
 import java.util.function.Function;
 
+import static dev.shardlings.grader.parts.Part.example;
+import static dev.shardlings.grader.parts.Part.property;
 import static dev.shardlings.sharding.PartitionSpec.P;
 
 /**
- * The graded checks of Problem 3, the collective matmuls. Each takes the implementation under test as a function
- * (so the grader's own wrong implementations can be fed to it), lays the case's whole arrays out as the part says,
- * runs the implementation under the {@link Guard}, compares with {@link Problem3Oracles} on the whole arrays, and
- * then reads each device's trace: which collectives, one step round the ring along Y, what shape each message has,
- * and whether the matmuls work on one chunk at a time (which is what lets transfers overlap compute).
+ * Problem 3's parts (collective matmuls) and their modelled-time parts, then their checks: first the table, one row
+ * each, then the checks the rows run. Each check takes the implementation under test as a function (so the grader's
+ * own wrong implementations can be fed to it), lays the case's whole arrays out as the part says, runs the
+ * implementation under the {@link Guard}, compares with {@link Problem3Oracles} on the whole arrays, and then reads
+ * each device's trace: which collectives, one step round the ring along Y, what shape each message has, and whether
+ * the matmuls work on one chunk at a time (which is what lets transfers overlap compute).
  *
  * <p>Shapes: n = |Y| is the ring; B = X·b, D = Y·d, F = Y·f (part 3.1: F = tiles·f) with the case's multipliers.
  */
 public final class Problem3Checks {
+
+    static final Part.Chapter CHAPTER = new Part.Chapter("problem 3", "collective matmul", "Problem3");
+
+    /** The docs of every modelled-time part of Problems 3 and 4. */
+    public static final String PERFORMANCE_DOCS = "docs/profiles.md#performance-points";
+    /** The hint of every modelled-time part of Problems 3 and 4. */
+    public static final String PERFORMANCE_HINT = "the reference overlaps every transfer with a matmul and does no"
+            + " elementwise pass the matmul cannot absorb; compare your timeline (written under"
+            + " grader/target/grade/profiles/) with the reference picture in docs/profiles.md.";
+
+    /**
+     * The cases every part of Problems 3 and 4 is graded on: a property over meshes (X and Y plus up to one
+     * replicated axis, 1–16 devices, any axis order), sizes, values and tile counts, and fixed examples — the book's
+     * 2 × 4 mesh, one device, rings of 2, 3 and 8, no ring at all (Y = 1), and a replicated extra axis placed first.
+     */
+    public static final Part.Property<MatmulCase> CASES = property("meshesShapesAndValues", 60, "1300",
+            MatmulCase::cases);
+    /** The fixed examples of Problems 3 and 4. */
+    public static final List<Part.Example<MatmulCase>> EXAMPLES = List.of(
+            example("booksMesh", new MatmulCase(MeshSpec.of("X", 2, "Y", 4), 2, 2, 3, 30, 2)),
+            example("oneDevice", new MatmulCase(MeshSpec.of("X", 1, "Y", 1), 2, 3, 2, 31, 3)),
+            example("ringOfTwo", new MatmulCase(MeshSpec.of("X", 1, "Y", 2), 1, 2, 2, 32, 2)),
+            example("oddRing", new MatmulCase(MeshSpec.of("X", 1, "Y", 3), 2, 1, 2, 33, 4)),
+            example("ringOfEightOnSixteenDevices", new MatmulCase(MeshSpec.of("X", 2, "Y", 8), 1, 1, 1, 34, 2)),
+            example("noRing", new MatmulCase(MeshSpec.of("X", 4, "Y", 1), 1, 3, 2, 35, 2)),
+            example("replicatedAxisFirst", new MatmulCase(MeshSpec.of("Z", 2, "Y", 4, "X", 2), 1, 2, 1, 36, 3)));
+
+    /** Sizes of the performance parts of Problems 3 and 4: B, D, F on the book's 2 × 4 mesh; 4 tiles in 3.1. */
+    public static final int PERF_B = 256;
+    /** D of the performance parts. */
+    public static final int PERF_D = 1024;
+    /** F of the performance parts. */
+    public static final int PERF_F = 8192;
+    /** Tiles of part 3.1p. */
+    public static final int PERF_TILES = 4;
+
+    /** Problem 3's performance setting: the book's chip, TPU v5e, in bfloat16. */
+    public static final TimedSetting SETTING = new TimedSetting("tpu-v5e", ModelDtype.BFLOAT16,
+            "mesh (X=2, Y=4); B, D, F = " + PERF_B + ", " + PERF_D + ", " + PERF_F + " (part 3.1: " + PERF_TILES
+                    + " tiles)");
+
+    private static final String D = "docs/problem-3.md#";
+
+    /** {@code Problem3.allGatherMatmul}. */
+    public static final CourseMethod<BinaryOperator<ShardedArray>> P3_ALL_GATHER_MATMUL = CHAPTER.binary("allGatherMatmul");
+    /** {@code Problem3.allGatherMatmulNaive}. */
+    public static final CourseMethod<BinaryOperator<ShardedArray>> P3_ALL_GATHER_MATMUL_NAIVE = CHAPTER.binary("allGatherMatmulNaive");
+    /** {@code Problem3.allReduceMatmul}. */
+    public static final CourseMethod<Tiled> P3_ALL_REDUCE_MATMUL = CHAPTER.method("allReduceMatmul", Tiled.class, ShardedArray.class, ShardedArray.class, ShardedArray.class, int.class);
+    /** {@code Problem3.reduceScatterMatmul}. */
+    public static final CourseMethod<BinaryOperator<ShardedArray>> P3_REDUCE_SCATTER_MATMUL = CHAPTER.binary("reduceScatterMatmul");
+    /** {@code Problem3.transformerBlock}. */
+    public static final CourseMethod<Block> TRANSFORMER_BLOCK = CHAPTER.method("transformerBlock", Block.class, ShardedArray.class, ShardedArray.class, ShardedArray.class, ShardedArray.class);
+    /** {@code Problem3.transformerBlockNaive}. */
+    public static final CourseMethod<Block> TRANSFORMER_BLOCK_NAIVE = CHAPTER.method("transformerBlockNaive", Block.class, ShardedArray.class, ShardedArray.class, ShardedArray.class, ShardedArray.class);
+
+    /** Part 3.0. */
+    public static final Part P3_0 = CHAPTER.part("3.0", "all-gather collective matmul", 3, "AllGatherMatmul")
+            .calls(P3_ALL_GATHER_MATMUL, P3_ALL_GATHER_MATMUL_NAIVE)
+            .docs(D + "part-30-the-all-gather-collective-matmul")
+            .hint("after k shifts up the ring device y holds A's chunk (y − k) mod n, which multiplies rows"
+                    + " [(y − k) mod n · D/Y, …) of its W block; use Math.floorMod for the chunk number.")
+            .requires(P3_ALL_GATHER_MATMUL, "values", Check.VALUES)
+            .requires(P3_ALL_GATHER_MATMUL, "only ppermutes over Y (no all-gather), exactly n − 1 per device, each of one A "
+                    + "block [B/X, D/Y] and one step round the ring", Check.COLLECTIVES, Check.OPERANDS, Check.RING_STEPS)
+            .requires(P3_ALL_GATHER_MATMUL, "every matmul multiplies one A chunk (contracts at most D/Y), so each can start "
+                    + "as soon as its chunk arrives", Check.MATMULS)
+            .requires(P3_ALL_GATHER_MATMUL, "2·(B/X)·D·(F/Y) matmul FLOPs per device", Check.FLOPS)
+            .requires(P3_ALL_GATHER_MATMUL_NAIVE, "values", Check.VALUES)
+            .requires(P3_ALL_GATHER_MATMUL_NAIVE, "exactly one all-gather per device, over Y, of the A block", Check.COLLECTIVES, Check.OPERANDS)
+            .requires(P3_ALL_GATHER_MATMUL_NAIVE, "2·(B/X)·D·(F/Y) matmul FLOPs per device", Check.FLOPS)
+            .graded(CASES, EXAMPLES, c -> allGatherMatmul(P3_ALL_GATHER_MATMUL.proxy(), P3_ALL_GATHER_MATMUL_NAIVE.proxy(), c));
+
+    /** Part 3.1. */
+    public static final Part P3_1 = CHAPTER.part("3.1", "all-reduce collective matmul", 2, "AllReduceMatmul")
+            .calls(P3_ALL_REDUCE_MATMUL)
+            .docs(D + "part-31-the-all-reduce-collective-matmul")
+            .hint("for tile j multiply the A block by columns [j·F/tiles, (j + 1)·F/tiles) of the W block, psum that"
+                    + " over Y, and concatenate the reduced tiles along dimension 1.")
+            .requires(P3_ALL_REDUCE_MATMUL, "values", Check.VALUES)
+            .requires(P3_ALL_REDUCE_MATMUL, "one psum over Y per tile (at least two), each of one output tile [B/X, "
+                    + "F/tiles], so the psums together reduce exactly one [B/X, F] array — no more", Check.COLLECTIVES, Check.OPERANDS)
+            .requires(P3_ALL_REDUCE_MATMUL, "every matmul computes at most one tile", Check.MATMULS)
+            .requires(P3_ALL_REDUCE_MATMUL, "each psum reduces products of its own tile only, so no reduction waits for "
+                    + "every matmul", Check.OVERLAP)
+            .requires(P3_ALL_REDUCE_MATMUL, "2·(B/X)·(D/Y)·F matmul FLOPs per device", Check.FLOPS)
+            .graded(CASES, EXAMPLES, c -> allReduceMatmul(P3_ALL_REDUCE_MATMUL.proxy(), c));
+
+    /** Part 3.2. */
+    public static final Part P3_2 = CHAPTER.part("3.2", "reduce-scatter collective matmul", 3, "ReduceScatterMatmul")
+            .calls(P3_REDUCE_SCATTER_MATMUL)
+            .docs(D + "part-32-the-reduce-scatter-collective-matmul")
+            .hint("the accumulator that ends on device c must start on device c + 1 and pass every other device once:"
+                    + " device y adds its partial product for chunk (y − 1 − k) mod n after k shifts up.")
+            .requires(P3_REDUCE_SCATTER_MATMUL, "values", Check.VALUES)
+            .requires(P3_REDUCE_SCATTER_MATMUL, "only ppermutes over Y, exactly n − 1 per device, each of one accumulator block "
+                    + "[B/X, D/Y] and one step round the ring (no psum or psumScatter)", Check.COLLECTIVES, Check.OPERANDS, Check.RING_STEPS)
+            .requires(P3_REDUCE_SCATTER_MATMUL, "every matmul computes the partial product of at most one D chunk [B/X, D/Y]", Check.MATMULS)
+            .requires(P3_REDUCE_SCATTER_MATMUL, "2·(B/X)·(F/Y)·D matmul FLOPs per device", Check.FLOPS)
+            .graded(CASES, EXAMPLES, c -> reduceScatterMatmul(P3_REDUCE_SCATTER_MATMUL.proxy(), c));
+
+    /** Part 3.3. */
+    public static final Part P3_3 = CHAPTER.part("3.3", "transformer block", 3, "TransformerBlock")
+            .calls(TRANSFORMER_BLOCK, TRANSFORMER_BLOCK_NAIVE)
+            .docs(D + "part-33-a-transformer-block")
+            .hint("one shardMap over (In, Win, Wout): the 3.0 steps give the hidden block [B/X, F/Y], gelu it, and the"
+                    + " 3.2 steps take it to Out [B/X, D/Y].")
+            .requires(TRANSFORMER_BLOCK, "values", Check.VALUES)
+            .requires(TRANSFORMER_BLOCK, "the collectives of 3.0 then those of 3.2: 2(n − 1) one-step ppermutes over Y of "
+                    + "[B/X, D/Y] blocks, nothing else", Check.COLLECTIVES, Check.OPERANDS, Check.RING_STEPS)
+            .requires(TRANSFORMER_BLOCK, "every matmul is one chunk of 3.0 or of 3.2", Check.MATMULS)
+            .requires(TRANSFORMER_BLOCK, "4·(B/X)·D·(F/Y) matmul FLOPs per device", Check.FLOPS)
+            .requires(TRANSFORMER_BLOCK_NAIVE, "values", Check.VALUES)
+            .requires(TRANSFORMER_BLOCK_NAIVE, "exactly one all-gather then one psumScatter over Y per device, of the In block "
+                    + "and of the [B/X, D] partial product", Check.COLLECTIVES, Check.OPERANDS)
+            .requires(TRANSFORMER_BLOCK_NAIVE, "4·(B/X)·D·(F/Y) matmul FLOPs per device", Check.FLOPS)
+            .graded(CASES, EXAMPLES, c -> transformerBlock(TRANSFORMER_BLOCK.proxy(), TRANSFORMER_BLOCK_NAIVE.proxy(), c));
+
+    /** Part 3.0p. */
+    public static final Part P3_0P = CHAPTER.part("3.0p", "3.0 modelled time, TPU v5e", 1, "Performance")
+            .calls(P3_ALL_GATHER_MATMUL)
+            .docs(PERFORMANCE_DOCS)
+            .hint(PERFORMANCE_HINT)
+            .requires(Requirement.performance(P3_ALL_GATHER_MATMUL))
+            .timed(SETTING, () -> allGatherMatmulTime(P3_ALL_GATHER_MATMUL.proxy(), P3_ALL_GATHER_MATMUL_NAIVE.proxy()));
+
+    /** Part 3.1p. */
+    public static final Part P3_1P = CHAPTER.part("3.1p", "3.1 modelled time, TPU v5e", 1, "Performance")
+            .calls(P3_ALL_REDUCE_MATMUL)
+            .docs(PERFORMANCE_DOCS)
+            .hint(PERFORMANCE_HINT)
+            .requires(Requirement.performance(P3_ALL_REDUCE_MATMUL))
+            .timed(SETTING, () -> allReduceMatmulTime(P3_ALL_REDUCE_MATMUL.proxy()));
+
+    /** Part 3.2p. */
+    public static final Part P3_2P = CHAPTER.part("3.2p", "3.2 modelled time, TPU v5e", 1, "Performance")
+            .calls(P3_REDUCE_SCATTER_MATMUL)
+            .docs(PERFORMANCE_DOCS)
+            .hint(PERFORMANCE_HINT)
+            .requires(Requirement.performance(P3_REDUCE_SCATTER_MATMUL))
+            .timed(SETTING, () -> reduceScatterMatmulTime(P3_REDUCE_SCATTER_MATMUL.proxy()));
+
+    /** Part 3.3p. */
+    public static final Part P3_3P = CHAPTER.part("3.3p", "3.3 modelled time, TPU v5e", 1, "Performance")
+            .calls(TRANSFORMER_BLOCK)
+            .docs(PERFORMANCE_DOCS)
+            .hint(PERFORMANCE_HINT)
+            .requires(Requirement.performance(TRANSFORMER_BLOCK))
+            .timed(SETTING, () -> transformerBlockTime(TRANSFORMER_BLOCK.proxy(), TRANSFORMER_BLOCK_NAIVE.proxy()));
+
+    /** The parts of problem 3, in course order. */
+    public static final List<Part> PARTS = List.of(P3_0, P3_1, P3_2, P3_3, P3_0P, P3_1P, P3_2P, P3_3P);
+
+    // ------------------------------------------------------------------------------------------ checks
 
     private static final PartitionSpec XY = P("X", "Y");
     private static final PartitionSpec ROWS_Y = P("Y", null);
@@ -139,7 +291,7 @@ public final class Problem3Checks {
      */
     public static void allGatherMatmul(BinaryOperator<ShardedArray> collective, BinaryOperator<ShardedArray> naive,
                                        MatmulCase c) {
-        Part part = Problem3Parts.P3_0;
+        Part part = P3_0;
         int n = c.y();
         int bx = c.b();
         int dy = c.d();
@@ -186,7 +338,7 @@ public final class Problem3Checks {
      * matmul computes at most one tile; 2·(B/X)·(D/Y)·F FLOPs.
      */
     public static void allReduceMatmul(Tiled impl, MatmulCase c) {
-        Part part = Problem3Parts.P3_1;
+        Part part = P3_1;
         int n = c.y();
         int t = c.tiles();
         int bx = c.b();
@@ -239,7 +391,7 @@ public final class Problem3Checks {
      * most one chunk of D (≤ D/Y columns); 2·(B/X)·(F/Y)·D FLOPs.
      */
     public static void reduceScatterMatmul(BinaryOperator<ShardedArray> impl, MatmulCase c) {
-        Part part = Problem3Parts.P3_2;
+        Part part = P3_2;
         int n = c.y();
         int bx = c.b();
         int dy = c.d();
@@ -278,7 +430,7 @@ public final class Problem3Checks {
      * partial product.
      */
     public static void transformerBlock(Block collective, Block naive, MatmulCase c) {
-        Part part = Problem3Parts.P3_3;
+        Part part = P3_3;
         int n = c.y();
         int bx = c.b();
         int dy = c.d();
@@ -329,20 +481,6 @@ public final class Problem3Checks {
     /** The small case a performance part checks correctness on before it measures. */
     public static final MatmulCase BASE_CASE = new MatmulCase(MeshSpec.of("X", 2, "Y", 4), 1, 2, 2, 7, 2);
 
-    /** Sizes of the performance parts of Problems 3 and 4: B, D, F on the book's 2 × 4 mesh; 4 tiles in 3.1. */
-    public static final int PERF_B = 256;
-    /** D of the performance parts. */
-    public static final int PERF_D = 1024;
-    /** F of the performance parts. */
-    public static final int PERF_F = 8192;
-    /** Tiles of part 3.1p. */
-    public static final int PERF_TILES = 4;
-
-    /** Problem 3's performance setting: the book's chip, TPU v5e, in bfloat16. */
-    public static final TimedSetting SETTING = new TimedSetting("tpu-v5e", ModelDtype.BFLOAT16,
-            "mesh (X=2, Y=4); B, D, F = " + PERF_B + ", " + PERF_D + ", " + PERF_F + " (part 3.1: " + PERF_TILES
-                    + " tiles)");
-
     /** The book's mesh. */
     public static Mesh perfMesh() {
         return MeshSpec.of("X", 2, "Y", 4).mesh();
@@ -357,29 +495,29 @@ public final class Problem3Checks {
     /** 3.0p: the collective version's modelled time. */
     public static TimedResult allGatherMatmulTime(BinaryOperator<ShardedArray> collective,
                                              BinaryOperator<ShardedArray> naive) {
-        return new MeasuredRun(Problem3Parts.P3_0P, MeasuredRun.operands("A", BD, XY, "W", DF, COLS_Y), XY, BF,
-                MeasuredRun.MATMUL, MATMUL_FLOPS, MeasuredRun.acrossY(PERF_B, PERF_D)).time(Problem3Parts.P3_0, () -> allGatherMatmul(collective, naive,
+        return new MeasuredRun(P3_0P, MeasuredRun.operands("A", BD, XY, "W", DF, COLS_Y), XY, BF,
+                MeasuredRun.MATMUL, MATMUL_FLOPS, MeasuredRun.acrossY(PERF_B, PERF_D)).time(P3_0, () -> allGatherMatmul(collective, naive,
                 BASE_CASE), SETTING, l -> collective.apply(l.get(0), l.get(1)));
     }
 
     /** 3.1p. */
     public static TimedResult allReduceMatmulTime(Tiled impl) {
-        return new MeasuredRun(Problem3Parts.P3_1P, MeasuredRun.operands("A", BD, XY, "W", DF, ROWS_Y), ROWS_X,
-                BF, MeasuredRun.MATMUL, MATMUL_FLOPS, MeasuredRun.acrossY(PERF_B, PERF_F)).time(Problem3Parts.P3_1, () -> allReduceMatmul(impl, BASE_CASE),
+        return new MeasuredRun(P3_1P, MeasuredRun.operands("A", BD, XY, "W", DF, ROWS_Y), ROWS_X,
+                BF, MeasuredRun.MATMUL, MATMUL_FLOPS, MeasuredRun.acrossY(PERF_B, PERF_F)).time(P3_1, () -> allReduceMatmul(impl, BASE_CASE),
                 SETTING, l -> impl.apply(l.get(0), l.get(1), PERF_TILES));
     }
 
     /** 3.2p. */
     public static TimedResult reduceScatterMatmulTime(BinaryOperator<ShardedArray> impl) {
-        return new MeasuredRun(Problem3Parts.P3_2P, MeasuredRun.operands("Tmp", BF, XY, "W2", FD, ROWS_Y), XY,
-                BD, MeasuredRun.MATMUL, MATMUL_FLOPS, MeasuredRun.acrossY(PERF_B, PERF_D)).time(Problem3Parts.P3_2, () -> reduceScatterMatmul(impl, BASE_CASE),
+        return new MeasuredRun(P3_2P, MeasuredRun.operands("Tmp", BF, XY, "W2", FD, ROWS_Y), XY,
+                BD, MeasuredRun.MATMUL, MATMUL_FLOPS, MeasuredRun.acrossY(PERF_B, PERF_D)).time(P3_2, () -> reduceScatterMatmul(impl, BASE_CASE),
                 SETTING, l -> impl.apply(l.get(0), l.get(1)));
     }
 
     /** 3.3p: the collective block's modelled time. */
     public static TimedResult transformerBlockTime(Block collective, Block naive) {
-        return new MeasuredRun(Problem3Parts.P3_3P, MeasuredRun.operands("In", BD, XY, "Win", DF, COLS_Y,
-                "Wout", FD, ROWS_Y), XY, BD, MeasuredRun.BLOCK, 2 * MATMUL_FLOPS, MeasuredRun.acrossY(PERF_B, PERF_D)).time(Problem3Parts.P3_3,
+        return new MeasuredRun(P3_3P, MeasuredRun.operands("In", BD, XY, "Win", DF, COLS_Y,
+                "Wout", FD, ROWS_Y), XY, BD, MeasuredRun.BLOCK, 2 * MATMUL_FLOPS, MeasuredRun.acrossY(PERF_B, PERF_D)).time(P3_3,
                 () -> transformerBlock(collective, naive, BASE_CASE), SETTING,
                 l -> collective.apply(l.get(0), l.get(1), l.get(2)));
     }

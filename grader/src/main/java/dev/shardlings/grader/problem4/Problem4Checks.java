@@ -1,23 +1,21 @@
 package dev.shardlings.grader.problem4;
 
-import dev.shardlings.grader.parts.TimedResult;
-import dev.shardlings.grader.parts.TimedSetting;
 import dev.shardlings.array.NDArray;
 import dev.shardlings.cost.ModelDtype;
-import dev.shardlings.grader.judge.CaseRun;
-import dev.shardlings.grader.checks.Generators;
-import dev.shardlings.grader.checks.ModelledTime;
-import dev.shardlings.grader.judge.CaseRun;
-import dev.shardlings.grader.parts.Part;
-import dev.shardlings.grader.checks.TraceRules;
-import dev.shardlings.grader.checks.ModelledTime;
-import dev.shardlings.grader.checks.TraceRules;
 import dev.shardlings.grader.chapter0.Chapter0Oracles;
+import dev.shardlings.grader.checks.Generators;
+import dev.shardlings.grader.checks.TraceRules;
+import dev.shardlings.grader.judge.CaseRun;
+import dev.shardlings.grader.parts.Check;
+import dev.shardlings.grader.parts.CourseMethod;
+import dev.shardlings.grader.parts.Part;
+import dev.shardlings.grader.parts.Requirement;
+import dev.shardlings.grader.parts.TimedResult;
+import dev.shardlings.grader.parts.TimedSetting;
 import dev.shardlings.grader.problem3.MatmulCase;
 import dev.shardlings.grader.problem3.MeasuredRun;
 import dev.shardlings.grader.problem3.Problem3Checks.Operand;
 import dev.shardlings.grader.problem3.Problem3Checks;
-import dev.shardlings.grader.problem3.Problem3Oracles;
 import dev.shardlings.sharding.PartitionSpec;
 import dev.shardlings.spmd.ShardedArray;
 
@@ -27,10 +25,11 @@ import java.util.function.BinaryOperator;
 import static dev.shardlings.sharding.PartitionSpec.P;
 
 /**
- * The graded checks of Problem 4, the bidirectional collective matmuls. Values as in Problem 3; from the trace,
- * per device: only ppermutes over Y, each one step round the ring; on a ring of at least 3 devices both directions
- * used; and neither direction carrying more than half of what the one-way version of Problem 3 sends (rounded up
- * to whole blocks where the one-way version sends whole blocks).
+ * Problem 4's parts (bidirectional collective matmuls, graded on Problem 3's cases) and their modelled-time parts,
+ * then their checks: first the table, one row each, then the checks the rows run. Values as in Problem 3; from the
+ * trace, per device: only ppermutes over Y, each one step round the ring; on a ring of at least 3 devices both
+ * directions used; and neither direction carrying more than half of what the one-way version of Problem 3 sends
+ * (rounded up to whole blocks where the one-way version sends whole blocks).
  *
  * <p>Two designs pass 4.0 and 4.2: halves of every block in both directions for n − 1 steps, or whole blocks in
  * both directions for about n/2 steps. Both halve the bytes per direction, which is what bounds the time when the
@@ -40,6 +39,98 @@ import static dev.shardlings.sharding.PartitionSpec.P;
  * F = 2Y·f (so each half of F splits into n chunks).
  */
 public final class Problem4Checks {
+
+    static final Part.Chapter CHAPTER = new Part.Chapter("problem 4", "bidirectional collective matmul", "Problem4");
+
+    /**
+     * Problem 4's performance setting: TPU v4, whose 4-chip axes wrap around, so that both directions of every
+     * link exist (on the v5e's 4-chip line a bidirectional ring has no second direction to use).
+     */
+    public static final TimedSetting SETTING = new TimedSetting("tpu-v4", ModelDtype.BFLOAT16,
+            "mesh (X=2, Y=4); B, D, F = " + Problem3Checks.PERF_B + ", " + Problem3Checks.PERF_D + ", "
+                    + Problem3Checks.PERF_F);
+
+    private static final String D = "docs/problem-4.md#";
+
+    /** {@code Problem4.allGatherMatmul}. */
+    public static final CourseMethod<BinaryOperator<ShardedArray>> P4_ALL_GATHER_MATMUL = CHAPTER.binary("allGatherMatmul");
+    /** {@code Problem4.allReduceMatmul}. */
+    public static final CourseMethod<BinaryOperator<ShardedArray>> P4_ALL_REDUCE_MATMUL = CHAPTER.binary("allReduceMatmul");
+    /** {@code Problem4.reduceScatterMatmul}. */
+    public static final CourseMethod<BinaryOperator<ShardedArray>> P4_REDUCE_SCATTER_MATMUL = CHAPTER.binary("reduceScatterMatmul");
+
+    /** Part 4.0. */
+    public static final Part P4_0 = CHAPTER.part("4.0", "bidirectional all-gather matmul", 2, "BidirectionalAllGatherMatmul")
+            .calls(P4_ALL_GATHER_MATMUL)
+            .docs(D + "part-40-bidirectional-all-gather-collective-matmul")
+            .hint("send the left half of the A chunk up the ring and the right half down; after k steps you hold the"
+                    + " left half of chunk (y − k) mod n and the right half of chunk (y + k) mod n.")
+            .requires(P4_ALL_GATHER_MATMUL, "values (on every device, replicas included)", Check.VALUES)
+            .requires(P4_ALL_GATHER_MATMUL, "only ppermutes over Y, each one step round the ring, both ways when Y has at "
+                    + "least 3 devices", Check.COLLECTIVES, Check.RING_STEPS)
+            .requires(P4_ALL_GATHER_MATMUL, "no message larger than one A block [B/X, D/Y]", Check.OPERANDS)
+            .requires(P4_ALL_GATHER_MATMUL, "each direction at most ⌈(n − 1)/2⌉ blocks", Check.BYTES)
+            .requires(P4_ALL_GATHER_MATMUL, "every matmul contracts at most D/Y", Check.MATMULS)
+            .requires(P4_ALL_GATHER_MATMUL, "2·(B/X)·D·(F/Y) matmul FLOPs per device", Check.FLOPS)
+            .graded(Problem3Checks.CASES, Problem3Checks.EXAMPLES, c -> allGatherMatmul(P4_ALL_GATHER_MATMUL.proxy(), c));
+
+    /** Part 4.1. */
+    public static final Part P4_1 = CHAPTER.part("4.1", "bidirectional all-reduce matmul", 3, "BidirectionalAllReduceMatmul")
+            .calls(P4_ALL_REDUCE_MATMUL)
+            .docs(D + "part-41-bidirectional-all-reduce-collective-matmul")
+            .hint("a ring all-reduce is a ring reduce-scatter (n − 1 steps) then a ring all-gather (n − 1 steps); do one"
+                    + " on the left half of the partial product going up and one on the right half going down.")
+            .requires(P4_ALL_REDUCE_MATMUL, "values (on every device, replicas included)", Check.VALUES)
+            .requires(P4_ALL_REDUCE_MATMUL, "only ppermutes over Y (no psum), each one step round the ring, both ways when Y "
+                    + "has at least 3 devices", Check.COLLECTIVES, Check.RING_STEPS)
+            .requires(P4_ALL_REDUCE_MATMUL, "each direction at most (n − 1)/n · V bytes, V = the bytes of the [B/X, F] "
+                    + "partial product (on a ring of 2, 2(n − 1)/n · V)", Check.BYTES)
+            .requires(P4_ALL_REDUCE_MATMUL, "2·(B/X)·(D/Y)·F matmul FLOPs per device", Check.FLOPS)
+            .graded(Problem3Checks.CASES, Problem3Checks.EXAMPLES, c -> allReduceMatmul(P4_ALL_REDUCE_MATMUL.proxy(), c));
+
+    /** Part 4.2. */
+    public static final Part P4_2 = CHAPTER.part("4.2", "bidirectional reduce-scatter matmul", 2, "BidirectionalReduceScatterMatmul")
+            .calls(P4_REDUCE_SCATTER_MATMUL)
+            .docs(D + "part-42-bidirectional-reduce-scatter-collective-matmul")
+            .hint("two accumulators per chunk: its left half travels up from device c + 1, its right half travels down"
+                    + " from device c − 1, each adding the partial product of the columns it carries.")
+            .requires(P4_REDUCE_SCATTER_MATMUL, "values (on every device, replicas included)", Check.VALUES)
+            .requires(P4_REDUCE_SCATTER_MATMUL, "only ppermutes over Y, each one step round the ring, both ways when Y has at "
+                    + "least 3 devices", Check.COLLECTIVES, Check.RING_STEPS)
+            .requires(P4_REDUCE_SCATTER_MATMUL, "no message larger than one accumulator block [B/X, D/Y]", Check.OPERANDS)
+            .requires(P4_REDUCE_SCATTER_MATMUL, "each direction at most ⌈(n − 1)/2⌉ blocks", Check.BYTES)
+            .requires(P4_REDUCE_SCATTER_MATMUL, "every matmul computes at most D/Y columns", Check.MATMULS)
+            .requires(P4_REDUCE_SCATTER_MATMUL, "2·(B/X)·(F/Y)·D matmul FLOPs per device", Check.FLOPS)
+            .graded(Problem3Checks.CASES, Problem3Checks.EXAMPLES, c -> reduceScatterMatmul(P4_REDUCE_SCATTER_MATMUL.proxy(), c));
+
+    /** Part 4.0p. */
+    public static final Part P4_0P = CHAPTER.part("4.0p", "4.0 modelled time, TPU v4", 1, "Performance")
+            .calls(P4_ALL_GATHER_MATMUL)
+            .docs(Problem3Checks.PERFORMANCE_DOCS)
+            .hint(Problem3Checks.PERFORMANCE_HINT)
+            .requires(Requirement.performance(P4_ALL_GATHER_MATMUL))
+            .timed(SETTING, () -> allGatherMatmulTime(P4_ALL_GATHER_MATMUL.proxy()));
+
+    /** Part 4.1p. */
+    public static final Part P4_1P = CHAPTER.part("4.1p", "4.1 modelled time, TPU v4", 1, "Performance")
+            .calls(P4_ALL_REDUCE_MATMUL)
+            .docs(Problem3Checks.PERFORMANCE_DOCS)
+            .hint(Problem3Checks.PERFORMANCE_HINT)
+            .requires(Requirement.performance(P4_ALL_REDUCE_MATMUL))
+            .timed(SETTING, () -> allReduceMatmulTime(P4_ALL_REDUCE_MATMUL.proxy()));
+
+    /** Part 4.2p. */
+    public static final Part P4_2P = CHAPTER.part("4.2p", "4.2 modelled time, TPU v4", 1, "Performance")
+            .calls(P4_REDUCE_SCATTER_MATMUL)
+            .docs(Problem3Checks.PERFORMANCE_DOCS)
+            .hint(Problem3Checks.PERFORMANCE_HINT)
+            .requires(Requirement.performance(P4_REDUCE_SCATTER_MATMUL))
+            .timed(SETTING, () -> reduceScatterMatmulTime(P4_REDUCE_SCATTER_MATMUL.proxy()));
+
+    /** The parts of problem 4, in course order. */
+    public static final List<Part> PARTS = List.of(P4_0, P4_1, P4_2, P4_0P, P4_1P, P4_2P);
+
+    // ------------------------------------------------------------------------------------------ checks
 
     private static final PartitionSpec XY = P("X", "Y");
 
@@ -57,7 +148,7 @@ public final class Problem4Checks {
      * D/Y; 2·(B/X)·D·(F/Y) FLOPs.
      */
     public static void allGatherMatmul(BinaryOperator<ShardedArray> impl, MatmulCase c) {
-        Part part = Problem4Parts.P4_0;
+        Part part = P4_0;
         int n = c.y();
         int bx = c.b();
         int dy = 2 * c.d();
@@ -94,7 +185,7 @@ public final class Problem4Checks {
      * 2·(B/X)·(D/Y)·F FLOPs.
      */
     public static void allReduceMatmul(BinaryOperator<ShardedArray> impl, MatmulCase c) {
-        Part part = Problem4Parts.P4_1;
+        Part part = P4_1;
         int n = c.y();
         int bx = c.b();
         int dy = c.d();
@@ -129,7 +220,7 @@ public final class Problem4Checks {
      * at most D/Y columns; 2·(B/X)·(F/Y)·D FLOPs.
      */
     public static void reduceScatterMatmul(BinaryOperator<ShardedArray> impl, MatmulCase c) {
-        Part part = Problem4Parts.P4_2;
+        Part part = P4_2;
         int n = c.y();
         int bx = c.b();
         int dy = 2 * c.d();
@@ -162,14 +253,6 @@ public final class Problem4Checks {
 
     // ------------------------------------------------------------------------------------ performance points
 
-    /**
-     * Problem 4's performance setting: TPU v4, whose 4-chip axes wrap around, so that both directions of every
-     * link exist (on the v5e's 4-chip line a bidirectional ring has no second direction to use).
-     */
-    public static final TimedSetting SETTING = new TimedSetting("tpu-v4", ModelDtype.BFLOAT16,
-            "mesh (X=2, Y=4); B, D, F = " + Problem3Checks.PERF_B + ", " + Problem3Checks.PERF_D + ", "
-                    + Problem3Checks.PERF_F);
-
     private static final int[] BD = {Problem3Checks.PERF_B, Problem3Checks.PERF_D};
     private static final int[] DF = {Problem3Checks.PERF_D, Problem3Checks.PERF_F};
     private static final int[] BF = {Problem3Checks.PERF_B, Problem3Checks.PERF_F};
@@ -179,22 +262,22 @@ public final class Problem4Checks {
 
     /** 4.0p. */
     public static TimedResult allGatherMatmulTime(BinaryOperator<ShardedArray> impl) {
-        return new MeasuredRun(Problem4Parts.P4_0P, MeasuredRun.operands("A", BD, XY, "W", DF, P(null, "Y")),
-                XY, BF, MeasuredRun.MATMUL, MATMUL_FLOPS, MeasuredRun.acrossY(Problem3Checks.PERF_B, Problem3Checks.PERF_D)).time(Problem4Parts.P4_0, () -> allGatherMatmul(impl,
+        return new MeasuredRun(P4_0P, MeasuredRun.operands("A", BD, XY, "W", DF, P(null, "Y")),
+                XY, BF, MeasuredRun.MATMUL, MATMUL_FLOPS, MeasuredRun.acrossY(Problem3Checks.PERF_B, Problem3Checks.PERF_D)).time(P4_0, () -> allGatherMatmul(impl,
                 Problem3Checks.BASE_CASE), SETTING, l -> impl.apply(l.get(0), l.get(1)));
     }
 
     /** 4.1p. */
     public static TimedResult allReduceMatmulTime(BinaryOperator<ShardedArray> impl) {
-        return new MeasuredRun(Problem4Parts.P4_1P, MeasuredRun.operands("A", BD, XY, "W", DF, P("Y", null)),
-                P("X", null), BF, MeasuredRun.MATMUL, MATMUL_FLOPS, MeasuredRun.acrossY(Problem3Checks.PERF_B, Problem3Checks.PERF_F)).time(Problem4Parts.P4_1, () -> allReduceMatmul(impl,
+        return new MeasuredRun(P4_1P, MeasuredRun.operands("A", BD, XY, "W", DF, P("Y", null)),
+                P("X", null), BF, MeasuredRun.MATMUL, MATMUL_FLOPS, MeasuredRun.acrossY(Problem3Checks.PERF_B, Problem3Checks.PERF_F)).time(P4_1, () -> allReduceMatmul(impl,
                 Problem3Checks.BASE_CASE), SETTING, l -> impl.apply(l.get(0), l.get(1)));
     }
 
     /** 4.2p. */
     public static TimedResult reduceScatterMatmulTime(BinaryOperator<ShardedArray> impl) {
-        return new MeasuredRun(Problem4Parts.P4_2P, MeasuredRun.operands("Tmp", BF, XY, "W2", FD,
-                P("Y", null)), XY, BD, MeasuredRun.MATMUL, MATMUL_FLOPS, MeasuredRun.acrossY(Problem3Checks.PERF_B, Problem3Checks.PERF_D)).time(Problem4Parts.P4_2, () -> reduceScatterMatmul(
+        return new MeasuredRun(P4_2P, MeasuredRun.operands("Tmp", BF, XY, "W2", FD,
+                P("Y", null)), XY, BD, MeasuredRun.MATMUL, MATMUL_FLOPS, MeasuredRun.acrossY(Problem3Checks.PERF_B, Problem3Checks.PERF_D)).time(P4_2, () -> reduceScatterMatmul(
                 impl, Problem3Checks.BASE_CASE), SETTING, l -> impl.apply(l.get(0), l.get(1)));
     }
 }

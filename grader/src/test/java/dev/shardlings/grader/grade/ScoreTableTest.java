@@ -4,10 +4,10 @@ import dev.shardlings.grader.parts.Part;
 import dev.shardlings.grader.judge.Report;
 
 import dev.shardlings.grader.grade.Course;
-import dev.shardlings.grader.problem2.Problem2Parts;
-import dev.shardlings.grader.chapter0.Chapter0Parts;
-import dev.shardlings.grader.problem3.Problem3Parts;
-import dev.shardlings.grader.problem1.Problem1Parts;
+import dev.shardlings.grader.problem2.Problem2Checks;
+import dev.shardlings.grader.chapter0.Chapter0Checks;
+import dev.shardlings.grader.problem3.Problem3Checks;
+import dev.shardlings.grader.problem1.Problem1Checks;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.Test;
@@ -27,13 +27,13 @@ class ScoreTableTest {
 
     private static Results grade() {
         Map<String, Results.TestResult> byPart = new LinkedHashMap<>();
-        byPart.put("0.1", Results.TestResult.of(Chapter0Parts.P0_1, true, "All 3 checks passed.", ""));
-        byPart.put("1.2a", Results.TestResult.of(Problem1Parts.P1_2A, false, Report.of(Problem1Parts.P1_2A, "computed wrong values")
+        byPart.put("0.1", Results.TestResult.of(Chapter0Checks.P0_1, true, "All 3 checks passed.", ""));
+        byPart.put("1.2a", Results.TestResult.of(Problem1Checks.P1_2A, false, Report.of(Problem1Checks.P1_2A, "computed wrong values")
                 .about("Case: <b>mesh</b> | ```x```").paragraph("index (0, 0): expected 1.0, got 2.0").text(),
                 "2 of 8 values wrong <script>"));
-        byPart.put("2.3b", Results.TestResult.of(Problem2Parts.P2_3B, false, "Part 2.3b is not implemented yet.",
+        byPart.put("2.3b", Results.TestResult.of(Problem2Checks.P2_3B, false, "Part 2.3b is not implemented yet.",
                 "not implemented yet: start at Problem2.java → moeAllToAll"));
-        byPart.put("3.0p", Results.TestResult.of(Problem3Parts.P3_0P, true, "All 1 checks passed.",
+        byPart.put("3.0p", Results.TestResult.of(Problem3Checks.P3_0P, true, "All 1 checks passed.",
                 Map.of("reason", "modelled 12.5 µs", Results.MODELLED_US, "12.5")));
         return Results.of("exercises", byPart, 1.0, "", Map.of());
     }
@@ -45,7 +45,7 @@ class ScoreTableTest {
         int table = out.indexOf("Shardlings grade");
         assertTrue(report >= 0 && report < table, out);
         assertFalse(out.contains("Part 2.3b is not implemented yet."), "a stub still to write needs no report: " + out);
-        assertTrue(out.contains("── 1.2a " + Problem1Parts.P1_2A.title() + ": 0/3"), out);
+        assertTrue(out.contains("── 1.2a " + Problem1Checks.P1_2A.title() + ": 0/3"), out);
     }
 
     @Test
@@ -79,8 +79,8 @@ class ScoreTableTest {
             assertEquals("visible", t.get("visibility").asText());
             assertTrue(t.get("tags").size() >= 2, "chapter and topic: " + t);
         }
-        assertEquals(List.of("problem 3", "collective matmul", "modelled time"), Problem3Parts.P3_0P.tags());
-        assertEquals(List.of("chapter 0", "collectives"), Chapter0Parts.P0_1.tags());
+        assertEquals(List.of("problem 3", "collective matmul", "modelled time"), Problem3Checks.P3_0P.tags());
+        assertEquals(List.of("chapter 0", "collectives"), Chapter0Checks.P0_1.tags());
         assertEquals(grade().tests(), Results.read(file).tests(), "read gives back what was written");
     }
 
@@ -89,7 +89,7 @@ class ScoreTableTest {
         String md = ScoreTable.markdown(grade(), "graded: exercises");
         assertFalse(md.contains("<script>"), md);
         assertTrue(md.contains("&lt;script&gt;"), md);
-        assertTrue(md.contains("## 1.2a " + Problem1Parts.P1_2A.title()), md);
+        assertTrue(md.contains("## 1.2a " + Problem1Checks.P1_2A.title()), md);
         // The report holds three backticks in a row, so its fence has four: the student text cannot close it.
         assertTrue(md.contains("````text\nPart 1.2a"), md);
     }

@@ -2,7 +2,7 @@ package dev.shardlings.grader.judge;
 
 import dev.shardlings.grader.parts.Part;
 
-import dev.shardlings.grader.problem1.Problem1Parts;
+import dev.shardlings.grader.problem1.Problem1Checks;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -13,7 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** Every report is put together in the same order, with the part's hint unless a better one is given. */
 class ReportTest {
 
-    private static final Part P = Problem1Parts.P1_2A;
+    private static final Part P = Problem1Checks.P1_2A;
 
     @Test
     void aReportReadsFirstLineCaseParagraphsBlocksHintPointers() {

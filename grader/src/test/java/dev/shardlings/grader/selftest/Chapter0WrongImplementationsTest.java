@@ -1,6 +1,6 @@
 package dev.shardlings.grader.selftest;
 
-import dev.shardlings.grader.chapter0.Chapter0Parts;
+import dev.shardlings.grader.chapter0.Chapter0Checks;
 import dev.shardlings.array.KeepDims;
 import dev.shardlings.array.NDArray;
 import dev.shardlings.grader.judge.GradingFailure;
@@ -8,7 +8,6 @@ import dev.shardlings.grader.judge.GradingFailure.Kind;
 import dev.shardlings.grader.checks.MeshSpec;
 import dev.shardlings.grader.parts.Part;
 import dev.shardlings.grader.chapter0.Chapter0Case;
-import dev.shardlings.grader.chapter0.Chapter0Checks;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
 
@@ -122,7 +121,7 @@ class Chapter0WrongImplementationsTest {
         // Feedback per mistake: the report names the mistake, and its hint replaces the part's general one.
         assertTrue(f.getMessage().contains("Your output is exactly what shifting by −k gives."), f.getMessage());
         assertTrue(f.getMessage().contains("Hint: device j's block goes to device (j + k) mod n"), f.getMessage());
-        assertFalse(f.getMessage().contains(Chapter0Parts.P0_8.hint()), f.getMessage());
+        assertFalse(f.getMessage().contains(Chapter0Checks.P0_8.hint()), f.getMessage());
     }
 
     @Test

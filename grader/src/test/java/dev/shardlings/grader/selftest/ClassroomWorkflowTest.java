@@ -3,10 +3,9 @@ package dev.shardlings.grader.selftest;
 import dev.shardlings.grader.tools.ClassroomWorkflow;
 import dev.shardlings.grader.parts.Part;
 import dev.shardlings.grader.grade.Results;
-import dev.shardlings.grader.grade.Results;
 import dev.shardlings.grader.grade.Course;
-import dev.shardlings.grader.problem1.Problem1Parts;
-import dev.shardlings.grader.problem3.Problem3Parts;
+import dev.shardlings.grader.problem1.Problem1Checks;
+import dev.shardlings.grader.problem3.Problem3Checks;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -44,12 +43,12 @@ class ClassroomWorkflowTest {
     @Test
     void eachStepPassesExactlyWhenItsPartPassed(@TempDir Path dir) throws Exception {
         Map<String, Results.TestResult> byPart = new LinkedHashMap<>();
-        byPart.put("1.2a", Results.TestResult.of(Problem1Parts.P1_2A, true, "All checks passed.", ""));
-        byPart.put("3.0p", Results.TestResult.of(Problem3Parts.P3_0P, true, "All checks passed.", ""));
-        byPart.put("1.2b", Results.TestResult.of(Problem1Parts.P1_2B, false, "report", "2 of 8 values wrong"));
+        byPart.put("1.2a", Results.TestResult.of(Problem1Checks.P1_2A, true, "All checks passed.", ""));
+        byPart.put("3.0p", Results.TestResult.of(Problem3Checks.P3_0P, true, "All checks passed.", ""));
+        byPart.put("1.2b", Results.TestResult.of(Problem1Checks.P1_2B, false, "report", "2 of 8 values wrong"));
         Results.of("exercises", byPart, 1, "", Map.of()).write(dir.resolve("grader/target/grade/results.json"));
         for (Part p : Course.all()) {
-            boolean passed = p == Problem1Parts.P1_2A || p == Problem3Parts.P3_0P;
+            boolean passed = p == Problem1Checks.P1_2A || p == Problem3Checks.P3_0P;
             Process proc = new ProcessBuilder("bash", "-c", ClassroomWorkflow.CHECK + " " + p.number())
                     .directory(dir.toFile()).redirectErrorStream(true).start();
             // A bound on hanging: a python3 start is under a second on a quiet machine, but through a version

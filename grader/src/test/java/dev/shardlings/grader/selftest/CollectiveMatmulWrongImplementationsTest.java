@@ -1,6 +1,6 @@
 package dev.shardlings.grader.selftest;
 
-import dev.shardlings.grader.problem3.Problem3Parts;
+import dev.shardlings.grader.problem3.Problem3Checks;
 import dev.shardlings.array.NDArray;
 import dev.shardlings.grader.judge.GradingFailure;
 import dev.shardlings.grader.judge.GradingFailure.Kind;
@@ -8,7 +8,6 @@ import dev.shardlings.grader.checks.MeshSpec;
 import dev.shardlings.grader.parts.Part;
 import dev.shardlings.grader.problem3.MatmulCase;
 import dev.shardlings.grader.problem3.MeasuredRun;
-import dev.shardlings.grader.problem3.Problem3Checks;
 import dev.shardlings.grader.problem4.Problem4Checks;
 import dev.shardlings.spmd.ShardMap;
 import dev.shardlings.spmd.ShardedArray;
@@ -510,7 +509,7 @@ class CollectiveMatmulWrongImplementationsTest {
 
     @Test
     void rightOnlyAtTheOldPredictableSampleIsWrongValuesIn30p() {
-        Set<Long> kept = theOldSample(Problem3Parts.P3_0P, Problem3Checks.PERF_B, Problem3Checks.PERF_F);
+        Set<Long> kept = theOldSample(Problem3Checks.P3_0P, Problem3Checks.PERF_B, Problem3Checks.PERF_F);
         GradingFailure f = rejected(Kind.WRONG_VALUES, "drawn at random for every grade",
                 () -> Problem3Checks.allGatherMatmulTime(earlyAtTheBooksSizes((a, w) -> rightOnlyAt(kept,
                         DOWN_THE_RING_3_0.apply(a, w))), NAIVE_3_0));
@@ -521,7 +520,7 @@ class CollectiveMatmulWrongImplementationsTest {
 
     @Test
     void rightOnlyAtTheOldPredictableSampleIsWrongValuesIn32p() {
-        Set<Long> kept = theOldSample(Problem3Parts.P3_2P, Problem3Checks.PERF_B, Problem3Checks.PERF_D);
+        Set<Long> kept = theOldSample(Problem3Checks.P3_2P, Problem3Checks.PERF_B, Problem3Checks.PERF_D);
         BinaryOperator<ShardedArray> attack = (t, w) -> t.shape()[0] == Problem3Checks.PERF_B
                 ? rightOnlyAt(kept, UP_THE_RING_3_2.apply(t, w)) : UP_THE_RING_3_2.apply(t, w);
         GradingFailure f = rejected(Kind.WRONG_VALUES, "drawn at random for every grade",

@@ -1,6 +1,6 @@
 package dev.shardlings.grader.selftest;
 
-import dev.shardlings.grader.problem3.Problem3Parts;
+import dev.shardlings.grader.problem3.Problem3Checks;
 import dev.shardlings.array.DType;
 import dev.shardlings.grader.judge.GradingFailure;
 import dev.shardlings.grader.judge.GradingFailure.Kind;
@@ -11,7 +11,6 @@ import dev.shardlings.grader.chapter0.Chapter0Checks;
 import dev.shardlings.grader.problem1.Problem1Case;
 import dev.shardlings.grader.problem1.Problem1Checks;
 import dev.shardlings.grader.problem3.MatmulCase;
-import dev.shardlings.grader.problem3.Problem3Checks;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
 
@@ -62,7 +61,7 @@ class FeedbackTest {
                 .apply(a, w), (a, w) -> a, c));
         assertTrue(f.getMessage().contains("Hint: this part builds its communication from ppermute steps alone"),
                 f.getMessage());
-        assertFalse(f.getMessage().contains(Problem3Parts.P3_0.hint()), f.getMessage());
+        assertFalse(f.getMessage().contains(Problem3Checks.P3_0.hint()), f.getMessage());
     }
 
     @Test

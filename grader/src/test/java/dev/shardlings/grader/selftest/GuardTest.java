@@ -5,11 +5,8 @@ package dev.shardlings.grader.selftest;
 import dev.shardlings.grader.judge.CaseRun;
 import dev.shardlings.grader.judge.Guard;
 import dev.shardlings.grader.judge.GradingFailure;
-import dev.shardlings.grader.problem1.Problem1Parts;
-import dev.shardlings.grader.chapter0.Chapter0Parts;
-import dev.shardlings.grader.judge.CaseRun;
-import dev.shardlings.grader.judge.Guard;
-import dev.shardlings.grader.judge.GradingFailure;
+import dev.shardlings.grader.problem1.Problem1Checks;
+import dev.shardlings.grader.chapter0.Chapter0Checks;
 import dev.shardlings.grader.parts.Part;
 import org.junit.jupiter.api.Test;
 
@@ -25,7 +22,7 @@ class GuardTest {
     @Test
     void anEndlessLoopTimesOutWithAReason() {
         GradingFailure f = assertTimeoutPreemptively(Duration.ofSeconds(60), () -> assertThrows(GradingFailure.class,
-                () -> Guard.run(Problem1Parts.P1_1B, "Case: test", () -> {
+                () -> Guard.run(Problem1Checks.P1_1B, "Case: test", () -> {
                     // Endless for the grader, but it stops when the Guard interrupts it after the time limit: a
                     // loop that ignored interrupts would keep one of the machine's cores busy for the rest of
                     // this test JVM and slow every later test.
@@ -39,7 +36,7 @@ class GuardTest {
 
     @Test
     void aValueComesBackWithItsTrace() {
-        CaseRun<String> o = Guard.run(Problem1Parts.P1_1B, "Case: test", () -> "ok");
+        CaseRun<String> o = Guard.run(Problem1Checks.P1_1B, "Case: test", () -> "ok");
         assertEquals("ok", o.value());
         assertEquals(0, o.trace().shardMaps().size());
     }
@@ -49,7 +46,7 @@ class GuardTest {
         dev.shardlings.sharding.Mesh mesh = dev.shardlings.sharding.Mesh.makeMesh(new int[]{4}, "i");
         dev.shardlings.array.NDArray x = dev.shardlings.array.NDArray.arange(8);
         GradingFailure f = assertTimeoutPreemptively(Duration.ofSeconds(60), () -> assertThrows(GradingFailure.class,
-                () -> Guard.run(Chapter0Parts.P0_8, "Case: test", () -> dev.shardlings.spmd.ShardMap.shardMap(b ->
+                () -> Guard.run(Chapter0Checks.P0_8, "Case: test", () -> dev.shardlings.spmd.ShardMap.shardMap(b ->
                         dev.shardlings.spmd.Collectives.axisIndex("i").intAt() == 2 ? b.add(1)
                                 : dev.shardlings.spmd.Collectives.psum(b, "i"), mesh,
                         dev.shardlings.sharding.PartitionSpec.P("i"), dev.shardlings.sharding.PartitionSpec.P("i"))

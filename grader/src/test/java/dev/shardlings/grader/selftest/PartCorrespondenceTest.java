@@ -27,12 +27,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  */
 class PartCorrespondenceTest {
 
-    /** The chapter tables: every {@code …Parts} class of the grader's chapter packages. */
+    /** The chapter tables: every {@code …Checks} class of the grader's chapter packages (the table heads each). */
     private static List<Class<?>> tables() throws Exception {
         Path classes = Path.of(Part.class.getProtectionDomain().getCodeSource().getLocation().toURI());
         try (Stream<Path> files = Files.walk(classes)) {
             List<Class<?>> out = new ArrayList<>();
-            for (Path f : files.filter(f -> f.getFileName().toString().matches("(Chapter|Problem)\\d+Parts\\.class"))
+            for (Path f : files.filter(f -> f.getFileName().toString().matches("(Chapter|Problem)\\d+Checks\\.class"))
                     .sorted().toList()) {
                 String name = classes.relativize(f).toString().replace(f.getFileSystem().getSeparator(), ".")
                         .replaceAll("\\.class$", "");

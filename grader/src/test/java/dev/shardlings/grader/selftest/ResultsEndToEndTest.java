@@ -4,10 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.shardlings.grader.grade.Results;
 import dev.shardlings.grader.grade.ScoreTable;
-import dev.shardlings.grader.grade.Results;
 import dev.shardlings.grader.grade.GradedParts;
-import dev.shardlings.grader.problem1.Problem1Parts;
-import dev.shardlings.grader.grade.ScoreTable;
+import dev.shardlings.grader.problem1.Problem1Checks;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.platform.launcher.Launcher;
@@ -48,7 +46,7 @@ class ResultsEndToEndTest {
         try {
             LauncherDiscoveryRequest req = request().selectors(selectClass(GradedParts.class)).build();
             Launcher launcher = LauncherFactory.create(); // registers GradingListener through META-INF/services
-            GradedParts.select(List.of(Problem1Parts.P1_1B));
+            GradedParts.select(List.of(Problem1Checks.P1_1B));
             launcher.execute(req);
         } finally {
             GradedParts.select(null);
