@@ -80,7 +80,7 @@ public final class Problem2Checks {
             .docs(D + "part-22-jit-the-local-version-and-read-what-the-compiler-did")
             .hint("oneHot, then einsum(\"se,sd->esd\"), einsum(\"esd,edf->esf\") with W and einsum(\"se,esf->sf\"), inside"
                     + " Jit.jitList(...).outShardings(P(\"X\", \"Y\")); for the report, lower the same Jitted on"
-                    + " (a, w, b) and read costAnalysis().bytesCommunicated().")
+                    + " (a, w, b) and read costAnalysis().bytesReceivedPerDevice().")
             .requires(MOE_JIT, "values and layout", Check.VALUES, Check.LAYOUT)
             .requires(MOE_JIT, "compiled by jit, with no hand-written shardMap", Check.USES_JIT)
             .requires(MOE_JIT_BYTES_RECEIVED, "equal to the bytes every device received in the collectives "
