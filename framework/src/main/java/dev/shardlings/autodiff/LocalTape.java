@@ -3,6 +3,7 @@ package dev.shardlings.autodiff;
 import dev.shardlings.array.BinaryOp;
 import dev.shardlings.array.GradRecorder;
 import dev.shardlings.array.NDArray;
+import dev.shardlings.array.OpObservers;
 import dev.shardlings.array.ReduceOp;
 import dev.shardlings.array.UnaryOp;
 import dev.shardlings.primitive.ArrayType;
@@ -12,6 +13,7 @@ import dev.shardlings.primitive.Concatenate;
 import dev.shardlings.primitive.ConvertType;
 import dev.shardlings.primitive.DotGeneral;
 import dev.shardlings.primitive.Primitive;
+import dev.shardlings.primitive.Pvary;
 import dev.shardlings.primitive.Reduce;
 import dev.shardlings.primitive.Reshape;
 import dev.shardlings.primitive.Select;
@@ -26,14 +28,17 @@ import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * The reverse-mode engine on one device's {@link NDArray}s: installed as the thread's {@link GradRecorder} while
  * the function runs, it records every differentiable operation on a live value, each as the {@link Primitive}
  * whose {@link Primitive#vjp} rule pulls its cotangent back; collectives record their primitive's transpose rule
- * ({@link dev.shardlings.events.Collective#transpose}). The backward pass runs at once on the same thread, with
- * nothing recorded.
+ * ({@link dev.shardlings.events.Collective#transpose}). An operation that jnp composes of several primitives (roll,
+ * mean, addN, a reduction with keepdims) is recorded as those primitives, as the tracer sees them, so each vjp rule
+ * has one place. The backward pass runs at once on the same thread, with nothing recorded.
  *
  * <p>Varying axes (JAX's vma typing): a value combined with one that varies over more mesh axes was implicitly
  * pvary'd; the transpose of that is a psum of the cotangent over those axes, which {@link #fit} inserts. Inside a
@@ -43,8 +48,9 @@ final class LocalTape extends Tape<NDArray> implements GradRecorder {
 
     // ------------------------------------------------------------------------------------------ recording
 
-    private record CustomNode(List<Object> inputs, List<NDArray> outputs,
-                              Function<NDArray, List<NDArray>> rule) implements Node<NDArray> {
+    /** A collective's transpose, as {@link dev.shardlings.spmd.Collectives} gives it through {@link #custom}. */
+    private record CollectiveNode(List<Object> inputs, List<NDArray> outputs,
+                                  Function<NDArray, List<NDArray>> rule) implements Node<NDArray> {
         @Override
         public List<NDArray> pullback(List<NDArray> outCts, boolean[] needs) {
             return rule.apply(outCts.get(0));
@@ -55,6 +61,17 @@ final class LocalTape extends Tape<NDArray> implements GradRecorder {
         List<Object> in = Arrays.asList((Object[]) inputs);
         if (anyLive(in)) {
             record(new PrimitiveNode(p, in, List.of(out)));
+        }
+    }
+
+    /**
+     * The value of an intermediate of an operation recorded as several primitives: nothing recorded, nothing
+     * observed (the operation itself was, once, as the user wrote it).
+     */
+    private static NDArray quietly(Supplier<NDArray> f) {
+        try (var r = dev.shardlings.array.GradRecorders.install(null);
+             var o = OpObservers.install(null)) {
+            return f.get();
         }
     }
 
@@ -82,14 +99,44 @@ final class LocalTape extends Tape<NDArray> implements GradRecorder {
         primitive(new Select(), out, which, onFalse, onTrue);
     }
 
+    /**
+     * Chained adds, as {@code functools.reduce(jnp.add, xs)} traces: each operand first pvary'd to the result's
+     * varying axes (JAX's implicit pvary), so its cotangent is psummed over the axes it lacked in one step.
+     */
     @Override
     public void addN(List<NDArray> xs, NDArray out) {
-        List<Object> in = new ArrayList<>(xs);
-        if (anyLive(in)) {
-            record(new CustomNode(in, List.of(out), ct -> java.util.Collections.nCopies(xs.size(), ct)));
+        if (!anyLive(xs)) {
+            return;
+        }
+        Pvary widen = new Pvary(List.copyOf(new TreeSet<>(out.varyingAxes())));
+        if (xs.size() == 1) {
+            primitive(widen, out, xs.get(0)); // a copy: the identity
+            return;
+        }
+        List<NDArray> wide = new ArrayList<>(xs.size());
+        for (NDArray x : xs) {
+            NDArray w = x;
+            if (!x.varyingAxes().equals(out.varyingAxes())) {
+                w = quietly(() -> widen.apply(List.of(x)));
+                primitive(widen, w, x);
+            }
+            wide.add(w);
+        }
+        Binary add = new Binary(BinaryOp.ADD);
+        NDArray acc = wide.get(0);
+        for (int k = 1; k < wide.size(); k++) {
+            NDArray a = acc;
+            NDArray b = wide.get(k);
+            NDArray sum = k == wide.size() - 1 ? out : quietly(() -> add.apply(List.of(a, b)));
+            primitive(add, sum, a, b);
+            acc = sum;
         }
     }
 
+    /**
+     * The reduction without keepdims, then a reshape for a kept dimension; mean is a sum times {@code 1/count}
+     * ({@code jnp.mean}'s own composition).
+     */
     @Override
     public void reduce(ReduceOp op, int[] axes, NDArray x, NDArray out) {
         if (!anyLive(List.of(x))) {
@@ -98,24 +145,22 @@ final class LocalTape extends Tape<NDArray> implements GradRecorder {
         List<Integer> ax = boxed(axes);
         int[] reduced = reducedShape(x.shape(), axes);
         boolean keep = !Arrays.equals(reduced, out.shape());
-        // the rule sees the reduction without keepdims; a kept dimension is a reshape of the cotangent
-        NDArray plain = keep ? out.reshape(reduced) : out;
+        NDArray plain = keep ? quietly(() -> out.reshape(reduced)) : out;
         if (op == ReduceOp.MEAN) {
             long count = 1;
             for (int a : axes) {
                 count *= x.shape(a);
             }
-            float inverse = 1f / count;
-            record(new CustomNode(List.of(x), List.of(out), ct -> {
-                NDArray g = (keep ? ct.reshape(reduced) : ct).mul(inverse);
-                return new PrimitiveNode(new Reduce(ReduceOp.SUM, ax), List.of(x), List.of(plain))
-                        .pullback(List.of(g), new boolean[]{true});
-            }));
-            return;
+            NDArray inverse = NDArray.scalar(1f / count);
+            NDArray sum = quietly(() -> x.sum(axes));
+            primitive(new Reduce(ReduceOp.SUM, ax), sum, x);
+            primitive(new Binary(BinaryOp.MUL), plain, sum, inverse);
+        } else {
+            primitive(new Reduce(op, ax), plain, x);
         }
-        PrimitiveNode rule = new PrimitiveNode(new Reduce(op, ax), List.of(x), List.of(plain));
-        record(new CustomNode(List.of(x), List.of(out),
-                ct -> rule.pullback(List.of(keep ? ct.reshape(reduced) : ct), new boolean[]{true})));
+        if (keep) {
+            primitive(new Reshape(boxed(out.shape()), null), out, plain);
+        }
     }
 
     private static int[] reducedShape(int[] shape, int[] axes) {
@@ -159,12 +204,39 @@ final class LocalTape extends Tape<NDArray> implements GradRecorder {
         primitive(new Take(axis), out, x, indices);
     }
 
+    /**
+     * As jnp traces it: {@code concatenate[x[n-shift:], x[:n-shift]]} along the axis; a roll of the flattened
+     * array is that roll between two reshapes.
+     */
     @Override
     public void roll(int shift, int axis, NDArray x, NDArray out) {
-        if (anyLive(List.of(x))) {
-            record(new CustomNode(List.of(x), List.of(out),
-                    ct -> List.of(axis < 0 ? ct.roll(-shift) : ct.roll(-shift, axis))));
+        if (!anyLive(List.of(x))) {
+            return;
         }
+        if (axis >= 0) {
+            rollAlong(shift, axis, x, out);
+            return;
+        }
+        int[] flat = {x.size()};
+        NDArray line = quietly(() -> x.reshape(flat));
+        primitive(new Reshape(boxed(flat), null), line, x);
+        NDArray rolled = quietly(() -> line.roll(shift, 0));
+        rollAlong(shift, 0, line, rolled);
+        primitive(new Reshape(boxed(out.shape()), null), out, rolled);
+    }
+
+    /** {@code out = roll(x, shift, axis)}, {@code 0 <= shift < n}. */
+    private void rollAlong(int shift, int axis, NDArray x, NDArray out) {
+        int n = x.shape(axis);
+        if (shift == 0) {
+            primitive(Slice.inDim(x.shape(), axis, 0, n), out, x); // the whole: the identity
+            return;
+        }
+        NDArray tail = quietly(() -> x.slice(axis, n - shift, n));
+        NDArray head = quietly(() -> x.slice(axis, 0, n - shift));
+        primitive(Slice.inDim(x.shape(), axis, n - shift, n), tail, x);
+        primitive(Slice.inDim(x.shape(), axis, 0, n - shift), head, x);
+        primitive(new Concatenate(axis), out, tail, head);
     }
 
     @Override
@@ -179,17 +251,14 @@ final class LocalTape extends Tape<NDArray> implements GradRecorder {
 
     @Override
     public void pvary(NDArray x, NDArray out) {
-        // the cotangent varies over the added axes; fit() psums it back over them
-        if (anyLive(List.of(x))) {
-            record(new CustomNode(List.of(x), List.of(out), ct -> List.of(ct)));
-        }
+        primitive(new Pvary(List.copyOf(new TreeSet<>(out.varyingAxes()))), out, x);
     }
 
     @Override
     public void custom(List<NDArray> inputs, NDArray out, Function<NDArray, List<NDArray>> pullback) {
         List<Object> in = new ArrayList<>(inputs);
         if (anyLive(in)) {
-            record(new CustomNode(in, List.of(out), pullback));
+            record(new CollectiveNode(in, List.of(out), pullback));
         }
     }
 
