@@ -115,8 +115,8 @@ final class ProgramText {
     }
 
     private static String layoutText(List<List<String>> dims) {
-        return Tracer.trimmed(PartitionSpec.P(dims.stream().map(e -> (Object) (e.isEmpty() ? null : e.size() == 1
-                ? e.get(0) : PartitionSpec.tuple(e.toArray(new String[0])))).toArray())).toString();
+        return Tracer.trimmed(PartitionSpec.P(dims.stream().<Object>map(e -> e.isEmpty() ? null : e.size() == 1
+                ? e.get(0) : PartitionSpec.tuple(e.toArray(new String[0]))).toArray())).toString();
     }
 
     /** {@code , replica_groups={{0,1},{2,3}}}: device ids per group, omitted when all devices form one. */

@@ -90,7 +90,7 @@ public record Concatenate(int dimension) implements Primitive {
     public Partitioning partition(List<ArrayType> operands, ArrayType out) {
         List<List<String>> dims = new ArrayList<>(out.dims());
         dims.set(dimension, Specs.NONE);
-        List<List<List<String>>> need = operands.stream().map(t -> (List<List<String>>) dims).toList();
+        List<List<List<String>>> need = java.util.Collections.nCopies(operands.size(), dims);
         return Partitioning.local(need, this, dims);
     }
 }
