@@ -67,6 +67,17 @@ public final class IsolatedGrading implements Callable<Integer> {
     /** Extra lines for results.json's top-level output. */
     private String note = "";
 
+    /**
+     * The exit status when nothing was graded (no part matches the filter): results.json is left alone, and a file
+     * {@link #NOTHING_GRADED} beside it tells the score-table step of {@code mvn test -Pgrade} to stop with
+     * status 1 without a table. Not 1, so that the grade profile can treat it as expected (the reason was printed)
+     * and Maven does not add its stack trace to the one line that says what to do.
+     */
+    public static final int NOTHING_GRADED_STATUS = 3;
+
+    /** The file beside results.json that says the last run graded nothing (its text: why). */
+    public static final String NOTHING_GRADED = "nothing-graded.txt";
+
     /** Runs the command line; exits with 0 when results.json was written, whatever the score. */
     public static void main(String[] args) {
         System.exit(new CommandLine(new IsolatedGrading()).execute(args));
@@ -96,12 +107,16 @@ public final class IsolatedGrading implements Callable<Integer> {
         List<Part> parts = discover();
         Map<String, Results.TestResult> done = new LinkedHashMap<>(pregraded);
         Map<String, Object> extra = new LinkedHashMap<>(extraData);
+        Path nothing = results.toAbsolutePath().resolveSibling(NOTHING_GRADED);
         if (parts.isEmpty()) {
             String only = options.only;
             String why = "no graded part matches -Dtest='" + only + "'";
             System.err.println("Nothing was graded: " + why + ". results.json was not changed.");
-            return 1;
+            Files.createDirectories(nothing.getParent());
+            Files.writeString(nothing, why + "\n");
+            return NOTHING_GRADED_STATUS;
         }
+        Files.deleteIfExists(nothing);
         Sandbox before = null;
         try (Sandbox sandbox = new Sandbox(new Sandbox.Config(courseClasses, options.heap,
                 Duration.ofSeconds(options.partLimitSeconds), !options.noSandboxUser))) {

@@ -36,6 +36,11 @@ public final class ScoreTable {
             System.exit(2);
         }
         Path file = Path.of(args[0]);
+        if (Files.exists(file.resolveSibling(IsolatedGrading.NOTHING_GRADED))) {
+            // The grade step said why (one line); the last table would mislead, and an exception here would add
+            // Maven's stack trace under that line. Status 1: nothing was graded.
+            System.exit(1);
+        }
         if (!Files.isRegularFile(file)) {
             System.out.println("No grade was written to " + file + ": the grade did not run (see the errors above).");
             return;
