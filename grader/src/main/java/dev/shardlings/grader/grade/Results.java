@@ -125,23 +125,24 @@ public record Results(double score,
                 + note, VISIBLE, STDOUT_HIDDEN, TEXT, TEXT, data, board.isEmpty() ? null : List.copyOf(board), tests);
     }
 
-    /** The grader's version from its jar manifest or Maven's pom.properties, else "development". */
+    /**
+     * The grader's version and commit, e.g. {@code 0.1.0-SNAPSHOT (commit 3d2b8e2)}: both written into
+     * {@code git.properties} when the grader is built (git-commit-id-maven-plugin), so a grade names the grader that
+     * gave it. Built outside a git checkout, the version alone; without that file (the grader run from an IDE's
+     * classes), "unknown".
+     */
     static String courseVersion() {
-        String v = Results.class.getPackage().getImplementationVersion();
-        if (v != null) {
-            return v;
-        }
-        try (java.io.InputStream in = Results.class.getResourceAsStream(
-                "/META-INF/maven/dev.shardlings/grader/pom.properties")) {
+        java.util.Properties props = new java.util.Properties();
+        try (java.io.InputStream in = Results.class.getResourceAsStream("/dev/shardlings/grader/git.properties")) {
             if (in != null) {
-                java.util.Properties props = new java.util.Properties();
                 props.load(in);
-                return props.getProperty("version", "development");
             }
         } catch (IOException e) {
             // A version is a label: its absence must not stop a grade.
         }
-        return "development";
+        String version = props.getProperty("git.build.version", "unknown");
+        String commit = props.getProperty("git.commit.id.abbrev", "");
+        return commit.isBlank() ? version : version + " (commit " + commit + ")";
     }
 
     private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
