@@ -125,8 +125,8 @@ public final class Checks {
         NDArray got = actual.gather();
         List<int[]> diffs = differences(expected, got, tol);
         if (!diffs.isEmpty()) {
-            throw diagnose(run.report("computed wrong values"), got, tol, known)
-                    .paragraph(describeDifferences(expected, got, diffs, actual.sharding()))
+            throw needlessCommunication(run, diagnose(run.report("computed wrong values"), got, tol, known)
+                    .paragraph(describeDifferences(expected, got, diffs, actual.sharding())))
                     .paragraph(inputs.strip())
                     .block("Expected", Reports.show(expected))
                     .block("Actual", Reports.show(got))
@@ -200,8 +200,8 @@ public final class Checks {
         checkDtype(run, expected.dtype(), actual.dtype());
         List<int[]> diffs = differences(expected, actual, tol);
         if (!diffs.isEmpty()) {
-            throw run.report("computed wrong values")
-                    .paragraph(describeDifferences(expected, actual, diffs, null))
+            throw needlessCommunication(run, run.report("computed wrong values")
+                    .paragraph(describeDifferences(expected, actual, diffs, null)))
                     .paragraph(inputs.strip())
                     .block("Expected", Reports.show(expected))
                     .block("Actual", Reports.show(actual))
@@ -221,13 +221,32 @@ public final class Checks {
         }
     }
 
+    /**
+     * A wrong-values report names communication the part forbids as well: values are checked first, and a student
+     * who fixes them should not discover only then that the collectives they added must go too.
+     */
+    private static Report needlessCommunication(CaseRun<?> run, Report report) {
+        boolean forbidden = run.part().requirements().stream().anyMatch(r -> r.checks().contains(Check.NO_COLLECTIVES));
+        List<TraceEvent.CollectiveEvent> cs = run.trace().collectives();
+        if (!forbidden || cs.isEmpty()) {
+            return report;
+        }
+        return report.paragraph("Also: this part needs no communication, but the trace shows "
+                + collectiveCounts(cs).entrySet().stream().map(e -> e.getKey() + " (" + e.getValue() + " call(s) in all)")
+                .collect(Collectors.joining(", ")) + "; remove it as well as fixing the values.");
+    }
+
+    private static Map<String, Long> collectiveCounts(List<TraceEvent.CollectiveEvent> cs) {
+        return cs.stream().collect(Collectors.groupingBy(TraceEvent.CollectiveEvent::describe,
+                java.util.LinkedHashMap::new, Collectors.counting()));
+    }
+
     /** The trace shows no collective at all. */
     public static void noCollectives(CaseRun<?> run) {
         CheckLog.ran(Check.NO_COLLECTIVES);
         List<TraceEvent.CollectiveEvent> cs = run.trace().collectives();
         if (!cs.isEmpty()) {
-            Map<String, Long> counts = cs.stream().collect(Collectors.groupingBy(
-                    TraceEvent.CollectiveEvent::describe, java.util.LinkedHashMap::new, Collectors.counting()));
+            Map<String, Long> counts = collectiveCounts(cs);
             StringBuilder list = new StringBuilder();
             counts.forEach((k, v) -> list.append("  ").append(k).append(" — ").append(v).append(" call(s) in all\n"));
             throw run.report("communicates, but needs no communication")

@@ -62,7 +62,7 @@ public final class Problem1Checks {
     public static final Part P1_1A = CHAPTER.part("1.1a", "per-shard mean with shardMap", 2, "PerShardMean")
             .calls(PER_SHARD_MEAN)
             .docs("docs/problem-1.md#part-11a-per-shard-mean-with-shardmap")
-            .hint("reduce each block to shape (1, 1) with mean(true) so that out spec P(\"X\", \"Y\") assembles an [X, Y] array.")
+            .hint("out spec P(\"X\", \"Y\") stitches the blocks back together along both axes, so each block must become an array of shape (1, 1), not a scalar: reduce with the reduced axes kept (mean(KeepDims.KEEP), jnp.mean(..., keepdims=True)) to assemble an [X, Y] array.")
             .requires(PER_SHARD_MEAN, "values against the mean of each block of the whole array (float tolerance), and "
                     + "layout", Check.VALUES, Check.LAYOUT)
             .requires(PER_SHARD_MEAN, "at least one shardMap call", Check.USES_SHARD_MAP)

@@ -53,6 +53,25 @@ class FeedbackTest {
     }
 
     @Test
+    void wrongValuesFromANeedlessCollectiveNameTheCollectiveToo() {
+        Problem1Case c = new Problem1Case(2, 1, 2, 2, 5, 1, DType.FLOAT32);
+        // A psum over X of each block's mean: wrong values, and communication part 1.1a forbids.
+        GradingFailure f = rejected(Kind.WRONG_VALUES, () -> Problem1Checks.perShardMean(a -> shardMap(
+                block -> dev.shardlings.spmd.Collectives.psum(block.mean(dev.shardlings.array.KeepDims.KEEP), "X"),
+                a.mesh(), P("X", "Y"), P("X", "Y")).apply(a), c));
+        assertTrue(f.getMessage().contains("Also: this part needs no communication, but the trace shows psum"),
+                f.getMessage());
+    }
+
+    @Test
+    void wrongValuesWithoutCommunicationSayNothingAboutIt() {
+        Problem1Case c = new Problem1Case(2, 1, 2, 2, 5, 1, DType.FLOAT32);
+        GradingFailure f = rejected(Kind.WRONG_VALUES, () -> Problem1Checks.perShardMean(a -> shardMap(
+                block -> block.sum(dev.shardlings.array.KeepDims.KEEP), a.mesh(), P("X", "Y"), P("X", "Y")).apply(a), c));
+        assertFalse(f.getMessage().contains("needs no communication"), f.getMessage());
+    }
+
+    @Test
     void aBrokenTraceRuleEndsWithTheRulesHint() {
         MatmulCase c = new MatmulCase(MeshSpec.of("X", 1, "Y", 2), 1, 2, 2, 7, 2);
         // The collective version written as the baseline: an all-gather, then one matmul.
