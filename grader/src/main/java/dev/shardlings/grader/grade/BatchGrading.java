@@ -69,9 +69,9 @@ public final class BatchGrading implements Callable<Integer> {
     @Option(names = "--student-limit", defaultValue = "1800", description = "seconds one student's grade may take")
     long studentLimitSeconds;
 
-    @Option(names = "--regrade", split = ",", description = "student folders to grade again although a finished"
-            + " grade is there (comma-separated)")
-    List<String> regrade = new ArrayList<>();
+    @Option(names = "--regrade", defaultValue = "", description = "student folders to grade again although a"
+            + " finished grade is there, comma-separated (default: none)")
+    String regrade;
 
     @Option(names = "--force", arity = "0..1", defaultValue = "false",
             description = "grade every student again, finished or not")
@@ -110,7 +110,7 @@ public final class BatchGrading implements Callable<Integer> {
             System.err.println("No submissions in " + submissions + ": expected one folder per student.");
             return 2;
         }
-        Set<String> again = new LinkedHashSet<>(regrade.stream().map(String::strip).filter(s -> !s.isEmpty()).toList());
+        Set<String> again = new LinkedHashSet<>(regraded());
         students.forEach(p -> again.remove(p.getFileName().toString()));
         if (!again.isEmpty()) {
             System.err.println("--regrade names no student folder of " + submissions + ": "
@@ -162,6 +162,12 @@ public final class BatchGrading implements Callable<Integer> {
         return 0;
     }
 
+    /** The student folders {@code --regrade} names. */
+    private Set<String> regraded() {
+        return java.util.Arrays.stream(regrade.split(",")).map(String::strip).filter(s -> !s.isEmpty())
+                .collect(java.util.stream.Collectors.toCollection(LinkedHashSet::new));
+    }
+
     /**
      * Stops every student's grading JVM and what it started (the sandbox JVM, anything student code spawned): the
      * batch's shutdown hook. Each judge first gets SIGTERM, so its own hook kills the sandbox's processes, also those
@@ -204,7 +210,7 @@ public final class BatchGrading implements Callable<Integer> {
         String name = student.getFileName().toString();
         Path dir = out.resolve(name);
         Path results = dir.resolve("results.json");
-        Results done = force || regrade.contains(name) ? null : readable(results);
+        Results done = force || regraded().contains(name) ? null : readable(results);
         if (done != null) {
             return new Outcome(name, done, null, true);
         }

@@ -127,43 +127,45 @@ final class BatchReport {
     }
 
     /**
-     * The histogram of the graded students' scores as an SVG picture: {@value #BINS} ranges of equal width from 0
-     * to the maximum score (the last one includes the maximum), a bar per range with its count.
+     * The histogram of the graded students' scores as an SVG picture: at most {@value #BINS} bars, each a range of
+     * whole points of equal width from 0 up to the maximum score, with how many students scored in it.
      */
     static String histogram(List<BatchGrading.Outcome> outcomes) {
         List<Results> graded = outcomes.stream().map(BatchGrading.Outcome::results)
                 .filter(java.util.Objects::nonNull).toList();
-        double max = graded.isEmpty() ? BINS : graded.get(0).maxScore();
-        int[] counts = new int[BINS];
+        int max = graded.isEmpty() ? 0 : (int) Math.ceil(graded.get(0).maxScore());
+        int binWidth = Math.max(1, (max + BINS - 1) / BINS);
+        int bins = Math.min(BINS, max / binWidth + 1);
+        int[] counts = new int[bins];
         for (Results r : graded) {
-            counts[Math.min(BINS - 1, (int) Math.floor(r.score() / max * BINS))]++;
+            counts[Math.min(bins - 1, (int) Math.floor(r.score() / binWidth))]++;
         }
         int most = Math.max(1, java.util.Arrays.stream(counts).max().orElse(1));
-        int width = 640;
-        int height = 320;
         int left = 40;
         int bottom = 260;
-        int barWidth = (width - left - 20) / BINS;
+        int barWidth = 56;
+        int width = left + bins * barWidth + 20;
         StringBuilder svg = new StringBuilder(String.format(Locale.ROOT,
-                "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" font-family=\"sans-serif\""
-                        + " font-size=\"12\">%n<title>Scores of %d students (of %s points)</title>%n"
-                        + "<text x=\"%d\" y=\"20\" font-size=\"14\">Scores of %d graded students (of %s points)</text>%n",
-                width, height, graded.size(), points(max), left, graded.size(), points(max)));
-        for (int i = 0; i < BINS; i++) {
+                "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"320\" font-family=\"sans-serif\""
+                        + " font-size=\"12\">%n<title>Scores of %d graded students, of %d points</title>%n"
+                        + "<text x=\"%d\" y=\"20\" font-size=\"14\">Scores of %d graded students, of %d points"
+                        + "</text>%n", width, graded.size(), max, left, graded.size(), max));
+        for (int i = 0; i < bins; i++) {
             int h = (int) Math.round(200.0 * counts[i] / most);
             int x = left + i * barWidth;
+            int low = i * binWidth;
+            int high = Math.min(max, low + binWidth - 1);
             svg.append(String.format(Locale.ROOT,
                     "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#4c78a8\"/>%n"
                             + "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%d</text>%n"
-                            + "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%s–%s</text>%n",
+                            + "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%s</text>%n",
                     x + 2, bottom - h, barWidth - 4, h, x + barWidth / 2, bottom - h - 4, counts[i],
-                    x + barWidth / 2, bottom + 16, points(Math.round(max * i / BINS * 10) / 10.0),
-                    points(Math.round(max * (i + 1) / BINS * 10) / 10.0)));
+                    x + barWidth / 2, bottom + 16, low == high ? low : low + "–" + high));
         }
         svg.append(String.format(Locale.ROOT,
                 "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"black\"/>%n"
-                        + "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">score</text>%n</svg>%n",
-                left, bottom, left + BINS * barWidth, bottom, left + BINS * barWidth / 2, bottom + 40));
+                        + "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">score (points)</text>%n</svg>%n",
+                left, bottom, left + bins * barWidth, bottom, left + bins * barWidth / 2, bottom + 40));
         return svg.toString();
     }
 
