@@ -170,8 +170,8 @@ public final class BatchGrading implements Callable<Integer> {
 
     /**
      * Stops every student's grading JVM and what it started (the sandbox JVM, anything student code spawned): the
-     * batch's shutdown hook. Each judge first gets SIGTERM, so its own hook kills the sandbox's processes, also those
-     * that left the process tree; whatever is left of the tree seen before is then killed outright. Waits for them
+     * batch's shutdown hook. Each judge first gets SIGTERM, so its own hook kills what it started; whatever is left
+     * of the tree seen before is then killed outright. Waits for them
      * all, so nothing writes into the output folder once the batch is gone.
      */
     void stopChildren() {
