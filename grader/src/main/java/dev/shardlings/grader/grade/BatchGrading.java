@@ -1,46 +1,49 @@
 package dev.shardlings.grader.grade;
 
-import dev.shardlings.grader.parts.Part;
-
-import dev.shardlings.grader.grade.Course;
-import com.fasterxml.jackson.dataformat.csv.CsvMapper;
-import com.fasterxml.jackson.dataformat.csv.CsvSchema;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
-import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 
 /**
  * Grades a folder of submissions, one sub-folder per student (a Gradescope or GitHub Classroom export): each in its
  * own {@link SubmissionGrading} JVM (a student's entry that is a symbolic link is graded too, and refused there, so
- * a link to a classmate's folder gets 0 with the reason, never the classmate's grade; names are printed printable), a few at a time, writing {@code <out>/<student>/results.json} and
- * {@code report.md}, and a gradebook {@code <out>/gradebook.csv} (student, score, max, then each part's points).
+ * a link to a classmate's folder gets 0 with the reason, never the classmate's grade; names are printed printable),
+ * a few at a time, writing {@code <out>/<student>/results.json}, {@code report.md} and {@code grading.log} (that
+ * JVM's console: what was taken from the submission, refused, or graded as the stub and why, then the scores).
+ * For the class it writes {@code <out>/gradebook.csv} (student folder, the export's student ids, score, max, each
+ * part's points: {@link BatchReport}), and {@code <out>/report.md} with each part's pass rate, a score histogram
+ * ({@code histogram.svg}) and the students without a grade.
  *
  * <p>A run that is stopped can be started again with the same arguments: a student whose results.json is already
- * there and readable is not graded again. A student whose grading JVM fails (it should not: SubmissionGrading
- * writes a grade whatever the submission does) is listed with an empty score and the reason, and the others go on.
- * Each student gets the JVM heap and part limits of GradeOptions; {@code --jobs} bounds how many run at once
- * (default: half the cores, as each grade runs a judge and a sandbox JVM).
+ * there and readable is not graded again, unless named by {@code --regrade} or with {@code --force}. Stopping the
+ * run (Ctrl-C, SIGTERM) stops the students' JVMs too: a shutdown hook ends each one and everything it started,
+ * and each exits by itself when this JVM is killed outright. A student whose grading JVM fails (it should not:
+ * SubmissionGrading writes a grade whatever the submission does) is listed with an empty score and the reason,
+ * and the others go on. Each student gets the JVM heap and part limits of GradeOptions; {@code --jobs} bounds how
+ * many run at once (default: half the cores, as each grade runs a judge and a sandbox JVM).
  *
  * <pre>
- * mvn -q -pl grader exec:java@grade-batch -Dsubmissions=/path/to/export -Dout=/path/to/grades
+ * mvn -q -pl grader exec:java@grade-batch -Dsubmissions=/path/to/export -Dout=/path/to/grades [-Djobs=4]
+ *     [-DstudentLimit=1800] [-DpartLimit=120] [-Dheap=2g] [-Donly='Part0*'] [-DnoSandboxUser=true]
+ *     [-Dregrade=ada,bob] [-Dforce=true]
  * </pre>
  */
 @Command(name = "grade-batch", mixinStandardHelpOptions = true,
@@ -59,11 +62,25 @@ public final class BatchGrading implements Callable<Integer> {
     @Option(names = "--out", required = true, description = "where each student's results and the gradebook go")
     Path out;
 
-    @Option(names = "--jobs", description = "students graded at once (default: half the cores, at least 1)")
-    int jobs = Math.max(1, Runtime.getRuntime().availableProcessors() / 2);
+    @Option(names = "--jobs", defaultValue = "0",
+            description = "students graded at once (default 0: half the cores, at least 1)")
+    int jobs;
 
     @Option(names = "--student-limit", defaultValue = "1800", description = "seconds one student's grade may take")
     long studentLimitSeconds;
+
+    @Option(names = "--regrade", defaultValue = "", description = "student folders to grade again although a"
+            + " finished grade is there, comma-separated (default: none)")
+    String regrade;
+
+    @Option(names = "--force", arity = "0..1", defaultValue = "false",
+            description = "grade every student again, finished or not")
+    boolean force;
+
+    /** The students' grading JVMs running now: what stopping the batch must stop (guarded by itself). */
+    private final Set<Process> running = new LinkedHashSet<>();
+    /** Set by the shutdown hook: no student's JVM starts after it (guarded by {@link #running}). */
+    private boolean stopping;
 
     @picocli.CommandLine.Mixin
     GradeOptions options = new GradeOptions();
@@ -93,32 +110,99 @@ public final class BatchGrading implements Callable<Integer> {
             System.err.println("No submissions in " + submissions + ": expected one folder per student.");
             return 2;
         }
+        Set<String> again = new LinkedHashSet<>(regraded());
+        students.forEach(p -> again.remove(p.getFileName().toString()));
+        if (!again.isEmpty()) {
+            System.err.println("--regrade names no student folder of " + submissions + ": "
+                    + SubmissionGrading.printable(String.join(", ", again)) + ".");
+            return 2;
+        }
+        ExportMetadata ids = ExportMetadata.read(submissions);
         Files.createDirectories(out);
         Progress progress = new Progress(students.size());
-        ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, jobs));
-        List<Future<Outcome>> futures = new ArrayList<>();
-        for (Path student : students) {
-            futures.add(pool.submit(() -> {
-                Outcome o = grade(student);
-                progress.done(o);
-                return o;
-            }));
-        }
-        pool.shutdown();
+        Thread stopper = new Thread(this::stopChildren, "grade-batch-stop-children");
+        Runtime.getRuntime().addShutdownHook(stopper);
+        ExecutorService pool = Executors.newFixedThreadPool(jobs > 0 ? jobs
+                : Math.max(1, Runtime.getRuntime().availableProcessors() / 2));
         List<Outcome> outcomes = new ArrayList<>();
-        for (Future<Outcome> f : futures) {
+        try {
+            List<Future<Outcome>> futures = new ArrayList<>();
+            for (Path student : students) {
+                futures.add(pool.submit(() -> {
+                    Outcome o = grade(student);
+                    progress.done(o);
+                    return o;
+                }));
+            }
+            pool.shutdown();
+            for (Future<Outcome> f : futures) {
+                try {
+                    outcomes.add(f.get());
+                } catch (ExecutionException e) {
+                    throw new IllegalStateException("grading a student failed in the batch itself", e.getCause());
+                }
+            }
+        } finally {
+            pool.shutdownNow();
             try {
-                outcomes.add(f.get());
-            } catch (java.util.concurrent.ExecutionException e) {
-                throw new IllegalStateException("grading a student failed in the batch itself", e.getCause());
+                Runtime.getRuntime().removeShutdownHook(stopper);
+            } catch (IllegalStateException shuttingDown) {
+                // The hook is running: it stops the children.
             }
         }
         Path book = out.resolve(GRADEBOOK);
-        writeGradebook(outcomes, book);
+        BatchReport.writeGradebook(outcomes, ids, book);
+        Files.writeString(out.resolve(BatchReport.HISTOGRAM), BatchReport.histogram(outcomes));
+        Files.writeString(out.resolve(BatchReport.REPORT), BatchReport.report(outcomes));
         long failed = outcomes.stream().filter(o -> o.results() == null).count();
         System.out.println("Gradebook: " + book.toAbsolutePath().normalize() + " (" + outcomes.size() + " students"
                 + (failed > 0 ? ", " + failed + " without a grade: see the error column" : "") + ")");
+        System.out.println("Pass rates, histogram and who was not graded: "
+                + out.resolve(BatchReport.REPORT).toAbsolutePath().normalize());
         return 0;
+    }
+
+    /** The student folders {@code --regrade} names. */
+    private Set<String> regraded() {
+        return java.util.Arrays.stream(regrade.split(",")).map(String::strip).filter(s -> !s.isEmpty())
+                .collect(java.util.stream.Collectors.toCollection(LinkedHashSet::new));
+    }
+
+    /**
+     * Stops every student's grading JVM and what it started (the sandbox JVM, anything student code spawned): the
+     * batch's shutdown hook. Each judge first gets SIGTERM, so its own hook kills what it started; whatever is left
+     * of the tree seen before is then killed outright. Waits for them
+     * all, so nothing writes into the output folder once the batch is gone.
+     */
+    void stopChildren() {
+        List<Process> judges;
+        synchronized (running) {
+            stopping = true;
+            judges = List.copyOf(running);
+        }
+        List<ProcessHandle> tree = new ArrayList<>();
+        for (Process p : judges) {
+            tree.addAll(p.descendants().toList()); // before the judge dies: then its children are no longer ours
+            tree.add(p.toHandle());
+        }
+        judges.forEach(Process::destroy);
+        waitFor(judges.stream().map(Process::toHandle).toList(), 5);
+        tree.forEach(ProcessHandle::destroyForcibly);
+        waitFor(tree, 10);
+    }
+
+    private static void waitFor(List<ProcessHandle> processes, long seconds) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        for (ProcessHandle h : processes) {
+            try {
+                h.onExit().get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            } catch (TimeoutException | ExecutionException e) {
+                return; // past the deadline: the JVM must still exit
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
     }
 
     /** A student's grade: read back when a finished one is there, else graded in a new JVM. */
@@ -126,7 +210,7 @@ public final class BatchGrading implements Callable<Integer> {
         String name = student.getFileName().toString();
         Path dir = out.resolve(name);
         Path results = dir.resolve("results.json");
-        Results done = readable(results);
+        Results done = force || regraded().contains(name) ? null : readable(results);
         if (done != null) {
             return new Outcome(name, done, null, true);
         }
@@ -138,15 +222,29 @@ public final class BatchGrading implements Callable<Integer> {
         command.addAll(SubmissionGrading.JUDGE_JVM_OPTIONS);
         command.addAll(List.of("-cp", judgeClassPath(), SubmissionGrading.class.getName(),
                 "--course=" + course.toAbsolutePath().normalize(),
-                "--submission=" + student.toAbsolutePath().normalize(), "--results=" + partial.toAbsolutePath(),
-                "--quiet"));
+                "--submission=" + student.toAbsolutePath().normalize(), "--results=" + partial.toAbsolutePath()));
         command.addAll(options.asArguments());
-        Process p = new ProcessBuilder(command).redirectErrorStream(true)
-                .redirectOutput(dir.resolve("grading.log").toFile()).start();
-        if (!p.waitFor(studentLimitSeconds, TimeUnit.SECONDS)) {
-            p.descendants().forEach(ProcessHandle::destroyForcibly);
-            p.destroyForcibly();
-            return new Outcome(name, null, "grading took longer than " + studentLimitSeconds + " s", false);
+        // Not --quiet: the log is the judge's console, with each file taken, refused or graded as its stub and why.
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
+                .redirectOutput(dir.resolve("grading.log").toFile());
+        Process p;
+        synchronized (running) {
+            if (stopping) {
+                return new Outcome(name, null, "the batch was stopped", false);
+            }
+            p = builder.start();
+            running.add(p);
+        }
+        try {
+            if (!p.waitFor(studentLimitSeconds, TimeUnit.SECONDS)) {
+                p.descendants().forEach(ProcessHandle::destroyForcibly);
+                p.destroyForcibly();
+                return new Outcome(name, null, "grading took longer than " + studentLimitSeconds + " s", false);
+            }
+        } finally {
+            synchronized (running) {
+                running.remove(p);
+            }
         }
         Results graded = readable(partial);
         if (p.exitValue() != 0 || graded == null) {
@@ -193,35 +291,6 @@ public final class BatchGrading implements Callable<Integer> {
         }
     }
 
-    /** The gradebook: a row per student, a column per part, in course order. */
-    static void writeGradebook(List<Outcome> outcomes, Path file) throws IOException {
-        CsvSchema.Builder schema = CsvSchema.builder().addColumn("student").addColumn("score").addColumn("max_score");
-        for (Part p : Course.all()) {
-            schema.addColumn(p.number());
-        }
-        schema.addColumn("error");
-        List<Map<String, Object>> rows = new ArrayList<>();
-        for (Outcome o : outcomes) {
-            Map<String, Object> row = new LinkedHashMap<>();
-            row.put("student", SubmissionGrading.printable(o.student()));
-            if (o.results() != null) {
-                row.put("score", points(o.results().score()));
-                row.put("max_score", points(o.results().maxScore()));
-                for (Results.TestResult t : o.results().tests()) {
-                    row.put(t.number(), points(t.score()));
-                }
-            }
-            row.put("error", o.error() == null ? "" : o.error());
-            rows.add(row);
-        }
-        String csv = new CsvMapper().writer(schema.build().withHeader()).writeValueAsString(rows);
-        Files.writeString(file, csv, StandardCharsets.UTF_8);
-    }
-
-    private static String points(double p) {
-        return p == Math.rint(p) ? Long.toString((long) p) : String.format(Locale.ROOT, "%s", p);
-    }
-
     /** A progress bar on standard error: one line per finished student. */
     static final class Progress {
         private final int total;
@@ -236,7 +305,7 @@ public final class BatchGrading implements Callable<Integer> {
             int width = 30;
             int filled = (int) Math.round(width * (double) n / total);
             String grade = o.results() == null ? "no grade: " + o.error()
-                    : points(o.results().score()) + "/" + points(o.results().maxScore())
+                    : BatchReport.points(o.results().score()) + "/" + BatchReport.points(o.results().maxScore())
                     + (o.earlier() ? " (graded in an earlier run)" : "");
             synchronized (System.err) {
                 System.err.printf("[%s%s] %d/%d  %s  %s%n", "#".repeat(filled), ".".repeat(width - filled), n, total,

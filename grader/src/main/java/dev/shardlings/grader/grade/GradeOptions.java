@@ -26,7 +26,7 @@ public final class GradeOptions {
     @Option(names = "--heap", defaultValue = "2g", description = "maximum heap of the sandbox JVM")
     String heap = "2g";
 
-    @Option(names = "--no-sandbox-user", description = "never run the sandbox as the unprivileged user "
+    @Option(names = "--no-sandbox-user", arity = "0..1", description = "never run the sandbox as the unprivileged user "
             + SandboxUsers.SANDBOX_USER + ", even as root")
     boolean noSandboxUser;
 

@@ -96,7 +96,51 @@ public final class SubmissionGrading implements Callable<Integer> {
     GradeOptions options = new GradeOptions();
 
     public static void main(String[] args) {
+        Runtime.getRuntime().addShutdownHook(new Thread(SubmissionGrading::killDescendants, "kill-sandbox"));
+        exitWithParent();
         System.exit(new CommandLine(new SubmissionGrading()).execute(args));
+    }
+
+    /**
+     * Kills what this JVM started (the sandbox JVM, javac) and waits for it, at most 5 s: a stopped grade must not
+     * leave them running. Killed, not closed: the sandbox's lock may be held by the thread the stop interrupted.
+     */
+    private static void killDescendants() {
+        List<ProcessHandle> tree = ProcessHandle.current().descendants().toList();
+        tree.forEach(ProcessHandle::destroyForcibly);
+        long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+        for (ProcessHandle h : tree) {
+            try {
+                h.onExit().get(Math.max(0, deadline - System.nanoTime()), java.util.concurrent.TimeUnit.NANOSECONDS);
+            } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+                return;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+
+    /**
+     * Ends this JVM (with its shutdown hooks, which kill the sandbox) once the process that started it is gone:
+     * a batch grade or a Maven run killed outright must not leave a grade running on, writing files.
+     */
+    private static void exitWithParent() {
+        ProcessHandle.current().parent().ifPresent(parent -> {
+            Thread watchdog = new Thread(() -> {
+                while (parent.isAlive()) { // isAlive also compares start times: a reused pid is not the parent
+                    try {
+                        Thread.sleep(250);
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                }
+                System.err.println("grade-submission: the process that started it is gone; stopping.");
+                System.exit(143);
+            }, "exit-with-parent");
+            watchdog.setDaemon(true);
+            watchdog.start();
+        });
     }
 
     /**
