@@ -64,7 +64,8 @@ public final class GradescopeZip implements Callable<Integer> {
         List<Assignments.Assignment> chosen;
         try {
             Assignments all = Assignments.of(from);
-            chosen = assignment == null ? all.all() : List.of(all.named(assignment));
+            chosen = assignment == null || assignment.isBlank() || assignment.startsWith("${") ? all.all()
+                    : List.of(all.named(assignment));
         } catch (IllegalArgumentException e) {
             System.err.println("Not zipped: " + e.getMessage() + ".");
             return 2;
