@@ -6,7 +6,6 @@ import dev.shardlings.grader.host.Sandbox;
 import dev.shardlings.grader.judge.Guard;
 import dev.shardlings.grader.judge.Report;
 
-import dev.shardlings.grader.grade.Course;
 import dev.shardlings.grader.grade.GradedParts;
 import org.junit.platform.engine.discovery.DiscoverySelectors;
 import org.junit.platform.launcher.Launcher;
@@ -20,10 +19,8 @@ import picocli.CommandLine.Option;
 
 import java.io.IOException;
 import java.time.Duration;
-import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.PathMatcher;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -78,6 +75,17 @@ public final class IsolatedGrading implements Callable<Integer> {
     /** The file beside results.json that says the last run graded nothing (its text: why). */
     public static final String NOTHING_GRADED = "nothing-graded.txt";
 
+    /**
+     * Leaves the {@link #NOTHING_GRADED} marker beside {@code results} with {@code why} and returns
+     * {@link #NOTHING_GRADED_STATUS}; results.json itself is not touched.
+     */
+    static int nothingGraded(Path results, String why) throws IOException {
+        Path nothing = results.toAbsolutePath().resolveSibling(NOTHING_GRADED);
+        Files.createDirectories(nothing.getParent());
+        Files.writeString(nothing, why + "\n");
+        return NOTHING_GRADED_STATUS;
+    }
+
     /** Runs the command line; exits with 0 when results.json was written, whatever the score. */
     public static void main(String[] args) {
         System.exit(new CommandLine(new IsolatedGrading()).execute(args));
@@ -104,19 +112,24 @@ public final class IsolatedGrading implements Callable<Integer> {
         long t0 = System.nanoTime();
         quietLogging();
         ModelledTime.preload(); // limits are read before any student code runs
-        List<Part> parts = discover();
+        Assignments.Assignment assignment;
+        List<Part> parts;
+        try {
+            assignment = options.assignment();
+            parts = discover();
+        } catch (IllegalArgumentException e) {
+            System.err.println("Nothing was graded: " + e.getMessage() + ". results.json was not changed.");
+            return nothingGraded(results, e.getMessage());
+        }
         Map<String, Results.TestResult> done = new LinkedHashMap<>(pregraded);
         Map<String, Object> extra = new LinkedHashMap<>(extraData);
-        Path nothing = results.toAbsolutePath().resolveSibling(NOTHING_GRADED);
+        extra.put("assignment", assignment.name());
         if (parts.isEmpty()) {
-            String only = options.only;
-            String why = "no graded part matches -Dtest='" + only + "'";
+            String why = "no graded part matches " + options.selection();
             System.err.println("Nothing was graded: " + why + ". results.json was not changed.");
-            Files.createDirectories(nothing.getParent());
-            Files.writeString(nothing, why + "\n");
-            return NOTHING_GRADED_STATUS;
+            return nothingGraded(results, why);
         }
-        Files.deleteIfExists(nothing);
+        Files.deleteIfExists(results.toAbsolutePath().resolveSibling(NOTHING_GRADED));
         Sandbox before = null;
         try (Sandbox sandbox = new Sandbox(new Sandbox.Config(courseClasses, options.heap,
                 Duration.ofSeconds(options.partLimitSeconds), !options.noSandboxUser))) {
@@ -139,7 +152,7 @@ public final class IsolatedGrading implements Callable<Integer> {
         } finally {
             Sandbox.install(before);
         }
-        Results.of(target, done, (System.nanoTime() - t0) / 1e9, note, extra).write(results);
+        Results.of(target, assignment.parts(), done, (System.nanoTime() - t0) / 1e9, note, extra).write(results);
         return 0;
     }
 
@@ -194,17 +207,12 @@ public final class IsolatedGrading implements Callable<Integer> {
     }
 
     /**
-     * The parts to grade, in course order: those whose {@link Part#selectionName()} matches --only (Surefire's
-     * -Dtest pattern, e.g. {@code 'Part12a*'}), or all.
+     * The parts to grade, in course order: the assignment's (--assignment; every part by default), narrowed by
+     * --parts (part numbers or globs) and --only (Surefire's -Dtest pattern, e.g. {@code 'Part12a*'}).
+     *
+     * @throws IllegalArgumentException an unknown assignment, or a --parts pattern that matches no part
      */
-    List<Part> discover() {
-        String only = options.only;
-        if (only.isBlank() || only.startsWith("${")) {
-            return Course.all();
-        }
-        // Surefire's -Dtest takes a comma-separated list of patterns: 'Part0*,Part1*' is the glob {Part0*,Part1*}.
-        PathMatcher glob = FileSystems.getDefault().getPathMatcher("glob:" + (only.contains(",") && !only.contains("{")
-                ? "{" + only.replace(" ", "") + "}" : only));
-        return Course.all().stream().filter(p -> glob.matches(Path.of(p.selectionName()))).toList();
+    List<Part> discover() throws IOException {
+        return options.selectedParts();
     }
 }

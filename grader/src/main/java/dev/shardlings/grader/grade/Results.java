@@ -102,10 +102,19 @@ public record Results(double score,
      */
     public static Results of(String target, java.util.Map<String, TestResult> byPart, double seconds, String note,
                              java.util.Map<String, Object> extra) {
+        return of(target, Course.all(), byPart, seconds, note, extra);
+    }
+
+    /**
+     * The grade of a run of an assignment: as {@link #of(String, java.util.Map, double, String, java.util.Map)},
+     * with one result for each of {@code parts} only, so that max_score is the sum of their points.
+     */
+    public static Results of(String target, List<Part> parts, java.util.Map<String, TestResult> byPart,
+                             double seconds, String note, java.util.Map<String, Object> extra) {
         List<TestResult> tests = new java.util.ArrayList<>();
         List<LeaderboardEntry> board = new java.util.ArrayList<>();
         double score = 0;
-        for (Part p : Course.all()) {
+        for (Part p : parts) {
             TestResult r = byPart.getOrDefault(p.number(), TestResult.of(p, false, "No test of this part ran.",
                     "not run"));
             tests.add(r);

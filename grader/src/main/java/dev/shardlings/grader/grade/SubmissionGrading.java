@@ -159,8 +159,19 @@ public final class SubmissionGrading implements Callable<Integer> {
     public record Stubbed(String reason, String details) {
     }
 
+    /** The assignment graded (the whole course unless --assignment names one). */
+    private Assignments.Assignment assigned = Assignments.defaults().named(Assignments.COURSE);
+
     @Override
     public Integer call() throws Exception {
+        options.assignmentsFrom(course);
+        try {
+            assigned = options.assignment();
+            options.selectedParts(); // a --parts pattern that matches nothing is the instructor's to fix, now
+        } catch (IllegalArgumentException e) {
+            System.err.println("Nothing was graded: " + e.getMessage() + ".");
+            return IsolatedGrading.nothingGraded(results, e.getMessage());
+        }
         Path root = null;
         try {
             root = work != null ? work : Files.createTempDirectory("shardlings-grade-");
@@ -255,12 +266,15 @@ public final class SubmissionGrading implements Callable<Integer> {
      */
     private void writeUngraded(String reason, boolean refused) throws IOException {
         Map<String, Results.TestResult> all = new LinkedHashMap<>();
-        for (Part p : Course.all()) {
+        for (Part p : assigned.parts()) {
             all.put(p.number(), Results.TestResult.of(p, false, Report.of(p, "was not graded").about(reason + ".")
                     .noHint().text(), reason));
         }
-        Results r = Results.of(target, all, 0, "\n" + (refused ? "Nothing was graded: " : "") + reason + ".",
-                Map.of("submission", submission.toAbsolutePath().normalize().toString()));
+        Map<String, Object> extra = new LinkedHashMap<>();
+        extra.put("submission", submission.toAbsolutePath().normalize().toString());
+        extra.put("assignment", assigned.name());
+        Results r = Results.of(target, assigned.parts(), all, 0, "\n" + (refused ? "Nothing was graded: " : "")
+                + reason + ".", extra);
         Path file = results.toAbsolutePath();
         Files.createDirectories(file.getParent());
         r.write(file);

@@ -1,5 +1,6 @@
 package dev.shardlings.grader.tools;
 
+import dev.shardlings.grader.grade.Assignments;
 import dev.shardlings.grader.grade.SubmissionGrading;
 import dev.shardlings.grader.host.Folders;
 import dev.shardlings.grader.sandbox.CourseClasses;
@@ -32,22 +33,41 @@ import java.util.stream.Stream;
  * mvn -q -pl grader exec:java@student-release -Drelease=/path/to/new/folder
  * </pre>
  *
- * <p>What is left out, and why: {@code solutions/} (the answers); every {@code target/} (compiled classes of the
- * solutions among them); {@code .git} (the history holds every solution); the grader's {@code selftest} and
- * {@code hostile} test packages (they grade the solutions); {@code grader/gradescope}
- * (the instructor's packaging; the Classroom workflow is put where GitHub reads it, {@code .github/workflows/});
- * {@code DEVELOPERS.md} (it describes the instructor's repository).
- * The release is checked before it is written out as done: no file of it is a solution's, the course files
- * are the stubs, and the root pom names no solutions module.
+ * <p>What is left out, and why ({@link #LEFT_OUT}): {@code solutions/} (the answers); every {@code target/}
+ * (compiled classes of the solutions among them); {@code .git} (the history holds every solution); the grader's
+ * {@code selftest} and {@code hostile} test packages (they grade the solutions); {@code grader/gradescope} (the
+ * instructor's packaging; the Classroom workflow is put where GitHub reads it, {@code .github/workflows/});
+ * {@code DEVELOPERS.md} and {@code .ci/} (the instructor's repository and its tools); {@code docs/performance/}
+ * (benchmark reports of the solutions); the framework's {@code JitTest} (it jits a mixture-of-experts program
+ * equal to part 2.2's answer) and {@code Tour07Training} with its transcript (it lays out the training step as
+ * parts 6.2 … 6.5 ask). The instructor's pages ({@link #INSTRUCTOR_PAGES}) are replaced by a page that says so,
+ * and every block of a docs page between {@code <!-- instructor-only -->} and {@code <!-- /instructor-only -->}
+ * is dropped. The release is checked before it is written out as done: no file of it is a solution's, the course
+ * files are the stubs, the root pom names no solutions module, and nothing instructor-only is in it.
  */
 @Command(name = "student-release", mixinStandardHelpOptions = true,
         description = "Writes the course without solutions, ready to hand to students.")
 public final class StudentRelease implements Callable<Integer> {
 
     /** Relative paths (with '/') left out of a release, with everything under them. */
-    static final List<String> LEFT_OUT = List.of(".git", "solutions", ".idea", ".vscode", ".jqwik-database",
+    public static final List<String> LEFT_OUT = List.of(".git", "solutions", ".idea", ".vscode", ".jqwik-database",
             "grader/src/test/java/dev/shardlings/grader/selftest", "grader/src/test/java/dev/shardlings/grader/hostile",
-            "grader/src/test/resources/golden", "grader/gradescope", "DEVELOPERS.md");
+            "grader/src/test/resources/golden", "grader/gradescope", "DEVELOPERS.md", ".ci", "docs/performance",
+            "framework/src/test/java/dev/shardlings/jit/JitTest.java",
+            "docs/src/main/java/dev/shardlings/tours/Tour07Training.java",
+            "docs/src/test/resources/tours/Tour07Training.txt");
+
+    /** Pages for instructors: a release has a page in their place that says so (links to them still resolve). */
+    public static final List<String> INSTRUCTOR_PAGES = List.of("docs/classroom.md", "docs/grading-integrity.md",
+            "docs/performance.md");
+
+    /** The lines around a block of a docs page that a release drops. */
+    public static final String INSTRUCTOR_ONLY = "<!-- instructor-only -->";
+    public static final String INSTRUCTOR_ONLY_END = "<!-- /instructor-only -->";
+
+    /** What replaces an instructor page in a release, after its title. */
+    static final String INSTRUCTOR_PAGE_NOTE = "This page is for instructors and is not part of the students' copy"
+            + " of the course.\n";
 
     /** Where the Classroom workflow is kept in the course, and where the release puts it. */
     static final String RELEASE_WORKFLOW = ".github/workflows/classroom.yml";
@@ -60,6 +80,15 @@ public final class StudentRelease implements Callable<Integer> {
 
     @Option(names = "--no-git", description = "do not make a git repository of the release")
     boolean noGit;
+
+    @Option(names = "--assignment", defaultValue = "", description = "the assignment its Classroom workflow grades"
+            + " (default: the whole course); .github/classroom-workflows/ holds one for every assignment")
+    String assignment = "";
+
+    @Option(names = "--grader", defaultValue = "", description = "OWNER/REPOSITORY@TAG-OR-COMMIT: the Classroom"
+            + " workflows fetch the grader from there (e.g. this release pushed as the assignment's template) and"
+            + " check its checksum, instead of trusting the student's copy")
+    String grader = "";
 
     public static void main(String[] args) {
         System.exit(new CommandLine(new StudentRelease()).execute(args));
@@ -81,7 +110,19 @@ public final class StudentRelease implements Callable<Integer> {
             System.err.println("The release folder " + to + " is inside the course; choose one outside it.");
             return 2;
         }
+        Assignments.Assignment chosen;
+        try {
+            Assignments all = Assignments.of(from);
+            chosen = all.named(assignment.startsWith("${") ? "" : assignment);
+            if (!grader.isBlank() && !grader.startsWith("${")) {
+                ClassroomWorkflow.GraderSource.parse(grader, "");
+            }
+        } catch (IllegalArgumentException e) {
+            System.err.println("No release written: " + e.getMessage() + ".");
+            return 2;
+        }
         write(from, to);
+        writeWorkflows(from, to, chosen, grader.isBlank() || grader.startsWith("${") ? null : grader);
         List<String> problems = check(from, to);
         if (!problems.isEmpty()) {
             System.err.println("The release in " + to + " is not fit to hand out:\n  " + String.join("\n  ", problems));
@@ -89,11 +130,38 @@ public final class StudentRelease implements Callable<Integer> {
         }
         String git = noGit ? "no git repository (--no-git)" : initGit(to);
         System.out.println("Wrote the student release to " + to + " (" + git + ").");
+        System.out.println("Its Classroom workflow grades " + chosen.name() + " (" + chosen.points() + " points) "
+                + (grader.isBlank() || grader.startsWith("${") ? "with the student's own copy of the grader; pass"
+                + " -Dgrader=OWNER/REPO@TAG to grade with yours (docs/classroom.md)"
+                : "with the grader at " + grader + ": push this release there, and tag it, before students start")
+                + ".");
         System.out.println("Check it: cd " + to + " && mvn test -Pgrade && mvn -B verify");
         return 0;
     }
 
-    /** Copies the course into {@code to} as a release: left-out paths skipped, the poms and README rewritten. */
+    /** Where a release keeps the workflow of every assignment, for an instructor to put in place. */
+    static final String WORKFLOWS = ".github/classroom-workflows";
+
+    /**
+     * Writes the Classroom workflows: the one GitHub runs (for {@code active}) and one per assignment in
+     * {@link #WORKFLOWS}, each grading with {@code grader} ({@code owner/name@ref}; the release's checksum) or,
+     * when null, with the student's copy.
+     */
+    static void writeWorkflows(Path from, Path to, Assignments.Assignment active, String grader) throws IOException {
+        java.util.Optional<ClassroomWorkflow.GraderSource> source = grader == null ? java.util.Optional.empty()
+                : java.util.Optional.of(ClassroomWorkflow.GraderSource.parse(grader, ClassroomWorkflow.checksum(to)));
+        Files.createDirectories(to.resolve(RELEASE_WORKFLOW).getParent());
+        Files.writeString(to.resolve(RELEASE_WORKFLOW), ClassroomWorkflow.yaml(active, source));
+        Files.createDirectories(to.resolve(WORKFLOWS));
+        for (Assignments.Assignment a : Assignments.of(from).all()) {
+            Files.writeString(to.resolve(WORKFLOWS).resolve(a.name() + ".yml"), ClassroomWorkflow.yaml(a, source));
+        }
+    }
+
+    /**
+     * Copies the course into {@code to} as a release: left-out paths skipped, instructor pages and blocks replaced,
+     * the poms and README rewritten. Writes no workflow ({@link #writeWorkflows}).
+     */
     static void write(Path from, Path to) throws IOException {
         Files.createDirectories(to);
         try (Stream<Path> files = Files.walk(from)) {
@@ -122,8 +190,49 @@ public final class StudentRelease implements Callable<Integer> {
         rewrite(to.resolve("grader/pom.xml"), "<grader.stubs.dir>${project.basedir}/../exercises/src/main/java/dev/"
                 + "shardlings/course</grader.stubs.dir>", "<grader.stubs.dir>${project.basedir}/src/stubs</grader.stubs.dir>");
         Files.writeString(to.resolve("README.md"), resource("release/README.md"));
-        Files.createDirectories(to.resolve(RELEASE_WORKFLOW).getParent());
-        Files.writeString(to.resolve(RELEASE_WORKFLOW), ClassroomWorkflow.yaml());
+        // Tour 7 is left out: its test no longer runs it.
+        Path tours = to.resolve("docs/src/test/java/dev/shardlings/docs/ToursTest.java");
+        if (Files.isRegularFile(tours)) {
+            rewrite(tours, ", \"Tour07Training\"", "");
+        }
+        for (String page : INSTRUCTOR_PAGES) {
+            Path p = to.resolve(page);
+            if (Files.isRegularFile(p)) {
+                String title = Files.readString(p).lines().findFirst().orElse("# For instructors");
+                Files.writeString(p, title + "\n\n" + INSTRUCTOR_PAGE_NOTE);
+            }
+        }
+        try (Stream<Path> pages = Files.isDirectory(to.resolve("docs")) ? Files.walk(to.resolve("docs")) : Stream.of()) {
+            for (Path p : pages.filter(f -> f.toString().endsWith(".md")).toList()) {
+                String text = Files.readString(p);
+                if (text.contains(INSTRUCTOR_ONLY)) {
+                    Files.writeString(p, withoutInstructorBlocks(text, to.relativize(p).toString()));
+                }
+            }
+        }
+    }
+
+    /**
+     * A page without its instructor-only blocks (the marker lines included).
+     *
+     * @throws IllegalStateException naming the page when a block is not closed
+     */
+    static String withoutInstructorBlocks(String text, String page) {
+        StringBuilder out = new StringBuilder();
+        boolean inside = false;
+        for (String line : text.split("\n", -1)) {
+            if (line.strip().equals(INSTRUCTOR_ONLY)) {
+                inside = true;
+            } else if (line.strip().equals(INSTRUCTOR_ONLY_END)) {
+                inside = false;
+            } else if (!inside) {
+                out.append(line).append('\n');
+            }
+        }
+        if (inside) {
+            throw new IllegalStateException(page + " opens an " + INSTRUCTOR_ONLY + " block it never closes");
+        }
+        return out.substring(0, out.length() - 1);
     }
 
     /** True when a path relative to the course root is left out of a release. */
@@ -172,6 +281,27 @@ public final class StudentRelease implements Callable<Integer> {
             }
         } finally {
             Folders.deleteRecursively(stubs);
+        }
+        for (String p : LEFT_OUT) {
+            if (Files.exists(release.resolve(p), LinkOption.NOFOLLOW_LINKS)) {
+                problems.add(p + " is in the release (it must never ship)");
+            }
+        }
+        for (String p : INSTRUCTOR_PAGES) {
+            Path page = release.resolve(p);
+            if (Files.isRegularFile(page) && !Files.readString(page).endsWith(INSTRUCTOR_PAGE_NOTE)) {
+                problems.add(p + " is an instructor's page");
+            }
+        }
+        try (Stream<Path> pages = Files.isDirectory(release.resolve("docs")) ? Files.walk(release.resolve("docs"))
+                : Stream.of()) {
+            for (Path p : pages.filter(f -> f.toString().endsWith(".md")).toList()) {
+                String text = Files.readString(p);
+                if (text.contains(INSTRUCTOR_ONLY) || text.contains("solutions/")) {
+                    problems.add(release.relativize(p) + " holds instructor-only text (solutions/ or an "
+                            + INSTRUCTOR_ONLY + " block)");
+                }
+            }
         }
         String pom = Files.readString(release.resolve("pom.xml"));
         if (pom.contains("<module>solutions</module>")) {

@@ -1,7 +1,9 @@
 package dev.shardlings.grader.selftest;
 
 import dev.shardlings.grader.tools.GradescopeZip;
+import dev.shardlings.grader.grade.Assignments;
 import dev.shardlings.grader.grade.Results;
+import dev.shardlings.grader.parts.Part;
 import org.apache.commons.compress.archivers.zip.ZipArchiveEntry;
 import org.apache.commons.compress.archivers.zip.ZipFile;
 import org.junit.jupiter.api.Test;
@@ -35,6 +37,11 @@ class GradescopeAutograderTest {
 
     /** Runs run_autograder with the root at {@code root}; returns its exit status. */
     private static int runAutograder(Path root, String classpath) throws Exception {
+        return runAutograder(root, classpath, Map.of());
+    }
+
+    /** Runs run_autograder with the root at {@code root} and more environment; returns its exit status. */
+    private static int runAutograder(Path root, String classpath, Map<String, String> more) throws Exception {
         ProcessBuilder pb = new ProcessBuilder("bash", COURSE.resolve("grader/gradescope/run_autograder").toString())
                 .redirectErrorStream(true).redirectOutput(root.resolve("stdout").toFile());
         Map<String, String> env = pb.environment();
@@ -43,6 +50,7 @@ class GradescopeAutograderTest {
         env.put("SHARDLINGS_CLASSPATH", classpath);
         env.put("GRADE_ONLY", ONLY);
         env.put("SHARDLINGS_GRADE_ARGS", "--heap=256m --no-sandbox-user");
+        env.putAll(more);
         Process p = pb.start();
         assertTrue(p.waitFor(300, TimeUnit.SECONDS), "run_autograder finishes");
         return p.exitValue();
@@ -92,21 +100,112 @@ class GradescopeAutograderTest {
     }
 
     @Test
-    void theZipHasExecutableScriptsAtItsRootAndNoSolutions(@TempDir Path dir) throws Exception {
-        Path zip = dir.resolve("autograder.zip");
-        assertEquals(0, new CommandLine(new GradescopeZip()).execute("--course=" + COURSE, "--out=" + zip));
-        List<String> names = new ArrayList<>();
-        try (ZipFile z = ZipFile.builder().setPath(zip).get()) {
-            for (ZipArchiveEntry e : Collections.list(z.getEntries())) {
-                names.add(e.getName());
-                assertFalse(e.getName().startsWith("solutions/") || e.getName().endsWith(".class")
-                        || e.getName().contains("/target/"), e.getName());
-                if (List.of("setup.sh", "run_autograder", "create-sandbox-user.sh").contains(e.getName())) {
-                    assertEquals(0755, e.getUnixMode() & 0777, e.getName() + " is executable");
-                }
-            }
+    void anAssignmentsGradeHoldsAndScoresOnlyItsParts(@TempDir Path dir) throws Exception {
+        Files.createDirectories(dir.resolve("submission"));
+        for (String f : dev.shardlings.grader.sandbox.CourseClasses.FILES) {
+            Files.copy(SOLUTIONS.resolve(f), dir.resolve("submission").resolve(f));
         }
-        assertTrue(names.containsAll(List.of("setup.sh", "run_autograder", "pom.xml",
-                "exercises/src/main/java/dev/shardlings/course/Problem1.java", "grader/pom.xml")), names.toString());
+        assertEquals(0, runAutograder(dir, System.getProperty("java.class.path"),
+                Map.of("SHARDLINGS_ASSIGNMENT", "chapter-0")));
+        Results r = Results.read(dir.resolve("results/results.json"));
+        Assignments.Assignment ch0 = Assignments.defaults().named("chapter-0");
+        assertEquals(ch0.parts().stream().map(Part::number).toList(), r.tests().stream().map(Results.TestResult::number)
+                .toList(), "chapter 0's parts only");
+        assertEquals(ch0.points(), r.maxScore());
+        assertEquals("chapter-0", r.extraData().get("assignment"));
+        assertTrue(part(r, "0.8").passed(), part(r, "0.8").output());
+    }
+
+    @Test
+    void theZipsHaveExecutableScriptsAtTheirRootTheirAssignmentAndNoSolutions(@TempDir Path dir) throws Exception {
+        assertEquals(0, new CommandLine(new GradescopeZip()).execute("--course=" + COURSE, "--out=" + dir));
+        for (Assignments.Assignment a : Assignments.defaults().all()) {
+            Path zip = GradescopeZip.zipOf(dir, a.name());
+            List<String> names = new ArrayList<>();
+            try (ZipFile z = ZipFile.builder().setPath(zip).get()) {
+                for (ZipArchiveEntry e : Collections.list(z.getEntries())) {
+                    names.add(e.getName());
+                    assertFalse(e.getName().startsWith("solutions/") || e.getName().endsWith(".class")
+                            || e.getName().contains("/target/") || e.getName().startsWith(".ci/"), e.getName());
+                    if (List.of("setup.sh", "run_autograder", "create-sandbox-user.sh").contains(e.getName())) {
+                        assertEquals(0755, e.getUnixMode() & 0777, e.getName() + " is executable");
+                    }
+                }
+                assertEquals(a.name() + "\n", new String(z.getInputStream(z.getEntry("ASSIGNMENT")).readAllBytes(),
+                        StandardCharsets.UTF_8), "run_autograder grades " + a.name());
+            }
+            assertTrue(names.containsAll(List.of("setup.sh", "run_autograder", "pom.xml", "ASSIGNMENT",
+                    "exercises/src/main/java/dev/shardlings/course/Problem1.java", "grader/pom.xml")), names.toString());
+        }
+        assertEquals(2, new CommandLine(new GradescopeZip()).execute("--course=" + COURSE, "--out=" + dir,
+                "--assignment=week-9"), "an unknown assignment is refused");
+    }
+
+    /**
+     * setup.sh with apt-get, mvn and useradd replaced by recorders (no root needed): a JDK 17 or later already on
+     * the PATH is kept, Maven's repository and every jar of the class path lie inside the course folder, and the
+     * folder ends unreadable to others. With a JDK 11 on the PATH it asks apt for JDK 17.
+     */
+    @Test
+    void setupKeepsASuitableJdkAndGradesFromJarsOfItsOwn(@TempDir Path dir) throws Exception {
+        Path calls = Files.createDirectories(dir.resolve("calls"));
+        Path bin = Files.createDirectories(dir.resolve("bin"));
+        fake(bin, "apt-get", "echo \"$*\" >> " + calls + "/apt-get");
+        fake(bin, "useradd", "echo \"$*\" >> " + calls + "/useradd");
+        fake(bin, "mvn", "echo \"$*\" >> " + calls + "/mvn\nfor a in \"$@\"; do case \"$a\" in -DoutputDirectory=*)"
+                + " mkdir -p \"${a#*=}\"; touch \"${a#*=}/lib.jar\";; esac; done\nmkdir -p grader/target");
+        Path source = setupSource(dir.resolve("source"));
+        String javaBin = Path.of(System.getProperty("java.home"), "bin").toString();
+        assertEquals(0, runSetup(source, bin + ":" + javaBin + ":" + System.getenv("PATH")), read(source));
+        assertFalse(Files.exists(calls.resolve("apt-get")), "a JDK 17+ and Maven are there: nothing installed");
+        List<String> mvn = Files.readAllLines(calls.resolve("mvn"));
+        assertTrue(mvn.size() >= 2 && mvn.stream().allMatch(l -> l.contains("-Dmaven.repo.local=" + source
+                + "/.m2-autograder")), mvn.toString());
+        String cp = Files.readString(source.resolve("grader/target/gradescope-classpath.txt"));
+        for (String entry : cp.split(":")) {
+            assertTrue(entry.startsWith(source + "/grader/target/"), "inside the course: " + entry);
+        }
+        assertTrue(cp.endsWith(source + "/grader/target/autograder-lib/lib.jar"), cp);
+        assertEquals(java.util.Set.of(java.nio.file.attribute.PosixFilePermission.OWNER_READ,
+                java.nio.file.attribute.PosixFilePermission.OWNER_WRITE,
+                java.nio.file.attribute.PosixFilePermission.OWNER_EXECUTE), Files.getPosixFilePermissions(source),
+                "chmod -R go-rwx");
+
+        Path old = Files.createDirectories(dir.resolve("jdk11"));
+        fake(old, "java", "echo '    java.specification.version = 11' >&2");
+        fake(old, "javac", "exit 0");
+        Path source2 = setupSource(dir.resolve("source2"));
+        runSetup(source2, bin + ":" + old + ":" + System.getenv("PATH"));
+        List<String> apt = Files.readAllLines(calls.resolve("apt-get"));
+        assertTrue(apt.stream().anyMatch(l -> l.startsWith("install") && l.contains("openjdk-17-jdk-headless")
+                && !l.contains("maven")), apt.toString());
+    }
+
+    private static Path setupSource(Path source) throws Exception {
+        Path stubs = Files.createDirectories(source.resolve("exercises/src/main/java/dev/shardlings/course"));
+        Files.writeString(stubs.resolve("Chapter0.java"), "package dev.shardlings.course;\n");
+        for (String s : List.of("setup.sh", "run_autograder", "create-sandbox-user.sh")) {
+            Files.copy(COURSE.resolve("grader/gradescope").resolve(s), source.resolve(s));
+        }
+        return source;
+    }
+
+    private static int runSetup(Path source, String path) throws Exception {
+        ProcessBuilder pb = new ProcessBuilder("bash", source.resolve("setup.sh").toString()).redirectErrorStream(true)
+                .redirectOutput(source.resolveSibling(source.getFileName() + ".log").toFile());
+        pb.environment().put("PATH", path);
+        Process p = pb.start();
+        assertTrue(p.waitFor(300, TimeUnit.SECONDS), "setup.sh finishes");
+        return p.exitValue();
+    }
+
+    private static String read(Path source) throws Exception {
+        return Files.readString(source.resolveSibling(source.getFileName() + ".log"));
+    }
+
+    private static void fake(Path bin, String name, String body) throws Exception {
+        Path f = bin.resolve(name);
+        Files.writeString(f, "#!/usr/bin/env bash\n" + body + "\n");
+        f.toFile().setExecutable(true);
     }
 }

@@ -1,6 +1,6 @@
 package dev.shardlings.grader.selftest;
 
-import dev.shardlings.grader.tools.StudentRelease;
+import dev.shardlings.grader.grade.Assignments;
 import dev.shardlings.grader.tools.ClassroomWorkflow;
 import dev.shardlings.grader.tools.StudentRelease;
 import org.junit.jupiter.api.Test;
@@ -10,6 +10,7 @@ import picocli.CommandLine;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -61,9 +62,72 @@ class StudentReleaseTest {
         }
         assertEquals(ClassroomWorkflow.yaml(),
                 Files.readString(out.resolve(".github/workflows/classroom.yml")), "Classroom's workflow is in place");
+        for (Assignments.Assignment a : Assignments.defaults().all()) {
+            assertEquals(ClassroomWorkflow.yaml(a, Optional.empty()), Files.readString(
+                    out.resolve(".github/classroom-workflows/" + a.name() + ".yml")), a.name());
+        }
         String readme = Files.readString(out.resolve("README.md"));
         assertTrue(readme.contains("mvn test -Pgrade") && readme.contains("mvn -B verify"), readme);
         assertFalse(readme.contains("For instructors"), "the students' README: " + readme);
+    }
+
+    /**
+     * What a release must never carry: the instructor's tools and pages, and the framework's or the docs' code that
+     * holds a graded part's answer (JitTest jits part 2.2's mixture of experts; Tour 7 lays the training step out as
+     * parts 6.2 … 6.5 ask). The list is written out here, not read from StudentRelease, so that dropping an entry
+     * there fails this test.
+     */
+    static final List<String> NEVER_SHIPPED = List.of("solutions", "DEVELOPERS.md", ".ci", "grader/gradescope",
+            "docs/performance", "framework/src/test/java/dev/shardlings/jit/JitTest.java",
+            "docs/src/main/java/dev/shardlings/tours/Tour07Training.java",
+            "docs/src/test/resources/tours/Tour07Training.txt");
+
+    @Test
+    void nothingInstructorOnlyShips(@TempDir Path dir) throws Exception {
+        Path out = dir.resolve("release");
+        assertEquals(0, new CommandLine(new StudentRelease()).execute("--course=" + COURSE, "--out=" + out,
+                "--no-git"));
+        for (String p : NEVER_SHIPPED) {
+            assertTrue(Files.exists(COURSE.resolve(p)), "the course has " + p + " (else this list is stale)");
+            assertFalse(Files.exists(out.resolve(p)), p + " must never ship");
+        }
+        for (String page : List.of("docs/classroom.md", "docs/grading-integrity.md", "docs/performance.md")) {
+            String text = Files.readString(out.resolve(page));
+            assertTrue(text.startsWith("# ") && text.contains("for instructors and is not part of the students'")
+                    && text.lines().count() == 3, page + " in the release: " + text);
+        }
+        try (Stream<Path> files = Files.walk(out)) {
+            for (Path f : files.filter(Files::isRegularFile).toList()) {
+                String text = Files.readString(f, java.nio.charset.StandardCharsets.ISO_8859_1);
+                String rel = out.relativize(f).toString();
+                if (!rel.endsWith("tools/StudentRelease.java")) { // the list of what is left out
+                    assertFalse(text.contains("Tour07Training"), rel + " names Tour 7");
+                }
+                assertFalse(text.contains("problem22TheDenseMoeSendsTheBufferToTheExperts"), rel);
+                if (rel.startsWith("docs") && rel.endsWith(".md")) {
+                    assertFalse(text.contains("solutions/") || text.contains("instructor-only"), rel);
+                }
+            }
+        }
+        assertTrue(Files.readString(COURSE.resolve("docs/profiles.md")).contains("solutions/"),
+                "the course's own page keeps its instructor paragraphs");
+        assertTrue(Files.readString(out.resolve("docs/profiles.md")).contains("## Performance points"),
+                "the students' sections stay");
+    }
+
+    @Test
+    void aReleaseForOneAssignmentGradesItWithTheInstructorsChecksummedGrader(@TempDir Path dir) throws Exception {
+        Path out = dir.resolve("release");
+        assertEquals(0, new CommandLine(new StudentRelease()).execute("--course=" + COURSE, "--out=" + out,
+                "--no-git", "--assignment=problem-1", "--grader=my-org/shardlings-template@grader-2026"));
+        String yaml = Files.readString(out.resolve(".github/workflows/classroom.yml"));
+        assertEquals(ClassroomWorkflow.yaml(Assignments.defaults().named("problem-1"), Optional.of(
+                ClassroomWorkflow.GraderSource.parse("my-org/shardlings-template@grader-2026",
+                        ClassroomWorkflow.checksum(out)))), yaml, "the checksum of the release as pushed");
+        assertEquals(2, new CommandLine(new StudentRelease()).execute("--course=" + COURSE, "--out="
+                + dir.resolve("other"), "--no-git", "--assignment=week-9"), "an unknown assignment");
+        assertEquals(2, new CommandLine(new StudentRelease()).execute("--course=" + COURSE, "--out="
+                + dir.resolve("other"), "--no-git", "--grader=not a repository"), "a bad grader");
     }
 
     @Test
