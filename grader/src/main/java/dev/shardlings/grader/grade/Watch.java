@@ -152,13 +152,20 @@ public final class Watch implements Callable<Integer>, AutoCloseable {
                     .map(Map.Entry::getKey).toList();
             if (!ready.isEmpty()) {
                 ready.forEach(pending::remove);
-                saved(ready);
+                try {
+                    saved(ready);
+                } catch (IOException | RuntimeException e) {
+                    // Not the student's doing (a failing part is graded, not thrown): say so, and keep watching.
+                    out.println("The watch could not grade this save (" + e + "); save again, or run"
+                            + " mvn test -Pgrade.");
+                    out.flush();
+                }
             }
         }
     }
 
     /** Compiles every course file (a broken one as its stub), and says what is watched and where things stand. */
-    void start() throws IOException {
+    private void start() throws IOException {
         IsolatedGrading.quietLogging(options.testClasses);
         ModelledTime.preload(); // limits are read before any student code runs
         folder = course.resolve(target).resolve(SubmissionGrading.EXERCISES.subpath(1,
@@ -203,7 +210,7 @@ public final class Watch implements Callable<Integer>, AutoCloseable {
     }
 
     /** Compiles the saved files and, when they compile, regrades their parts. */
-    void saved(List<String> files) throws IOException {
+    private void saved(List<String> files) throws IOException {
         long t0 = System.nanoTime();
         Set<String> changed = new TreeSet<>();
         for (String f : files) {

@@ -1,7 +1,6 @@
 package dev.shardlings.grader.grade;
 
 import dev.shardlings.grader.parts.Part;
-import dev.shardlings.grader.sandbox.CourseClasses;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
@@ -32,11 +31,8 @@ class WatchTest {
     @Test
     void aSaveIsRegradedAndABrokenFileShowsTheCompilerMessage(@TempDir Path dir) throws Exception {
         Path course = dir.resolve("course");
-        Path files = course.resolve(SubmissionGrading.EXERCISES);
-        Files.createDirectories(files);
-        for (String f : CourseClasses.FILES) {
-            Files.copy(Path.of("..").resolve(SubmissionGrading.EXERCISES).resolve(f), files.resolve(f));
-        }
+        // The grader's own stubs, not exercises/: in a student's release exercises/ holds the student's work.
+        Path files = SubmissionGrading.writeStubs(course.resolve(SubmissionGrading.EXERCISES));
         Path results = dir.resolve("grade/results.json");
         // The last full grade of the same work: 0.1 passed.
         Map<String, Results.TestResult> earlier = new LinkedHashMap<>();
