@@ -100,6 +100,19 @@ public final class IsolatedGrading implements Callable<Integer> {
         return this;
     }
 
+    /** Whether a run of some parts keeps the other parts' last results (see {@link #keepingOtherParts()}). */
+    private boolean keepOtherParts;
+
+    /**
+     * A run of some parts (--only) keeps the other parts' results from the last results.json of the same target
+     * and submission ({@link Results#merged}) instead of writing them as not run: a student's single-part runs
+     * (the grade profile). Never for an instructor's or a platform's grade, which is always whole.
+     */
+    IsolatedGrading keepingOtherParts() {
+        this.keepOtherParts = true;
+        return this;
+    }
+
     /** Results for some parts decided before the run (they are not run), and a note for the report. */
     IsolatedGrading withPregraded(Map<String, Results.TestResult> parts, String note) {
         this.pregraded = Map.copyOf(parts);
@@ -152,13 +165,31 @@ public final class IsolatedGrading implements Callable<Integer> {
         } finally {
             Sandbox.install(before);
         }
-        Results.of(target, assignment.parts(), done, (System.nanoTime() - t0) / 1e9, note, extra).write(results);
+        Results now = Results.of(target, assignment.parts(), done, (System.nanoTime() - t0) / 1e9, note, extra);
+        if (keepOtherParts && parts.size() < assignment.parts().size()) {
+            now = Results.merged(lastResults(), now, assignment.parts());
+        }
+        now.write(results);
         return 0;
+    }
+
+    /** The results.json this run replaces, or null when there is none or it cannot be read (it is then replaced). */
+    private Results lastResults() {
+        try {
+            return Files.isRegularFile(results) ? Results.read(results) : null;
+        } catch (IOException e) {
+            return null;
+        }
     }
 
     /** The test classes' logging settings (jqwik's start-up notice would print once per part otherwise). */
     private void quietLogging() {
-        Path conf = options.testClasses.resolve("logging.properties");
+        quietLogging(options.testClasses);
+    }
+
+    /** Reads {@code testClasses}/logging.properties unless logging is configured already. */
+    static void quietLogging(Path testClasses) {
+        Path conf = testClasses.resolve("logging.properties");
         if (System.getProperty("java.util.logging.config.file") == null && Files.isRegularFile(conf)) {
             try (java.io.InputStream in = Files.newInputStream(conf)) {
                 java.util.logging.LogManager.getLogManager().readConfiguration(in);
@@ -169,7 +200,7 @@ public final class IsolatedGrading implements Callable<Integer> {
     }
 
     /** One part's checks, in this JVM; the course methods they call run in the sandbox. */
-    private static Results.TestResult run(Part part) {
+    static Results.TestResult run(Part part) {
         GradingListener listener = new GradingListener(false);
         Launcher launcher = LauncherFactory.create(LauncherConfig.builder()
                 .enableTestExecutionListenerAutoRegistration(false).build());

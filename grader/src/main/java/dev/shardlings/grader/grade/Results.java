@@ -87,6 +87,85 @@ public record Results(double score,
         public String reason() {
             return extraData == null ? "" : extraData.getOrDefault("reason", "");
         }
+
+        /** True when the part had no test in its run ("not run"). */
+        public boolean notRun() {
+            return NOT_RUN.equals(reason());
+        }
+
+        /** True when this result was kept from an earlier run by {@link #merged}. */
+        public boolean fromEarlierRun() {
+            return extraData != null && extraData.containsKey(EARLIER_RUN);
+        }
+
+        /** The same result, marked as kept from an earlier run. */
+        TestResult keptFromEarlierRun() {
+            if (fromEarlierRun()) {
+                return this;
+            }
+            java.util.Map<String, String> extra = new java.util.LinkedHashMap<>(
+                    extraData == null ? java.util.Map.of() : extraData);
+            extra.put(EARLIER_RUN, "true");
+            return new TestResult(name, number, score, maxScore, status, output, tags, visibility,
+                    java.util.Collections.unmodifiableMap(extra));
+        }
+    }
+
+    /** The reason of a part that had no test in the run. */
+    public static final String NOT_RUN = "not run";
+    /** The key in a part's {@code extra_data} that marks a result kept from an earlier run ({@link #merged}). */
+    public static final String EARLIER_RUN = "from_earlier_run";
+
+    /**
+     * The grade of a run of some parts laid over the last grade of the same work, so that grading one part keeps
+     * the others' results: each part that ran in {@code now} takes its new result, every other part keeps
+     * {@code earlier}'s (marked {@value #EARLIER_RUN}). Only a grade of the same {@code target} and
+     * {@code submission} (extra_data) is merged, so no file ever mixes the grades of two submissions; otherwise
+     * {@code now} is returned as it is. The summary line and score are recomputed; extra_data is {@code now}'s.
+     *
+     * @param earlier the last grade (null when there is none)
+     * @param now     this run's grade, where a part that did not run reads {@value #NOT_RUN}
+     */
+    public static Results merged(Results earlier, Results now) {
+        return merged(earlier, now, Course.all());
+    }
+
+    /**
+     * {@link #merged(Results, Results)} for a grade of {@code parts} (an assignment's): only those parts are kept,
+     * and only from an earlier grade of the same assignment.
+     */
+    public static Results merged(Results earlier, Results now, List<Part> parts) {
+        if (earlier == null || !sameWork(earlier, now)) {
+            return now;
+        }
+        java.util.Map<String, TestResult> byPart = new java.util.LinkedHashMap<>();
+        for (TestResult t : earlier.tests()) {
+            if (!t.notRun()) {
+                byPart.put(t.number(), t.keptFromEarlierRun());
+            }
+        }
+        for (TestResult t : now.tests()) {
+            if (!t.notRun()) {
+                byPart.put(t.number(), t);
+            }
+        }
+        String summary = now.output().lines().findFirst().orElse("");
+        String note = now.output().substring(Math.min(now.output().length(), summary.length()));
+        java.util.Map<String, Object> extra = new java.util.LinkedHashMap<>(now.extraData());
+        String target = String.valueOf(extra.remove("target"));
+        extra.remove("course_version");
+        extra.remove("jdk");
+        byPart.keySet().retainAll(parts.stream().map(Part::number).toList());
+        return of(target, parts, byPart, now.executionTime(), note, extra);
+    }
+
+    /** Both grades are of the same target and the same submission folder. */
+    private static boolean sameWork(Results a, Results b) {
+        java.util.Map<String, Object> x = a.extraData() == null ? java.util.Map.of() : a.extraData();
+        java.util.Map<String, Object> y = b.extraData() == null ? java.util.Map.of() : b.extraData();
+        return x.get("target") != null && java.util.Objects.equals(x.get("target"), y.get("target"))
+                && java.util.Objects.equals(x.get("submission"), y.get("submission"))
+                && java.util.Objects.equals(x.get("assignment"), y.get("assignment"));
     }
 
     /**
@@ -116,7 +195,7 @@ public record Results(double score,
         double score = 0;
         for (Part p : parts) {
             TestResult r = byPart.getOrDefault(p.number(), TestResult.of(p, false, "No test of this part ran.",
-                    "not run"));
+                    NOT_RUN));
             tests.add(r);
             score += r.score();
             String us = r.extraData() == null ? null : r.extraData().get(MODELLED_US);

@@ -1,6 +1,7 @@
 package dev.shardlings.grader.grade;
 
 import dev.shardlings.grader.checks.ModelledTime;
+import dev.shardlings.grader.parts.Part;
 
 import org.apache.commons.text.StringEscapeUtils;
 
@@ -52,7 +53,59 @@ public final class ScoreTable {
         Files.writeString(md, markdown(results, label));
         System.out.print(console(results, label));
         System.out.println("Reports: " + md.toAbsolutePath().normalize() + " (and results.json beside it)");
-        System.out.println("Grade one part: mvn test -Pgrade -Dtest='Part12a*'   (part 1.2a)");
+        Part next = next(results);
+        Part example = next != null ? next : Course.all().get(0);
+        System.out.println("Grade one part: mvn test -Pgrade -Dtest='" + example.selectionName() + "'   (part "
+                + example.number() + "); on every save: mvn -q -pl grader exec:java@watch");
+    }
+
+    /**
+     * The first part, in course order, that does not pass (failed, still to do, or not graded yet), or null when
+     * every part passes: what a student does next.
+     */
+    static Part next(Results results) {
+        for (Results.TestResult t : results.tests()) {
+            if (!t.passed()) {
+                for (Part p : Course.all()) {
+                    if (p.number().equals(t.number())) {
+                        return p;
+                    }
+                }
+            }
+        }
+        return null;
+    }
+
+    /**
+     * One line of progress, e.g. {@code Progress: 38/88 points, 17 of 46 parts passing.}, saying how many parts
+     * have no grade yet and whether some results are from an earlier run.
+     */
+    static String progress(Results results) {
+        long passing = results.tests().stream().filter(Results.TestResult::passed).count();
+        long notRun = results.tests().stream().filter(Results.TestResult::notRun).count();
+        long earlier = results.tests().stream().filter(Results.TestResult::fromEarlierRun).count();
+        StringBuilder sb = new StringBuilder("Progress: ").append(points(results.score())).append('/')
+                .append(points(results.maxScore())).append(" points, ").append(passing).append(" of ")
+                .append(results.tests().size()).append(" parts passing.");
+        if (earlier > 0) {
+            sb.append(' ').append(earlier).append(" parts keep their result from an earlier run.");
+        }
+        if (notRun > 0) {
+            sb.append(' ').append(notRun).append(" parts have no grade yet (mvn test -Pgrade grades them all).");
+        }
+        return sb.toString();
+    }
+
+    /** What to do next: the first part not yet passing, its file and method; or that all pass. */
+    static String nextStep(Results results) {
+        Part p = next(results);
+        if (p == null) {
+            return "Every part passes.";
+        }
+        Results.TestResult t = results.tests().stream().filter(r -> r.number().equals(p.number())).findFirst()
+                .orElseThrow();
+        String state = t.notRun() ? "no grade yet" : status(t);
+        return "Next: " + p.number() + " " + p.title() + " (" + state + ") — " + p.startAt();
     }
 
     /** The parts whose full report is shown: failed, but neither still to do nor left unrun. */
@@ -67,11 +120,20 @@ public final class ScoreTable {
                 : reason.equals("not run") ? "-" : "FAIL";
     }
 
-    /** Every failing part's report, then the table: what {@code mvn test -Pgrade} prints. */
+    /**
+     * Every failing part's report, then the table, the progress line and the next step: what
+     * {@code mvn test -Pgrade} prints. When only some parts ran (a single-part run, a watch regrade), the reports
+     * and the table's rows are those of the parts that ran, without a total: the progress line counts every part.
+     */
     public static String console(Results results, String label) {
         StringBuilder sb = new StringBuilder();
         java.util.Set<String> shownOnce = new java.util.HashSet<>();
+        List<Results.TestResult> ran = ran(results);
+        boolean partial = ran.size() < results.tests().size();
         for (Results.TestResult t : failing(results)) {
+            if (!ran.contains(t)) {
+                continue;
+            }
             String head = "── " + t.name() + ": " + points(t.score()) + "/" + points(t.maxScore()) + " ";
             sb.append(head).append("─".repeat(Math.max(3, 78 - head.length()))).append('\n');
             // A file that was not graded (it did not compile, crashed javac, is a link …) fails all its parts with the
@@ -85,14 +147,25 @@ public final class ScoreTable {
             }
             sb.append(t.output().strip()).append("\n\n");
         }
-        sb.append(format(results, label));
+        sb.append(format(results, label, ran, !partial));
         // The summary's further lines: files refused or graded as their stub.
         results.output().lines().skip(1).filter(l -> !l.isBlank()).forEach(l -> sb.append(l).append('\n'));
+        sb.append(progress(results)).append('\n').append(nextStep(results)).append('\n');
         return sb.toString();
+    }
+
+    /** The parts graded by the run itself: neither left unrun nor kept from an earlier run. */
+    static List<Results.TestResult> ran(Results results) {
+        return results.tests().stream().filter(t -> !t.notRun() && !t.fromEarlierRun()).toList();
     }
 
     /** The table of a grade, with a line on the modelled-time parts when there are any. */
     public static String format(Results results, String label) {
+        return format(results, label, results.tests(), true);
+    }
+
+    /** The table of the given rows of a grade; the total only when {@code total}. */
+    private static String format(Results results, String label, List<Results.TestResult> rows, boolean total) {
         int width = "title".length();
         for (Results.TestResult t : results.tests()) {
             width = Math.max(width, title(t).length());
@@ -103,16 +176,17 @@ public final class ScoreTable {
         sb.append(rule).append('\n').append("Shardlings grade — ").append(label).append('\n').append(rule).append('\n')
                 .append(String.format(Locale.ROOT, row, "part", "title", "points", "status", "reason"));
         boolean performance = false;
-        for (Results.TestResult t : results.tests()) {
+        for (Results.TestResult t : rows) {
             performance |= t.number().endsWith("p");
             sb.append(String.format(Locale.ROOT, row, t.number(), title(t),
                     points(t.score()) + "/" + points(t.maxScore()), status(t), t.reason()).stripTrailing())
                     .append('\n');
         }
-        sb.append(rule).append('\n')
-                .append(String.format(Locale.ROOT, "%-6s %-" + width + "s %7s%n", "total", "",
-                        points(results.score()) + "/" + points(results.maxScore())))
-                .append(rule).append('\n');
+        sb.append(rule).append('\n');
+        if (total) {
+            sb.append(String.format(Locale.ROOT, "%-6s %-" + width + "s %7s%n", "total", "",
+                    points(results.score()) + "/" + points(results.maxScore()))).append(rule).append('\n');
+        }
         if (performance) {
             sb.append(performanceLine()).append('\n');
         }

@@ -88,6 +88,11 @@ public final class SubmissionGrading implements Callable<Integer> {
             + " file or to compile the course files; a file past it is graded as its stub")
     long compileLimitSeconds = 60;
 
+    @Option(names = "--keep-other-parts", description = "a run of some parts (--only) keeps the other parts' last"
+            + " results in results.json when it holds a grade of the same target and submission (a student's"
+            + " single-part runs; never for a grade that is handed in)")
+    boolean keepOtherParts;
+
     @Option(names = "--quiet", description = "print nothing (the grader's self-tests); results.json and"
             + " report.md are written all the same")
     boolean quiet;
@@ -244,6 +249,9 @@ public final class SubmissionGrading implements Callable<Integer> {
         }
         IsolatedGrading judge = new IsolatedGrading().withPregraded(pregraded, note.toString())
                 .withExtra(Map.of("submission", submission.toAbsolutePath().normalize().toString()));
+        if (keepOtherParts) {
+            judge.keepingOtherParts();
+        }
         List<String> args = new ArrayList<>(List.of("--course-classes=" + classes,
                 "--results=" + results.toAbsolutePath(), "--target=" + target));
         args.addAll(options.asArguments());

@@ -48,9 +48,27 @@ public final class ClassPathCopy {
         Path sandbox = copyPackage(SandboxMain.class, dir.resolve("sandbox"));
         Path boot = copyPackage(SandboxBoot.class, dir.resolve("boot"));
         Path course = dir.resolve("course");
+        copyCourse(courseClasses, course);
+        return List.of(framework.toString(), sandbox.toString(), boot.toString(), course.toString());
+    }
+
+    /** Copies the class files of dev/shardlings/course (only those) from {@code courseClasses} into {@code course}. */
+    private static void copyCourse(Path courseClasses, Path course) throws IOException {
         copyTree(courseClasses.resolve("dev/shardlings/course"), course.resolve("dev/shardlings/course"),
                 f -> f.toString().endsWith(".class"));
-        return List.of(framework.toString(), sandbox.toString(), boot.toString(), course.toString());
+    }
+
+    /**
+     * Replaces the course classes of a copy made by {@link #copy} with those of {@code courseClasses}, and makes
+     * the copy read-only again.
+     *
+     * @param course the course folder of the copy (the last folder {@link #copy} returned)
+     */
+    static void replaceCourse(Path course, Path courseClasses) throws IOException {
+        Folders.writable(course);
+        Folders.deleteRecursively(course.resolve("dev/shardlings/course"));
+        copyCourse(courseClasses, course);
+        Folders.readOnly(course);
     }
 
     /** Copies the class files of {@code c}'s package (not of its sub-packages) from the grader to {@code to}. */

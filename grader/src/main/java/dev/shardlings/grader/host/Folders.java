@@ -34,6 +34,19 @@ public final class Folders {
         }
     }
 
+    /** Opens a tree made {@link #readOnly} for its owner again (folders rwxr-xr-x, files rw-r--r--). */
+    static void writable(Path dir) throws IOException {
+        if (!POSIX) {
+            return;
+        }
+        try (Stream<Path> all = Files.walk(dir)) {
+            for (Path p : all.toList()) {
+                Files.setPosixFilePermissions(p, PosixFilePermissions.fromString(Files.isDirectory(p) ? "rwxr-xr-x"
+                        : "rw-r--r--"));
+            }
+        }
+    }
+
     private static final boolean POSIX = FileSystems.getDefault().supportedFileAttributeViews()
             .contains("posix");
 

@@ -257,6 +257,39 @@ public final class Sandbox implements AutoCloseable {
         return classPath;
     }
 
+    /**
+     * Starts the sandbox JVM now rather than at the first call, so that its start-up (the JVM, the module layer,
+     * the kernels' warm-up) is paid while nobody waits: the watch mode starts the next save's sandbox as soon as a
+     * grade is shown.
+     *
+     * @throws IOException if the JVM cannot be started
+     */
+    public synchronized void prestart() throws IOException {
+        if (process == null) {
+            start();
+        }
+    }
+
+    /**
+     * Puts the classes of {@code courseClasses} (a class folder holding dev/shardlings/course) in place of those
+     * given at construction, in a sandbox that has answered no call yet: its JVM, even if {@link #prestart()
+     * started}, has loaded no course class ({@link SandboxBoot} reads a course class's file when the class is first
+     * loaded, and only a call loads one), so the first call runs these. Grading is then as fresh as in a new
+     * sandbox.
+     *
+     * @throws IllegalStateException if the sandbox has answered a call already
+     * @throws IOException           if the copy fails
+     */
+    public synchronized void replaceCourseClasses(Path courseClasses) throws IOException {
+        if (calls > 0) {
+            throw new IllegalStateException("the sandbox has answered calls: its JVM may hold course classes");
+        }
+        if (!Files.isDirectory(courseClasses.resolve("dev/shardlings/course"))) {
+            throw new IllegalArgumentException("no compiled course classes in " + courseClasses);
+        }
+        ClassPathCopy.replaceCourse(Path.of(classPath.get(3)), courseClasses);
+    }
+
     /** Which barriers are active in this run, for results.json's {@code extra_data}. */
     public Map<String, Boolean> barriers() {
         return Map.copyOf(barriers);

@@ -95,4 +95,85 @@ class ScoreTableTest {
         // The report holds three backticks in a row, so its fence has four: the student text cannot close it.
         assertTrue(md.contains("````text\nPart 1.2a"), md);
     }
+
+    /** Every part graded, as a full run of one submission writes it: 0.1 passed, the rest still to do. */
+    private static Results fullGrade(String target, String submission) {
+        Map<String, Results.TestResult> byPart = new LinkedHashMap<>();
+        for (Part p : Course.all()) {
+            byPart.put(p.number(), Results.TestResult.of(p, p == Chapter0Checks.P0_1, "report of " + p.number(),
+                    p == Chapter0Checks.P0_1 ? "" : "not implemented yet: start at " + p.startAt()));
+        }
+        return Results.of(target, byPart, 30, "", Map.of("submission", submission));
+    }
+
+    /** A run of part 1.2a alone, which failed. */
+    private static Results singlePart(String target, String submission) {
+        return Results.of(target, Map.of("1.2a", Results.TestResult.of(Problem1Checks.P1_2A, false,
+                "Part 1.2a computed wrong values.", "2 of 8 values wrong")), 2, "", Map.of("submission", submission));
+    }
+
+    @Test
+    void aSinglePartRunKeepsTheOtherPartsOfTheSameWorkOnly() {
+        Results merged = Results.merged(fullGrade("exercises", "/a"), singlePart("exercises", "/a"));
+        Results.TestResult p01 = merged.tests().get(0);
+        assertTrue(p01.passed() && p01.fromEarlierRun(), "0.1 keeps its last result, marked: " + p01);
+        Results.TestResult p12a = merged.tests().stream().filter(t -> t.number().equals("1.2a")).findFirst()
+                .orElseThrow();
+        assertEquals("2 of 8 values wrong", p12a.reason());
+        assertFalse(p12a.fromEarlierRun());
+        assertEquals(Chapter0Checks.P0_1.points(), merged.score());
+        assertTrue(merged.tests().stream().noneMatch(Results.TestResult::notRun), "the file stays whole");
+        assertEquals("/a", merged.extraData().get("submission"));
+
+        // Another submission's or another target's grade is never merged in.
+        for (Results other : List.of(fullGrade("exercises", "/b"), fullGrade("solutions", "/a"))) {
+            Results alone = Results.merged(other, singlePart("exercises", "/a"));
+            assertEquals(singlePart("exercises", "/a").tests(), alone.tests(), "not merged with " + other.extraData());
+        }
+        assertEquals(singlePart("exercises", "/a").tests(), Results.merged(null, singlePart("exercises", "/a")).tests());
+    }
+
+    @Test
+    void aSinglePartRunShowsItsPartsThenProgressAndTheNextStep() {
+        String out = ScoreTable.console(singlePart("exercises", "/a"), "graded: exercises");
+        assertFalse(out.contains(Results.NOT_RUN), "no rows of parts that did not run: " + out);
+        assertTrue(out.lines().anyMatch(l -> l.startsWith("1.2a ") && l.contains("FAIL")), out);
+        assertTrue(out.contains("Progress: 0/88 points, 0 of 46 parts passing. 45 parts have no grade yet"), out);
+        assertTrue(out.contains("Next: 0.1 " + Chapter0Checks.P0_1.title() + " (no grade yet) — "
+                + Chapter0Checks.P0_1.startAt()), out);
+
+        String merged = ScoreTable.console(Results.merged(fullGrade("exercises", "/a"), singlePart("exercises", "/a")),
+                "graded: exercises");
+        assertFalse(merged.lines().anyMatch(l -> l.startsWith("0.1 ")), "a kept part is not shown again: " + merged);
+        assertTrue(merged.contains("Progress: 1/88 points, 1 of 46 parts passing. 45 parts keep their result from"
+                + " an earlier run."), merged);
+        assertTrue(merged.contains("Next: 0.2 "), merged);
+
+        String full = ScoreTable.console(fullGrade("exercises", "/a"), "graded: exercises");
+        assertTrue(full.lines().anyMatch(l -> l.startsWith("total ")), "a full run has its total: " + full);
+        assertTrue(full.contains("Progress: 1/88 points, 1 of 46 parts passing.\nNext: 0.2 "), full);
+    }
+
+    @Test
+    void outputToAFileOrAPipeHoldsNoEscapeCodes(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("results.json");
+        Results.merged(fullGrade("exercises", "/a"), singlePart("exercises", "/a")).write(file);
+        // ScoreTable as the grade profile runs it, its standard output a pipe (as under mvn -q … | less, or CI).
+        Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
+                System.getProperty("java.class.path"), ScoreTable.class.getName(), file.toString())
+                .redirectErrorStream(true).start();
+        String printed = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertEquals(0, p.waitFor(), printed);
+        assertTrue(printed.contains("Progress: "), printed);
+        assertFalse(printed.contains("\u001b"), "no escape code on a pipe: " + printed);
+        assertFalse(java.nio.file.Files.readString(dir.resolve(ScoreTable.MARKDOWN)).contains("\u001b"));
+    }
+
+    @Test
+    void mavenIsToldNotToResetTheTerminalOnExit() throws Exception {
+        // Maven 3.8's jansi writes ESC[0m on exit even under -q -B with output piped; .mvn/jvm.config turns it off
+        // for every Maven run in the course (and in a student release, which copies .mvn/).
+        String config = java.nio.file.Files.readString(Path.of("..", ".mvn", "jvm.config"));
+        assertTrue(config.contains("-Djansi.noreset=true"), config);
+    }
 }
