@@ -26,13 +26,16 @@ import java.util.concurrent.Callable;
 
 /**
  * Grades a student's submission trusting nothing in it but the course files ({@code Chapter0.java},
- * {@code Problem1.java} … {@code Problem4.java}, {@code Chapter5.java}, {@code Chapter6.java}: {@link dev.shardlings.grader.sandbox.CourseClasses})
- * of {@code exercises/src/main/java/dev/shardlings/course/}. Any
- * other file is refused (and named in the report, its name printable); nothing is reached through a symbolic link,
- * and a submission that is one, or has one on the way to its course files, is refused as a whole (every part 0, with
- * the reason, and results.json written all the same). A course file that is missing, is a link, is not in package
- * {@code dev.shardlings.course} as javac reads it, does not compile, crashes javac or takes it too long is replaced by
- * the course's stub, so its parts get a clear reason and the other parts are still graded. The files are read as
+ * {@code Problem1.java} … {@code Problem4.java}, {@code Chapter5.java}, {@code Chapter6.java}: {@link dev.shardlings.grader.sandbox.CourseClasses}),
+ * found wherever an upload puts them ({@link CourseSearch}: the submission itself, its
+ * {@code exercises/src/main/java/dev/shardlings/course/}, the same below one or two wrapping folders). Every other
+ * file is ignored and named (printable) in the console, results.json and report.md; nothing is reached through a
+ * symbolic link, and a submission that is one, or has one on the way to its course files, is refused as a whole
+ * (every part 0, with the reason, and results.json written all the same). A course file that is missing, is there
+ * twice, is a link, is not in package {@code dev.shardlings.course} as javac reads it, does not compile (the
+ * compiler's messages with the source line and a caret), crashes javac or takes it too long is replaced by the
+ * course's stub, and each of its parts says why (its output, results.json's top-level output, the console); the
+ * other parts are still graded. The files are read as
  * bytes and compiled with javac in a JVM of its own ({@link CourseCompiler}: no annotation processing, nothing of
  * the submission on the class path), into a fresh folder that is deleted afterwards, and graded by
  * {@link IsolatedGrading}: this JVM is the judge, and never loads what was compiled. Every way through ends with a
@@ -166,6 +169,13 @@ public final class SubmissionGrading implements Callable<Integer> {
             stubbed.putAll(javac.compile(sources, classes, pristine,
                     f -> intake.shown().getOrDefault(f, folder + f), stubbed));
         }
+        // A missing file matters only when this run grades one of its parts (--only: e.g. an assignment of one
+        // chapter asks for that chapter's file alone).
+        IsolatedGrading selection = new IsolatedGrading();
+        selection.options = options;
+        List<Part> selected = selection.discover();
+        stubbed.keySet().removeIf(f -> MISSING.equals(intake.replaced().get(f)) && selected.stream()
+                .noneMatch(p -> p.startAt().contains(f)));
         if (!quiet) {
             System.out.println("Taken from the submission: " + (intake.taken().isEmpty() ? "(nothing)"
                     : String.join(", ", intake.taken())) + (intake.from().isEmpty() ? ""
@@ -177,14 +187,16 @@ public final class SubmissionGrading implements Callable<Integer> {
             if (names.size() > LISTED) {
                 System.out.println("Ignored: " + (names.size() - LISTED) + " more");
             }
-            stubbed.values().forEach(why -> System.out.println("Graded as the stub: " + why.reason()
-                    + (why.details().isEmpty() ? "" : "\n  " + why.details().strip().replace("\n", "\n  "))));
+            // The details (compiler messages, where a file was looked for) are in the reports printed below.
+            stubbed.values().forEach(why -> System.out.println("Graded as the stub: " + why.reason()));
         }
         Map<String, Results.TestResult> pregraded = new LinkedHashMap<>();
         for (Map.Entry<String, Stubbed> e : stubbed.entrySet()) {
             String cls = e.getKey().replace(".java", "");
             Stubbed why = e.getValue();
-            for (Part p : Course.all()) {
+            // A file that is there but broken costs all its parts; a missing one only those this run grades
+            // (--only), since an assignment of one chapter asks for its own files only.
+            for (Part p : MISSING.equals(intake.replaced().get(e.getKey())) ? selected : Course.all()) {
                 if (p.startAt().contains(cls + ".java")) {
                     pregraded.put(p.number(), Results.TestResult.of(p, false, Report.of(p, "was not graded")
                             .about(why.reason() + (why.details().isEmpty() ? "." : ":")).lines(why.details())
