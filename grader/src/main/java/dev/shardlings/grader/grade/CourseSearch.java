@@ -36,6 +36,11 @@ final class CourseSearch {
     /** The most files and folders looked at; one more refuses the submission. */
     static final int MAX_ENTRIES = 20_000;
 
+    /** The most entries listed below folders the search did not enter; past it a folder is named as a whole. */
+    static final int MAX_NAMED = 1_000;
+    /** The most folders below such a folder whose files are listed. */
+    private static final int NAMED_DEPTH = 4;
+
     /** The way from a copy of the course to its course files, one folder a step. */
     private static final List<String> WAY = java.util.stream.StreamSupport.stream(
             SubmissionGrading.EXERCISES.spliterator(), false).map(Path::toString).toList();
@@ -111,11 +116,6 @@ final class CourseSearch {
         }
         return new Found(f.candidates(), f.others(), List.copyOf(named), f.courseOwn(), f.level(), f.folders());
     }
-
-    /** The most entries listed below folders the search did not enter; past it a folder is named as a whole. */
-    static final int MAX_NAMED = 1_000;
-    /** The most folders below such a folder whose files are listed. */
-    private static final int NAMED_DEPTH = 4;
 
     /** Adds the files below {@code folder} to {@code named}, or the folder itself when it is empty or too big. */
     private void name(SubmissionFolder dir, Entry folder, List<Entry> named, int[] budget, int depth)
