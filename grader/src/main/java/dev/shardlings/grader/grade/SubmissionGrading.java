@@ -331,7 +331,7 @@ public final class SubmissionGrading implements Callable<Integer> {
         return dir;
     }
 
-    /** Why a course file is graded as its stub when the submission does not have it (its parts are still run). */
+    /** Why a course file is graded as its stub when the submission does not have it. */
     static final String MISSING = "not in the submission";
 
     /** The largest course file taken. */
