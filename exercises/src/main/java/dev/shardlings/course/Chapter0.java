@@ -22,6 +22,10 @@ import static dev.shardlings.spmd.Tiling.TILED;
  * arrays are replicated over may appear), on shapes that divide evenly and random values, compares with the
  * answer computed on the whole arrays, and checks from the trace which collectives you used (in brackets below).
  * Read {@code docs/chapter-0.md} first; grade with {@code mvn test -Pgrade}.
+ *
+ * <p>This file stands alone: use the framework, the JDK and this class only, never another course file (copy a
+ * helper you need into this file). Each course file is graded on its own, and one that does not compile is
+ * graded as its stub, so a helper taken from it would break this file too.
  */
 public final class Chapter0 {
 

@@ -19,6 +19,10 @@ import static dev.shardlings.sharding.PartitionSpec.P;
  * meshes have axes {@code "X"} and {@code "Y"}; either may have size 1.
  *
  * <p>Read {@code docs/chapter-5.md} first. Grade your work with {@code mvn test -Pgrade}.
+ *
+ * <p>This file stands alone: use the framework, the JDK and this class only, never another course file (copy a
+ * helper you need into this file). Each course file is graded on its own, and one that does not compile is
+ * graded as its stub, so a helper taken from it would break this file too.
  */
 public final class Chapter5 {
 

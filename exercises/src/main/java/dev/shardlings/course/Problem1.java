@@ -19,6 +19,10 @@ import static dev.shardlings.spmd.ShardMap.shardMap;
  * None of the four parts needs any communication: the grader checks the trace and rejects a collective.
  *
  * <p>Read {@code docs/problem-1.md} first. Grade your work with {@code mvn test -Pgrade}.
+ *
+ * <p>This file stands alone: use the framework, the JDK and this class only, never another course file (copy a
+ * helper you need into this file). Each course file is graded on its own, and one that does not compile is
+ * graded as its stub, so a helper taken from it would break this file too.
  */
 public final class Problem1 {
 

@@ -25,6 +25,10 @@ import static dev.shardlings.spmd.Tiling.TILED;
  * <p>Useful here: {@code NDArray.take(indices, axis)} (gather rows by an int32 index array), {@code argsort()}
  * (stable), {@code w.take(0, e)} (one expert's [D, F] matrix), {@code toIntArray()} (read routing values in Java).
  * Read {@code docs/problem-2.md} first; grade with {@code mvn test -Pgrade}.
+ *
+ * <p>This file stands alone: use the framework, the JDK and this class only, never another course file (copy a
+ * helper you need into this file). Each course file is graded on its own, and one that does not compile is
+ * graded as its stub, so a helper taken from it would break this file too.
  */
 public final class Problem2 {
 

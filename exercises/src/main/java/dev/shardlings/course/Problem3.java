@@ -22,6 +22,10 @@ import static dev.shardlings.spmd.Tiling.TILED;
  *
  * <p>Tip: write the per-device steps of 3.0 and 3.2 as private static methods on blocks, so that 3.3 can call them.
  * Read {@code docs/problem-3.md} first; grade with {@code mvn test -Pgrade}.
+ *
+ * <p>This file stands alone: use the framework, the JDK and this class only, never another course file (copy a
+ * helper you need into this file). Each course file is graded on its own, and one that does not compile is
+ * graded as its stub, so a helper taken from it would break this file too.
  */
 public final class Problem3 {
 

@@ -23,6 +23,10 @@ import static dev.shardlings.spmd.ShardMap.shardMap;
  * may be larger than one block [B/X, D/Y]); the same matmul FLOPs as the one-way version. Either design passes
  * 4.0 and 4.2: half blocks both ways for n − 1 steps, or whole blocks both ways for about n/2 steps.
  * Read {@code docs/problem-4.md}; grade with {@code mvn test -Pgrade}.
+ *
+ * <p>This file stands alone: use the framework, the JDK and this class only, never another course file (copy a
+ * helper you need into this file). Each course file is graded on its own, and one that does not compile is
+ * graded as its stub, so a helper taken from it would break this file too.
  */
 public final class Problem4 {
 

@@ -26,6 +26,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
 import java.util.stream.Stream;
 
 /**
@@ -56,7 +57,7 @@ final class CourseCompiler implements AutoCloseable {
             "-XX:TieredStopAtLevel=1");
 
     /** The lines of compiler messages kept per file. */
-    private static final int MESSAGE_LINES = 20;
+    private static final int MESSAGE_LINES = 30;
 
     private static final String TIMEOUT = "timeout";
     private static final String COURSE_PACKAGE = dev.shardlings.grader.sandbox.CourseClasses.PACKAGE;
@@ -68,8 +69,11 @@ final class CourseCompiler implements AutoCloseable {
         }
     }
 
-    /** One error: the file's name ("" for none), its line, javac's message. */
-    record Diag(String file, long line, String message) {
+    /**
+     * One error: the file's name ("" for none), its line, javac's message, and the source line around the error
+     * with the error's offset in it ("" and -1 when javac gave no position).
+     */
+    record Diag(String file, long line, String message, String code, int caret) {
     }
 
     private final Duration limit;
@@ -90,17 +94,22 @@ final class CourseCompiler implements AutoCloseable {
      * Compiles the course files in {@code sources} (a source tree holding dev/shardlings/course) into
      * {@code classes}; a file that cannot be graded is replaced there by its stub from {@code stubs}.
      *
-     * @param shown where the messages say the files are (the student's own folder, never the temporary copy)
-     * @return the files replaced by their stub, with why
+     * @param shown where the messages say each file is (its path in the student's own folder, never the temporary
+     *              copy), by its name
+     * @param replaced the files already graded as their stub at intake (missing, a link …), with why: named when
+     *                 a file that uses them does not compile
+     * @return the files replaced by their stub, with why (those of {@code replaced} among them)
      * @throws IOException           if a file cannot be read or written, or javac cannot be started
      * @throws IllegalStateException if even the stubs do not compile
      */
-    Map<String, SubmissionGrading.Stubbed> compile(Path sources, Path classes, Path stubs, String shown)
+    Map<String, SubmissionGrading.Stubbed> compile(Path sources, Path classes, Path stubs,
+                                                   Function<String, String> shown,
+                                                   Map<String, SubmissionGrading.Stubbed> replaced)
             throws IOException {
         Path pkg = sources.resolve("dev/shardlings/course");
         Files.createDirectories(classes);
         List<String> options = options(classes);
-        Map<String, SubmissionGrading.Stubbed> stubbed = new TreeMap<>();
+        Map<String, SubmissionGrading.Stubbed> stubbed = new TreeMap<>(replaced);
         // 1. The package, as javac reads each file; all at once, then one at a time when that crashed.
         List<String> read = SubmissionGrading.COURSE_FILES.stream().filter(f -> !isStubQuietly(pkg, stubs, f))
                 .toList();
@@ -118,7 +127,7 @@ final class CourseCompiler implements AutoCloseable {
                 default -> COURSE_PACKAGE.equals(declared) ? null
                         : !errors.isEmpty() ? didNotCompile(name, errors, shown)
                         : new SubmissionGrading.Stubbed(name + " is not in package " + COURSE_PACKAGE,
-                        "javac reads " + shown + name + " as " + (declared.isEmpty() ? "declaring no package"
+                        "javac reads " + shown.apply(name) + " as " + (declared.isEmpty() ? "declaring no package"
                                 : "package " + SubmissionGrading.printable(declared)) + " (unicode escapes"
                                 + " applied), not " + COURSE_PACKAGE + ".");
             };
@@ -205,36 +214,72 @@ final class CourseCompiler implements AutoCloseable {
     }
 
     /**
-     * {@code why} with a line naming the files graded as their stub that the errors mention: a file that uses what
-     * the student added to another file does not compile once that file is the stub.
+     * {@code why} with a paragraph naming the files graded as their stub that the errors mention (by their class, in
+     * the message or the source line), and why each was: a file that uses a helper of another course file does not
+     * compile once that file is its stub. The course's rule, stated in every stub, is that each course file stands
+     * alone (the framework, the JDK and its own class), so that one broken file never costs another's points.
      */
     private static SubmissionGrading.Stubbed usingStubs(SubmissionGrading.Stubbed why, List<Diag> errors,
                                                        Map<String, SubmissionGrading.Stubbed> stubbed) {
-        List<String> used = stubbed.keySet().stream().filter(f -> errors.stream().anyMatch(d -> d.message()
-                .contains(COURSE_PACKAGE + "." + f.replace(".java", "")))).toList();
+        List<String> used = stubbed.keySet().stream().filter(f -> {
+            java.util.regex.Pattern cls = java.util.regex.Pattern.compile("\\b" + f.replace(".java", "") + "\\b");
+            return errors.stream().anyMatch(d -> cls.matcher(d.message()).find() || cls.matcher(d.code()).find());
+        }).toList();
         if (used.isEmpty()) {
             return why;
         }
-        return new SubmissionGrading.Stubbed(why.reason(), why.details() + "  (" + String.join(", ", used)
-                + (used.size() == 1 ? " was" : " were") + " graded as the stub, so what this file uses from "
-                + (used.size() == 1 ? "it" : "them") + " is not there.)\n");
+        StringBuilder sb = new StringBuilder(why.details()).append("This file uses ")
+                .append(String.join(" and ", used.stream().map(f -> f.replace(".java", "")).toList()))
+                .append(", which ").append(used.size() == 1 ? "was" : "were").append(" replaced by the stub (");
+        sb.append(String.join("; ", used.stream().map(f -> stubbed.get(f).reason()).toList()));
+        sb.append("), so what it uses from ").append(used.size() == 1 ? "that file" : "them").append(" is not"
+                + " there. Each course file must stand alone (the framework, the JDK and its own class): copy a"
+                + " helper you need from another course file into this one.\n");
+        return new SubmissionGrading.Stubbed(why.reason(), sb.toString());
     }
 
-    private static SubmissionGrading.Stubbed didNotCompile(String name, List<Diag> errors, String shown) {
+    private static SubmissionGrading.Stubbed didNotCompile(String name, List<Diag> errors,
+                                                           Function<String, String> shown) {
         return new SubmissionGrading.Stubbed(name + " did not compile", messages(errors, shown));
     }
 
-    /** Compiler messages as the student's build prints them, naming their own folder; at most 20 lines a file. */
-    private static String messages(List<Diag> errors, String shown) {
+    /**
+     * Compiler messages as javac prints them, naming the student's own file: the message's first line, the source
+     * line with a caret under the error, then the message's other lines (e.g. "symbol:", "location:"); at most
+     * {@value #MESSAGE_LINES} lines a file.
+     */
+    private static String messages(List<Diag> errors, Function<String, String> shown) {
         Map<String, StringBuilder> byFile = new LinkedHashMap<>();
         for (Diag d : errors) {
             StringBuilder sb = byFile.computeIfAbsent(d.file(), x -> new StringBuilder());
             if (sb.toString().lines().count() < MESSAGE_LINES) {
-                sb.append("  ").append(d.file().isEmpty() ? "" : shown + d.file() + ':' + d.line() + ": ")
-                        .append(Guard.clip(d.message(), 300).replace("\n", "\n    ")).append('\n');
+                List<String> message = Guard.clip(d.message(), 300).lines().toList();
+                sb.append("  ").append(d.file().isEmpty() ? "" : shown.apply(d.file()) + ':' + d.line() + ": ")
+                        .append(message.isEmpty() ? "" : message.get(0)).append('\n');
+                if (d.caret() >= 0) {
+                    String code = tabsExpanded(d.code());
+                    int at = tabsExpanded(d.code().substring(0, Math.min(d.caret(), d.code().length()))).length();
+                    sb.append("  ").append(SubmissionGrading.printable(code).stripTrailing()).append('\n')
+                            .append("  ").append(" ".repeat(SubmissionGrading.printable(code.substring(0,
+                                    Math.min(at, code.length()))).length())).append("^\n");
+                }
+                message.stream().skip(1).forEach(l -> sb.append("    ").append(l.strip()).append('\n'));
             }
         }
         return String.join("", byFile.values());
+    }
+
+    /** {@code s} with each tab replaced by the spaces up to the next multiple of 8, as javac places its caret. */
+    private static String tabsExpanded(String s) {
+        StringBuilder b = new StringBuilder();
+        for (char c : s.toCharArray()) {
+            if (c == '\t') {
+                b.append(" ".repeat(8 - b.length() % 8));
+            } else {
+                b.append(c);
+            }
+        }
+        return b.toString();
     }
 
     private static Map<String, List<Diag>> byFile(List<Diag> errors) {
@@ -330,7 +375,8 @@ final class CourseCompiler implements AutoCloseable {
         }
         List<Diag> errors = new ArrayList<>();
         for (int i = 0; i < n; i++) {
-            errors.add(new Diag(JavacWorker.readString(in, 1 << 12), in.readLong(), JavacWorker.readString(in, 1 << 16)));
+            errors.add(new Diag(JavacWorker.readString(in, 1 << 12), in.readLong(), JavacWorker.readString(in, 1 << 16),
+                    JavacWorker.readString(in, 1 << 12), in.readInt()));
         }
         return new Answer(outcome, List.copyOf(packages), crash, List.copyOf(errors));
     }

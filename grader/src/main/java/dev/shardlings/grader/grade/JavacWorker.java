@@ -38,6 +38,12 @@ import java.util.Locale;
  *   <li>compile files together: the errors, or none.</li>
  * </ul>
  *
+ * <p>Each error comes with its file, line, message and source line (the text around its position and where the
+ * position is in it), so that the judge can print it as javac does, with a caret under the position.
+ *
+ * <ul>
+ * </ul>
+ *
  * <p>A {@link Throwable} out of javac is answered as a crash with its class, and the process then exits: the
  * judge starts a fresh one for the next request. No annotation processing or plugin is asked for by the judge, so
  * nothing of the submission runs here. Self-contained (JDK classes only), so its class path is just its own
@@ -137,8 +143,41 @@ public final class JavacWorker {
             writeString(out, d.getSource() == null ? "" : Path.of(d.getSource().toUri()).getFileName().toString());
             out.writeLong(d.getLineNumber());
             writeString(out, clip(d.getMessage(Locale.ROOT)));
+            writeSourceLine(out, d);
         }
         return false;
+    }
+
+    /** The most characters of a source line sent either side of the error's position. */
+    static final int CODE_AROUND = 120;
+
+    /**
+     * The source line of an error, as javac prints it under its message: the text of the line (at most
+     * {@link #CODE_AROUND} characters either side of the position, "" when the error has no position), then the
+     * position's offset in that text (-1 for none).
+     */
+    private static void writeSourceLine(DataOutputStream out, Diagnostic<? extends JavaFileObject> d)
+            throws IOException {
+        String code = "";
+        int caret = -1;
+        long pos = d.getPosition();
+        if (pos != Diagnostic.NOPOS && d.getSource() != null) {
+            CharSequence text = d.getSource().getCharContent(true);
+            int p = (int) Math.min(pos, text.length());
+            int start = p;
+            while (start > 0 && text.charAt(start - 1) != '\n' && text.charAt(start - 1) != '\r') {
+                start--;
+            }
+            int end = p;
+            while (end < text.length() && text.charAt(end) != '\n' && text.charAt(end) != '\r') {
+                end++;
+            }
+            int from = Math.max(start, p - CODE_AROUND);
+            code = text.subSequence(from, Math.min(end, p + CODE_AROUND)).toString();
+            caret = p - from;
+        }
+        writeString(out, code);
+        out.writeInt(caret);
     }
 
     private static void writeCrash(DataOutputStream out, Throwable t) throws IOException {

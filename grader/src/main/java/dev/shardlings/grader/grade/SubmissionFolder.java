@@ -49,14 +49,14 @@ final class SubmissionFolder implements Closeable {
     }
 
     /**
-     * The folder the course files are taken from: {@code <submission>/exercises/src/main/java/dev/shardlings/course}
-     * when the submission is a copy of the course, else the submission itself.
+     * The submission's own folder, opened for reading without following links. Where the course files sit in it is
+     * {@link CourseSearch}'s to find.
      *
      * @param submission the submission as it was named (made absolute here)
      * @return the folder, or null when there is no folder at {@code submission} (nothing is taken)
-     * @throws Refused when the submission, or a folder on the way to the course files, is a symbolic link
+     * @throws Refused when the submission is a symbolic link, or was replaced while it was opened
      */
-    static SubmissionFolder courseFolder(Path submission) throws Refused, IOException {
+    static SubmissionFolder open(Path submission) throws Refused, IOException {
         Path given = submission.toAbsolutePath().normalize();
         BasicFileAttributes a;
         try {
@@ -83,38 +83,7 @@ final class SubmissionFolder implements Closeable {
                         + " files themselves");
             }
         }
-        SubmissionFolder at = root;
-        StringBuilder way = new StringBuilder();
-        try {
-            for (Path step : SubmissionGrading.EXERCISES) {
-                String s = step.toString();
-                way.append(way.length() == 0 ? "" : "/").append(s);
-                Kind k = at.kind(s);
-                if (k == Kind.LINK) {
-                    throw new Refused("the submission's folder " + way + " is a symbolic link; upload the files"
-                            + " themselves");
-                }
-                if (k != Kind.FOLDER) {
-                    if (at != root) {
-                        at.close();
-                    }
-                    return root; // not a copy of the course: the files are at the top
-                }
-                SubmissionFolder next = at.folder(s);
-                if (at != root) {
-                    at.close();
-                }
-                at = next;
-            }
-        } catch (Refused | IOException | RuntimeException e) {
-            if (at != root) {
-                at.close();
-            }
-            root.close();
-            throw e;
-        }
-        root.close();
-        return at;
+        return root;
     }
 
     /** The path, for messages (never read through). */
@@ -137,16 +106,22 @@ final class SubmissionFolder implements Closeable {
                 : Kind.OTHER;
     }
 
-    /** The names in this folder (once per folder). */
-    List<String> names() throws IOException {
+    /**
+     * The names in this folder (once per folder), at most {@code max + 1} of them: a folder of a million entries
+     * is not read to its end.
+     */
+    List<String> names(int max) throws IOException {
         List<String> names = new ArrayList<>();
         if (secure != null) {
             for (Path p : secure) {
                 names.add(p.getFileName().toString());
+                if (names.size() > max) {
+                    break;
+                }
             }
         } else {
             try (Stream<Path> s = Files.list(path)) {
-                s.forEach(p -> names.add(p.getFileName().toString()));
+                s.limit(max + 1L).forEach(p -> names.add(p.getFileName().toString()));
             }
         }
         return names;
@@ -169,7 +144,8 @@ final class SubmissionFolder implements Closeable {
         }
     }
 
-    private SubmissionFolder folder(String name) throws IOException {
+    /** The sub-folder {@code name}, opened relative to this one with no-follow where the platform allows. */
+    SubmissionFolder folder(String name) throws IOException {
         if (secure != null) {
             return new SubmissionFolder(path.resolve(name), secure.newDirectoryStream(Path.of(name),
                     LinkOption.NOFOLLOW_LINKS));

@@ -26,13 +26,16 @@ import java.util.concurrent.Callable;
 
 /**
  * Grades a student's submission trusting nothing in it but the course files ({@code Chapter0.java},
- * {@code Problem1.java} … {@code Problem4.java}, {@code Chapter5.java}, {@code Chapter6.java}: {@link dev.shardlings.grader.sandbox.CourseClasses})
- * of {@code exercises/src/main/java/dev/shardlings/course/}. Any
- * other file is refused (and named in the report, its name printable); nothing is reached through a symbolic link,
- * and a submission that is one, or has one on the way to its course files, is refused as a whole (every part 0, with
- * the reason, and results.json written all the same). A course file that is missing, is a link, is not in package
- * {@code dev.shardlings.course} as javac reads it, does not compile, crashes javac or takes it too long is replaced by
- * the course's stub, so its parts get a clear reason and the other parts are still graded. The files are read as
+ * {@code Problem1.java} … {@code Problem4.java}, {@code Chapter5.java}, {@code Chapter6.java}: {@link dev.shardlings.grader.sandbox.CourseClasses}),
+ * found wherever an upload puts them ({@link CourseSearch}: the submission itself, its
+ * {@code exercises/src/main/java/dev/shardlings/course/}, the same below one or two wrapping folders). Every other
+ * file is ignored and named (printable) in the console, results.json and report.md; nothing is reached through a
+ * symbolic link, and a submission that is one, or has one on the way to its course files, is refused as a whole
+ * (every part 0, with the reason, and results.json written all the same). A course file that is missing, is there
+ * twice, is a link, is not in package {@code dev.shardlings.course} as javac reads it, does not compile (the
+ * compiler's messages with the source line and a caret), crashes javac or takes it too long is replaced by the
+ * course's stub, and each of its parts says why (its output, results.json's top-level output, the console); the
+ * other parts are still graded. The files are read as
  * bytes and compiled with javac in a JVM of its own ({@link CourseCompiler}: no annotation processing, nothing of
  * the submission on the class path), into a fresh folder that is deleted afterwards, and graded by
  * {@link IsolatedGrading}: this JVM is the judge, and never loads what was compiled. Every way through ends with a
@@ -149,11 +152,21 @@ public final class SubmissionGrading implements Callable<Integer> {
     }
 
     /**
-     * What was taken from a submission, and what was not: the course files taken; other files refused, by their
-     * printable name; course files replaced by their stub, with why; and why the whole submission was refused
-     * (null when it was not).
+     * What was taken from a submission, and what was not.
+     *
+     * @param taken     the course files taken, in course order
+     * @param from      the folders they were looked for in (printable, as the student names them, e.g.
+     *                  {@code exercises/src/main/java/dev/shardlings/course/})
+     * @param ignored   every other file or folder seen, by its printable path from the submission's top, with why
+     *                  it is not taken
+     * @param courseOwn how many further entries were not named because the course itself has them at that place
+     * @param replaced  the course files graded as their stub at intake, with why (read after "{@code <file> is}")
+     * @param details   more on a replaced file: where it was looked for, or where its copies are ("" for none)
+     * @param shown     for each course file found, its path as compiler messages name it
+     * @param refusal   why the whole submission was refused (null when it was not)
      */
-    public record Intake(List<String> taken, Map<String, String> refused, Map<String, String> replaced,
+    public record Intake(List<String> taken, List<String> from, Map<String, String> ignored, int courseOwn,
+                         Map<String, String> replaced, Map<String, String> details, Map<String, String> shown,
                          String refusal) {
     }
 
@@ -199,7 +212,7 @@ public final class SubmissionGrading implements Callable<Integer> {
     private Integer grade(Path root) throws Exception {
         Path sources = root.resolve("src");
         Path pristine = (stubs != null ? stubs : writeStubs(root.resolve("stubs"))).toAbsolutePath().normalize();
-        Intake intake = prepare(pristine, submission, sources);
+        Intake intake = prepare(pristine, course, submission, sources);
         if (intake.refusal() != null) {
             if (!quiet) {
                 System.out.println("Refused: " + intake.refusal() + ".");
@@ -208,29 +221,42 @@ public final class SubmissionGrading implements Callable<Integer> {
             return 0;
         }
         Path classes = root.resolve("classes");
-        Map<String, Stubbed> stubbed = new TreeMap<>();
-        intake.replaced().forEach((f, why) -> {
-            if (!MISSING.equals(why)) {
-                stubbed.put(f, new Stubbed(f + " is " + why, ""));
-            }
-        });
+        Map<String, Stubbed> stubbed = new TreeMap<>(java.util.Comparator.comparingInt(COURSE_FILES::indexOf));
+        intake.replaced().forEach((f, why) -> stubbed.put(f, new Stubbed(f + " is " + why,
+                intake.details().getOrDefault(f, ""))));
+        String folder = shownFolder(submission);
         try (CourseCompiler javac = new CourseCompiler(Duration.ofSeconds(compileLimitSeconds))) {
-            stubbed.putAll(javac.compile(sources, classes, pristine, shownFolder(submission)));
+            stubbed.putAll(javac.compile(sources, classes, pristine,
+                    f -> intake.shown().getOrDefault(f, folder + f), stubbed));
         }
-        Map<String, String> replaced = new TreeMap<>(); // file → why, in words
-        intake.replaced().forEach((f, why) -> replaced.put(f, f + " is " + why));
-        stubbed.forEach((f, why) -> replaced.put(f, why.reason()));
+        // A missing file matters only when this run grades one of its parts (--only: e.g. an assignment of one
+        // chapter asks for that chapter's file alone).
+        IsolatedGrading selection = new IsolatedGrading();
+        selection.options = options;
+        List<Part> selected = selection.discover();
+        stubbed.keySet().removeIf(f -> MISSING.equals(intake.replaced().get(f)) && selected.stream()
+                .noneMatch(p -> p.startAt().contains(f)));
         if (!quiet) {
             System.out.println("Taken from the submission: " + (intake.taken().isEmpty() ? "(nothing)"
-                    : String.join(", ", intake.taken())));
-            intake.refused().forEach((f, why) -> System.out.println("Refused: " + f + " — " + why));
-            replaced.values().forEach(why -> System.out.println("Graded as the stub: " + why));
+                    : String.join(", ", intake.taken())) + (intake.from().isEmpty() ? ""
+                    : " (from " + String.join(" and ", intake.from()) + ")"));
+            List<String> names = List.copyOf(intake.ignored().keySet());
+            for (String f : names.subList(0, Math.min(names.size(), LISTED))) {
+                System.out.println("Ignored: " + f + " — " + intake.ignored().get(f));
+            }
+            if (names.size() > LISTED) {
+                System.out.println("Ignored: " + (names.size() - LISTED) + " more");
+            }
+            // The details (compiler messages, where a file was looked for) are in the reports printed below.
+            stubbed.values().forEach(why -> System.out.println("Graded as the stub: " + why.reason()));
         }
         Map<String, Results.TestResult> pregraded = new LinkedHashMap<>();
         for (Map.Entry<String, Stubbed> e : stubbed.entrySet()) {
             String cls = e.getKey().replace(".java", "");
             Stubbed why = e.getValue();
-            for (Part p : Course.all()) {
+            // A file that is there but broken costs all its parts; a missing one only those this run grades
+            // (--only), since an assignment of one chapter asks for its own files only.
+            for (Part p : MISSING.equals(intake.replaced().get(e.getKey())) ? selected : Course.all()) {
                 if (p.startAt().contains(cls + ".java")) {
                     pregraded.put(p.number(), Results.TestResult.of(p, false, Report.of(p, "was not graded")
                             .about(why.reason() + (why.details().isEmpty() ? "." : ":")).lines(why.details())
@@ -239,15 +265,8 @@ public final class SubmissionGrading implements Callable<Integer> {
                 }
             }
         }
-        StringBuilder note = new StringBuilder();
-        if (!intake.refused().isEmpty()) {
-            note.append("\nRefused (only the course files are graded): ")
-                    .append(listed(intake.refused().keySet())).append('.');
-        }
-        if (!replaced.isEmpty()) {
-            note.append("\nGraded as the stub: ").append(String.join(", ", replaced.keySet())).append('.');
-        }
-        IsolatedGrading judge = new IsolatedGrading().withPregraded(pregraded, note.toString())
+        String note = note(intake, stubbed, folder);
+        IsolatedGrading judge = new IsolatedGrading().withPregraded(pregraded, note)
                 .withExtra(Map.of("submission", submission.toAbsolutePath().normalize().toString()));
         if (keepOtherParts) {
             judge.keepingOtherParts();
@@ -293,11 +312,36 @@ public final class SubmissionGrading implements Callable<Integer> {
         }
     }
 
-    /** At most 20 names, then how many more. */
+    /** The most names of ignored files listed (console, results.json); then how many more. */
+    static final int LISTED = 20;
+
+    /**
+     * The lines results.json's top-level output adds to its summary, which Gradescope shows the student above the
+     * parts (and the score table below itself): where the files were found when it was not the usual place, each
+     * file graded as its stub with why, and the files ignored.
+     */
+    private static String note(Intake intake, Map<String, Stubbed> stubbed, String top) {
+        StringBuilder note = new StringBuilder();
+        String usual = EXERCISES.toString().replace(java.io.File.separatorChar, '/') + "/";
+        if (intake.from().stream().anyMatch(f -> !f.equals(top) && !f.equals(usual))) {
+            note.append("\nCourse files taken from ").append(String.join(" and ", intake.from())).append('.');
+        }
+        stubbed.values().forEach(why -> note.append("\nGraded as the stub (its parts score 0): ")
+                .append(why.reason()).append('.'));
+        if (!intake.ignored().isEmpty()) {
+            note.append("\nIgnored (only the course files ").append(String.join(", ", COURSE_FILES))
+                    .append(" are graded): ").append(listed(intake.ignored().keySet()))
+                    .append(intake.courseOwn() > 0 ? "; and " + intake.courseOwn() + " of the course's own files"
+                            : "").append('.');
+        }
+        return note.toString();
+    }
+
+    /** At most {@link #LISTED} names, then how many more. */
     private static String listed(java.util.Collection<String> names) {
         List<String> all = List.copyOf(names);
-        return all.size() <= 20 ? String.join(", ", all)
-                : String.join(", ", all.subList(0, 20)) + " and " + (all.size() - 20) + " more";
+        return all.size() <= LISTED ? String.join(", ", all)
+                : String.join(", ", all.subList(0, LISTED)) + " and " + (all.size() - LISTED) + " more";
     }
 
     /**
@@ -353,52 +397,81 @@ public final class SubmissionGrading implements Callable<Integer> {
         return dir;
     }
 
-    /** Why a course file is graded as its stub when the submission does not have it (its parts are still run). */
+    /** Why a course file is graded as its stub when the submission does not have it. */
     static final String MISSING = "not in the submission";
 
     /** The largest course file taken. */
     static final int MAX_FILE = 1 << 20;
 
+    /** {@link #prepare(Path, Path, Path, Path)} naming every file it does not take (no course to compare with). */
+    public static Intake prepare(Path stubs, Path submission, Path dir) throws IOException {
+        return prepare(stubs, null, submission, dir);
+    }
+
     /**
      * Puts the sources to compile in {@code dir}: the submission's course files where they are regular files, read
-     * as bytes, the course's stubs for the others. The submission is resolved to its real path once and nothing
-     * under it is reached through a symbolic link ({@link SubmissionFolder}): a submission, or a folder on the way to
-     * the course files, that is a link is refused as a whole; a course file that is a link is graded as its stub.
-     * What package a file is in, and whether it compiles, javac decides ({@link #compile}).
+     * as bytes, the course's stubs for the others. The course files are found by {@link CourseSearch}: in the
+     * submission itself, in its exercises/src/main/java/dev/shardlings/course/, or the same below one or two
+     * wrapping folders (a zipped folder, GitHub's repo-main/), taken from the place nearest the top that holds
+     * any. Nothing under the submission is reached through a symbolic link ({@link SubmissionFolder}): a submission,
+     * or a folder on the way to exercises/src/main/java/dev/shardlings/course, that is a link is refused as a whole,
+     * and so is one with more than {@value CourseSearch#MAX_ENTRIES} entries where the files are looked for. A course
+     * file that is missing, is a link or not a regular file, or is there twice at that place (e.g. at the top and
+     * in exercises/…) is graded as its stub with its reason: the grader does not guess which copy was meant, and
+     * the other files keep their points. What package a file is in, and whether it compiles, javac decides
+     * ({@link #compile}).
      *
      * @param stubs      the folder holding the pristine stubs of the course files
+     * @param course     the pristine course: a file of a copy of the course that the course has at the same place
+     *                   (README.md, pom.xml …) is counted rather than named; null to name every file not taken
      * @param submission the student's repository, or the folder holding their course files
-     * @return what was taken, refused (with why) and replaced by a stub (with why), or why the whole submission
-     *         was refused
+     * @return what was taken, ignored and replaced by a stub (with why), or why the whole submission was refused
      * @throws IOException if a copy fails
      */
-    public static Intake prepare(Path stubs, Path submission, Path dir) throws IOException {
+    public static Intake prepare(Path stubs, Path course, Path submission, Path dir) throws IOException {
         Path out = dir.resolve("dev/shardlings/course");
         Files.createDirectories(out);
         List<String> taken = new ArrayList<>();
-        Map<String, String> refused = new TreeMap<>();
+        Map<String, String> ignored = new LinkedHashMap<>();
         Map<String, String> replaced = new TreeMap<>();
+        Map<String, String> details = new TreeMap<>();
+        Map<String, String> shown = new TreeMap<>();
+        List<String> from = new ArrayList<>();
+        int courseOwn = 0;
         String refusal = null;
-        try (SubmissionFolder source = SubmissionFolder.courseFolder(submission)) {
-            if (source != null) {
-                for (String name : source.names().stream().sorted().toList()) {
-                    if (name.endsWith(".java") && !COURSE_FILES.contains(name)) {
-                        refused.put(printable(name), "not one of the course files " + String.join(", ", COURSE_FILES));
-                    }
+        try (SubmissionFolder source = SubmissionFolder.open(submission)) {
+            CourseSearch.Found found = source == null ? null : CourseSearch.search(source, course);
+            if (found != null) {
+                courseOwn = found.courseOwn();
+                for (CourseSearch.Entry e : found.ignored()) {
+                    ignored.put(e.shown(), ignoredWhy(e));
                 }
+                found.folders().forEach(f -> from.add(folderShown(submission, f)));
             }
             for (String name : COURSE_FILES) {
-                SubmissionFolder.Kind kind = source == null ? SubmissionFolder.Kind.MISSING : source.kind(name);
-                String why = switch (kind) {
-                    case MISSING -> MISSING;
-                    case LINK -> "a symbolic link (upload the file itself)";
-                    case FOLDER, OTHER -> "not a regular file";
-                    case FILE -> null;
-                };
+                List<CourseSearch.Entry> at = found == null ? List.of() : found.candidates().get(name);
+                String why = null;
+                if (at.isEmpty()) {
+                    why = MISSING;
+                    details.put(name, missing(name, found, submission));
+                } else if (at.size() > 1) {
+                    why = "in the submission more than once";
+                    details.put(name, "It is at " + String.join(" and at ", at.stream().map(CourseSearch.Entry::shown)
+                            .toList()) + ". The grader does not guess which one you meant: keep one, delete or"
+                            + " rename the other" + (at.size() > 2 ? "s" : "") + ", and submit again.");
+                } else {
+                    CourseSearch.Entry e = at.get(0);
+                    shown.put(name, folderShown(submission, e.folder()) + name);
+                    why = switch (e.kind()) {
+                        case LINK -> "a symbolic link (upload the file itself)";
+                        case FOLDER, OTHER, MISSING -> "not a regular file";
+                        case FILE -> null;
+                    };
+                }
                 byte[] bytes = null;
                 if (why == null) {
                     try {
-                        bytes = source.read(name, MAX_FILE);
+                        bytes = CourseSearch.read(source, at.get(0), MAX_FILE);
                         if (bytes.length > MAX_FILE) {
                             why = "larger than 1 MB";
                         }
@@ -417,21 +490,59 @@ public final class SubmissionGrading implements Callable<Integer> {
             }
         } catch (SubmissionFolder.Refused e) {
             refusal = e.getMessage();
-            taken.clear();
-            for (String name : COURSE_FILES) {
-                Files.copy(stubs.resolve(name), out.resolve(name), StandardCopyOption.REPLACE_EXISTING);
-            }
         } catch (java.nio.file.FileSystemException e) {
             // A folder that cannot be read, or a link swapped in on the way after it was checked (the no-follow
             // open refuses it).
             refusal = "the submission could not be read (" + printable(Guard.clip(String.valueOf(e.getReason()), 200))
                     + "); upload the files themselves";
+        }
+        if (refusal != null) {
             taken.clear();
+            ignored.clear();
+            replaced.clear();
+            details.clear();
+            from.clear();
+            courseOwn = 0;
             for (String name : COURSE_FILES) {
                 Files.copy(stubs.resolve(name), out.resolve(name), StandardCopyOption.REPLACE_EXISTING);
             }
         }
-        return new Intake(List.copyOf(taken), refused, replaced, refusal);
+        return new Intake(List.copyOf(taken), from, ignored, courseOwn, replaced, details, shown, refusal);
+    }
+
+    /** Why an entry the search saw is not taken, in words for the student. */
+    private static String ignoredWhy(CourseSearch.Entry e) {
+        return switch (e.kind()) {
+            case LINK -> "a symbolic link, not followed";
+            case FOLDER -> "a folder where no course file is looked for";
+            case OTHER, MISSING -> "not a regular file";
+            case FILE -> COURSE_FILES.contains(e.name())
+                    ? "a course file outside the folder the course files are taken from"
+                    : "not one of the course files";
+        };
+    }
+
+    /** Why a course file is missing: where the others were found, or where the files are looked for. */
+    private static String missing(String name, CourseSearch.Found found, Path submission) {
+        if (found == null || found.level() < 0) {
+            return "No course file is in the submission: they are looked for in its top folder, in "
+                    + EXERCISES.toString().replace(java.io.File.separatorChar, '/') + "/, and in both below one or"
+                    + " two folders (such as a zipped folder or GitHub's repo-main/).";
+        }
+        StringBuilder sb = new StringBuilder("The other course files were taken from " + String.join(" and ",
+                found.folders().stream().map(f -> folderShown(submission, f)).toList()) + ", and " + name
+                + " is not there.");
+        for (CourseSearch.Entry e : found.others().get(name)) {
+            sb.append(" The ").append(name).append(" at ").append(e.shown()).append(" was not taken: the course"
+                    + " files are taken from the one place nearest the top of the submission that holds any of"
+                    + " them.");
+        }
+        return sb.toString();
+    }
+
+    /** How a folder of the submission (a path from its top) is named to the student, ending with a slash. */
+    private static String folderShown(Path submission, List<String> folder) {
+        return folder.isEmpty() ? shownFolder(submission) : printable(String.join("/", folder)) + "/";
     }
 
     /**
@@ -462,7 +573,7 @@ public final class SubmissionGrading implements Callable<Integer> {
     public static Map<String, Stubbed> compile(Path sources, Path classes, Path stubs, String shown, Duration limit)
             throws IOException {
         try (CourseCompiler javac = new CourseCompiler(limit)) {
-            return javac.compile(sources, classes, stubs, shown);
+            return javac.compile(sources, classes, stubs, f -> shown + f, Map.of());
         }
     }
 

@@ -103,8 +103,8 @@ class GradingIntegrityTest {
         assertTrue(seconds < 600, "the run ends within a bound: " + seconds + " s");
         assertFalse(Files.exists(work), "the graded copy is deleted");
         Results r = checkGrade(results, secret, false);
-        assertTrue(r.output().contains("Refused (only the course files are graded): CommandLine.java,"
-                + " Helpers.java."), r.output());
+        assertTrue(r.output().contains(" are graded): exercises/src/main/java/dev/shardlings/course/CommandLine.java,"
+                + " exercises/src/main/java/dev/shardlings/course/Helpers.java."), r.output());
         assertEquals("submission", r.extraData().get("target"));
     }
 

@@ -115,7 +115,7 @@ class IntakeIntegrityTest {
             }
         }
         assertEquals(4.0, r.score(), "only 0.8 and 5.1 score");
-        assertTrue(r.output().contains("Refused (only the course files are graded): " + NEWLINE_SHOWN + "."),
+        assertTrue(r.output().contains("\nIgnored (only the course files ") && r.output().contains(NEWLINE_SHOWN + "."),
                 r.output());
         String md = Files.readString(results.resolveSibling(ScoreTable.MARKDOWN));
         assertNoLineOfItsOwn(md);
@@ -139,7 +139,7 @@ class IntakeIntegrityTest {
         assertEquals(0, runAutograder(root));
         checkHostile(root.resolve("results/results.json"), "submission/");
         String console = Files.readString(root.resolve("stdout"));
-        assertTrue(console.contains("Refused: " + NEWLINE_SHOWN + " — not one of the course files"), console);
+        assertTrue(console.contains("Ignored: " + NEWLINE_SHOWN + " — not one of the course files"), console);
         assertNoLineOfItsOwn(console);
         assertTrue(console.contains("Graded as the stub: Chapter6.java crashed the compiler (StackOverflowError)"),
                 console);

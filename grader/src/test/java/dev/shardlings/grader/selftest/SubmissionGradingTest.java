@@ -43,7 +43,9 @@ class SubmissionGradingTest {
         Path out = dir.resolve("src");
         SubmissionGrading.Intake in = SubmissionGrading.prepare(STUBS, dir.resolve("submission"), out);
         assertEquals(List.of("Chapter0.java", "Problem1.java"), in.taken(), "what javac makes of them comes later");
-        assertEquals(List.of("Helpers.java"), List.copyOf(in.refused().keySet()));
+        assertEquals(List.of("exercises/src/main/java/dev/shardlings/course/Helpers.java",
+                "exercises/src/main/java/dev/shardlings/course/notes.txt"), List.copyOf(in.ignored().keySet()),
+                "every file not taken is named, not only Java files");
         assertEquals("a symbolic link (upload the file itself)", in.replaced().get("Problem3.java"));
         assertEquals("not in the submission", in.replaced().get("Problem2.java"));
         assertEquals(null, in.refusal());
