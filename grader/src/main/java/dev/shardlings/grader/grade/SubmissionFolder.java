@@ -33,6 +33,8 @@ final class SubmissionFolder implements Closeable {
 
     /** The whole submission is refused; the message says why, in words for the student. */
     static final class Refused extends Exception {
+        private static final long serialVersionUID = 1L;
+
         Refused(String message) {
             super(message);
         }
