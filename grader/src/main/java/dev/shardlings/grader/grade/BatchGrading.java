@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
@@ -117,7 +118,25 @@ public final class BatchGrading implements Callable<Integer> {
                     + SubmissionGrading.printable(String.join(", ", again)) + ".");
             return 2;
         }
-        ExportMetadata ids = ExportMetadata.read(submissions);
+        try {
+            // An unknown assignment or a --parts pattern that matches nothing: said once, before any student.
+            options.assignmentsFrom(course);
+            selection = options.assignment().name() + " " + options.selection();
+            options.selectedParts();
+        } catch (IllegalArgumentException e) {
+            System.err.println("Nothing was graded: " + e.getMessage() + ".");
+            return 2;
+        }
+        ExportMetadata ids;
+        try {
+            ids = ExportMetadata.read(submissions);
+        } catch (IOException e) {
+            System.err.println("Cannot read the export's metadata in " + SubmissionGrading.printable(
+                    submissions.toString()) + " (" + SubmissionGrading.printable(String.valueOf(e.getMessage())
+                    .lines().findFirst().orElse("")) + "): fix the file or move it out of the export, then run"
+                    + " again.");
+            return 2;
+        }
         Files.createDirectories(out);
         Progress progress = new Progress(students.size());
         Thread stopper = new Thread(this::stopChildren, "grade-batch-stop-children");
@@ -129,7 +148,14 @@ public final class BatchGrading implements Callable<Integer> {
             List<Future<Outcome>> futures = new ArrayList<>();
             for (Path student : students) {
                 futures.add(pool.submit(() -> {
-                    Outcome o = grade(student);
+                    Outcome o;
+                    try {
+                        o = grade(student);
+                    } catch (IOException | RuntimeException e) {
+                        // The batch's own trouble with one student (a folder it cannot write): the others go on.
+                        o = new Outcome(student.getFileName().toString(), null, "the batch could not grade this"
+                                + " student: " + SubmissionGrading.printable(String.valueOf(e)), false);
+                    }
                     progress.done(o);
                     return o;
                 }));
@@ -205,12 +231,27 @@ public final class BatchGrading implements Callable<Integer> {
         }
     }
 
-    /** A student's grade: read back when a finished one is there, else graded in a new JVM. */
+    /** What this run grades, as {@link #selectionOf} reads it back from a grade (set in {@link #call}). */
+    private String selection = "";
+
+    /** The assignment and the filters a grade was made for, as recorded in its extra_data. */
+    private static String selectionOf(Results r) {
+        Map<String, Object> extra = r.extraData() == null ? Map.of() : r.extraData();
+        return extra.getOrDefault("assignment", "") + " " + extra.getOrDefault("selection", "");
+    }
+
+    /**
+     * A student's grade: read back when a finished one of the same selection (assignment, --parts, --only) is
+     * there, else graded in a new JVM.
+     */
     private Outcome grade(Path student) throws IOException, InterruptedException {
         String name = student.getFileName().toString();
         Path dir = out.resolve(name);
         Path results = dir.resolve("results.json");
         Results done = force || regraded().contains(name) ? null : readable(results);
+        if (done != null && !selection.equals(selectionOf(done))) {
+            done = null; // graded for other parts (another assignment, -Dparts, -Donly): graded again
+        }
         if (done != null) {
             return new Outcome(name, done, null, true);
         }

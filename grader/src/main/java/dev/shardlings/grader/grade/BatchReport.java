@@ -36,7 +36,8 @@ final class BatchReport {
     /**
      * The gradebook: a row per submitter (a Gradescope group submission gives each member a row with the group's
      * grade), with the student folder, the export's identifier columns ({@link ExportMetadata}), score, max_score,
-     * each part's points in course order, and why a student has no grade. Text a student controls (folder, name,
+     * the points of each part the grades hold, in course order (an assignment's parts only), and why a student has
+     * no grade. Text a student controls (folder, name,
      * email, ids) cannot start a spreadsheet formula: a cell starting with {@code = + - @}, a tab or a carriage
      * return is prefixed with an apostrophe, as OWASP's CSV-injection advice has it.
      */
@@ -45,8 +46,15 @@ final class BatchReport {
         CsvSchema.Builder schema = CsvSchema.builder().addColumn("student");
         ids.columns().forEach(schema::addColumn);
         schema.addColumn("score").addColumn("max_score");
+        // The parts the grades hold (an assignment's, in course order): an LMS import of one chapter's grades should
+        // not carry 30 empty columns of the others.
+        java.util.Set<String> graded = new java.util.HashSet<>();
+        outcomes.stream().filter(o -> o.results() != null)
+                .forEach(o -> o.results().tests().forEach(t -> graded.add(t.number())));
         for (Part p : Course.all()) {
-            schema.addColumn(p.number());
+            if (graded.isEmpty() || graded.contains(p.number())) {
+                schema.addColumn(p.number());
+            }
         }
         schema.addColumn("error");
         List<Map<String, Object>> rows = new ArrayList<>();

@@ -77,7 +77,11 @@ record ExportMetadata(List<String> columns, Map<String, List<Map<String, String>
 
     static ExportMetadata gradescope(Path yml) throws IOException {
         // Keys are Ruby symbols (":submitters"); Jackson reads YAML tags such as !ruby/object as plain values.
-        JsonNode root = new YAMLMapper().readTree(yml.toFile());
+        // SnakeYAML stops at 3 M code points by default; a large class's export is bigger than that.
+        org.yaml.snakeyaml.LoaderOptions loader = new org.yaml.snakeyaml.LoaderOptions();
+        loader.setCodePointLimit(Integer.MAX_VALUE);
+        JsonNode root = new YAMLMapper(com.fasterxml.jackson.dataformat.yaml.YAMLFactory.builder()
+                .loaderOptions(loader).build()).readTree(yml.toFile());
         Map<String, List<Map<String, String>>> by = new LinkedHashMap<>();
         if (root != null) {
             root.fields().forEachRemaining(e -> {
@@ -97,23 +101,39 @@ record ExportMetadata(List<String> columns, Map<String, List<Map<String, String>
         return new ExportMetadata(GRADESCOPE_COLUMNS, by);
     }
 
-    /** A Classroom grades CSV's identifiers, or null when {@code csv} is not one (no repository column). */
+    /**
+     * A Classroom grades CSV's identifiers, or null when {@code csv} is not one (no repository column, or not a CSV
+     * Jackson can read: any other spreadsheet an instructor left in the export must not stop the batch). Every row
+     * of a repository is kept (a group repository names each member).
+     */
     static ExportMetadata classroom(Path csv) throws IOException {
         Map<String, List<Map<String, String>>> by = new LinkedHashMap<>();
+        try {
+            return classroomRows(csv, by) ? new ExportMetadata(CLASSROOM_COLUMNS, by) : null;
+        } catch (com.fasterxml.jackson.core.JacksonException | RuntimeException e) {
+            System.err.println("Not read as a Classroom grades CSV: " + SubmissionGrading.printable(csv.getFileName()
+                    .toString()) + " (" + SubmissionGrading.printable(String.valueOf(e.getMessage()).lines()
+                    .findFirst().orElse("")) + ")");
+            return null;
+        }
+    }
+
+    private static boolean classroomRows(Path csv, Map<String, List<Map<String, String>>> by) throws IOException {
         try (MappingIterator<Map<String, String>> rows = new CsvMapper().readerForMapOf(String.class)
                 .with(CsvSchema.emptySchema().withHeader()).readValues(csv.toFile())) {
             while (rows.hasNextValue()) {
                 Map<String, String> r = rows.nextValue();
                 if (!r.containsKey(REPOSITORY) || !r.containsKey(CLASSROOM_COLUMNS.get(0))) {
-                    return null;
+                    return false;
                 }
                 Map<String, String> row = new LinkedHashMap<>();
                 for (String c : CLASSROOM_COLUMNS) {
                     row.put(c, r.getOrDefault(c, ""));
                 }
-                by.put(r.get(REPOSITORY), List.of(Collections.unmodifiableMap(row)));
+                by.computeIfAbsent(r.get(REPOSITORY), k -> new ArrayList<>()).add(Collections.unmodifiableMap(row));
             }
         }
-        return by.isEmpty() ? null : new ExportMetadata(CLASSROOM_COLUMNS, by);
+        by.replaceAll((k, v) -> List.copyOf(v));
+        return !by.isEmpty();
     }
 }

@@ -31,8 +31,13 @@ public final class GradeOptions {
             + " (default), or one of " + Assignments.FILE + " at the course root")
     String assignment = "";
 
-    @Option(names = "--assignments", description = "the instructor's assignments file (default: "
+    @Option(names = "--assignments", defaultValue = "", description = "the instructor's assignments file (default, or empty: "
             + Assignments.FILE + " at the course root, where there is one)")
+    void assignmentsFile(String file) {
+        // Empty (Maven's -Dassignments left unset) means the default, as for the other options.
+        assignmentsFile = unset(file) ? null : Path.of(file);
+    }
+
     Path assignmentsFile;
 
     @Option(names = "--parts", defaultValue = "", description = "grade only these parts: numbers or globs,"

@@ -137,6 +137,7 @@ public final class IsolatedGrading implements Callable<Integer> {
         Map<String, Results.TestResult> done = new LinkedHashMap<>(pregraded);
         Map<String, Object> extra = new LinkedHashMap<>(extraData);
         extra.put("assignment", assignment.name());
+        extra.put("selection", options.selection()); // -Dparts/-Dtest narrowing it ("" for none): a batch reuses only the same
         if (parts.isEmpty()) {
             String why = "no graded part matches " + options.selection();
             System.err.println("Nothing was graded: " + why + ". results.json was not changed.");

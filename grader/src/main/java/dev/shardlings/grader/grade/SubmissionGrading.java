@@ -305,6 +305,7 @@ public final class SubmissionGrading implements Callable<Integer> {
         Path file = results.toAbsolutePath();
         Files.createDirectories(file.getParent());
         r.write(file);
+        Files.deleteIfExists(file.resolveSibling(IsolatedGrading.NOTHING_GRADED));
         String label = "graded: " + target + " " + printable(submission.toString());
         Files.writeString(file.resolveSibling(ScoreTable.MARKDOWN), ScoreTable.markdown(r, label));
         if (!quiet) {

@@ -105,6 +105,9 @@ public final class Watch implements Callable<Integer>, AutoCloseable {
     }
 
     /** A watch that prints on {@code out} (the grader's tests and the save-to-verdict benchmark read it). */
+    /** The watch grades the whole course: its results merge with those of {@code mvn test -Pgrade}. */
+    private static final Assignments.Assignment COURSE = Assignments.defaults().named(Assignments.COURSE);
+
     Watch(PrintStream out) {
         this.out = out;
     }
@@ -112,6 +115,8 @@ public final class Watch implements Callable<Integer>, AutoCloseable {
     public static void main(String[] args) {
         Watch watch = new Watch();
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            // Killed first: close() waits for a call in progress, and student code may be looping in one.
+            ProcessHandle.current().descendants().forEach(ProcessHandle::destroyForcibly);
             watch.close();
             watch.removeWork();
         }, "watch-cleanup"));
@@ -244,7 +249,8 @@ public final class Watch implements Callable<Integer>, AutoCloseable {
             return;
         }
         double compileSeconds = (System.nanoTime() - t0) / 1e9;
-        Results graded = Results.merged(last(), grade(parts, t0));
+        Results graded = Results.merged(last(), grade(parts, t0), COURSE.parts());
+        Files.deleteIfExists(results.toAbsolutePath().resolveSibling(IsolatedGrading.NOTHING_GRADED));
         graded.write(results);
         String label = "graded: " + target + " (watch)";
         Files.writeString(results.resolveSibling(ScoreTable.MARKDOWN), ScoreTable.markdown(graded, label));
@@ -264,6 +270,7 @@ public final class Watch implements Callable<Integer>, AutoCloseable {
         Map<String, Results.TestResult> done = new LinkedHashMap<>();
         Map<String, Object> extra = new LinkedHashMap<>();
         extra.put("submission", folder.toString());
+        extra.put("assignment", COURSE.name()); // as the grade profile writes it, so the two merge
         Sandbox before = null;
         Sandbox ready = spare;
         spare = null;
@@ -289,7 +296,7 @@ public final class Watch implements Callable<Integer>, AutoCloseable {
             Sandbox.install(before);
             Folders.deleteRecursively(classes);
         }
-        return Results.of(target, done, (System.nanoTime() - t0) / 1e9, "", extra);
+        return Results.of(target, COURSE.parts(), done, (System.nanoTime() - t0) / 1e9, "", extra);
     }
 
     private Sandbox newSandbox(Path classes) throws IOException {

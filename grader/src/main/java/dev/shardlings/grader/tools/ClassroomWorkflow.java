@@ -147,7 +147,7 @@ public final class ClassroomWorkflow {
             sb.append("      - name: Fetch the instructor's grader (").append(g.repository()).append('@')
                     .append(g.ref()).append(")\n        uses: actions/checkout@v4\n        with:\n")
                     .append("          repository: ").append(g.repository()).append('\n')
-                    .append("          ref: ").append(g.ref()).append('\n')
+                    .append("          ref: '").append(g.ref()).append("'\n") // quoted: a tag like 2026e1 is a YAML float
                     .append("          path: grader-of-record\n");
             sb.append("      - name: Verify the grader's checksum\n        working-directory: grader-of-record\n")
                     .append("        run: |\n")
@@ -157,21 +157,27 @@ public final class ClassroomWorkflow {
                             + " at ").append(g.repository()).append('@').append(g.ref()).append(" is not the one"
                             + " this workflow was written for ($sum)\" >&2; exit 1; fi\n");
         }
+        // With the instructor's grader, no Maven cache: the cache belongs to the student's repository, and a
+        // workflow the student pushed once could leave a tampered library in it that the checksum never sees.
         sb.append("      - uses: actions/setup-java@v4\n        with:\n          distribution: temurin\n"
-                + "          java-version: '17'\n          cache: maven\n"
-                + "          cache-dependency-path: ").append(course).append("/**/pom.xml\n");
+                + "          java-version: '17'\n");
+        if (grader.isEmpty()) {
+            sb.append("          cache: maven\n          cache-dependency-path: ").append(course).append("/**/pom.xml\n");
+        }
+        String repo = grader.isPresent() ? " -Dmaven.repo.local=\"$RUNNER_TEMP/m2\"" : "";
         sb.append("      - name: Build the grader\n        working-directory: ").append(course).append('\n')
                 .append("        run: |\n")
-                .append("          mvn -B -q install -DskipTests -Djacoco.skip=true\n")
+                .append("          mvn -B -q install -DskipTests -Djacoco.skip=true").append(repo).append('\n')
                 .append("          mvn -B -q -pl grader dependency:build-classpath -Dmdep.includeScope=test"
-                        + " -Dmdep.outputFile=\"$RUNNER_TEMP/classpath.txt\"\n");
+                        + " -Dmdep.outputFile=\"$RUNNER_TEMP/classpath.txt\"").append(repo).append('\n');
         // The runner's user has sudo without a password: the judge runs as root, student code as the sandbox user,
         // who can read neither the grader nor the results (docs/grading-integrity.md, "Running as root").
         sb.append("      - name: Grade ").append(assignment.name())
                 .append(" (as root; student code as the sandbox user)\n")
                 .append("        run: |\n")
                 .append("          sudo bash ").append(course).append("/grader/gradescope/create-sandbox-user.sh\n")
-                .append("          chmod -R go-rwx ").append(course).append(" ~/.m2\n")
+                .append("          chmod -R go-rwx ").append(course)
+                .append(grader.isPresent() ? " \"$RUNNER_TEMP/m2\"" : " ~/.m2").append('\n')
                 .append("          mkdir -p results\n")
                 .append("          sudo \"$JAVA_HOME/bin/java\" -XX:TieredStopAtLevel=1 -cp \"$PWD/").append(course)
                 .append("/grader/target/test-classes:$PWD/").append(course).append("/grader/target/classes:$(cat"

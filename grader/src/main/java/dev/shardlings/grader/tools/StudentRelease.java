@@ -317,9 +317,18 @@ public final class StudentRelease implements Callable<Integer> {
     private static String initGit(Path to) throws IOException, InterruptedException {
         try {
             run(to, "git", "init", "-q");
-            run(to, "git", "add", "-A");
-            run(to, "git", "-c", "user.name=Shardlings", "-c", "user.email=shardlings@localhost", "commit", "-q",
-                    "-m", "The Shardlings course");
+            // Bytes as written (no line-ending rewrite), so the commit holds what the workflow's checksum was
+            // computed over.
+            run(to, "git", "-c", "core.autocrlf=false", "add", "-A");
+            run(to, "git", "-c", "user.name=Shardlings", "-c", "user.email=shardlings@localhost", "-c",
+                    "core.autocrlf=false", "commit", "-q", "-m", "The Shardlings course");
+            String ignored = output(to, "git", "ls-files", "--others", "--ignored", "--exclude-standard");
+            if (!ignored.isBlank()) {
+                // Files the checksum covers but the commit leaves out: the workflow's check would fail for everyone.
+                return "a new git repository with one commit, which leaves out files its .gitignore names although"
+                        + " a -Dgrader workflow's checksum covers them (remove them before pushing, or its check fails"
+                        + " for every student): " + ignored.strip().replace('\n', ' ');
+            }
             return "a new git repository with one commit";
         } catch (IOException e) {
             return "no git repository: " + e.getMessage();
@@ -327,6 +336,10 @@ public final class StudentRelease implements Callable<Integer> {
     }
 
     private static void run(Path dir, String... command) throws IOException, InterruptedException {
+        output(dir, command);
+    }
+
+    private static String output(Path dir, String... command) throws IOException, InterruptedException {
         Process p = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true).start();
         String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         if (!p.waitFor(60, TimeUnit.SECONDS)) {
@@ -336,6 +349,7 @@ public final class StudentRelease implements Callable<Integer> {
         if (p.exitValue() != 0) {
             throw new IOException(String.join(" ", command) + " failed: " + output.strip());
         }
+        return output;
     }
 
     private static boolean isNonEmpty(Path dir) throws IOException {

@@ -90,6 +90,20 @@ class BatchReportTest {
     }
 
     @Test
+    void anAssignmentsGradebookHasOnlyItsPartsColumns(@TempDir Path dir) throws Exception {
+        Assignments.Assignment chapter0 = Assignments.defaults().named("chapter-0");
+        Results r = Results.of("submission", chapter0.parts(), Map.of("0.8", Results.TestResult.of(Chapter0Checks.P0_8,
+                true, "", "")), 1, "", Map.of());
+        Path book = dir.resolve("gradebook.csv");
+        BatchReport.writeGradebook(List.of(new BatchGrading.Outcome("ada", r, null, false)), ExportMetadata.NONE, book);
+        List<String> columns = List.copyOf(read(book).get(0).keySet());
+        List<String> expected = new ArrayList<>(List.of("student", "score", "max_score"));
+        chapter0.parts().forEach(p -> expected.add(p.number()));
+        expected.add("error");
+        assertEquals(expected, columns);
+    }
+
+    @Test
     void aClassroomGradesCsvGivesGithubUsernames(@TempDir Path dir) throws Exception {
         Files.writeString(dir.resolve("grades.csv"), """
                 assignment_name,assignment_url,starter_code_url,github_username,roster_identifier,\
@@ -102,6 +116,11 @@ class BatchReportTest {
                 ids.submitters("shardlings-octocat"));
         Files.writeString(dir.resolve("grades.csv"), "a,b\n1,2\n");
         assertEquals(ExportMetadata.NONE, ExportMetadata.read(dir), "a CSV of something else is no metadata");
+        Files.writeString(dir.resolve("grades.csv"), "a,b\n1,2,3,4\n");
+        assertEquals(ExportMetadata.NONE, ExportMetadata.read(dir), "nor is a ragged one: the batch goes on");
+        Files.writeString(dir.resolve("grades.csv"), "github_username,roster_identifier,student_repository_name\n"
+                + "ada,ada@example.edu,team-1\nbob,bob@example.edu,team-1\n");
+        assertEquals(2, ExportMetadata.read(dir).submitters("team-1").size(), "a group repository: each member");
     }
 
     @Test

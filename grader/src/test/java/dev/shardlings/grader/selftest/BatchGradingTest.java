@@ -109,6 +109,14 @@ class BatchGradingTest {
         assertEquals(0, new CommandLine(new BatchGrading()).execute(with(args, "--force")));
         assertNotEquals(adaBefore, Files.getLastModifiedTime(out.resolve("ada/results.json")), "--force regrades all");
         assertEquals(book, Files.readAllLines(out.resolve(BatchGrading.GRADEBOOK)), "the same grades");
+
+        // A grade made for other parts is never read back as this run's: a narrower selection grades again.
+        FileTime adaFull = Files.getLastModifiedTime(out.resolve("ada/results.json"));
+        assertEquals(0, new CommandLine(new BatchGrading()).execute(with(args, "--parts=0.8")));
+        assertNotEquals(adaFull, Files.getLastModifiedTime(out.resolve("ada/results.json")), "another selection");
+        assertTrue(Files.readString(out.resolve("ada/results.json")).contains("\"selection\" : \"-Dparts='0.8'"));
+        // An unknown assignment is the instructor's to fix: said once, before any student is graded.
+        assertEquals(2, new CommandLine(new BatchGrading()).execute(with(args, "--assignment=week-9")));
     }
 
     private static String[] with(String[] args, String more) {

@@ -88,8 +88,12 @@ class ClassroomWorkflowTest {
         Assignments.Assignment p1 = Assignments.defaults().named("problem-1");
         String yaml = ClassroomWorkflow.yaml(p1, Optional.of(ClassroomWorkflow.GraderSource.parse(
                 "my-org/shardlings-template@grader-2026", sum)));
-        assertTrue(yaml.contains("repository: my-org/shardlings-template\n          ref: grader-2026\n"
+        assertTrue(yaml.contains("repository: my-org/shardlings-template\n          ref: 'grader-2026'\n"
                 + "          path: grader-of-record\n"), yaml);
+        // No Maven cache (the student's repository owns it, and could seed it with a tampered library): a
+        // repository of the run's own.
+        assertFalse(yaml.contains("cache: maven"), yaml);
+        assertTrue(yaml.contains("-Dmaven.repo.local=\"$RUNNER_TEMP/m2\"") && !yaml.contains("~/.m2"), yaml);
         assertTrue(yaml.indexOf("Verify the grader's checksum") < yaml.indexOf("Build the grader"), yaml);
         assertTrue(yaml.contains("--course=grader-of-record") && yaml.contains("--submission=submission"), yaml);
         assertFalse(yaml.contains("submission/grader"), "nothing of the student's grader is used: " + yaml);
