@@ -76,7 +76,9 @@ public final class Chapter5 {
      * Docs: docs/chapter-5.md#part-53-matmul_square-on-auto-axes
      */
     public static ShardedArray matmulSquare(ShardedArray in, ShardedArray w) {
-        // TODO(5.3): jit einsum("bd,df->bf", in.square(), w) with out sharding P("X", null).
+        // TODO(5.3): which dimension does the einsum contract, and which mesh axis splits it on both operands? What
+        //  must each device add up with the others, and how can jit learn, inside the program, the layout the result
+        //  must have?
         throw new ExerciseNotDone("5.3");
     }
 
@@ -93,7 +95,8 @@ public final class Chapter5 {
      * Docs: docs/chapter-5.md#part-54-matmul_square-on-explicit-axes
      */
     public static ShardedArray matmulSquareExplicit(ShardedArray in, ShardedArray w) {
-        // TODO(5.4): pass the out sharding P("X", null) to the einsum itself.
+        // TODO(5.4): write it as in 5.3 and read the ShardingTypeError: what does it ask you for, and where can one
+        //  operation be given it?
         throw new ExerciseNotDone("5.4");
     }
 }

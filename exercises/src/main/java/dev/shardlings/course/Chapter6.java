@@ -92,7 +92,9 @@ public final class Chapter6 {
      */
     public static List<ShardedArray> dataParallelStep(List<ShardedArray> params, ShardedArray inputs,
                                                       ShardedArray targets, float lr) {
-        // TODO(6.3): shardMap: Autodiff.gradList of Mlp.lossLocal on the device's rows, then pmean over "batch".
+        // TODO(6.3): each device differentiates the loss on its own rows. What does Autodiff hand back for a
+        //  parameter that is the same on every device (invariant over "batch"), and so how many times may the
+        //  gradients be combined over "batch" for the update to use the mean over the whole batch?
         throw new ExerciseNotDone("6.3");
     }
 
@@ -130,7 +132,8 @@ public final class Chapter6 {
      * Docs: docs/chapter-6.md#part-65-megatrons-mlp-block
      */
     public static List<ShardedArray> megatronMlp(ShardedArray x, ShardedArray w1, ShardedArray w2, ShardedArray dy) {
-        // TODO(6.5): shardMap: Autodiff.vjp of psum(relu(x·w1)·w2) over "model", then its pullback of dY.
+        // TODO(6.5): with F split over "model", which result is a partial sum in the forward pass, and which
+        //  gradient in the backward pass? Could Autodiff give you the backward pass from the forward one?
         throw new ExerciseNotDone("6.5");
     }
 }
