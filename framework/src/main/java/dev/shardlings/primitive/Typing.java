@@ -1,5 +1,6 @@
 package dev.shardlings.primitive;
 
+import dev.shardlings.sharding.AxisType;
 import dev.shardlings.sharding.Mesh;
 
 import java.util.ArrayList;
@@ -14,9 +15,12 @@ final class Typing {
     }
 
     /**
-     * The mesh of the operands (null when none is on a mesh).
+     * The mesh of the operands (null when none is on a mesh). Operands on other devices never get here: eager
+     * calls are refused before typing with JAX's "Received incompatible devices" (spmd's DeviceAssignment), and a
+     * jitted function's arguments by jit. What remains is the same devices under other axis names, sizes or types.
      *
-     * @throws ShardingTypeError when two operands live on different meshes (JAX's text)
+     * @throws ShardingTypeError when two operands live on different meshes: JAX's text, the meshes printed as
+     *                           JAX prints an {@code AbstractMesh}
      */
     static Mesh meshOf(Primitive p, List<ArrayType> operands) {
         Mesh mesh = p instanceof Full f ? f.mesh() : null;
@@ -25,12 +29,24 @@ final class Typing {
                 continue;
             }
             if (mesh != null && !mesh.equals(t.mesh())) {
-                throw new ShardingTypeError("Mesh for all inputs should be equal. Got one mesh: " + mesh
-                        + " and another mesh: " + t.mesh());
+                throw new ShardingTypeError("Mesh for all inputs should be equal. Got one mesh: "
+                        + abstractMesh(mesh) + " and another mesh: " + abstractMesh(t.mesh()));
             }
             mesh = t.mesh();
         }
         return mesh;
+    }
+
+    /**
+     * {@code str(AbstractMesh)} in JAX 0.10.2: {@code AbstractMesh('x': 8, axis_types=(Explicit,), device_kind=cpu,
+     * num_cores=None, platform=cpu)}. The simulated devices' kind is their platform name.
+     */
+    static String abstractMesh(Mesh mesh) {
+        String platform = mesh.devices().get(0).platform();
+        String sizes = mesh.toString().substring("Mesh(".length(), mesh.toString().length() - 1);
+        String types = mesh.axisTypes().stream().map(AxisType::jaxName).collect(Collectors.joining(", "));
+        return "AbstractMesh(" + sizes + ", axis_types=(" + types + (mesh.rank() == 1 ? ",)" : ")")
+                + ", device_kind=" + platform + ", num_cores=None, platform=" + platform + ")";
     }
 
     /** JAX's DuplicateSpecError, as {@code standard_abstract_eval} reports it. */

@@ -62,10 +62,21 @@ import java.util.Set;
  *       choice ({@link Primitive#autoRule}); nothing is a type error.</li>
  *   <li>A whole {@link NDArray} operand is an uncommitted array: it is placed replicated on the other operand's
  *       mesh.</li>
+ *   <li>Two placed operands are committed arrays: they must live on the same devices in the same order (the
+ *       mesh's flat order), else {@link IllegalArgumentException} with JAX's "Received incompatible devices for
+ *       jitted computation. Got argument x of add with shape int32[24] and with device ids [0, 1, 2, 3] on platform
+ *       CPU and argument y of add …", naming the {@code jax.numpy} function the method mirrors and its
+ *       parameters (x and y; x1 and x2 for {@code true_divide}; a and b for {@code matmul}; condition, x, y for
+ *       {@code _where}; args[k] for {@code concatenate} and {@code dot_general}; operands[k] for
+ *       {@code _einsum}).</li>
  * </ul>
  * These methods are host operations: inside a shardMap body work on the blocks instead.
  */
 public final class ShardedArray {
+
+    // jnp.where's and jnp.matmul's parameter names, which JAX's incompatible-devices error prints
+    private static final String[] WHERE_NAMES = {"condition", "x", "y"};
+    private static final String[] MATMUL_NAMES = {"a", "b"};
 
     /**
      * One device's block.
@@ -461,6 +472,7 @@ public final class ShardedArray {
 
     private ShardedArray binary(BinaryOp o, ShardedArray other) {
         Objects.requireNonNull(other, "other");
+        DeviceAssignment.elementwise(o, this, other);
         return GlobalElementwise.apply(this, new Binary(o), other);
     }
 
@@ -475,6 +487,7 @@ public final class ShardedArray {
 
     private ShardedArray compare(CompareOp o, ShardedArray other) {
         Objects.requireNonNull(other, "other");
+        DeviceAssignment.comparison(o, this, other);
         return GlobalElementwise.apply(this, new Compare(o), other);
     }
 
@@ -668,19 +681,22 @@ public final class ShardedArray {
     public static ShardedArray where(ShardedArray condition, ShardedArray x, ShardedArray y) {
         Objects.requireNonNull(x, "x");
         Objects.requireNonNull(y, "y");
-        return GlobalWhere.where(Objects.requireNonNull(condition, "condition"), x, y);
+        DeviceAssignment.check("_where", WHERE_NAMES, Objects.requireNonNull(condition, "condition"), x, y);
+        return GlobalWhere.where(condition, x, y);
     }
 
     /** {@link #where(ShardedArray, ShardedArray, ShardedArray)} with a scalar y ({@code jnp.where(c, x, 0.0)}). */
     public static ShardedArray where(ShardedArray condition, ShardedArray x, double y) {
         Objects.requireNonNull(x, "x");
-        return GlobalWhere.where(Objects.requireNonNull(condition, "condition"), x, y);
+        DeviceAssignment.check("_where", WHERE_NAMES, Objects.requireNonNull(condition, "condition"), x, null);
+        return GlobalWhere.where(condition, x, y);
     }
 
     /** {@link #where(ShardedArray, ShardedArray, ShardedArray)} with a scalar x ({@code jnp.where(c, 1.0, y)}). */
     public static ShardedArray where(ShardedArray condition, double x, ShardedArray y) {
         Objects.requireNonNull(y, "y");
-        return GlobalWhere.where(Objects.requireNonNull(condition, "condition"), x, y);
+        DeviceAssignment.check("_where", WHERE_NAMES, Objects.requireNonNull(condition, "condition"), null, y);
+        return GlobalWhere.where(condition, x, y);
     }
 
     /**
@@ -701,6 +717,7 @@ public final class ShardedArray {
      */
     public ShardedArray matmul(ShardedArray other) {
         Objects.requireNonNull(other, "other");
+        DeviceAssignment.check("matmul", MATMUL_NAMES, this, other);
         return GlobalOps.apply(this, DotGeneral.matmul(null), GlobalOps.of(other));
     }
 
@@ -711,6 +728,7 @@ public final class ShardedArray {
     public ShardedArray matmul(ShardedArray other, PartitionSpec outSharding) {
         Objects.requireNonNull(other, "other");
         Objects.requireNonNull(outSharding, "outSharding");
+        DeviceAssignment.check("matmul", MATMUL_NAMES, this, other);
         return GlobalOps.apply(this, DotGeneral.matmul(outSharding), GlobalOps.of(other));
     }
 
@@ -720,7 +738,9 @@ public final class ShardedArray {
      */
     public ShardedArray dotGeneral(ShardedArray other, DotGeneral dims) {
         Objects.requireNonNull(other, "other");
-        return GlobalOps.apply(this, Objects.requireNonNull(dims, "dims"), GlobalOps.of(other));
+        Objects.requireNonNull(dims, "dims");
+        DeviceAssignment.check("dot_general", DeviceAssignment.indexed("args", 2), this, other);
+        return GlobalOps.apply(this, dims, GlobalOps.of(other));
     }
 
     /**
@@ -752,6 +772,7 @@ public final class ShardedArray {
         Objects.requireNonNull(subscripts, "subscripts");
         Objects.requireNonNull(x, "x");
         Objects.requireNonNull(y, "y");
+        DeviceAssignment.check("_einsum", DeviceAssignment.indexed("operands", 2), x, y);
         return Einsum.einsum(subscripts, x, y, outSharding);
     }
 
@@ -852,6 +873,7 @@ public final class ShardedArray {
         for (int k = 0; k < arrays.length; k++) {
             Objects.requireNonNull(arrays[k], "arrays[" + k + "]");
         }
+        DeviceAssignment.check("concatenate", DeviceAssignment.indexed("args", arrays.length), arrays);
         return GlobalShapeOps.concatenate(axis, arrays);
     }
 
