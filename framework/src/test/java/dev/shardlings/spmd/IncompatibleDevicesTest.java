@@ -59,6 +59,26 @@ class IncompatibleDevicesTest {
     }
 
     @Test
+    void underJitTheArgumentsAreNamedByPosition() {
+        // jit disjoint / jit permuted, JAX's lines for jax.jit(f_add); a Java lambda has no parameter names at run
+        // time, so the framework prints args[k] where JAX prints f_add's parameters a and b (docs/framework.md,
+        // "Deliberate differences from JAX")
+        String disjoint = "ValueError: Received incompatible devices for jitted computation. Got argument a of f_add with"
+                + " shape int32[24] and with device ids [0, 1, 2, 3] on platform CPU and argument b of f_add with shape"
+                + " int32[24] and with device ids [4, 5, 6, 7] on platform CPU";
+        String permuted = "ValueError: Received incompatible devices for jitted computation. Got argument a of f_add with"
+                + " shape int32[24] and with device ids [0, 1, 2, 3, 4, 5, 6, 7] on platform CPU and argument b of f_add"
+                + " with shape int32[24] and with device ids [0, 1, 2, 3, 6, 7, 4, 5] on platform CPU";
+        dev.shardlings.jit.Jitted fAdd = dev.shardlings.jit.Jit.jit((a, b) -> a.add(b)).named("f_add");
+        refused(byPosition(disjoint), () -> fAdd.call(put(X, LO), put(X, HI)));
+        refused(byPosition(permuted), () -> fAdd.call(put(X, FULL), put(X, PERMUTED)));
+    }
+
+    private static String byPosition(String jax) {
+        return jax.replace("argument a of", "argument args[0] of").replace("argument b of", "argument args[1] of");
+    }
+
+    @Test
     void explicitAxesPrintTheShardingInTheShape() {
         Mesh lo = LO.withAxisTypes(AxisType.EXPLICIT);
         Mesh hi = HI.withAxisTypes(AxisType.EXPLICIT);
