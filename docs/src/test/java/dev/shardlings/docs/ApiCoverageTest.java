@@ -31,6 +31,16 @@ class ApiCoverageTest {
         }
     }
 
+    private static Map<ApiCoverage.Api, List<String>> fixture;
+
+    /** The fixture's calls, attributed once for both tests that read them. */
+    private static synchronized Map<ApiCoverage.Api, List<String>> fixtureCalls() {
+        if (fixture == null) {
+            fixture = ApiCoverage.calls(List.of(FIXTURES.resolve("Fixture.java")), CLASS_PATH, FIXTURES);
+        }
+        return fixture;
+    }
+
     private static List<Path> pages() throws IOException {
         try (Stream<Path> s = Files.list(ROOT.resolve("docs"))) {
             return s.filter(p -> p.toString().endsWith(".md")).sorted().toList();
@@ -53,8 +63,7 @@ class ApiCoverageTest {
         // Fixture.java calls ShardedArray.add (documented in fixture-docs.md), NDArray.mean through a shardMap
         // lambda parameter (the page documents mean for ShardedArray only: only attribution knows the type) and
         // Mesh.axisSize (the page has no table naming it)
-        Map<ApiCoverage.Api, List<String>> calls = ApiCoverage.calls(List.of(FIXTURES.resolve("Fixture.java")),
-                CLASS_PATH, FIXTURES);
+        Map<ApiCoverage.Api, List<String>> calls = fixtureCalls();
         List<ApiCoverage.Section> sections = ApiCoverage.sections(List.of(FIXTURES.resolve("fixture-docs.md")));
         String report = ApiCoverage.report(calls, sections, FIXTURES);
         assertFalse(report.isEmpty());
@@ -68,10 +77,8 @@ class ApiCoverageTest {
     }
 
     @Test
-    void overloadsResolveToTheExecutableJavacChose() throws IOException {
-        Map<ApiCoverage.Api, List<String>> calls = ApiCoverage.calls(List.of(FIXTURES.resolve("Fixture.java")),
-                CLASS_PATH, FIXTURES);
-        List<String> signatures = calls.keySet().stream().map(ApiCoverage.Api::signature).toList();
+    void overloadsResolveToTheExecutableJavacChose() {
+        List<String> signatures = fixtureCalls().keySet().stream().map(ApiCoverage.Api::signature).toList();
         assertTrue(signatures.contains("ShardedArray.add(ShardedArray)"), signatures.toString());
         assertTrue(signatures.contains("ShardedArray.add(double)"), signatures.toString());
         assertTrue(signatures.contains("ShardedArray.mean(int...)"), signatures.toString());
