@@ -342,8 +342,8 @@ public record DotGeneral(List<Integer> lhsContracting, List<Integer> rhsContract
     }
 
     /**
-     * On Auto axes the result keeps the batch dimensions' shardings, then the free dimensions' of the larger operand,
-     * then the other's (an axis already used is dropped): XLA's sharding propagation infers a dot's sharding from the
+     * On Auto axes the result keeps the larger operand's shardings first, then the other's (an axis already used is
+     * dropped): XLA's sharding propagation infers a dot's sharding from the
      * larger operand first, so A[I_x, J] · B[J, K_x] is C[I_x, K] for equal sizes but C[I, K_x] when B is larger.
      */
     @Override
@@ -361,8 +361,13 @@ public record DotGeneral(List<Integer> lhsContracting, List<Integer> rhsContract
         List<Integer> order = new ArrayList<>(range(0, b));
         List<Integer> lhsFree = range(b, b + lf);
         List<Integer> rhsFree = range(b + lf, dims.size());
-        order.addAll(rhsFirst(l, r) ? rhsFree : lhsFree);
-        order.addAll(rhsFirst(l, r) ? lhsFree : rhsFree);
+        if (rhsFirst(l, r)) {
+            order.addAll(0, rhsFree);
+            order.addAll(lhsFree);
+        } else {
+            order.addAll(lhsFree);
+            order.addAll(rhsFree);
+        }
         Set<String> seen = new HashSet<>();
         List<List<String>> kept = new ArrayList<>(dims);
         for (int d : order) {
@@ -381,8 +386,9 @@ public record DotGeneral(List<Integer> lhsContracting, List<Integer> rhsContract
      * The operand layouts for local products, as XLA's SPMD partitioner chooses them ({@code dot_handler.cc}),
      * for the result layout {@code out} (null: none yet, the Auto fallback).
      * <ol>
-     *   <li>Batch, then free dimensions keep their operand's axes, the larger operand's first; these axes group the
-     *       devices, and the rest of the work happens within each group.</li>
+     *   <li>Batch and free dimensions keep their operand's axes, the larger operand's first (XLA's propagation
+     *       infers a dot's sharding from the larger operand first); these axes group the devices, and the rest of
+     *       the work happens within each group.</li>
      *   <li>An operand axis the result already uses on another dimension moves to a mesh axis of the same size that
      *       nothing uses (a collective-permute, XLA's regrouping of the other operand); without one it is
      *       gathered. A free dimension so moved is then gathered within the group.</li>
@@ -408,22 +414,27 @@ public record DotGeneral(List<Integer> lhsContracting, List<Integer> rhsContract
         List<List<String>> rEff = new ArrayList<>(r.dims());
         List<List<String>> natural = new ArrayList<>(Specs.replicated(b + lFree.size() + rFree.size()));
         Set<String> used = new HashSet<>();
-        for (int i = 0; i < b; i++) {
-            List<String> a = l.dims().get(lhsBatch.get(i));
-            List<String> bs = !a.isEmpty() ? a : r.dims().get(rhsBatch.get(i));
-            if (bs.stream().anyMatch(used::contains)) {
-                bs = Specs.NONE;
-            }
-            used.addAll(bs);
-            lhs.set(lhsBatch.get(i), bs);
-            rhs.set(rhsBatch.get(i), bs);
-            natural.set(i, bs);
-        }
-        // free dimensions, the larger operand first; those whose axes the result already uses move or are gathered
+        // the larger operand's batch and free dimensions first, then the other's; an operand dimension whose axes
+        // the result already uses is moved or gathered
         List<int[]> moved = new ArrayList<>();
         boolean rhsFirst = rhsFirst(l, r);
         for (int side : rhsFirst ? new int[] {1, 0} : new int[] {0, 1}) {
             ArrayType t = side == 0 ? l : r;
+            for (int i = 0; i < b; i++) {
+                int d = (side == 0 ? lhsBatch : rhsBatch).get(i);
+                List<String> s = t.dims().get(d);
+                if (!natural.get(i).isEmpty() || s.isEmpty()) {
+                    continue;
+                }
+                if (s.stream().anyMatch(used::contains)) {
+                    moved.add(new int[] {side, d});
+                    continue;
+                }
+                used.addAll(s);
+                lhs.set(lhsBatch.get(i), s);
+                rhs.set(rhsBatch.get(i), s);
+                natural.set(i, s);
+            }
             List<Integer> f = side == 0 ? lFree : rFree;
             for (int j = 0; j < f.size(); j++) {
                 List<String> s = t.dims().get(f.get(j));
@@ -440,17 +451,22 @@ public record DotGeneral(List<Integer> lhsContracting, List<Integer> rhsContract
         Set<String> taken = new HashSet<>(used);
         l.dims().forEach(taken::addAll);
         r.dims().forEach(taken::addAll);
+        // the operands as moved onto the group's devices (via); a dimension with nothing to move to is gathered
+        List<List<String>> lVia = new ArrayList<>(l.dims());
+        List<List<String>> rVia = new ArrayList<>(r.dims());
+        for (int i = 0; i < lhsContracting.size(); i++) {
+            moved.add(new int[] {0, lhsContracting.get(i)});
+            moved.add(new int[] {1, rhsContracting.get(i)});
+        }
         for (int[] m : moved) {
             List<List<String>> eff = m[0] == 0 ? lEff : rEff;
-            eff.set(m[1], substitute(eff.get(m[1]), taken, mesh));
-        }
-        for (int i = 0; i < lhsContracting.size(); i++) {
-            for (int side = 0; side < 2; side++) {
-                List<List<String>> eff = side == 0 ? lEff : rEff;
-                int d = (side == 0 ? lhsContracting : rhsContracting).get(i);
-                if (eff.get(d).stream().anyMatch(used::contains)) {
-                    eff.set(d, substitute(eff.get(d), taken, mesh));
-                }
+            if (eff.get(m[1]).stream().noneMatch(used::contains)) {
+                continue;
+            }
+            List<String> sub = substitute(eff.get(m[1]), taken, mesh);
+            eff.set(m[1], sub);
+            if (!sub.isEmpty()) {
+                (m[0] == 0 ? lVia : rVia).set(m[1], sub);
             }
         }
         List<String> contracted = new ArrayList<>();
@@ -462,6 +478,10 @@ public record DotGeneral(List<Integer> lhsContracting, List<Integer> rhsContract
             if (!a.isEmpty() && !c.isEmpty()) {
                 // XLA re-lays the smaller operand out as the larger (ties: the rhs as the lhs)
                 k = a.equals(c) || Specs.parts(mesh, a) != Specs.parts(mesh, c) || !rhsFirst ? a : c;
+                if (!a.equals(c) && Specs.parts(mesh, a) == Specs.parts(mesh, c)) {
+                    // the smaller operand's blocks move whole onto the larger's devices (one collective-permute)
+                    (k == a ? rVia : lVia).set(k == a ? rhsContracting.get(i) : lhsContracting.get(i), k);
+                }
             } else if (!a.isEmpty()) {
                 k = sliceOther(l, lEff, rEff, resultSize(l, r), group, outDims, mesh) ? a : Specs.NONE;
             } else if (!c.isEmpty()) {
@@ -481,7 +501,7 @@ public record DotGeneral(List<Integer> lhsContracting, List<Integer> rhsContract
             splitOverSubstitutes(l, r, out, lhs, rhs, used, taken, contracted, natural, mesh);
             splitAsOut(l, r, out, lhs, rhs, used, natural);
         }
-        return new Plan(lhs, rhs, lEff.equals(l.dims()) ? List.of() : lEff, rEff.equals(r.dims()) ? List.of() : rEff,
+        return new Plan(lhs, rhs, lVia.equals(l.dims()) ? List.of() : lVia, rVia.equals(r.dims()) ? List.of() : rVia,
                 contracted, natural);
     }
 
