@@ -21,12 +21,15 @@ import java.util.Set;
  * both sides is ambiguous (the result could be summed to replicated or scattered) and is a {@link ShardingTypeError}
  * asking for {@code outSharding}; the result takes lhs's batch shardings and both sides' free-dimension shardings.
  *
- * <p>Partitioning: each device multiplies its blocks; when a contracting dimension is split over mesh axes K,
- * the local products are partial sums, completed by a psum over K (or a reduce-scatter when the result's layout
- * splits a dimension over exactly K). When both sides split a contracting dimension alike, that is the plan (XLA's
- * all-reduce of partial products). When a contracting dimension is split on one side only, the cheaper of two
- * plans is taken by bytes moved per device: slice the other side locally and psum the result, or all-gather the
- * split side (ties go to the psum).
+ * <p>Partitioning (XLA's SPMD dot handler, {@code dot_handler.cc}, in the form its seed programs need): each device
+ * multiplies its blocks; when a contracting dimension is split over mesh axes K, the local products are partial
+ * sums, completed by an all-reduce over K (a reduce-scatter when the result's layout splits a dimension over exactly
+ * K and no other axis can hold that share). The result keeps the larger operand's batch and free shardings first;
+ * an operand axis the result already uses elsewhere moves, by one collective-permute, onto an unused axis of the
+ * same size (else it is gathered). A contracting dimension split on one operand only is summed (the other operand
+ * sliced) when the split operand fills its device group and has more elements per group than the result, and
+ * gathered otherwise; split on both over different axes into as many parts, the smaller operand moves onto the
+ * larger's axes. {@code jit/XlaMatmulPlansTest} pins these plans against XLA's compiled text.
  *
  * @param lhsContracting lhs dimensions contracted
  * @param rhsContracting the rhs dimensions they contract with, pairwise
