@@ -199,4 +199,87 @@ class XlaMatmulPlansTest {
         check(M22, new int[] {16, 8}, P(null, "x"), new int[] {8, 4}, P("y", null), null, P(),
                 "f32[4,4] collective-permute {{0,0},{1,2},{2,1},{3,3}}", "f32[16,4] all-reduce {{0,2},{1,3}}");
     }
+
+    /** The seed 001 network's loss, as Seed001MlpTest writes it. */
+    private static ShardedArray loss(List<ShardedArray> params, ShardedArray inputs, ShardedArray targets) {
+        ShardedArray x = inputs;
+        ShardedArray outputs = null;
+        for (int l = 0; l < params.size(); l += 2) {
+            outputs = x.matmul(params.get(l)).add(params.get(l + 1));
+            x = outputs.maximum(0);
+        }
+        return outputs.sub(targets).square().sum(-1).mean();
+    }
+
+    /** gradfun = jit(grad(loss)) at layer sizes [64, 128, 128, 128, 10], batch 128: its collectives. */
+    private static List<String> gradfunCollectives(Mesh mesh, PartitionSpec[] paramSpecs, PartitionSpec batchSpec) {
+        int[] sizes = {64, 128, 128, 128, 10};
+        List<Object> args = new ArrayList<>();
+        for (int l = 0; l < 4; l++) {
+            args.add(put(mesh, NDArray.ones(DType.FLOAT32, sizes[l], sizes[l + 1]), paramSpecs[2 * l]));
+            args.add(ShardedArray.devicePut(NDArray.ones(DType.FLOAT32, sizes[l + 1]),
+                    new NamedSharding(mesh, paramSpecs[2 * l + 1])));
+        }
+        args.add(put(mesh, NDArray.ones(DType.FLOAT32, 128, 64), batchSpec));
+        args.add(put(mesh, NDArray.ones(DType.FLOAT32, 128, 10), batchSpec));
+        int[] wrt = {0, 1, 2, 3, 4, 5, 6, 7};
+        Jitted gradfun = Jit.jitList(a -> dev.shardlings.autodiff.Autodiff.<ShardedArray>gradList(
+                ps -> loss(ps, a.get(8), a.get(9)), wrt).apply(a.subList(0, 8)));
+        return collectives(gradfun.lower(args.toArray()), mesh);
+    }
+
+    /** A collective's line with a 2-D shape's dimensions in ascending order (XLA's layout pass may transpose). */
+    private static String upToTranspose(String line) {
+        Matcher m = Pattern.compile("f32\\[(\\d+),(\\d+)\\]").matcher(line);
+        if (!m.find()) {
+            return line;
+        }
+        int a = Integer.parseInt(m.group(1));
+        int b = Integer.parseInt(m.group(2));
+        return m.replaceFirst("f32[" + Math.min(a, b) + "," + Math.max(a, b) + "]");
+    }
+
+    private static List<String> sortedUpToTranspose(List<String> lines) {
+        return lines.stream().map(XlaMatmulPlansTest::upToTranspose).sorted().toList();
+    }
+
+    @Test
+    void seed001GradientStepDataParallelAllReducesEveryGradientOverTheBatch() {
+        // jax-checks/seed001_network_plans.py, "DP 8": one all-reduce, over all 8 devices, of the 8 gradients
+        // %all-reduce.8 = (f32[128,64]{1,0}, f32[128]{0}, f32[128,128]{1,0}, f32[128]{0}, f32[128,128]{1,0},
+        //     f32[128]{0}, f32[10,128]{1,0}, f32[10]{0}) all-reduce(%dot.7, %wrapped_reduce, %dot.8, ...),
+        //     replica_groups=mesh['axis_0'=8,'axis_1'=1] {'axis_0'}, to_apply=%add.clone
+        // Stated difference: XLA's all-reduce combiner merges the 8 into one tuple all-reduce, and its layout pass
+        // reports each weight's gradient transposed (f32[128,64] for W1's [64,128]); here each gradient has its own
+        // all-reduce of the same operand, in the weight's own shape.
+        Mesh m8 = Mesh.ofDeviceIds(new int[] {0, 1, 2, 3, 4, 5, 6, 7}, new int[] {8}, "batch");
+        PartitionSpec[] replicated = new PartitionSpec[8];
+        Arrays.fill(replicated, P());
+        List<String> xlaOperands = List.of("f32[128,64]", "f32[128]", "f32[128,128]", "f32[128]", "f32[128,128]",
+                "f32[128]", "f32[10,128]", "f32[10]");
+        List<String> xla = xlaOperands.stream().map(s -> s + " all-reduce {{0,1,2,3,4,5,6,7}}").toList();
+        assertEquals(sortedUpToTranspose(xla), sortedUpToTranspose(gradfunCollectives(m8, replicated, P("batch"))));
+    }
+
+    @Test
+    void seed001GradientStepDataAndTensorParallelSumsH3OverModelTwiceAndTheGradientsOverTheBatch() {
+        // jax-checks/seed001_network_plans.py, "DP x TP 4 x 2" (W2 P(None, 'model'), b2 P('model'),
+        // W3 P('model', None), batch P('batch', None)):
+        // %all-reduce = f32[32,128]{1,0} all-reduce(%ynn_fusion.6), replica_groups={{0,1},{2,3},{4,5},{6,7}}
+        // %all-reduce.1 = f32[32,128]{1,0} all-reduce(%ynn_fusion.2), replica_groups={{0,1},{2,3},{4,5},{6,7}}
+        // %all-reduce.10 = (f32[128,64]{1,0}, f32[128]{0}, f32[64,128]{1,0}, f32[64]{0}, f32[128,64]{1,0},
+        //     f32[128]{0}, f32[10,128]{1,0}, f32[10]{0}) all-reduce(...),
+        //     replica_groups=mesh['axis_0'=4,'axis_1'=1,'axis_2'=2] {'axis_0'} (batch: {{0,2,4,6},{1,3,5,7}})
+        // Stated difference, as for data parallelism: XLA combines the 8 gradients' all-reduces into one and
+        // reports the weights' gradients transposed.
+        Mesh m42 = Mesh.ofDeviceIds(new int[] {0, 1, 2, 3, 4, 5, 6, 7}, new int[] {4, 2}, "batch", "model");
+        PartitionSpec[] specs = {P(), P(), P(null, "model"), P("model"), P("model", null), P(), P(), P()};
+        List<String> xla = new ArrayList<>(List.of("f32[32,128] all-reduce {{0,1},{2,3},{4,5},{6,7}}",
+                "f32[32,128] all-reduce {{0,1},{2,3},{4,5},{6,7}}"));
+        for (String operand : List.of("f32[128,64]", "f32[128]", "f32[64,128]", "f32[64]", "f32[128,64]", "f32[128]",
+                "f32[10,128]", "f32[10]")) {
+            xla.add(operand + " all-reduce {{0,2,4,6},{1,3,5,7}}");
+        }
+        assertEquals(sortedUpToTranspose(xla), sortedUpToTranspose(gradfunCollectives(m42, specs, P("batch", null))));
+    }
 }
