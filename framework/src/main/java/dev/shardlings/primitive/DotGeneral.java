@@ -24,7 +24,7 @@ import java.util.Set;
  * <p>Partitioning (XLA's SPMD dot handler, {@code dot_handler.cc}, in the form its seed programs need): each device
  * multiplies its blocks; when a contracting dimension is split over mesh axes K, the local products are partial
  * sums, completed by an all-reduce over K (a reduce-scatter when the result's layout splits a dimension over exactly
- * K and no other axis can hold that share). The result keeps the larger operand's batch and free shardings first;
+ * K). The result keeps the larger operand's batch and free shardings first;
  * an operand axis the result already uses elsewhere moves, by one collective-permute, onto an unused axis of the
  * same size (else it is gathered). A contracting dimension split on one operand only is summed (the other operand
  * sliced) when the split operand fills its device group and has more elements per group than the result, and
@@ -400,10 +400,11 @@ public record DotGeneral(List<Integer> lhsContracting, List<Integer> rhsContract
      *       operand is sliced and the products summed when the split operand fills its group (no replication
      *       within it), the other operand and the result are replicated within the group, and the split operand has
      *       more elements per group than the result; otherwise the split operand is gathered.</li>
-     *   <li>A result dimension {@code out} splits over contracted axes is computed split over unused axes of the
-     *       same sizes where there are some, and re-laid out after the sum (XLA: all-reduce, then
-     *       collective-permute); other dimensions {@code out} splits over unused axes over which the operand is
-     *       replicated are sliced locally before the product.</li>
+     *   <li>A result dimension {@code out} splits over unused axes over which its operand is replicated is sliced
+     *       locally before the product. One over the contracted axes stays whole until the sum, which a
+     *       reduce-scatter then completes (XLA, where another axis of the same size is unused, computes the share
+     *       on that axis, all-reduces it and moves it with a collective-permute: the difference
+     *       {@code XlaMatmulPlansTest} states).</li>
      * </ol>
      */
     private Plan plan(ArrayType l, ArrayType r, ArrayType out) {
@@ -501,7 +502,6 @@ public record DotGeneral(List<Integer> lhsContracting, List<Integer> rhsContract
             rhs.set(rhsContracting.get(i), k);
         }
         if (out != null) {
-            splitOverSubstitutes(l, r, out, lhs, rhs, used, taken, contracted, natural, mesh);
             splitAsOut(l, r, out, lhs, rhs, used, natural);
         }
         return new Plan(lhs, rhs, lVia.equals(l.dims()) ? List.of() : lVia, rVia.equals(r.dims()) ? List.of() : rVia,
@@ -581,39 +581,6 @@ public record DotGeneral(List<Integer> lhsContracting, List<Integer> rhsContract
             }
         }
         return size / parts;
-    }
-
-    /**
-     * For each result dimension {@code out} splits over contracted axes only: the product keeps that dimension
-     * split over unused axes of the same sizes, sliced locally from its operand, and the sum's result is re-laid out
-     * afterwards (XLA computes a group's share of the result on the devices within the group).
-     */
-    private void splitOverSubstitutes(ArrayType l, ArrayType r, ArrayType out, List<List<String>> lhs,
-                                      List<List<String>> rhs, Set<String> used, Set<String> taken,
-                                      List<String> contracted, List<List<String>> natural, Mesh mesh) {
-        List<Integer> lFree = free(l.rank(), lhsContracting, lhsBatch);
-        List<Integer> rFree = free(r.rank(), rhsContracting, rhsBatch);
-        int b = lhsBatch.size();
-        for (int d = b; d < natural.size(); d++) {
-            List<String> want = out.dims().get(d);
-            if (!natural.get(d).isEmpty() || want.isEmpty() || !contracted.containsAll(want)) {
-                continue;
-            }
-            Set<String> avoid = new HashSet<>(taken);
-            avoid.addAll(used);
-            List<String> sub = substitute(want, avoid, mesh);
-            if (sub.isEmpty()) {
-                continue;
-            }
-            taken.addAll(sub);
-            used.addAll(sub);
-            natural.set(d, sub);
-            if (d < b + lFree.size()) {
-                lhs.set(lFree.get(d - b), sub);
-            } else {
-                rhs.set(rFree.get(d - b - lFree.size()), sub);
-            }
-        }
     }
 
     /** Adds to {@code natural} (and the operand layouts) the axes {@code out} splits a free or batch dimension by. */

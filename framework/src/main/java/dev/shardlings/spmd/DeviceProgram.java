@@ -195,13 +195,13 @@ public record DeviceProgram(List<Instruction> instructions, int registers) {
                 instructions.add(new Move(List.of(reduce), r, reduced));
                 r = reduced;
             }
-            return regroupOrRelayout(r, dims, out.dims());
+            return relayout(r, dims, out.dims());
         }
 
         /**
          * Re-lays a block out by one collective-permute where {@code to} only moves {@code from}'s blocks onto
          * other axes of the same sizes ({@link DataMovement.Regroup}, how XLA moves a dot's operand into a device
-         * group and a group's result back), otherwise as {@link #relayout}.
+         * group), otherwise as {@link #relayout}.
          */
         private int regroupOrRelayout(int input, List<List<String>> from, List<List<String>> to) {
             DataMovement.Regroup regroup = DataMovement.Regroup.of(Relayout.withoutTrivialAxes(from, mesh),

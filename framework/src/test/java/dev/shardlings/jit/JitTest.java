@@ -152,37 +152,25 @@ class JitTest {
     }
 
     @Test
-    void anOutShardingThatSplitsAContractionsResultIsSummedOnTheGroupThenPermuted() {
+    void anOutShardingThatSplitsAContractionsResultIsOneReduceScatter() {
         // seed 000's case 3 with C[I_x, K] asked for: the out sharding reaches the dot (one step of backward
-        // propagation). As XLA does (JAX 0.10.2, XlaMatmulPlansTest has its text), each device computes the rows it
-        // would hold under P('y', None), the partial sums are all-reduced over x, and one collective-permute moves
-        // the rows onto x.
+        // propagation), whose partitioning then completes the partial sums with a reduce-scatter over x.
         Mesh m = Mesh.ofDeviceIds(IDS4, new int[] {2, 2}, "x", "y");
         NDArray a = data(8, 16);
         NDArray b = data(16, 6);
         Jitted mm = Jit.jit((p, q) -> p.matmul(q)).outShardings(P("x", null));
         Compiled c = mm.lower(put(m, a, null, "x"), put(m, b, "x", null));
         String text = c.asText();
-        assertTrue(text.contains("f32[4,6] all-reduce(") && text.contains("replica_groups={{0,2},{1,3}}")
-                && text.contains("f32[4,6] collective-permute("), text);
-        assertFalse(text.contains("reduce-scatter") || text.contains("all-gather"), text);
+        assertTrue(text.contains("f32[4,6] reduce-scatter(") && text.contains("dimensions={0}, replica_groups={{0,2},"
+                + "{1,3}}"), text);
+        assertFalse(text.contains("all-reduce") || text.contains("all-gather") || text.contains("dynamic-slice"), text);
+        assertEquals(8L * 6 * 4 / 2, c.costAnalysis().bytesReceivedPerDevice(), "(n−1)/n of the [8, 6] partial product");
         assertClose(a.matmul(b), mm.call(put(m, a, null, "x"), put(m, b, "x", null)).get(0));
         // the same through a constraint inside the program
         Compiled viaConstraint = Jit.jit((p, q) -> p.matmul(q).withShardingConstraint(P("x", null)))
                 .lower(put(m, a, null, "x"), put(m, b, "x", null));
-        assertTrue(viaConstraint.asText().contains("collective-permute(") && !viaConstraint.asText().contains(
-                "reduce-scatter"), viaConstraint.asText());
-        // with no other axis to compute on, the sum is completed by a reduce-scatter over x: XLA's reduce-scatter
-        // creation on GPU and TPU (XLA's CPU backend keeps an all-reduce and a dynamic-slice)
-        Mesh line = Mesh.ofDeviceIds(IDS4, new int[] {4}, "x");
-        Compiled scatter = mm.lower(put(line, a, null, "x"), put(line, b, "x", null));
-        assertTrue(scatter.asText().contains("f32[2,6] reduce-scatter(") && scatter.asText().contains(
-                "dimensions={0}"), scatter.asText());
-        assertFalse(scatter.asText().contains("all-reduce") || scatter.asText().contains("all-gather"),
-                scatter.asText());
-        assertEquals(8L * 6 * 4 * 3 / 4, scatter.costAnalysis().bytesReceivedPerDevice(),
-                "(n−1)/n of the [8, 6] partial product");
-        assertClose(a.matmul(b), mm.call(put(line, a, null, "x"), put(line, b, "x", null)).get(0));
+        assertTrue(viaConstraint.asText().contains("reduce-scatter(") && !viaConstraint.asText().contains("all-reduce"),
+                viaConstraint.asText());
         // returned twice (once replicated, once split), the sum is needed whole: one all-reduce, then a slice
         Compiled twice = Jit.jitList(xs -> {
             ShardedArray prod = xs.get(0).matmul(xs.get(1));
