@@ -24,8 +24,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * same kinds, per-device shapes and device groups (replica groups, or a collective-permute's source-target pairs)
  * — the same output sharding, and the values of the product on whole arrays.
  *
- * <p>Source of every expectation: {@code src/test/resources/jax-checks/seed000_matmul_plans.py} (JAX 0.10.2 on CPU,
- * Auto axes; how to run it is in its first lines). XLA's lines are quoted above each case; XLA writes groups over a
+ * Also seed 001's jitted gradient step and seed 002's jitted programs; where this partitioner still differs from
+ * XLA, the test says how and pins this partitioner's plan.
+ *
+ * <p>Sources of the expectations, in {@code src/test/resources/jax-checks/}: {@code seed000_matmul_plans.py},
+ * {@code seed001_network_plans.py}, {@code seed002_programs.py} (JAX 0.10.2 on CPU, Auto axes; how to run each is in
+ * its first lines). XLA's lines are quoted above each case; XLA writes groups over a
  * mesh axis as {@code mesh['axis_0'=1,'axis_1'=2,'axis_2'=2] {'axis_1'}}, which is x on the 2×2 mesh: groups
  * {{0,2},{1,3}} (and y: {{0,1},{2,3}}).
  */
