@@ -106,6 +106,11 @@ final class ProgramText {
             return "collective-permute(" + in + "), layout " + layoutText(r.from()) + " -> " + layoutText(r.to())
                     + " (each device receives only the pieces of its new block)";
         }
+        if (step instanceof DataMovement.Regroup r) {
+            return "collective-permute(" + in + "), source_target_pairs={" + r.pairs().stream()
+                    .map(p -> "{" + mesh.devices().get(p[0]).id() + "," + mesh.devices().get(p[1]).id() + "}")
+                    .collect(Collectors.joining(",")) + "}";
+        }
         if (step instanceof DataMovement.RollSplit r) {
             return "collective-permute(" + in + "), dimension=" + r.dim() + ", shift=" + r.shift()
                     + ", over axes " + r.axes() + " (rows that wrap past a block go to the next devices)";

@@ -3,7 +3,6 @@ package dev.shardlings.primitive;
 import dev.shardlings.array.DType;
 import dev.shardlings.array.NDArray;
 import dev.shardlings.array.ReduceOp;
-import dev.shardlings.events.Collective;
 import dev.shardlings.sharding.Mesh;
 import dev.shardlings.sharding.PartitionSpec;
 
@@ -22,12 +21,15 @@ import java.util.Set;
  * both sides is ambiguous (the result could be summed to replicated or scattered) and is a {@link ShardingTypeError}
  * asking for {@code outSharding}; the result takes lhs's batch shardings and both sides' free-dimension shardings.
  *
- * <p>Partitioning: each device multiplies its blocks; when a contracting dimension is split over mesh axes K,
- * the local products are partial sums, completed by a psum over K (or a reduce-scatter when the result's layout
- * splits a dimension over exactly K). When both sides split a contracting dimension alike, that is the plan (XLA's
- * all-reduce of partial products). When a contracting dimension is split on one side only, the cheaper of two
- * plans is taken by bytes moved per device: slice the other side locally and psum the result, or all-gather the
- * split side (ties go to the psum).
+ * <p>Partitioning (XLA's SPMD dot handler, {@code dot_handler.cc}, in the form its seed programs need): each device
+ * multiplies its blocks; when a contracting dimension is split over mesh axes K, the local products are partial
+ * sums, completed by an all-reduce over K (a reduce-scatter when the result's layout splits a dimension over exactly
+ * K). The result keeps the larger operand's batch and free shardings first;
+ * an operand axis the result already uses elsewhere moves, by one collective-permute, onto an unused axis of the
+ * same size (else it is gathered). A contracting dimension split on one operand only is summed (the other operand
+ * sliced) when the split operand fills its device group and has more elements per group than the result, and
+ * gathered otherwise; split on both over different axes into as many parts, the smaller operand moves onto the
+ * larger's axes. {@code jit/XlaMatmulPlansTest} pins these plans against XLA's compiled text.
  *
  * @param lhsContracting lhs dimensions contracted
  * @param rhsContracting the rhs dimensions they contract with, pairwise
@@ -160,7 +162,7 @@ public record DotGeneral(List<Integer> lhsContracting, List<Integer> rhsContract
     /** On Auto axes an ambiguous contraction is summed: the result keeps only the free and batch shardings. */
     @Override
     public List<List<String>> autoFallback(List<ArrayType> operands, Shaped out, Mesh mesh) {
-        return plan(operands.get(0), operands.get(1), false, null).natural;
+        return plan(operands.get(0), operands.get(1), null).natural;
     }
 
     /**
@@ -329,28 +331,168 @@ public record DotGeneral(List<Integer> lhsContracting, List<Integer> rhsContract
         return all.stream().mapToInt(Integer::intValue).toArray();
     }
 
-    /** What each operand needs and what the local products are, for one choice of contracting layout. */
-    private record Plan(List<List<String>> lhs, List<List<String>> rhs, List<String> contracted,
-                        List<List<String>> natural) {
+    /**
+     * What each operand needs and what the local products are: per operand the layout for the local product and
+     * the layout it passes through first (empty: none), the contracted axes, and the product's layout.
+     */
+    private record Plan(List<List<String>> lhs, List<List<String>> rhs, List<List<String>> lhsVia,
+                        List<List<String>> rhsVia, List<String> contracted, List<List<String>> natural) {
+    }
+
+    /** True when the rhs has more bytes than the lhs: XLA then takes the rhs's shardings first (ties: the lhs's). */
+    private static boolean rhsFirst(ArrayType l, ArrayType r) {
+        return (long) r.dtype().byteSize() * r.size() > (long) l.dtype().byteSize() * l.size();
     }
 
     /**
-     * The operand layouts for local products. With {@code gather}, contracting dimensions are whole on every
-     * device (no partial sums); otherwise each keeps the axes of whichever side splits it (lhs first). With a
-     * result layout {@code out} (null: none yet), a free or batch dimension that no operand splits but {@code out}
-     * splits over axes still unused, and over which its operand is replicated, is split by slicing the operand
-     * locally before the product, so the product
-     * and any reduction of its partial sums work on the block the result keeps (XLA does the same: sin(a @ b) asked
-     * for as P('x', None) all-reduces f32[I/x, K], not f32[I, K]).
+     * On Auto axes the result keeps the larger operand's shardings first, then the other's (an axis already used is
+     * dropped): XLA's sharding propagation infers a dot's sharding from the
+     * larger operand first, so A[I_x, J] · B[J, K_x] is C[I_x, K] for equal sizes but C[I, K_x] when B is larger.
      */
-    private Plan plan(ArrayType l, ArrayType r, boolean gather, ArrayType out) {
+    @Override
+    public List<List<String>> autoRule(List<ArrayType> operands, Shaped out, Mesh mesh) {
+        ArrayType l = operands.get(0);
+        ArrayType r = operands.get(1);
+        List<List<String>> dims;
+        try {
+            dims = shardingRule(operands, out, mesh);
+        } catch (ShardingTypeError e) {
+            dims = autoFallback(operands, out, mesh);
+        }
+        int b = lhsBatch.size();
+        int lf = free(l.rank(), lhsContracting, lhsBatch).size();
+        List<Integer> order = new ArrayList<>(range(0, b));
+        List<Integer> lhsFree = range(b, b + lf);
+        List<Integer> rhsFree = range(b + lf, dims.size());
+        if (rhsFirst(l, r)) {
+            order.addAll(0, rhsFree);
+            order.addAll(lhsFree);
+        } else {
+            order.addAll(lhsFree);
+            order.addAll(rhsFree);
+        }
+        Set<String> seen = new HashSet<>();
+        List<List<String>> kept = new ArrayList<>(dims);
+        for (int d : order) {
+            List<String> k = new ArrayList<>();
+            for (String a : dims.get(d)) {
+                if (seen.add(a)) {
+                    k.add(a);
+                }
+            }
+            kept.set(d, List.copyOf(k));
+        }
+        return List.copyOf(kept);
+    }
+
+    /**
+     * The operand layouts for local products, as XLA's SPMD partitioner chooses them ({@code dot_handler.cc}),
+     * for the result layout {@code out} (null: none yet, the Auto fallback).
+     * <ol>
+     *   <li>Batch and free dimensions keep their operand's axes, the larger operand's first (XLA's propagation
+     *       infers a dot's sharding from the larger operand first); these axes group the devices, and the rest of
+     *       the work happens within each group.</li>
+     *   <li>An operand axis the result already uses on another dimension moves to a mesh axis of the same size that
+     *       nothing uses (a collective-permute, XLA's regrouping of the other operand); without one it is
+     *       gathered. A free dimension so moved is then gathered within the group.</li>
+     *   <li>A contracting dimension split on both sides alike is summed; split on both sides over different axes
+     *       into as many parts, the smaller operand is re-laid out as the larger. Split on one side only, the other
+     *       operand is sliced and the products summed when the split operand fills its group (no replication
+     *       within it), the other operand and the result are replicated within the group, and the split operand has
+     *       more elements per group than the result; otherwise the split operand is gathered.</li>
+     *   <li>A result dimension {@code out} splits over unused axes over which its operand is replicated is sliced
+     *       locally before the product. One over the contracted axes stays whole until the sum, which a
+     *       reduce-scatter then completes (XLA, where another axis of the same size is unused, computes the share
+     *       on that axis, all-reduces it and moves it with a collective-permute: the difference
+     *       {@code XlaMatmulPlansTest} states).</li>
+     * </ol>
+     */
+    private Plan plan(ArrayType l, ArrayType r, ArrayType out) {
+        Mesh mesh = l.mesh() != null ? l.mesh() : r.mesh();
+        List<Integer> lFree = free(l.rank(), lhsContracting, lhsBatch);
+        List<Integer> rFree = free(r.rank(), rhsContracting, rhsBatch);
+        int b = lhsBatch.size();
         List<List<String>> lhs = new ArrayList<>(Specs.replicated(l.rank()));
         List<List<String>> rhs = new ArrayList<>(Specs.replicated(r.rank()));
+        List<List<String>> lEff = new ArrayList<>(l.dims());
+        List<List<String>> rEff = new ArrayList<>(r.dims());
+        List<List<String>> natural = new ArrayList<>(Specs.replicated(b + lFree.size() + rFree.size()));
         Set<String> used = new HashSet<>();
-        List<String> contracted = new ArrayList<>();
+        // the larger operand's batch and free dimensions first, then the other's; an operand dimension whose axes
+        // the result already uses is moved or gathered
+        List<int[]> moved = new ArrayList<>();
+        boolean rhsFirst = rhsFirst(l, r);
+        for (int side : rhsFirst ? new int[] {1, 0} : new int[] {0, 1}) {
+            ArrayType t = side == 0 ? l : r;
+            for (int i = 0; i < b; i++) {
+                int d = (side == 0 ? lhsBatch : rhsBatch).get(i);
+                List<String> s = t.dims().get(d);
+                if (!natural.get(i).isEmpty() || s.isEmpty()) {
+                    continue;
+                }
+                if (s.stream().anyMatch(used::contains)) {
+                    moved.add(new int[] {side, d});
+                    continue;
+                }
+                used.addAll(s);
+                lhs.set(lhsBatch.get(i), s);
+                rhs.set(rhsBatch.get(i), s);
+                natural.set(i, s);
+            }
+            List<Integer> f = side == 0 ? lFree : rFree;
+            for (int j = 0; j < f.size(); j++) {
+                List<String> s = t.dims().get(f.get(j));
+                if (s.stream().anyMatch(used::contains)) {
+                    moved.add(new int[] {side, f.get(j)});
+                    continue;
+                }
+                used.addAll(s);
+                (side == 0 ? lhs : rhs).set(f.get(j), s);
+                natural.set(side == 0 ? b + j : b + lFree.size() + j, s);
+            }
+        }
+        Set<String> group = new HashSet<>(used);
+        Set<String> taken = new HashSet<>(used);
+        l.dims().forEach(taken::addAll);
+        r.dims().forEach(taken::addAll);
+        // the operands as moved onto the group's devices (via); a dimension with nothing to move to is gathered
+        List<List<String>> lVia = new ArrayList<>(l.dims());
+        List<List<String>> rVia = new ArrayList<>(r.dims());
         for (int i = 0; i < lhsContracting.size(); i++) {
-            List<String> a = l.dims().get(lhsContracting.get(i));
-            List<String> k = gather ? Specs.NONE : !a.isEmpty() ? a : r.dims().get(rhsContracting.get(i));
+            moved.add(new int[] {0, lhsContracting.get(i)});
+            moved.add(new int[] {1, rhsContracting.get(i)});
+        }
+        for (int[] m : moved) {
+            List<List<String>> eff = m[0] == 0 ? lEff : rEff;
+            if (eff.get(m[1]).stream().noneMatch(used::contains)) {
+                continue;
+            }
+            List<String> sub = substitute(eff.get(m[1]), taken, mesh);
+            eff.set(m[1], sub);
+            if (!sub.isEmpty()) {
+                (m[0] == 0 ? lVia : rVia).set(m[1], sub);
+            }
+        }
+        List<String> contracted = new ArrayList<>();
+        List<List<String>> outDims = out != null ? out.dims() : natural;
+        for (int i = 0; i < lhsContracting.size(); i++) {
+            List<String> a = lEff.get(lhsContracting.get(i));
+            List<String> c = rEff.get(rhsContracting.get(i));
+            List<String> k;
+            if (!a.isEmpty() && !c.isEmpty()) {
+                // XLA re-lays the smaller operand out as the larger (ties: the rhs as the lhs)
+                k = a.equals(c) || Specs.parts(mesh, a) != Specs.parts(mesh, c) || !rhsFirst ? a : c;
+                if (!a.equals(c) && Specs.parts(mesh, a) == Specs.parts(mesh, c)) {
+                    // the smaller operand's blocks move whole onto the larger's devices (one collective-permute)
+                    (k == a ? rVia : lVia).set(k == a ? rhsContracting.get(i) : lhsContracting.get(i), k);
+                }
+            } else if (!a.isEmpty()) {
+                k = sliceOther(l, lEff, rEff, resultSize(l, r), group, outDims, mesh) ? a : Specs.NONE;
+            } else if (!c.isEmpty()) {
+                k = sliceOther(r, rEff, lEff, resultSize(l, r), group, outDims, mesh) ? c : Specs.NONE;
+            } else {
+                k = Specs.NONE;
+            }
             if (k.stream().anyMatch(used::contains)) {
                 k = Specs.NONE;
             }
@@ -359,37 +501,86 @@ public record DotGeneral(List<Integer> lhsContracting, List<Integer> rhsContract
             lhs.set(lhsContracting.get(i), k);
             rhs.set(rhsContracting.get(i), k);
         }
-        List<List<String>> natural = new ArrayList<>();
-        for (int i = 0; i < lhsBatch.size(); i++) {
-            List<String> a = l.dims().get(lhsBatch.get(i));
-            List<String> bs = !a.isEmpty() ? a : r.dims().get(rhsBatch.get(i));
-            if (bs.stream().anyMatch(used::contains)) {
-                bs = Specs.NONE;
-            }
-            used.addAll(bs);
-            lhs.set(lhsBatch.get(i), bs);
-            rhs.set(rhsBatch.get(i), bs);
-            natural.add(bs);
-        }
-        for (int[] side : new int[][] {{0}, {1}}) {
-            ArrayType t = side[0] == 0 ? l : r;
-            List<List<String>> need = side[0] == 0 ? lhs : rhs;
-            List<Integer> f = side[0] == 0 ? free(l.rank(), lhsContracting, lhsBatch)
-                    : free(r.rank(), rhsContracting, rhsBatch);
-            for (int d : f) {
-                List<String> s = t.dims().get(d);
-                if (s.stream().anyMatch(used::contains)) {
-                    s = Specs.NONE;
-                }
-                used.addAll(s);
-                need.set(d, s);
-                natural.add(s);
-            }
-        }
         if (out != null) {
             splitAsOut(l, r, out, lhs, rhs, used, natural);
         }
-        return new Plan(lhs, rhs, contracted, natural);
+        return new Plan(lhs, rhs, lVia.equals(l.dims()) ? List.of() : lVia, rVia.equals(r.dims()) ? List.of() : rVia,
+                contracted, natural);
+    }
+
+    /**
+     * An axis list with each axis replaced by an unused one of the same size (first in mesh order), recorded as
+     * taken; empty when some axis has none, so the dimension is gathered.
+     */
+    private static List<String> substitute(List<String> axes, Set<String> taken, Mesh mesh) {
+        List<String> out = new ArrayList<>();
+        for (String a : axes) {
+            String sub = null;
+            for (String c : mesh.axisNames()) {
+                if (sub == null && !taken.contains(c) && !out.contains(c) && mesh.axisSize(c) == mesh.axisSize(a)
+                        && mesh.axisSize(c) > 1) {
+                    sub = c;
+                }
+            }
+            if (sub == null) {
+                return Specs.NONE;
+            }
+            out.add(sub);
+        }
+        taken.addAll(out);
+        return List.copyOf(out);
+    }
+
+    /**
+     * XLA's choice for a contracting dimension split (over {@code axes}) on one operand only: slice the other
+     * operand and sum the products, rather than gather the split one, when the split operand fills its group of
+     * devices, the other operand and the result are replicated within the group, and the split operand has more
+     * elements per group than the result ({@code should_partition_contracting_dim}).
+     */
+    private static boolean sliceOther(ArrayType split, List<List<String>> splitDims, List<List<String>> otherDims,
+                                      long resultSize, Set<String> group, List<List<String>> outDims, Mesh mesh) {
+        Set<String> splitUses = new HashSet<>();
+        splitDims.forEach(splitUses::addAll);
+        for (String a : mesh.axisNames()) {
+            if (mesh.axisSize(a) > 1 && !group.contains(a) && !splitUses.contains(a)) {
+                return false;
+            }
+        }
+        for (List<List<String>> dims : List.of(otherDims, outDims)) {
+            for (List<String> e : dims) {
+                if (e.stream().anyMatch(a -> !group.contains(a) && mesh.axisSize(a) > 1)) {
+                    return false;
+                }
+            }
+        }
+        return perGroup(split.size(), splitDims, group, mesh) > perGroup(resultSize, outDims, group, mesh);
+    }
+
+    private long resultSize(ArrayType l, ArrayType r) {
+        long n = 1;
+        for (int d : lhsBatch) {
+            n *= l.shape().get(d);
+        }
+        for (int d : free(l.rank(), lhsContracting, lhsBatch)) {
+            n *= l.shape().get(d);
+        }
+        for (int d : free(r.rank(), rhsContracting, rhsBatch)) {
+            n *= r.shape().get(d);
+        }
+        return n;
+    }
+
+    /** Elements of a value per device group: its size over the parts the group's axes split it into. */
+    private static long perGroup(long size, List<List<String>> dims, Set<String> group, Mesh mesh) {
+        long parts = 1;
+        for (List<String> e : dims) {
+            for (String a : e) {
+                if (group.contains(a)) {
+                    parts *= mesh.axisSize(a);
+                }
+            }
+        }
+        return size / parts;
     }
 
     /** Adds to {@code natural} (and the operand layouts) the axes {@code out} splits a free or batch dimension by. */
@@ -427,46 +618,10 @@ public record DotGeneral(List<Integer> lhsContracting, List<Integer> rhsContract
 
     @Override
     public Partitioning partition(List<ArrayType> operands, ArrayType out) {
-        ArrayType l = operands.get(0);
-        ArrayType r = operands.get(1);
         DotGeneral local = new DotGeneral(lhsContracting, rhsContracting, lhsBatch, rhsBatch, null);
-        Plan sum = plan(l, r, false, null);
-        if (sum.contracted.isEmpty()) {
-            Plan split = plan(l, r, false, out);
-            return Partitioning.local(List.of(split.lhs, split.rhs), local, split.natural);
-        }
-        // both sides split a contracted dimension the same way: each device's product is its share of the sum,
-        // and XLA completes it with an all-reduce (seed 000's case 3; a gradient's contraction over the batch);
-        // gathering both sides would have every device compute the whole product
-        boolean aligned = true;
-        for (int i = 0; i < lhsContracting.size(); i++) {
-            aligned &= l.dims().get(lhsContracting.get(i)).equals(r.dims().get(rhsContracting.get(i)));
-        }
-        // otherwise choose between the psum and the gather on the plans as the operands give them; only then split
-        // the chosen psum's free dimensions as out wants, which slices replicated operands locally and never moves
-        // data
-        Plan gathered = plan(l, r, true, null);
-        Mesh mesh = out.mesh();
-        int n = Specs.parts(mesh, sum.contracted);
-        long resultBytes = (long) out.dtype().byteSize() * localSize(out.shape(), sum.natural, mesh);
-        boolean scatter = false;
-        for (int d = 0; d < out.rank(); d++) {
-            scatter |= sum.natural.get(d).isEmpty() && out.dims().get(d).equals(sum.contracted);
-        }
-        long reduceBytes = (scatter ? Collective.PSUM_SCATTER : Collective.PSUM).bytesPerDevice(n).of(resultBytes);
-        long gatherBytes = gatherBytes(l, l.dims(), gathered.lhs, mesh) + gatherBytes(r, r.dims(), gathered.rhs, mesh);
-        if (!aligned && gatherBytes < reduceBytes) {
-            return Partitioning.local(List.of(gathered.lhs, gathered.rhs), local, gathered.natural);
-        }
-        Plan split = plan(l, r, false, out);
-        return new Partitioning(List.of(split.lhs, split.rhs), local, split.contracted, ReduceOp.SUM, split.natural);
-    }
-
-    /** Bytes a device receives to go from the operand's own layout to {@code to} (0 when {@code to} is finer). */
-    private static long gatherBytes(ArrayType t, List<List<String>> from, List<List<String>> to, Mesh mesh) {
-        long own = (long) t.dtype().byteSize() * localSize(t.shape(), from, mesh);
-        long whole = (long) t.dtype().byteSize() * localSize(t.shape(), to, mesh);
-        return Math.max(0, whole - own);
+        Plan p = plan(operands.get(0), operands.get(1), out);
+        return new Partitioning(List.of(p.lhs, p.rhs), local, p.contracted, ReduceOp.SUM, p.natural,
+                List.of(p.lhsVia, p.rhsVia));
     }
 
     private static long localSize(List<Integer> shape, List<List<String>> dims, Mesh mesh) {

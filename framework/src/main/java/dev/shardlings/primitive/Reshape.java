@@ -333,11 +333,14 @@ public record Reshape(List<Integer> newSizes, PartitionSpec outSharding) impleme
         } catch (ShardingTypeError e) {
             ruled = grouped(a, out.mesh());
         }
-        if (!ruled.dims.equals(out.dims())) {
-            Ruled g = grouped(a, out.mesh());
-            ruled = g.dims.equals(out.dims()) ? g : ruled;
+        // axes of size 1 split nothing: layouts that differ only by them are the same blocks
+        Mesh mesh = out.mesh();
+        List<List<String>> want = nonTrivial(out.dims(), mesh);
+        if (!nonTrivial(ruled.dims, mesh).equals(want)) {
+            Ruled g = grouped(a, mesh);
+            ruled = nonTrivial(g.dims, mesh).equals(want) ? g : ruled;
         }
-        if (ruled.local && ruled.dims.equals(out.dims())) {
+        if (ruled.local && nonTrivial(ruled.dims, mesh).equals(want)) {
             int[] local = Typing.localShape(newSizes, out.dims(), out.mesh());
             return Partitioning.local(List.of(a.dims()), new Reshape(ArrayType.boxed(local), null), out.dims());
         }
@@ -348,13 +351,17 @@ public record Reshape(List<Integer> newSizes, PartitionSpec outSharding) impleme
         if (wanted != null) {
             ArrayType laid = new ArrayType(a.dtype(), a.shape(), wanted, out.mesh());
             Ruled r = grouped(laid, out.mesh());
-            if (r.local && r.dims.equals(out.dims())) {
+            if (r.local && nonTrivial(r.dims, mesh).equals(want)) {
                 int[] local = Typing.localShape(newSizes, out.dims(), out.mesh());
                 return Partitioning.local(List.of(wanted), new Reshape(ArrayType.boxed(local), null), out.dims());
             }
         }
         return Partitioning.local(List.of(Specs.replicated(a.rank())), new Reshape(newSizes, null),
                 Specs.replicated(newSizes.size()));
+    }
+
+    private static List<List<String>> nonTrivial(List<List<String>> dims, Mesh mesh) {
+        return dims.stream().map(e -> e.stream().filter(x -> mesh.axisSize(x) > 1).toList()).toList();
     }
 
     /**

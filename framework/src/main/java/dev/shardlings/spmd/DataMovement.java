@@ -4,6 +4,7 @@ import dev.shardlings.array.NDArray;
 import dev.shardlings.array.ReduceOp;
 import dev.shardlings.events.Collective;
 import dev.shardlings.events.CollectiveParams;
+import dev.shardlings.sharding.Device;
 import dev.shardlings.sharding.Mesh;
 
 import java.util.List;
@@ -315,6 +316,105 @@ public sealed interface DataMovement {
                 row *= d == dim ? 1 : inShape[d];
             }
             return ((p[0] == 0 ? 0 : p[2]) + (p[1] == 0 ? 0 : b - p[2])) * row;
+        }
+    }
+
+    /**
+     * One collective-permute that moves every block to the devices of another axis of the same size: the layout
+     * {@code to} is {@code from} with axes swapped for unused ones of equal size on the same dimensions (XLA's
+     * regrouping of a dot operand, or the result of a group's sum, onto other devices). Device c receives its new
+     * block whole from the device whose coordinates are c's with each swapped pair exchanged; a device that holds
+     * its new block already keeps it.
+     *
+     * @param from  the layout before (per dimension, the mesh axes splitting it)
+     * @param to    the layout after: the same dimensions split over as many parts
+     * @param pairs (source, target) device positions in the mesh, one per device
+     */
+    record Regroup(List<List<String>> from, List<List<String>> to, List<int[]> pairs) implements DataMovement {
+        /** @throws NullPointerException if an argument is null */
+        public Regroup {
+            from = from.stream().map(List::copyOf).toList();
+            to = to.stream().map(List::copyOf).toList();
+            pairs = pairs.stream().map(int[]::clone).toList();
+        }
+
+        /**
+         * The regroup from one layout to another, or null when {@code to} is not {@code from} with pairs of axes
+         * of equal size exchanged on the same dimensions (each axis of a pair used by exactly one of the layouts).
+         */
+        static Regroup of(List<List<String>> from, List<List<String>> to, Mesh mesh) {
+            if (from.size() != to.size() || from.equals(to)) {
+                return null;
+            }
+            java.util.Map<String, String> swap = new java.util.HashMap<>();
+            java.util.Set<String> fromAxes = new java.util.HashSet<>();
+            java.util.Set<String> toAxes = new java.util.HashSet<>();
+            from.forEach(fromAxes::addAll);
+            to.forEach(toAxes::addAll);
+            for (int d = 0; d < from.size(); d++) {
+                if (from.get(d).size() != to.get(d).size()) {
+                    return null;
+                }
+                for (int k = 0; k < from.get(d).size(); k++) {
+                    String a = from.get(d).get(k);
+                    String b = to.get(d).get(k);
+                    if (a.equals(b)) {
+                        continue;
+                    }
+                    if (mesh.axisSize(a) != mesh.axisSize(b) || toAxes.contains(a) || fromAxes.contains(b)
+                            || swap.containsKey(a) || swap.containsKey(b)) {
+                        return null;
+                    }
+                    swap.put(a, b);
+                    swap.put(b, a);
+                }
+            }
+            List<int[]> pairs = new java.util.ArrayList<>();
+            List<Device> devices = mesh.devices();
+            for (int target = 0; target < devices.size(); target++) {
+                List<Integer> c = devices.get(target).coords();
+                int source = 0;
+                for (int a = 0; a < mesh.rank(); a++) {
+                    String name = mesh.axisNames().get(a);
+                    int v = swap.containsKey(name) ? c.get(mesh.axisPosition(swap.get(name))) : c.get(a);
+                    source = source * mesh.axisSize(name) + v;
+                }
+                pairs.add(new int[] {source, target});
+            }
+            pairs.sort(java.util.Comparator.comparingInt(p -> p[0]));
+            return new Regroup(from, to, pairs);
+        }
+
+        @Override
+        public List<String> axes() {
+            return List.copyOf(new java.util.LinkedHashSet<>(mesh(from, to)));
+        }
+
+        private static List<String> mesh(List<List<String>> from, List<List<String>> to) {
+            List<String> all = new java.util.ArrayList<>();
+            from.forEach(all::addAll);
+            to.forEach(all::addAll);
+            return all;
+        }
+
+        @Override
+        public NDArray apply(NDArray x, Mesh mesh) {
+            String[] all = mesh.axisNames().toArray(new String[0]);
+            int me = Collectives.axisIndex(all).intAt();
+            int[][] moving = pairs.stream().filter(p -> p[0] != p[1]).toArray(int[][]::new);
+            NDArray got = Collectives.ppermute(x, List.of(all), moving);
+            boolean keeps = pairs.stream().anyMatch(p -> p[1] == me && p[0] == me);
+            return keeps ? x : got;
+        }
+
+        @Override
+        public int[] outShape(int[] in, Mesh mesh) {
+            return in.clone();
+        }
+
+        @Override
+        public long bytesReceived(long inBytes, Mesh mesh) {
+            return pairs.stream().anyMatch(p -> p[0] != p[1]) ? inBytes : 0;
         }
     }
 

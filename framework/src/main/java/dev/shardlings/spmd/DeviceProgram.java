@@ -151,7 +151,14 @@ public record DeviceProgram(List<Instruction> instructions, int registers) {
             Partitioning plan = p.partition(layouts, out);
             List<Integer> local = new ArrayList<>();
             for (int k = 0; k < inputs.size(); k++) {
-                local.add(relayout(inputs.get(k), layouts.get(k).dims(), plan.operandDims().get(k)));
+                int in = inputs.get(k);
+                List<List<String>> from = layouts.get(k).dims();
+                List<List<String>> via = plan.operandVia().get(k);
+                if (!via.isEmpty()) {
+                    in = regroupOrRelayout(in, from, via);
+                    from = via;
+                }
+                local.add(relayout(in, from, plan.operandDims().get(k)));
             }
             int r = register();
             List<ArrayType> localIn = new ArrayList<>();
@@ -189,6 +196,22 @@ public record DeviceProgram(List<Instruction> instructions, int registers) {
                 r = reduced;
             }
             return relayout(r, dims, out.dims());
+        }
+
+        /**
+         * Re-lays a block out by one collective-permute where {@code to} only moves {@code from}'s blocks onto
+         * other axes of the same sizes ({@link DataMovement.Regroup}, how XLA moves a dot's operand into a device
+         * group), otherwise as {@link #relayout}.
+         */
+        private int regroupOrRelayout(int input, List<List<String>> from, List<List<String>> to) {
+            DataMovement.Regroup regroup = DataMovement.Regroup.of(Relayout.withoutTrivialAxes(from, mesh),
+                    Relayout.withoutTrivialAxes(to, mesh), mesh);
+            if (regroup == null) {
+                return relayout(input, from, to);
+            }
+            int out = register();
+            instructions.add(new Move(List.of(regroup), input, out));
+            return out;
         }
 
         /**

@@ -304,7 +304,7 @@ public final class Problem2Checks {
 
     /**
      * 2.2: moeJit compiled by jit with no shardMap of its own, values and layout P('X', 'Y') on a mesh of Auto axes;
-     * the report equals the bytes every device received in the collectives of the program moeJit ran.
+     * the report equals the most bytes a device received in the collectives of the program moeJit ran.
      */
     public static void moeJit(Sharded impl, BytesReport report, MoeCase c) {
         Mesh mesh = c.mesh().mesh();
@@ -331,11 +331,13 @@ public final class Problem2Checks {
                 }
             }
         }
-        long expected = received.isEmpty() ? 0 : received.iterator().next();
-        if (received.size() > 1 || reported.value() == null || reported.value() != expected) {
+        // a collective-permute with devices that keep their block (XLA's regrouping) receives on some devices only:
+        // the bytes per device are then the most any device receives, as costAnalysis() counts them
+        long expected = received.isEmpty() ? 0 : ((java.util.TreeSet<Long>) received).last();
+        if (reported.value() == null || reported.value() != expected) {
             throw reported.report("reports " + reported.value() + " bytes received per device; the compiled program"
-                            + (received.size() > 1 ? " receives " + received + " bytes on different devices"
-                            : " receives " + expected))
+                            + (received.size() > 1 ? " receives " + received + " bytes on different devices, at"
+                            + " most " + expected : " receives " + expected))
                     .paragraph("What the program moeJit compiled did, in order:")
                     .lines(program.length() == 0 ? "  (no collective)\n" : program.toString())
                     .paragraph("Report the bytes one device receives in all of these together. They are in the"

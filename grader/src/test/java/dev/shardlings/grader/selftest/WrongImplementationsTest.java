@@ -48,6 +48,27 @@ class WrongImplementationsTest {
     }
 
     @Test
+    void rollingAndSubtractingInTheBlockViewThenReshapingBackIsAcceptedFor12b() {
+        // a correct alternative to the solution (which reshapes back before subtracting): on mesh (X=1, Y=2) with
+        // A f32[1, 2] it was once rejected with "the compiled program communicates", the partitioner all-gathering
+        // f32[1,1,1] over Y at the reshape back; XLA has no collective there (framework SizeOneReshapeTest)
+        Problem1Checks.RollWithinShardsGlobal alternative = (a, shift) -> {
+            int x = a.mesh().axisSize("X");
+            int s = a.shape()[0];
+            int d = a.shape()[1];
+            return Jit.jit(v -> {
+                ShardedArray blocks = v.reshape(x, s / x, d);
+                return blocks.roll(shift, 1).sub(blocks).reshape(s, d);
+            }).outShardings(P("X", "Y")).call(a).get(0);
+        };
+        for (Problem1Case c : java.util.List.of(new Problem1Case(1, 2, 1, 1, 31, 1, DType.FLOAT32),
+                new Problem1Case(1, 2, 1, 2, 32, 1, DType.FLOAT32), TWO_BY_TWO,
+                new Problem1Case(4, 2, 3, 2, 33, -2, DType.FLOAT32), Problem1Case.arange(4, 2, 128, 4, 5))) {
+            Problem1Checks.rollWithinShardsGlobal(alternative, c);
+        }
+    }
+
+    @Test
     void eagerGlobalViewOperationsWithoutJitAreNotACompiledProgram() {
         GradingFailure f = rejected(Kind.STRUCTURE, () -> Problem1Checks.perShardMeanGlobal(a -> {
             int x = a.mesh().axisSize("X");
