@@ -17,17 +17,33 @@ import java.util.Objects;
  * @param reduceAxes  mesh axes over which the local results are partial (empty: none)
  * @param reduceOp    how partial results combine
  * @param resultDims  the layout of the block after the reduction, before it is re-laid out to the output's
+ * @param reduceSteps {@code reduceAxes} grouped into the all-reduces that complete the result, in order (XLA
+ *                    completes a reduction over several split dimensions with one all-reduce per dimension)
  */
 public record Partitioning(List<List<List<String>>> operandDims, Primitive local, List<String> reduceAxes,
-                           ReduceOp reduceOp, List<List<String>> resultDims) {
+                           ReduceOp reduceOp, List<List<String>> resultDims, List<List<String>> reduceSteps) {
 
-    /** @throws NullPointerException if an argument is null */
+    /**
+     * @throws NullPointerException     if an argument is null
+     * @throws IllegalArgumentException if reduceSteps do not name exactly reduceAxes, in order
+     */
     public Partitioning {
         operandDims = operandDims.stream().map(d -> d.stream().map(List::copyOf).toList()).toList();
         Objects.requireNonNull(local, "local");
         reduceAxes = List.copyOf(reduceAxes);
         Objects.requireNonNull(reduceOp, "reduceOp");
         resultDims = resultDims.stream().map(List::copyOf).toList();
+        reduceSteps = reduceSteps.stream().map(List::copyOf).filter(g -> !g.isEmpty()).toList();
+        if (!reduceSteps.stream().flatMap(List::stream).toList().equals(reduceAxes)) {
+            throw new IllegalArgumentException("reduce steps " + reduceSteps + " must group the reduce axes "
+                    + reduceAxes + " in order");
+        }
+    }
+
+    /** A partitioning whose partial results are completed by one all-reduce over all of {@code reduceAxes}. */
+    public Partitioning(List<List<List<String>>> operandDims, Primitive local, List<String> reduceAxes,
+                        ReduceOp reduceOp, List<List<String>> resultDims) {
+        this(operandDims, local, reduceAxes, reduceOp, resultDims, List.of(reduceAxes));
     }
 
     /** A partitioning with no reduction. */

@@ -1,0 +1,202 @@
+package dev.shardlings.jit;
+
+import dev.shardlings.array.DType;
+import dev.shardlings.array.NDArray;
+import dev.shardlings.sharding.Mesh;
+import dev.shardlings.sharding.NamedSharding;
+import dev.shardlings.spmd.ShardedArray;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static dev.shardlings.sharding.PartitionSpec.P;
+import static dev.shardlings.sharding.PartitionSpec.tuple;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * jit's compiled programs against XLA's: the collectives (kind, per-device operand and result shapes, device
+ * groups) of the data-movement and reduction programs of issue 32's table — {@code mean()} and {@code concatenate}
+ * of P('x', 'y') arrays, Problem 2.2's jitted MoE — and of every program of jax-auto.md §3.
+ *
+ * <p>Each expectation is the line {@code src/test/resources/jax-checks/xla_data_plans.py} prints from
+ * {@code jax.jit(f).lower(...).compile().as_text()} on JAX 0.10.2 (CPU, 8 devices), quoted above it. XLA prints an
+ * all-to-all's operand as its tuple of pieces ({@code 4xf32[4,1,1,2]}); here it is the block those pieces make up
+ * (f32[4,8]), and its result the block after the exchange.
+ */
+class XlaDataPlansTest {
+
+    private static final int[] IDS8 = {0, 1, 2, 3, 4, 5, 6, 7};
+    private static final int[] IDS4 = {0, 1, 2, 3};
+    private static final Mesh XY = Mesh.ofDeviceIds(IDS8, new int[] {4, 2}, "x", "y");
+
+    private static NDArray data(int... shape) {
+        int n = 1;
+        for (int s : shape) {
+            n *= s;
+        }
+        float[] v = new float[n];
+        for (int i = 0; i < n; i++) {
+            v[i] = ((i * 3) % 17) - 8f;
+        }
+        return NDArray.fromFloats(v, shape);
+    }
+
+    private static ShardedArray put(Mesh mesh, NDArray x, Object... spec) {
+        return ShardedArray.devicePut(x, new NamedSharding(mesh, P(spec)));
+    }
+
+    private static final Pattern LINE = Pattern.compile("^\\s*%(\\S+) = (\\S+) (\\S+?)\\((%[^),]+)[^\\n]*$",
+            Pattern.MULTILINE);
+    private static final Pattern TYPE = Pattern.compile("^\\s*%(\\S+) = (\\S+) ", Pattern.MULTILINE);
+    private static final Pattern DIM = Pattern.compile("dimensions=\\{(\\d+)\\}");
+    private static final Pattern GROUPS = Pattern.compile("replica_groups=(\\{[{}\\d,]*\\})");
+    private static final List<String> KINDS = List.of("all-reduce", "all-gather", "all-to-all", "reduce-scatter",
+            "collective-permute");
+
+    /**
+     * The program's collectives, one line each as xla_data_plans.py prints them:
+     * {@code kind operand -> result [dim d ]groups}, groups as device ids ("all devices" where the text omits them).
+     */
+    static List<String> collectives(Compiled c) {
+        String text = c.asText();
+        Map<String, String> types = new HashMap<>();
+        Matcher m = TYPE.matcher(text);
+        while (m.find()) {
+            types.put(m.group(1), m.group(2));
+        }
+        List<String> out = new ArrayList<>();
+        m = LINE.matcher(text);
+        while (m.find()) {
+            if (!KINDS.contains(m.group(3))) {
+                continue;
+            }
+            String line = m.group();
+            Matcher dim = DIM.matcher(line);
+            Matcher groups = GROUPS.matcher(line);
+            boolean gathered = m.group(3).equals("all-gather") && dim.find();
+            out.add(m.group(3) + " " + types.get(m.group(4).substring(1)) + " -> " + m.group(2) + " "
+                    + (gathered ? "dim " + dim.group(1) + " " : "") + (groups.find() ? groups.group(1) : "all devices"));
+        }
+        return out;
+    }
+
+    private static void assertClose(NDArray expected, ShardedArray got) {
+        NDArray g = got.gather();
+        assertTrue(g.allclose(expected, 1e-5, 1e-3), () -> "expected " + expected + " got " + g);
+    }
+
+    // ---- mean() and other reductions: one all-reduce per split reduced dimension, the last dimension first ----
+
+    @Test
+    void meanOfAnXYArrayAllReducesOverYThenOverX() {
+        // == mean P(x,y) f32[16,4] -> P()
+        //    all-reduce f32[] -> f32[]  [[0, 1], [2, 3], [4, 5], [6, 7]]
+        //    all-reduce f32[] -> f32[]  [[0, 2, 4, 6], [1, 3, 5, 7]]
+        NDArray x = data(16, 4);
+        ShardedArray xs = put(XY, x, "x", "y");
+        Jitted mean = Jit.jit(a -> a.mean());
+        assertEquals(List.of("all-reduce f32[] -> f32[] {{0,1},{2,3},{4,5},{6,7}}",
+                "all-reduce f32[] -> f32[] {{0,2,4,6},{1,3,5,7}}"), collectives(mean.lower(xs)));
+        assertClose(x.mean(), mean.call(xs).get(0));
+        assertEquals(4 + 6, mean.lower(xs).costAnalysis().bytesReceivedPerDevice(),
+                "an all-reduce receives 2(n - 1)/n of its operand: 4 B over y, 6 B over x");
+    }
+
+    @Test
+    void aReductionAllReducesItsDimensionsInReverseOfTheGivenOrder() {
+        // == sum axes (1,0) P(x,y) f32[16,4] -> P()
+        //    all-reduce f32[] -> f32[]  [[0, 2, 4, 6], [1, 3, 5, 7]]
+        //    all-reduce f32[] -> f32[]  [[0, 1], [2, 3], [4, 5], [6, 7]]
+        NDArray x = data(16, 4);
+        ShardedArray xs = put(XY, x, "x", "y");
+        Jitted sum = Jit.jit(a -> a.sum(1, 0));
+        assertEquals(List.of("all-reduce f32[] -> f32[] {{0,2,4,6},{1,3,5,7}}",
+                "all-reduce f32[] -> f32[] {{0,1},{2,3},{4,5},{6,7}}"), collectives(sum.lower(xs)));
+        assertClose(x.sum(), sum.call(xs).get(0));
+        // == max P(x,None,y) f32[8,4,2] -> P()
+        //    all-reduce f32[] -> f32[]  [[0, 1], [2, 3], [4, 5], [6, 7]]
+        //    all-reduce f32[] -> f32[]  [[0, 2, 4, 6], [1, 3, 5, 7]]
+        NDArray y = data(8, 4, 2);
+        ShardedArray ys = put(XY, y, "x", null, "y");
+        Jitted max = Jit.jit(a -> a.max());
+        assertEquals(List.of("all-reduce f32[] -> f32[] {{0,1},{2,3},{4,5},{6,7}}",
+                "all-reduce f32[] -> f32[] {{0,2,4,6},{1,3,5,7}}"), collectives(max.lower(ys)));
+        assertClose(y.max(), max.call(ys).get(0));
+    }
+
+    @Test
+    void aDimensionSplitOverTwoAxesIsOneAllReduce() {
+        // == sum P((x,y),None) f32[64,8] -> P()
+        //    all-reduce f32[] -> f32[]  [[0, 1, 2, 3, 4, 5, 6, 7]]
+        NDArray x = data(64, 8);
+        ShardedArray xs = put(XY, x, tuple("x", "y"), null);
+        Jitted sum = Jit.jit(a -> a.sum());
+        assertEquals(List.of("all-reduce f32[] -> f32[] all devices"), collectives(sum.lower(xs)));
+        assertClose(x.sum(), sum.call(xs).get(0));
+    }
+
+    // ---- concatenate along a split dimension: all-to-alls to another dimension and back ----
+
+    @Test
+    void concatenateAlongASplitDimensionIsThreeAllToAlls() {
+        // == concatenate dim 0 P(x,y) f32[16,16] -> P('x', 'y')
+        //    all-to-all 4xf32[4,1,1,2] -> 4xf32[4,1,1,2]  [[0, 2, 4, 6], [1, 3, 5, 7]]
+        //    all-to-all 4xf32[4,1,1,2] -> 4xf32[4,1,1,2]  [[0, 2, 4, 6], [1, 3, 5, 7]]
+        //    all-to-all 4xf32[1,8,1,2] -> 4xf32[1,8,1,2]  [[0, 2, 4, 6], [1, 3, 5, 7]]
+        NDArray a = data(16, 16);
+        NDArray b = a.add(NDArray.scalar(100f));
+        ShardedArray as = put(XY, a, "x", "y");
+        ShardedArray bs = put(XY, b, "x", "y");
+        Jitted cat = Jit.jitList(xs -> List.of(ShardedArray.concatenate(0, xs.get(0), xs.get(1))));
+        Compiled c = cat.lower(as, bs);
+        assertEquals(List.of("all-to-all f32[4,8] -> f32[16,2] {{0,2,4,6},{1,3,5,7}}",
+                "all-to-all f32[4,8] -> f32[16,2] {{0,2,4,6},{1,3,5,7}}",
+                "all-to-all f32[32,2] -> f32[8,8] {{0,2,4,6},{1,3,5,7}}"), collectives(c), c.asText());
+        assertEquals(384, c.costAnalysis().bytesReceivedPerDevice(), "3/4 of 128 B twice, then 3/4 of 256 B");
+        assertEquals(NDArray.concat(0, a, b), cat.call(as, bs).get(0).gather());
+        assertTrue(P("x", "y").isEquivalentTo(cat.call(as, bs).get(0).spec()));
+    }
+
+    @Test
+    void theAxesMoveToTheFirstOtherDimensionTheyDivide() {
+        // == concatenate dim 1 P(x,y) f32[8,4] -> P('x', 'y')
+        //    all-to-all 2xf32[1,1,1,2] -> 2xf32[1,1,1,2]  [[0, 1], [2, 3], [4, 5], [6, 7]]   (twice)
+        //    all-to-all 2xf32[1,1,1,4] -> 2xf32[1,1,1,4]  [[0, 1], [2, 3], [4, 5], [6, 7]]
+        NDArray a = data(8, 4);
+        ShardedArray as = put(XY, a, "x", "y");
+        Jitted cat = Jit.jit(v -> ShardedArray.concatenate(1, v, v));
+        assertEquals(List.of("all-to-all f32[2,2] -> f32[1,4] {{0,1},{2,3},{4,5},{6,7}}",
+                "all-to-all f32[2,2] -> f32[1,4] {{0,1},{2,3},{4,5},{6,7}}",
+                "all-to-all f32[1,8] -> f32[2,4] {{0,1},{2,3},{4,5},{6,7}}"), collectives(cat.lower(as)));
+        assertEquals(NDArray.concat(1, a, a), cat.call(as).get(0).gather());
+        // == concatenate dim 2 P(None,None,x) f32[8,2,8] -> P(None, None, 'x')   (dimension 1 is too small for x)
+        //    all-to-all 4xf32[1,2,2,2] -> 4xf32[1,2,2,2]  [[0, 2, 4, 6], [1, 3, 5, 7]]   (twice)
+        //    all-to-all 4xf32[2,2,1,4] -> 4xf32[2,2,1,4]  [[0, 2, 4, 6], [1, 3, 5, 7]]
+        NDArray t = data(8, 2, 8);
+        ShardedArray ts = put(XY, t, null, null, "x");
+        Jitted cat2 = Jit.jit(v -> ShardedArray.concatenate(2, v, v));
+        assertEquals(List.of("all-to-all f32[8,2,2] -> f32[2,2,8] {{0,2,4,6},{1,3,5,7}}",
+                "all-to-all f32[8,2,2] -> f32[2,2,8] {{0,2,4,6},{1,3,5,7}}",
+                "all-to-all f32[2,2,16] -> f32[8,2,4] {{0,2,4,6},{1,3,5,7}}"), collectives(cat2.lower(ts)));
+        assertEquals(NDArray.concat(2, t, t), cat2.call(ts).get(0).gather());
+    }
+
+    @Test
+    void whereNoOtherDimensionCanTakeTheAxesTheOperandsAreGathered() {
+        // == concatenate dim 0 P(x,y) f32[8,4] -> P('x', 'y')   (dimension 1, 4 wide, cannot be split 2 × 4 ways)
+        //    all-gather f32[2,2] -> f32[8,2] dim 0  [[0, 2, 4, 6], [1, 3, 5, 7]]
+        //    all-gather f32[2,2] -> f32[8,2] dim 0  [[0, 2, 4, 6], [1, 3, 5, 7]]
+        NDArray a = data(8, 4);
+        ShardedArray as = put(XY, a, "x", "y");
+        Jitted cat = Jit.jit(v -> ShardedArray.concatenate(0, v, v));
+        assertEquals(List.of("all-gather f32[2,2] -> f32[8,2] dim 0 {{0,2,4,6},{1,3,5,7}}",
+                "all-gather f32[2,2] -> f32[8,2] dim 0 {{0,2,4,6},{1,3,5,7}}"), collectives(cat.lower(as)));
+        assertEquals(NDArray.concat(0, a, a), cat.call(as).get(0).gather());
+    }
+}
