@@ -164,3 +164,9 @@ show('Problem 1 average', lambda v: v.reshape(4, 128, 2, 4).mean(axis=(1, 3)), x
 show('Problem 1 shift_jit', lambda v: jnp.roll(v.reshape(4, 128, 8), 5, axis=1).reshape(512, 8) - v, xi,
      out_shardings=NS(XY, P('X', 'Y')))
 show('roll 5 axis 0', lambda v: jnp.roll(v, 5, axis=0), xi)
+
+# docs/problem-2.md: with S = 32 XLA keeps the experts in place — it gathers the buffer over Y first, then moves
+# it to the experts with an all-to-all and brings the results back with another
+S = 32
+show('Problem 2.2 moe, S = 32', moe, put(XY, (S, D), 'X', 'Y'), put(XY, (E, D, F), 'X', None, 'Y'),
+     jax.device_put(jnp.arange(S, dtype=jnp.int32) * 5 % E, NS(XY, P('X'))), out_shardings=NS(XY, P('X', 'Y')))
