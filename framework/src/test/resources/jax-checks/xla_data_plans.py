@@ -170,3 +170,15 @@ show('roll 5 axis 0', lambda v: jnp.roll(v, 5, axis=0), xi)
 S = 32
 show('Problem 2.2 moe, S = 32', moe, put(XY, (S, D), 'X', 'Y'), put(XY, (E, D, F), 'X', None, 'Y'),
      jax.device_put(jnp.arange(S, dtype=jnp.int32) * 5 % E, NS(XY, P('X'))), out_shardings=NS(XY, P('X', 'Y')))
+
+# re-layouts: axes that leave the layout are all-gathered before the all-to-alls
+x3 = put(XY, (8, 64, 32), 'X', None, 'Y')
+show('reshard (8, 64, 32) (X, None, Y) -> (None, X, None)',
+     lambda v: jax.lax.with_sharding_constraint(v, NS(XY, P(None, 'X', None))), x3)
+x3 = put(XY, (8, 64, 32), None, 'X', 'Y')
+show('reshard (8, 64, 32) (None, X, Y) -> (X, None, None)',
+     lambda v: jax.lax.with_sharding_constraint(v, NS(XY, P('X', None, None))), x3)
+show('reshard (8, 64, 32) (None, X, Y) -> (X, None, Y)',
+     lambda v: jax.lax.with_sharding_constraint(v, NS(XY, P('X', None, 'Y'))), x3)
+show('reshard (64, 32) (X, Y) -> (None, X)',
+     lambda v: jax.lax.with_sharding_constraint(v, NS(XY, P(None, 'X'))), put(XY, (64, 32), 'X', 'Y'))

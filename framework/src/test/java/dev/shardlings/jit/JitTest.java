@@ -312,7 +312,8 @@ class JitTest {
     @Test
     void problem22TheDenseMoeSendsTheBufferToTheExperts() {
         // docs/problem-2.md, part 2.2: E = 8, S = 64, D = 32, F = 48 on 4 × 2. JAX 0.10.2's XLA all-gathers W over X
-        // and the buffer over Y (26,624 bytes per device); by bytes, this partitioner moves the buffer instead.
+        // and the buffer over Y (26,624 bytes per device); this partitioner moves the buffer instead, completing D
+        // before the all-to-all as XLA orders a re-layout (XlaDataPlansTest states the difference).
         Mesh m = Mesh.ofDeviceIds(IDS8, new int[] {4, 2}, "X", "Y");
         int[] routes = new int[64];
         for (int i = 0; i < routes.length; i++) {
@@ -332,7 +333,7 @@ class JitTest {
         String text = c.asText();
         assertEquals(2, text.split("all-to-all\\(", -1).length - 1, text);
         assertEquals(1, text.split("all-gather\\(", -1).length - 1, text);
-        assertEquals(23_552, c.costAnalysis().bytesReceivedPerDevice(), text);
+        assertEquals(29_696, c.costAnalysis().bytesReceivedPerDevice(), text);
         List<NDArray> rows = new java.util.ArrayList<>();
         for (int i = 0; i < 64; i++) {
             rows.add(a.slice(0, i, i + 1).matmul(w.take(0, routes[i])));
