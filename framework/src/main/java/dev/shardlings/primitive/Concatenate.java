@@ -11,8 +11,8 @@ import java.util.stream.Collectors;
  * {@code lax.concatenate(operands, dimension)}: operands of equal shape except along {@code dimension}, joined
  * along it. Typing: every operand must have the same sharding, which the result keeps
  * (A[8@X,4@Y] ++ B[8@X,4@Y] → [16@X,4@Y]); otherwise a {@link ShardingTypeError}. Partitioning: joining along a
- * replicated dimension is local; along a sharded one, each operand is gathered along it first and every device
- * keeps its block of the result.
+ * replicated dimension is local; along a sharded one, XLA's all-to-alls move its axes to another dimension and
+ * back ({@link #partition}).
  *
  * @param dimension the dimension joined along
  */
@@ -86,10 +86,31 @@ public record Concatenate(int dimension) implements Primitive {
         return NDArray.concat(dimension, operands);
     }
 
+    /**
+     * XLA's plan: the axes splitting the joined dimension move, by one all-to-all per operand, to the first other
+     * dimension they still divide; the operands are joined locally there and one all-to-all moves the axes back
+     * (A[16@X,16@Y] ++ B[16@X,16@Y] along 0 on 4 × 2: three all-to-alls over X, 384 bytes per device). Where no
+     * other dimension can take them, each operand is gathered along the joined dimension and every device keeps
+     * its block of the result.
+     */
     @Override
     public Partitioning partition(List<ArrayType> operands, ArrayType out) {
         List<List<String>> dims = new ArrayList<>(out.dims());
         dims.set(dimension, Specs.NONE);
+        Mesh mesh = out.mesh();
+        List<String> split = mesh == null ? List.of()
+                : out.dims().get(dimension).stream().filter(a -> mesh.axisSize(a) > 1).toList();
+        if (!split.isEmpty()) {
+            for (int j = 0; j < out.rank(); j++) {
+                int parts = Specs.parts(mesh, out.dims().get(j)) * Specs.parts(mesh, split);
+                if (j != dimension && out.shape().get(j) % parts == 0) {
+                    List<String> moved = new ArrayList<>(out.dims().get(j));
+                    moved.addAll(split);
+                    dims.set(j, moved);
+                    break;
+                }
+            }
+        }
         List<List<List<String>>> need = java.util.Collections.nCopies(operands.size(), dims);
         return Partitioning.local(need, this, dims);
     }

@@ -620,7 +620,7 @@ public record DotGeneral(List<Integer> lhsContracting, List<Integer> rhsContract
     public Partitioning partition(List<ArrayType> operands, ArrayType out) {
         DotGeneral local = new DotGeneral(lhsContracting, rhsContracting, lhsBatch, rhsBatch, null);
         Plan p = plan(operands.get(0), operands.get(1), out);
-        return new Partitioning(List.of(p.lhs, p.rhs), local, p.contracted, ReduceOp.SUM, p.natural,
+        return Partitioning.withVia(List.of(p.lhs, p.rhs), local, p.contracted, ReduceOp.SUM, p.natural,
                 List.of(p.lhsVia, p.rhsVia));
     }
 

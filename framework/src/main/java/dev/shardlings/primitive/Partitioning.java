@@ -21,11 +21,17 @@ import java.util.Objects;
  * @param resultDims  the layout of the block after the reduction, before it is re-laid out to the output's
  * @param operandVia  per operand, a layout to re-lay it out to before {@code operandDims[k]}, or an empty list for
  *                    none
+ * @param reduceSteps {@code reduceAxes} grouped into the all-reduces that complete the result, in order (XLA
+ *                    completes a reduction over several split dimensions with one all-reduce per dimension)
  */
 public record Partitioning(List<List<List<String>>> operandDims, Primitive local, List<String> reduceAxes,
-                           ReduceOp reduceOp, List<List<String>> resultDims, List<List<List<String>>> operandVia) {
+                           ReduceOp reduceOp, List<List<String>> resultDims, List<List<List<String>>> operandVia,
+                           List<List<String>> reduceSteps) {
 
-    /** @throws NullPointerException if an argument is null */
+    /**
+     * @throws NullPointerException     if an argument is null
+     * @throws IllegalArgumentException if reduceSteps do not name exactly reduceAxes, in order
+     */
     public Partitioning {
         operandDims = operandDims.stream().map(d -> d.stream().map(List::copyOf).toList()).toList();
         operandVia = operandVia.stream().map(d -> d.stream().map(List::copyOf).toList()).toList();
@@ -37,13 +43,38 @@ public record Partitioning(List<List<List<String>>> operandDims, Primitive local
         reduceAxes = List.copyOf(reduceAxes);
         Objects.requireNonNull(reduceOp, "reduceOp");
         resultDims = resultDims.stream().map(List::copyOf).toList();
+        reduceSteps = reduceSteps.stream().map(List::copyOf).filter(g -> !g.isEmpty()).toList();
+        if (!reduceSteps.stream().flatMap(List::stream).toList().equals(reduceAxes)) {
+            throw new IllegalArgumentException("reduce steps " + reduceSteps + " must group the reduce axes "
+                    + reduceAxes + " in order");
+        }
     }
 
-    /** A partitioning whose operands go straight to {@code operandDims}. */
+    /** A partitioning whose operands go straight to {@code operandDims} and whose partial results are completed
+     * by one all-reduce over all of {@code reduceAxes}. */
     public Partitioning(List<List<List<String>>> operandDims, Primitive local, List<String> reduceAxes,
                         ReduceOp reduceOp, List<List<String>> resultDims) {
-        this(operandDims, local, reduceAxes, reduceOp, resultDims,
-                java.util.Collections.nCopies(operandDims.size(), List.of()));
+        this(operandDims, local, reduceAxes, reduceOp, resultDims, noVia(operandDims.size()), List.of(reduceAxes));
+    }
+
+    /** A partitioning whose operands pass through {@code operandVia} first (one all-reduce completes it). */
+    static Partitioning withVia(List<List<List<String>>> operandDims, Primitive local, List<String> reduceAxes,
+                                ReduceOp reduceOp, List<List<String>> resultDims,
+                                List<List<List<String>>> operandVia) {
+        return new Partitioning(operandDims, local, reduceAxes, reduceOp, resultDims, operandVia,
+                List.of(reduceAxes));
+    }
+
+    /** A partitioning completed by one all-reduce per group of {@code reduceSteps}, in order. */
+    static Partitioning withReduceSteps(List<List<List<String>>> operandDims, Primitive local,
+                                        List<String> reduceAxes, ReduceOp reduceOp, List<List<String>> resultDims,
+                                        List<List<String>> reduceSteps) {
+        return new Partitioning(operandDims, local, reduceAxes, reduceOp, resultDims, noVia(operandDims.size()),
+                reduceSteps);
+    }
+
+    private static List<List<List<String>>> noVia(int operands) {
+        return java.util.Collections.nCopies(operands, List.of());
     }
 
     /** A partitioning with no reduction. */

@@ -13,7 +13,9 @@ import java.util.Objects;
 /**
  * {@code lax.reduce_sum / reduce_max / reduce_min} over some dimensions: A[I_X, J_Y] summed over 0 → B[J_Y].
  * Typing: the reduced dimensions' shardings disappear, the others are kept. Partitioning: each device reduces its
- * block; where a reduced dimension was split over mesh axes, a psum (pmax, pmin) over those axes completes it.
+ * block; each reduced dimension split over mesh axes is completed by its own psum (pmax, pmin) over those axes,
+ * the last reduced dimension first — XLA's plan: sum of A[I_X, J_Y] is an all-reduce over Y, then one over X, not
+ * one all-reduce over all devices.
  *
  * @param op   how elements combine: {@link ReduceOp#SUM}, {@link ReduceOp#MAX} or {@link ReduceOp#MIN}
  * @param axes the dimensions reduced (distinct)
@@ -122,11 +124,14 @@ public record Reduce(ReduceOp op, List<Integer> axes) implements Primitive {
     @Override
     public Partitioning partition(List<ArrayType> operands, ArrayType out) {
         ArrayType a = operands.get(0);
+        // XLA's order: one all-reduce per split reduced dimension, the last of the reduction's dimensions first
+        List<List<String>> steps = new ArrayList<>();
         List<String> reduced = new ArrayList<>();
-        for (int d : axes) {
-            reduced.addAll(a.dims().get(d));
+        for (int i = axes.size() - 1; i >= 0; i--) {
+            steps.add(a.dims().get(axes.get(i)));
+            reduced.addAll(a.dims().get(axes.get(i)));
         }
-        return new Partitioning(List.of(a.dims()), this, reduced, op, kept(a.dims()));
+        return Partitioning.withReduceSteps(List.of(a.dims()), this, reduced, op, kept(a.dims()), steps);
     }
 
     @Override

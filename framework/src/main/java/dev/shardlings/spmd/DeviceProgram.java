@@ -177,7 +177,16 @@ public record DeviceProgram(List<Instruction> instructions, int registers) {
             List<List<String>> dims = Relayout.withoutTrivialAxes(plan.resultDims(), mesh);
             List<List<String>> outDims = Relayout.withoutTrivialAxes(out.dims(), mesh);
             List<String> reduceAxes = plan.reduceAxes().stream().filter(a -> mesh.axisSize(a) > 1).toList();
-            if (!reduceAxes.isEmpty()) {
+            List<List<String>> reduceSteps = plan.reduceSteps().stream()
+                    .map(g -> g.stream().filter(a -> mesh.axisSize(a) > 1).toList()).filter(g -> !g.isEmpty()).toList();
+            if (reduceSteps.size() > 1) {
+                // one all-reduce per reduced dimension, as XLA completes a reduction over several split dimensions
+                List<DataMovement> steps = reduceSteps.stream()
+                        .<DataMovement>map(g -> new DataMovement.AllReduce(g, plan.reduceOp())).toList();
+                int reduced = register();
+                instructions.add(new Move(steps, r, reduced));
+                r = reduced;
+            } else if (!reduceAxes.isEmpty()) {
                 DataMovement reduce = null;
                 for (int d = 0; d < dims.size() && reduce == null; d++) {
                     if (dims.get(d).isEmpty() && outDims.get(d).equals(reduceAxes)

@@ -10,8 +10,9 @@ import java.util.List;
  * The steps that move a value from one layout to another — the data movement {@code jax.sharding.reshard} and the
  * partitioner insert. A layout gives, per dimension, the mesh axes splitting it (major first).
  *
- * <p>The plan, in this order: an axis that leaves one dimension and is the next to split another moves with one
- * all-to-all; when no such move is possible, the axes that must leave a dimension are all-gathered (one dimension
+ * <p>The plan, in this order (XLA's): the axes that leave the layout altogether are all-gathered first; then an
+ * axis that leaves one dimension and is the next to split another moves with one all-to-all (f32[8,64,32] from
+ * P(X, None, Y) to P(None, X): an all-gather over Y, then an all-to-all over X); when no such move is possible, the axes that must leave a dimension are all-gathered (one dimension
  * at a time, the last dimension first, then moves are tried again); finally axes that newly split a dimension are taken by slicing the
  * block locally at the device's axis index, which moves nothing. When that plan would gather although the new
  * layout splits over every axis the old one did (a transposed layout, P(X, Y) → P(Y, X)), the data only changes
@@ -38,6 +39,20 @@ public final class Relayout {
         List<DataMovement> steps = new ArrayList<>();
         List<List<String>> cur = new ArrayList<>();
         from.forEach(e -> cur.add(new ArrayList<>(e)));
+        // XLA's order: the axes that leave the layout altogether are all-gathered first (minor dimensions first);
+        // only then do the axes that change dimension move, by all-to-all on the gathered blocks
+        java.util.Set<String> kept = axesOf(to);
+        for (int i = cur.size() - 1; i >= 0; i--) {
+            List<String> ci = cur.get(i);
+            int p = ci.size();
+            while (p > 0 && !kept.contains(ci.get(p - 1))) {
+                p--;
+            }
+            if (p < ci.size()) {
+                steps.add(new DataMovement.AllGather(List.copyOf(ci.subList(p, ci.size())), i));
+                cur.set(i, new ArrayList<>(ci.subList(0, p)));
+            }
+        }
         while (true) {
             boolean moved = false;
             for (int i = 0; i < cur.size() && !moved; i++) {
