@@ -46,9 +46,10 @@ public final class Chapter6 {
      * gradients with {@code Autodiff.gradList} and updates the parameters. Return the trained parameters, each
      * laid out {@code P()}.
      *
-     * <p>Graded: trained parameters (float tolerance) and layouts, each P(); compiled by jit, with no hand-written
-     * shardMap; per device only all-reduces over 'batch', carrying the gradients' elements once per step; no
-     * program hands a device more than the parameters and its rows of the batch.
+     * <p>Graded: trained parameters (float tolerance) and layouts, each P(); one program compiled by jit per step
+     * that computes the gradients and the update, with no eager operation and no hand-written shardMap; per device
+     * only all-reduces over 'batch', carrying the gradients' elements once per step; no program hands a device more
+     * than the parameters and its rows of the batch.
      * Docs: docs/chapter-6.md#part-61-data-parallelism-with-jit
      */
     public static List<ShardedArray> trainDataParallel(List<NDArray> params, NDArray inputs, NDArray targets,
@@ -65,8 +66,9 @@ public final class Chapter6 {
      * rows over 'batch'; train as in 6.1. The compiler keeps W2's output columns apart until W3 sums them.
      *
      * <p>Graded: trained parameters (float tolerance) and layouts: W2 P(None, 'model'), b2 P('model'), W3
-     * P('model', None), the rest P(); compiled by jit, with no hand-written shardMap; per step two all-reduces over
-     * 'model' of activations (forward f32[B/batch, n3], backward f32[B/batch, n1]) and all-reduces over 'batch' of
+     * P('model', None), the rest P(); one program compiled by jit per step that computes the gradients and the
+     * update, with no eager operation and no hand-written shardMap; per step two all-reduces over 'model' of
+     * activations (forward f32[B/batch, n3], backward f32[B/batch, n1]) and all-reduces over 'batch' of
      * the gradients' blocks, nothing else; no program hands a device more than its blocks of the parameters and
      * its rows of the batch (W2 and W3 take 1/model of their bytes).
      * Docs: docs/chapter-6.md#part-62-data-and-tensor-parallelism-with-jit
