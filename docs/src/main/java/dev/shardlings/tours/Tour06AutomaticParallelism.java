@@ -15,7 +15,8 @@ import static dev.shardlings.sharding.PartitionSpec.P;
 
 /**
  * Tour 6 (docs/automatic-parallelism.md): seed 001's "computation follows sharding" programs (sin, dot, copy and
- * the two sharding constraints) with their layouts, seed 002's {@code matmul_square} compiled with
+ * the two sharding constraints) with their layouts, seed 002's two matmuls with and without a
+ * {@code with_sharding_constraint} between them, seed 002's {@code matmul_square} compiled with
  * {@code out_shardings=P('X', None)} and its per-device program, and the same program on Explicit axes, where the
  * contraction needs an out sharding. Run: {@code mvn -q -pl docs exec:exec -Dtour=Tour06AutomaticParallelism}.
  */
