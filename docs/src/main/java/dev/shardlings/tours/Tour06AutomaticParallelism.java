@@ -15,7 +15,8 @@ import static dev.shardlings.sharding.PartitionSpec.P;
 
 /**
  * Tour 6 (docs/automatic-parallelism.md): seed 001's "computation follows sharding" programs (sin, dot, copy and
- * the two sharding constraints) with their layouts, seed 002's {@code matmul_square} compiled with
+ * the two sharding constraints) with their layouts, seed 002's two matmuls with and without a
+ * {@code with_sharding_constraint} between them, seed 002's {@code matmul_square} compiled with
  * {@code out_shardings=P('X', None)} and its per-device program, and the same program on Explicit axes, where the
  * contraction needs an out sharding. Run: {@code mvn -q -pl docs exec:exec -Dtour=Tour06AutomaticParallelism}.
  */
@@ -71,6 +72,8 @@ public final class Tour06AutomaticParallelism {
                     .forEach(l -> System.out.println("  " + l.trim()));
         }
 
+        twoMatmulsWithAConstraint();
+
         System.out.println();
         System.out.println("== seed 002: matmul_square, jit with out_shardings=P('X', None) (2 x 2 mesh, Auto axes)");
         Mesh m = Mesh.makeMesh(new int[] {2, 2}, new String[] {"X", "Y"}, AxisType.AUTO, AxisType.AUTO);
@@ -96,5 +99,52 @@ public final class Tour06AutomaticParallelism {
         Compiled fixed = Jit.jit((a, b) -> a.square().matmul(b, P("X", null))).named("matmul_square").lower(ie, we);
         System.out.println("with out_sharding=P('X', None): " + fixed.jaxpr().outputs().get(0).type());
         fixed.asText().lines().filter(l -> l.contains("all-")).forEach(l -> System.out.println("  " + l.trim()));
+    }
+
+    /**
+     * Seed 002's two matmuls with {@code with_sharding_constraint} between them: the constraint splits the hidden
+     * layer's F over 'y', so the second contraction (over F) ends in an all-reduce over 'y' that the unconstrained
+     * program does not need — the seed's "not that this is a good idea", measured. JAX 0.10.2 (jax-checks/
+     * seed002_sharding_constraint.py): without the constraint the products are f32[2,32] and f32[2,16] with no
+     * collective; with it f32[2,16], f32[2,16] and {@code all-reduce f32[2,16], replica_groups=[4,2]<=[8]} (pairs
+     * along 'y'); the output is P('x', None) both times.
+     */
+    private static void twoMatmulsWithAConstraint() {
+        Mesh mesh = Mesh.makeMesh(new int[] {4, 2}, new String[] {"x", "y"}, AxisType.AUTO, AxisType.AUTO);
+        int b = 8;
+        int d = 16;
+        int f = 32;
+        float[] xv = new float[b * d];
+        float[] win = new float[d * f];
+        float[] wout = new float[d * f];
+        for (int i = 0; i < xv.length; i++) {
+            xv[i] = i / 100f;
+        }
+        for (int i = 0; i < win.length; i++) {
+            win[i] = (float) Math.sin(i);
+            wout[i] = (float) Math.cos(i);
+        }
+        ShardedArray x = ShardedArray.devicePut(NDArray.fromFloats(xv, b, d), new NamedSharding(mesh, P("x", null)));
+        ShardedArray wIn = ShardedArray.devicePut(NDArray.fromFloats(win, d, f), new NamedSharding(mesh, P()));
+        ShardedArray wOut = ShardedArray.devicePut(NDArray.fromFloats(wout, d, f), new NamedSharding(mesh, P()));
+        for (boolean constrained : new boolean[] {false, true}) {
+            System.out.println();
+            System.out.println("== seed 002: two matmuls " + (constrained
+                    ? "with with_sharding_constraint(hidden, P('x', 'y')) between them" : "without a constraint")
+                    + " (x P('x', None), Win and Wout P(), mesh " + mesh + ")");
+            Jitted two = Jit.jitList(a -> {
+                ShardedArray hidden = ShardedArray.einsum("bd,df->bf", a.get(0), a.get(1));
+                if (constrained) {
+                    hidden = hidden.withShardingConstraint(P("x", "y"));
+                }
+                return java.util.List.of(ShardedArray.einsum("bf,df->bd", hidden, a.get(2)));
+            }).named("matmul");
+            ShardedArray out = two.call(x, wIn, wOut).get(0);
+            System.out.println("output sharding: " + out.spec());
+            System.out.println("per-device products and communication:");
+            two.lower(x, wIn, wOut).asText().lines().filter(l -> l.contains("dot_general(") || l.contains("all-")
+                    || l.contains("reduce-scatter") || l.contains("collective-permute"))
+                    .forEach(l -> System.out.println("  " + l.trim()));
+        }
     }
 }

@@ -44,7 +44,8 @@ public final class Chapter0 {
      * Docs: docs/chapter-0.md#part-01-no-sharded-contracting-dimension
      */
     public static ShardedArray matmulNoCommunication(ShardedArray a, ShardedArray b) {
-        // TODO(0.1): one shardMap of two arguments; each device multiplies its two blocks.
+        // TODO(0.1): Which dimension does the product contract, and does any device lack part of it? What is each
+        //  device's block of C made of, then?
         throw new ExerciseNotDone("0.1");
     }
 
@@ -59,7 +60,9 @@ public final class Chapter0 {
      * Docs: docs/chapter-0.md#part-02-one-operand-sharded-on-the-contracting-dimension
      */
     public static ShardedArray matmulGatherA(ShardedArray a, ShardedArray b) {
-        // TODO(0.2): gather A's column blocks, then multiply; mind which gather keeps an out spec of P() legal.
+        // TODO(0.2): Which columns of A does a device lack, and which collective brings them? An out spec of P()
+        //  promises that every device holds the same value: which gather in docs/framework.md gives a result the
+        //  types know to be the same on every device?
         throw new ExerciseNotDone("0.2");
     }
 
@@ -74,7 +77,8 @@ public final class Chapter0 {
      * Docs: docs/chapter-0.md#part-03-both-operands-sharded-on-the-contracting-dimension
      */
     public static ShardedArray matmulPsum(ShardedArray a, ShardedArray b) {
-        // TODO(0.3): each device's product is a partial sum C{U_X}; add the partial sums.
+        // TODO(0.3): Is the product of a device's two blocks all of C, or one term of a sum? Which collective
+        //  finishes that sum on every device?
         throw new ExerciseNotDone("0.3");
     }
 
@@ -90,7 +94,8 @@ public final class Chapter0 {
      * Docs: docs/chapter-0.md#part-04-all-reduce-as-reduce-scatter-then-all-gather
      */
     public static ShardedArray matmulReduceScatterAllGather(ShardedArray a, ShardedArray b) {
-        // TODO(0.4): psumScatter the partial product along I, then gather it back.
+        // TODO(0.4): Along which dimension of the partial product can the first collective split its result so that
+        //  each device ends with finished rows of C? What then brings every device all the rows?
         throw new ExerciseNotDone("0.4");
     }
 
@@ -106,7 +111,8 @@ public final class Chapter0 {
      * Docs: docs/chapter-0.md#part-05-both-non-contracting-dimensions-on-the-same-axis
      */
     public static ShardedArray matmulSameAxisGatherB(ShardedArray a, ShardedArray b) {
-        // TODO(0.5): gather B's column blocks.
+        // TODO(0.5): C[I_X, K] needs whole rows of C on each device: whose split stops a device from computing
+        //  them, and which collective undoes that split?
         throw new ExerciseNotDone("0.5");
     }
 
@@ -121,7 +127,7 @@ public final class Chapter0 {
      * Docs: docs/chapter-0.md#part-05-both-non-contracting-dimensions-on-the-same-axis
      */
     public static ShardedArray matmulSameAxisGatherA(ShardedArray a, ShardedArray b) {
-        // TODO(0.5): gather A's row blocks.
+        // TODO(0.5): Now C[I, K_X]: which operand must each device hold whole this time?
         throw new ExerciseNotDone("0.5");
     }
 
@@ -137,7 +143,9 @@ public final class Chapter0 {
      * Docs: docs/chapter-0.md#part-06-parallel-normalisation
      */
     public static ShardedArray parallelNormalize(ShardedArray x) {
-        // TODO(0.6): local statistics over the block's features, combined across j with pmean.
+        // TODO(0.6): A row's D features are spread over j: which per-row numbers can a device compute from its own
+        //  features, and how few of them must travel for every device to know the row's mean and variance? Is
+        //  the mean of the devices' variances the variance of the row?
         throw new ExerciseNotDone("0.6");
     }
 
@@ -153,7 +161,8 @@ public final class Chapter0 {
      * Docs: docs/chapter-0.md#part-07-matmul-with-a-gathered-weight
      */
     public static ShardedArray matmulWithGatheredWeight(ShardedArray x, ShardedArray w) {
-        // TODO(0.7): gather the weight's row blocks, then multiply.
+        // TODO(0.7): x keeps its rows of the batch; w is split over i along D, the dimension the product contracts.
+        //  Which of the two must each device hold whole to compute its rows of y, and which collective gives it?
         throw new ExerciseNotDone("0.7");
     }
 
@@ -168,7 +177,8 @@ public final class Chapter0 {
      * Docs: docs/chapter-0.md#part-08-ring-shift
      */
     public static ShardedArray ringShift(ShardedArray x, int k) {
-        // TODO(0.8): build the (source, destination) pairs for a shift by k and ppermute once.
+        // TODO(0.8): For a shift by k, where must the block at position p along i go — for any sign and size of k,
+        //  a whole number of turns included? Can one collective move every block at once?
         throw new ExerciseNotDone("0.8");
     }
 
@@ -183,7 +193,8 @@ public final class Chapter0 {
      * Docs: docs/chapter-0.md#part-09-slice-and-average
      */
     public static ShardedArray sliceAndAverage(ShardedArray x) {
-        // TODO(0.9): slice first, then average over the tuple of axes.
+        // TODO(0.9): Which order makes the collective carry the fewest elements: slice then average, or average
+        //  then slice? Over which axes must the average run so that every device is counted once?
         throw new ExerciseNotDone("0.9");
     }
 
@@ -198,7 +209,8 @@ public final class Chapter0 {
      * Docs: docs/chapter-0.md#part-010-per-device-randomness
      */
     public static ShardedArray foldKeyOverAxis(NDArray key, Mesh mesh) {
-        // TODO(0.10): fold the key with this device's index along i.
+        // TODO(0.10): What tells a device its position along i, and which PRNG function makes a new key from a key
+        //  and a number?
         throw new ExerciseNotDone("0.10");
     }
 }

@@ -43,7 +43,8 @@ public final class Chapter5 {
      * Docs: docs/chapter-5.md#part-51-layouts-that-need-no-communication
      */
     public static ShardedArray matmulWithoutCommunication(NDArray a, NDArray b, Mesh mesh) {
-        // TODO(5.1): devicePut A and B in layouts whose product is C[I_X, K_Y], then call a jitted matmul.
+        // TODO(5.1): For C[I_X, K_Y] and no communication, which dimension of A may be split, over which axis, and
+        //  which of B? What must the contracted J be on both, so that no device needs another's part?
         throw new ExerciseNotDone("5.1");
     }
 
@@ -61,7 +62,9 @@ public final class Chapter5 {
      * Docs: docs/chapter-5.md#part-52-the-out-sharding-chooses-the-collective
      */
     public static ShardedArray matmulReduceScatter(ShardedArray a, ShardedArray b) {
-        // TODO(5.2): jit the matmul with the out sharding the result must have, so that it is part of the program.
+        // TODO(5.2): Every device's product is a partial sum of all of C. If the compiler learns only after the
+        //  program that C must be C[I_X, K], what must it do to finish the sums, and what could it do if it knew
+        //  the layout while it plans? How can jit be told?
         throw new ExerciseNotDone("5.2");
     }
 

@@ -41,39 +41,45 @@ public final class Chapter6 {
      * Part 6.1 — 8-way batch data parallelism with {@code jit(grad(loss))} (seed 001).
      *
      * <p>Input: the parameters, inputs f32[B, n0] and targets f32[B, n4] as whole arrays on the host, a mesh with
-     * the Auto axis 'batch', a number of steps and a learning rate. Place the parameters replicated and the batch
-     * split by rows over 'batch', then run {@code steps} SGD steps, each one jitted program that computes the
-     * gradients with {@code Autodiff.gradList} and updates the parameters. Return the trained parameters, each
-     * laid out {@code P()}.
+     * the Auto axis 'batch', a number of steps and a learning rate. Place every parameter replicated (W_l[n_{l−1},
+     * n_l], b_l[n_l]) and the batch split by rows over 'batch' (inputs[B_batch, n0], targets[B_batch, n4]), then
+     * run {@code steps} SGD steps, each one jitted program that computes the gradients with
+     * {@code Autodiff.gradList} and updates the parameters. Return the trained parameters, each laid out
+     * {@code P()}.
      *
-     * <p>Graded: trained parameters (float tolerance) and layouts, each P(); compiled by jit, with no hand-written
-     * shardMap; per device only all-reduces over 'batch', carrying the gradients' elements once per step; no
-     * program hands a device more than the parameters and its rows of the batch.
+     * <p>Graded: trained parameters (float tolerance) and layouts, each P(); one program compiled by jit per step
+     * that computes the gradients and the update, with no eager operation and no hand-written shardMap; per device
+     * only all-reduces over 'batch', carrying the gradients' elements once per step; no program hands a device more
+     * than the parameters and its rows of the batch.
      * Docs: docs/chapter-6.md#part-61-data-parallelism-with-jit
      */
     public static List<ShardedArray> trainDataParallel(List<NDArray> params, NDArray inputs, NDArray targets,
                                                        Mesh mesh, int steps, float lr) {
-        // TODO(6.1): devicePut the parameters with P() and the batch with P("batch"), then jit a gradient step.
+        // TODO(6.1): If the gradients and the update are to be one compiled program, what does that program take in
+        //  and what does it give back? Which of its arguments change from one step to the next? Which
+        //  all-reduce do you expect the compiler to add, and why?
         throw new ExerciseNotDone("6.1");
     }
 
     /**
      * Part 6.2 — 4-way data × 2-way tensor parallelism (seed 001's second mesh).
      *
-     * <p>Input: as 6.1, on a mesh with Auto axes 'batch' and 'model'. Place W2 split by its columns over 'model',
-     * b2 like W2's columns, W3 split by its rows over 'model', every other parameter replicated, and the batch's
-     * rows over 'batch'; train as in 6.1. The compiler keeps W2's output columns apart until W3 sums them.
+     * <p>Input: as 6.1, on a mesh with Auto axes 'batch' and 'model'. Place W2[n1, n2_model] split by its columns,
+     * b2[n2_model] like them, W3[n2_model, n3] split by its rows, every other parameter replicated, and the batch
+     * as inputs[B_batch, n0], targets[B_batch, n4]; train as in 6.1.
      *
      * <p>Graded: trained parameters (float tolerance) and layouts: W2 P(None, 'model'), b2 P('model'), W3
-     * P('model', None), the rest P(); compiled by jit, with no hand-written shardMap; per step two all-reduces over
-     * 'model' of activations (forward f32[B/batch, n3], backward f32[B/batch, n1]) and all-reduces over 'batch' of
+     * P('model', None), the rest P(); one program compiled by jit per step that computes the gradients and the
+     * update, with no eager operation and no hand-written shardMap; per step two all-reduces over 'model' of
+     * activations (forward f32[B/batch, n3], backward f32[B/batch, n1]) and all-reduces over 'batch' of
      * the gradients' blocks, nothing else; no program hands a device more than its blocks of the parameters and
      * its rows of the batch (W2 and W3 take 1/model of their bytes).
      * Docs: docs/chapter-6.md#part-62-data-and-tensor-parallelism-with-jit
      */
     public static List<ShardedArray> trainDataTensorParallel(List<NDArray> params, NDArray inputs, NDArray targets,
                                                              Mesh mesh, int steps, float lr) {
-        // TODO(6.2): place W2, b2 and W3 over 'model' and the batch over 'batch', then train as in 6.1.
+        // TODO(6.2): Between W2 and W3, which activations stay split over 'model', and where must the compiler sum
+        //  partial products — forward, and in the backward pass? Which collectives does that predict per step?
         throw new ExerciseNotDone("6.2");
     }
 
@@ -101,10 +107,10 @@ public final class Chapter6 {
     /**
      * Part 6.4 — fully sharded data parallelism (ZeRO-3) by hand.
      *
-     * <p>Input: every parameter split by its first dimension over 'batch' ({@code P("batch")}), inputs and
-     * targets laid out {@code P("batch")}, a learning rate. No device ever stores a whole parameter between
-     * steps: the forward pass all-gathers each one when it is needed, and each device keeps only its shard of
-     * each gradient. Return the new parameters, laid out {@code P("batch")}.
+     * <p>Input: every parameter split by its first dimension over 'batch' (W_l[N_batch, n_l] and b_l[N_batch],
+     * N its first dimension), inputs[B_batch, n0] and targets[B_batch, n4], a learning rate. No device ever
+     * stores a whole parameter between steps: the forward pass all-gathers each one when it is needed, and each
+     * device keeps only its shard of each gradient. Return the new parameters, laid out {@code P("batch")}.
      *
      * <p>Graded: the parameters after one step (float tolerance), each laid out P('batch'); a hand-written
      * shardMap; per device one all-gather over 'batch' of each parameter's shard and one reduce-scatter of each
@@ -114,7 +120,9 @@ public final class Chapter6 {
      */
     public static List<ShardedArray> fsdpStep(List<ShardedArray> params, ShardedArray inputs, ShardedArray targets,
                                               float lr) {
-        // TODO(6.4): differentiate a loss that all-gathers each shard; the gradient comes back reduce-scattered.
+        // TODO(6.4): Where must a shard's all-gather sit so that Autodiff hands you the gradient of the shard rather
+        //  than of the whole parameter? What is the transpose of an all-gather, and does it sum or average the
+        //  devices' contributions — so what must each device's loss be for the mean over the whole batch?
         throw new ExerciseNotDone("6.4");
     }
 

@@ -42,7 +42,8 @@ public final class Problem1 {
      * Docs: docs/problem-1.md#part-11a-per-shard-mean-with-shardmap
      */
     public static ShardedArray perShardMean(ShardedArray a) {
-        // TODO(1.1a): shardMap a function that reduces a block to shape (1, 1).
+        // TODO(1.1a): The output f32[X, Y] is laid out P("X", "Y"): what shape is each device's block of it, and
+        //  what does a device put there?
         throw new ExerciseNotDone("1.1a");
     }
 
@@ -51,15 +52,17 @@ public final class Problem1 {
      *
      * <p>Input: A f32[S_X, D_Y] laid out {@code P("X", "Y")} on a mesh whose axes are Auto (the compiler chooses the
      * layouts of intermediate values). Output: f32[X, Y] laid out {@code P("X", "Y")}, out[i, j] = the mean of the
-     * block on device (i, j). Write the program on the whole array (ShardedArray's reshape and mean) inside
-     * {@code Jit.jit(...)} with {@code outShardings(P("X", "Y"))}, and call it on A — no shardMap here.
+     * block on device (i, j). Write the program on the whole array inside {@code Jit.jit(...)} and call it on A —
+     * no shardMap here.
      *
      * <p>Graded: values (float tolerance) and layout; compiled by jit, with no hand-written shardMap; the compiled
      * program has no collective.
      * Docs: docs/problem-1.md#part-11b-per-shard-mean-with-jit
      */
     public static ShardedArray perShardMeanGlobal(ShardedArray a) {
-        // TODO(1.1b): jit a reshape to (X, S/X, Y, D/Y) and a mean over the right axes, out sharding P("X", "Y").
+        // TODO(1.1b): In the whole array, device (i, j)'s block is a range of rows and a range of columns. Which
+        //  view of A gives the block index and the position inside a block dimensions of their own, so that a
+        //  reduction leaves one value per block? How does jit learn the layout the result must have?
         throw new ExerciseNotDone("1.1b");
     }
 
@@ -76,7 +79,8 @@ public final class Problem1 {
      * Docs: docs/problem-1.md#part-12a-roll-within-shards-with-shardmap
      */
     public static ShardedArray rollWithinShards(ShardedArray a, int shift) {
-        // TODO(1.2a): shardMap a function that rolls its block along axis 0 and subtracts the block.
+        // TODO(1.2a): Inside a shardMap, does roll see the whole array or the block? Does your shift work for any sign
+        //  and for a size larger than the block?
         throw new ExerciseNotDone("1.2a");
     }
 
@@ -86,14 +90,15 @@ public final class Problem1 {
      * <p>Input: A f32[S_X, D_Y] laid out {@code P("X", "Y")} on a mesh whose axes are Auto, and the shift. Output:
      * f32[S_X, D_Y] laid out {@code P("X", "Y")}, equal to 1.2a's: inside each group of S/X rows,
      * roll(rows, shift, axis 0) − rows. A roll of the whole array along axis 0 moves rows across shards, and the
-     * compiler must communicate to do it; reshape so that the roll runs along a dimension no device splits.
+     * compiler must communicate to do it.
      *
      * <p>Graded: values (exact) and layout; compiled by jit, with no hand-written shardMap; the compiled program has
      * no collective.
      * Docs: docs/problem-1.md#part-12b-roll-within-shards-with-jit
      */
     public static ShardedArray rollWithinShardsGlobal(ShardedArray a, int shift) {
-        // TODO(1.2b): jit a reshape to (X, S/X, D), a roll along axis 1, a reshape back and a subtraction.
+        // TODO(1.2b): In which view of A are the rows of one shard a dimension of their own, one that no device
+        //  splits? What must the result look like when it leaves the program?
         throw new ExerciseNotDone("1.2b");
     }
 }

@@ -48,22 +48,23 @@ public final class Problem2 {
      * Docs: docs/problem-2.md#part-21-the-local-version
      */
     public static NDArray moeLocal(NDArray a, NDArray w, NDArray b) {
-        // TODO(2.1): group tokens by expert (argsort), one matmul per expert, gather the rows back in order.
+        // TODO(2.1): Which ordering of the tokens puts each expert's tokens next to each other? Once each group is
+        //  multiplied by its expert, how do the rows return to the tokens' order?
         throw new ExerciseNotDone("2.1");
     }
 
     /**
-     * Part 2.2 — jit the local version (the book's question 2): the same layouts as 2.3a (A {@code P("X", "Y")},
-     * W {@code P("X", null, "Y")}, B {@code P("X")}) on a mesh whose axes are Auto; Out f32[S, F] laid out
-     * {@code P("X", "Y")}. Write the masked-buffer form on whole arrays — B.oneHot(E) [S, E], the buffer
-     * einsum("se,sd->esd", …) [E, S, D], einsum("esd,edf->esf", …) with W, einsum("se,esf->sf", …) — and compile it
-     * with {@code Jit.jit} (the sort-based 2.1 cannot be traced: its group sizes depend on B's values).
+     * Part 2.2 — jit the local version (the book's question 2): the same layouts as 2.3a, A[S_X, D_Y],
+     * W[E_X, D, F_Y], B[S_X], on a mesh whose axes are Auto; Out[S_X, F_Y]. Write the MoE on whole arrays and
+     * compile it with {@code Jit.jit}. The sort-based 2.1 cannot be traced: its group sizes depend on B's values.
      *
      * <p>Graded: values and layout; compiled by jit, with no hand-written shardMap.
      * Docs: docs/problem-2.md#part-22-jit-the-local-version-and-read-what-the-compiler-did
      */
     public static ShardedArray moeJit(ShardedArray a, ShardedArray w, ShardedArray b) {
-        // TODO(2.2): jit the one-hot masked buffer and its two einsums, out sharding P("X", "Y").
+        // TODO(2.2): Which form of the MoE has shapes that depend on E, S and D only, never on B's values? Which
+        //  array says, for every token and expert, whether the token goes there? How does jit learn the layout
+        //  Out must have?
         throw new ExerciseNotDone("2.2");
     }
 
@@ -77,13 +78,14 @@ public final class Problem2 {
      * Docs: docs/problem-2.md#part-22-jit-the-local-version-and-read-what-the-compiler-did
      */
     public static int moeJitBytesReceived(ShardedArray a, ShardedArray w, ShardedArray b) {
-        // TODO(2.2): lower the same jitted function on (a, w, b) and read the bytes it communicates per device.
+        // TODO(2.2): Which part of the compiled program reports what one device receives, and must it be the same
+        //  program moeJit runs?
         throw new ExerciseNotDone("2.2");
     }
 
     /**
-     * Part 2.3a — sharded, by gathering: A laid out {@code P("X", "Y")}, W {@code P("X", null, "Y")}, B {@code P("X")};
-     * Out f32[S, F] laid out {@code P("X", "Y")}.
+     * Part 2.3a — sharded, by gathering: A[S_X, D_Y] laid out {@code P("X", "Y")}, W[E_X, D, F_Y]
+     * {@code P("X", null, "Y")}, B[S_X] {@code P("X")}; Out[S_X, F_Y] laid out {@code P("X", "Y")}.
      *
      * <p>Gather what each device lacks (all tokens, all of D), let each device compute the tokens routed to its own
      * E/X experts for its F/Y columns (zeros for the others), and combine the devices' rows over X.
@@ -94,7 +96,9 @@ public final class Problem2 {
      * Docs: docs/problem-2.md#part-23a-gather-then-compute
      */
     public static ShardedArray moeAllGather(ShardedArray a, ShardedArray w, ShardedArray b) {
-        // TODO(2.3a): allGather A (over Y, then X) and B, compute your experts' tokens, psumScatter over X.
+        // TODO(2.3a): What must a device see whole to compute its experts' tokens for its F/Y columns? After that,
+        //  every device has rows for all S tokens, most of them zero: which collective both adds them over X and
+        //  leaves each device its own rows?
         throw new ExerciseNotDone("2.3a");
     }
 
@@ -112,7 +116,8 @@ public final class Problem2 {
      * Docs: docs/problem-2.md#part-23b-ragged-all-to-all
      */
     public static ShardedArray moeAllToAll(ShardedArray a, ShardedArray w, ShardedArray b, int capacity) {
-        // TODO(2.3b): per round: pack ≤ capacity tokens per destination, allToAll them, compute, allToAll back.
+        // TODO(2.3b): How does every device learn how many rounds the busiest pair needs? In one round, what does
+        //  the buffer for one destination hold, and how does the receiver tell a padding row from a token?
         throw new ExerciseNotDone("2.3b");
     }
 
@@ -125,7 +130,8 @@ public final class Problem2 {
      * Docs: docs/problem-2.md#part-24-top-k-routing
      */
     public static NDArray moeTopKLocal(NDArray a, NDArray w, NDArray b) {
-        // TODO(2.4): treat each (token, expert) pair as a token of 2.1, then average each token's k results.
+        // TODO(2.4): With k experts per token, what are the items you route? How do their results become one row
+        //  per token?
         throw new ExerciseNotDone("2.4");
     }
 
@@ -137,7 +143,8 @@ public final class Problem2 {
      * Docs: docs/problem-2.md#part-24-top-k-routing
      */
     public static ShardedArray moeTopKAllToAll(ShardedArray a, ShardedArray w, ShardedArray b, int capacity) {
-        // TODO(2.4): route the pairs as in 2.3b, then average each token's k results.
+        // TODO(2.4): What changes from 2.3b when the routed items are (token, expert) pairs, and where do the k
+        //  results of one token meet again?
         throw new ExerciseNotDone("2.4");
     }
 }

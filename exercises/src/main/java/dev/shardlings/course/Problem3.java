@@ -46,7 +46,8 @@ public final class Problem3 {
      * Docs: docs/problem-3.md#part-30-the-all-gather-collective-matmul
      */
     public static ShardedArray allGatherMatmul(ShardedArray a, ShardedArray w) {
-        // TODO(3.0): a loop of matmul + ppermute over the chunks of D.
+        // TODO(3.0): After s passes, which chunk of D does a device hold, and which rows of its W block match it?
+        //  In which direction must the chunks travel for that?
         throw new ExerciseNotDone("3.0");
     }
 
@@ -59,7 +60,8 @@ public final class Problem3 {
      * Docs: docs/problem-3.md#part-30-the-all-gather-collective-matmul
      */
     public static ShardedArray allGatherMatmulNaive(ShardedArray a, ShardedArray w) {
-        // TODO(3.0): allGather, then matmul.
+        // TODO(3.0): Along which dimension of A does the gather run, and which block of Out does each device then
+        //  compute?
         throw new ExerciseNotDone("3.0");
     }
 
@@ -78,7 +80,8 @@ public final class Problem3 {
      * Docs: docs/problem-3.md#part-31-the-all-reduce-collective-matmul
      */
     public static ShardedArray allReduceMatmul(ShardedArray a, ShardedArray w, int tiles) {
-        // TODO(3.1): slice W's columns into tiles; psum each tile's partial product.
+        // TODO(3.1): Which dimension can you cut into tiles so that each tile's partial product can be finished on
+        //  its own, while the next tile is multiplied? What shape is one tile's partial product?
         throw new ExerciseNotDone("3.1");
     }
 
@@ -96,7 +99,8 @@ public final class Problem3 {
      * Docs: docs/problem-3.md#part-32-the-reduce-scatter-collective-matmul
      */
     public static ShardedArray reduceScatterMatmul(ShardedArray tmp, ShardedArray w2) {
-        // TODO(3.2): start with the partial product for chunk y − 1; permute up, add, repeat.
+        // TODO(3.2): If the accumulator for chunk c must arrive complete at device c after n − 1 passes, which
+        //  chunk must device y start with, and in which direction does it travel?
         throw new ExerciseNotDone("3.2");
     }
 
@@ -113,7 +117,8 @@ public final class Problem3 {
      * Docs: docs/problem-3.md#part-33-a-transformer-block
      */
     public static ShardedArray transformerBlock(ShardedArray in, ShardedArray win, ShardedArray wout) {
-        // TODO(3.3): one shardMap of three arguments calling your 3.0 and 3.2 steps.
+        // TODO(3.3): Which of your earlier per-device steps produces the hidden block [B/X, F/Y], and which one
+        //  consumes it? Does that block ever need to leave its device?
         throw new ExerciseNotDone("3.3");
     }
 
@@ -126,7 +131,8 @@ public final class Problem3 {
      * Docs: docs/problem-3.md#part-33-a-transformer-block
      */
     public static ShardedArray transformerBlockNaive(ShardedArray in, ShardedArray win, ShardedArray wout) {
-        // TODO(3.3): allGather, matmul, gelu, matmul, psumScatter.
+        // TODO(3.3): Which collective must come before the first product, and which one completes the second —
+        //  along which dimension?
         throw new ExerciseNotDone("3.3");
     }
 }

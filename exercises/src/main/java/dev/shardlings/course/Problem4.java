@@ -43,7 +43,8 @@ public final class Problem4 {
      * Docs: docs/problem-4.md#part-40-bidirectional-all-gather-collective-matmul
      */
     public static ShardedArray allGatherMatmul(ShardedArray a, ShardedArray w) {
-        // TODO(4.0): two halves, two directions, n − 1 steps.
+        // TODO(4.0): If each half of a chunk travels its own way round the ring, which chunk's half does a device
+        //  hold after s steps in each direction, and how many steps until every device has used every chunk?
         throw new ExerciseNotDone("4.0");
     }
 
@@ -59,7 +60,8 @@ public final class Problem4 {
      * Docs: docs/problem-4.md#part-41-bidirectional-all-reduce-collective-matmul
      */
     public static ShardedArray allReduceMatmul(ShardedArray a, ShardedArray w) {
-        // TODO(4.1): a ring all-reduce of each half of the partial product, in opposite directions.
+        // TODO(4.1): An all-reduce is a reduce-scatter followed by an all-gather: how do you write each with
+        //  one-step ppermutes, and how do you split the partial product so that both directions carry half?
         throw new ExerciseNotDone("4.1");
     }
 
@@ -74,7 +76,8 @@ public final class Problem4 {
      * Docs: docs/problem-4.md#part-42-bidirectional-reduce-scatter-collective-matmul
      */
     public static ShardedArray reduceScatterMatmul(ShardedArray tmp, ShardedArray w2) {
-        // TODO(4.2): two accumulators, two directions, n − 1 steps.
+        // TODO(4.2): With each accumulator split into a left and a right half going opposite ways, which chunk must
+        //  each half start with so that it arrives complete at its owner?
         throw new ExerciseNotDone("4.2");
     }
 }

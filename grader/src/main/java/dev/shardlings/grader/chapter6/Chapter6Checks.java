@@ -3,6 +3,8 @@ package dev.shardlings.grader.chapter6;
 import dev.shardlings.array.NDArray;
 import dev.shardlings.cost.ModelDtype;
 import dev.shardlings.events.Collective;
+import dev.shardlings.events.Origin;
+import dev.shardlings.events.ShardMapTrace;
 import dev.shardlings.events.TraceEvent.CollectiveEvent;
 import dev.shardlings.grader.checks.Checks.Tolerance;
 import dev.shardlings.grader.checks.Checks;
@@ -84,7 +86,8 @@ public final class Chapter6Checks {
                     + " program per step that applies Autodiff.gradList to Mlp.loss and returns the updated"
                     + " parameters: the compiler all-reduces the gradients.")
             .requires(C6_TRAIN_DATA_PARALLEL, "trained parameters (float tolerance) and layouts, each P()", Check.VALUES, Check.LAYOUT)
-            .requires(C6_TRAIN_DATA_PARALLEL, "compiled by jit, with no hand-written shardMap", Check.USES_JIT)
+            .requires(C6_TRAIN_DATA_PARALLEL, "one program compiled by jit per step that computes the gradients and"
+                    + " the update, with no eager operation and no hand-written shardMap", Check.USES_JIT)
             .requires(C6_TRAIN_DATA_PARALLEL, "per device only all-reduces over 'batch', carrying the"
                     + " gradients' elements once per step", Check.COLLECTIVES)
             .requires(C6_TRAIN_DATA_PARALLEL, "no program hands a device more than the parameters and"
@@ -100,7 +103,8 @@ public final class Chapter6Checks {
                     + " contraction sums it with one all-reduce.")
             .requires(C6_TRAIN_DATA_TENSOR_PARALLEL, "trained parameters (float tolerance) and layouts:"
                     + " W2 P(None, 'model'), b2 P('model'), W3 P('model', None), the rest P()", Check.VALUES, Check.LAYOUT)
-            .requires(C6_TRAIN_DATA_TENSOR_PARALLEL, "compiled by jit, with no hand-written shardMap", Check.USES_JIT)
+            .requires(C6_TRAIN_DATA_TENSOR_PARALLEL, "one program compiled by jit per step that computes the"
+                    + " gradients and the update, with no eager operation and no hand-written shardMap", Check.USES_JIT)
             .requires(C6_TRAIN_DATA_TENSOR_PARALLEL, "per step two all-reduces over 'model' of"
                     + " activations (forward f32[B/batch, n3], backward f32[B/batch, n1]) and all-reduces over"
                     + " 'batch' of the gradients' blocks, nothing else", Check.COLLECTIVES)
@@ -280,6 +284,7 @@ public final class Chapter6Checks {
                 + elements + " elements" : "nothing but all-reduces over 'batch' of the gradients";
         TraceRules.perDevice(run, "does not all-reduce exactly the gradients", "every device "
                 + what, gradientAllReduces(Set.of("batch"), total, c.data() > 1));
+        oneJittedProgramPerStep(run, c.steps());
         long bytes = 4 * elements + 4L * c.rowsPerDevice() * (c.sizes().get(0) + c.sizes().get(4)) + CONSTANTS;
         TraceRules.perDevice(run, "keeps more than its rows", "no program hands a device more than the parameters and"
                 + " its rows of the batch, " + bytes + " bytes (scalar constants included)", TraceRules.argumentBytesAtMost(bytes,
@@ -339,12 +344,68 @@ public final class Chapter6Checks {
                 + " the rest");
         TraceRules.perDevice(run, "communicates other than the tensor-parallel plan", "every device runs " + modelWhat
                 + ", and all-reduces over 'batch' of its blocks of the gradients", rule);
+        oneJittedProgramPerStep(run, c.steps());
         long bytes = 4 * local + 4L * rows * (c.sizes().get(0) + c.sizes().get(4)) + CONSTANTS;
         TraceRules.perDevice(run, "stores whole weights", "no program hands a device more than its blocks of the"
                 + " parameters (W2, b2 and W3 split over 'model') and its rows of the batch, " + bytes + " bytes"
                 + " (scalar constants included)",
                 TraceRules.argumentBytesAtMost(bytes, "W2 and W3 split over 'model' halve their bytes on a 2-way"
                         + " model axis"));
+    }
+
+    /**
+     * 6.1, 6.2: every step is one program compiled by jit that computes the gradients and the update. Run eagerly,
+     * {@code Autodiff.gradList} compiles a program of its own ("grad") that returns only the gradients, so asking
+     * that some program was jit's passes an update made eagerly afterwards; here no program may be an eager
+     * operation and there may be at most one jitted program per step (one for the whole loop is fine too). Runs
+     * after the value and communication checks (an eager update computes the right values with the right
+     * all-reduces) and before the memory check, whose advice (split the batch) would mislead a step split into a
+     * gradient program and an update program that takes the gradients.
+     */
+    static void oneJittedProgramPerStep(CaseRun<?> run, int steps) {
+        CheckLog.ran(Check.USES_JIT);
+        List<ShardMapTrace> programs = run.trace().shardMaps();
+        boolean eager = programs.stream().anyMatch(m -> m.origin() == Origin.GLOBAL_OP);
+        long jitted = programs.stream().filter(m -> m.origin().compiledByJit()).count();
+        if (!eager && jitted <= steps) {
+            return;
+        }
+        String first = eager ? "runs part of the step eagerly" : "compiles more than one program per step";
+        throw run.report(first)
+                .paragraph("The programs your code ran for " + steps + " step(s), each name in the order it first ran:")
+                .lines(programList(programs))
+                .paragraph(eager
+                        ? "Each eager operation on a ShardedArray is a program of its own, outside jit: the compiler"
+                        + " never sees the update, and the parameters go back and forth between programs every"
+                        + " step. Autodiff.gradList called outside jit is one more such program: it compiles the"
+                        + " gradient alone and hands the gradients back."
+                        : "Each jitted call is one program; the gradients of one program go to the next as arrays"
+                        + " on the devices, and the compiler plans each program without the other.")
+                .paragraph("The part asks for one jitted program per step that takes the parameters and the batch"
+                        + " and returns the updated parameters. Which of your calls would have to move inside the"
+                        + " function you give to jit for that, and what does that function then return?")
+                .noHint()
+                .failure(GradingFailure.Kind.STRUCTURE, eager
+                        ? "the step is not one jitted program: eager operations ran beside it"
+                        : "the step is not one jitted program: " + jitted + " jitted programs for " + steps
+                        + " step(s)");
+    }
+
+    /** The programs of a run by name, in the order each first ran: "grad (compiled by jit) ×2", … */
+    private static String programList(List<ShardMapTrace> programs) {
+        java.util.Map<String, Integer> counts = new java.util.LinkedHashMap<>();
+        for (ShardMapTrace m : programs) {
+            String name = m.functionName() + switch (m.origin()) {
+                case JIT -> " (compiled by jit)";
+                case JIT_WITH_SHARD_MAP -> " (compiled by jit, with a shardMap inside)";
+                case GLOBAL_OP -> " (eager operation)";
+                case SHARD_MAP -> " (shardMap)";
+            };
+            counts.merge(name, 1, Integer::sum);
+        }
+        StringBuilder out = new StringBuilder();
+        counts.forEach((name, n) -> out.append("  ").append(name).append(" ×").append(n).append('\n'));
+        return out.toString();
     }
 
     // ------------------------------------------------------------------------------------------ 6.3, 6.4

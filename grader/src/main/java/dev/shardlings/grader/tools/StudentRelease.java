@@ -55,7 +55,8 @@ public final class StudentRelease implements Callable<Integer> {
             "grader/src/test/resources/golden", "grader/gradescope", "DEVELOPERS.md", ".ci", "docs/performance",
             "framework/src/test/java/dev/shardlings/jit/JitTest.java",
             "docs/src/main/java/dev/shardlings/tours/Tour07Training.java",
-            "docs/src/test/resources/tours/Tour07Training.txt");
+            "docs/src/test/resources/tours/Tour07Training.txt",
+            "docs/src/test/resources/jax-checks/seed001_explicit.py");
 
     /** Pages for instructors: a release has a page in their place that says so (links to them still resolve). */
     public static final List<String> INSTRUCTOR_PAGES = List.of("docs/classroom.md", "docs/grading-integrity.md",
