@@ -212,7 +212,11 @@ public final class Jitted {
         return compiled(place(Arrays.asList(args)));
     }
 
-    private record Placed(List<ShardedArray> arrays, Mesh mesh) {
+    /**
+     * @param uncommitted per argument, true for a whole NDArray: JAX types it unsharded whatever layout its in
+     *                    sharding gives it, so on Explicit axes the program first gathers it to that type
+     */
+    private record Placed(List<ShardedArray> arrays, Mesh mesh, List<Boolean> uncommitted) {
     }
 
     private Placed place(List<Object> given) {
@@ -251,7 +255,7 @@ public final class Jitted {
         for (Object a : args) {
             arrays.add(a instanceof ShardedArray s ? s : ShardedArray.devicePut((NDArray) a, mesh, PartitionSpec.P()));
         }
-        return new Placed(arrays, mesh);
+        return new Placed(arrays, mesh, given.stream().map(a -> a instanceof NDArray).toList());
     }
 
     /**
@@ -315,6 +319,7 @@ public final class Jitted {
             key.add(Arrays.stream(a.shape()).boxed().toList());
             key.add(a.sharding());
         }
+        key.add(p.uncommitted);
         return cache.computeIfAbsent(key, k -> trace(p));
     }
 
@@ -323,8 +328,11 @@ public final class Jitted {
         Tracer tracer = new Tracer();
         List<ShardedArray> tracedArgs = new ArrayList<>();
         List<ArrayType> layouts = new ArrayList<>();
-        for (ShardedArray a : p.arrays) {
-            tracedArgs.add(tracer.argument(a.type(), a.sharding()));
+        for (int k = 0; k < p.arrays.size(); k++) {
+            ShardedArray a = p.arrays.get(k);
+            ArrayType type = p.uncommitted.get(k)
+                    ? ArrayType.of(a.dtype(), a.shape(), new NamedSharding(p.mesh, PartitionSpec.P())) : a.type();
+            tracedArgs.add(tracer.argument(type, a.sharding()));
             layouts.add(ArrayType.layoutOf(a.dtype(), a.shape(), a.sharding()));
         }
         List<ShardedArray> outs = Staging.run(tracer, () -> fn.apply(List.copyOf(tracedArgs)));

@@ -159,4 +159,27 @@ class InShardingsTest {
             assertEquals(X.mul(2), Jit.jit(a -> inner.call(a).get(0)).call(x).get(0).gather());
         }
     }
+
+    @Test
+    void onExplicitAxesAnUncommittedArgumentIsTypedUnshardedAndGathered() {
+        try (MeshContext ctx = MeshContext.setMesh(EXPLICIT)) {
+            // JAX: jit(lambda a: a * 2, in_shardings=(P('X', None),)).trace(x).jaxpr is
+            //   { lambda ; a:f32[4,4]. let b:f32[4,4] = mul a 2.0:f32[] in (b,) }
+            // and the compiled program: %param = f32[2,4] parameter(0) ... %all-gather = f32[4,4] all-gather(%param),
+            // dimensions={0}; output_shardings P(None, None)
+            Jitted twice = Jit.jit(a -> a.mul(2)).inShardings(P("X", null));
+            Compiled c = twice.lower(X);
+            assertEquals("float32[4,4]", c.jaxpr().inputs().get(0).type().toString());
+            String text = c.asText();
+            assertTrue(text.contains("%0 = f32[2,4] parameter(0), sharding=P('X', None)"), text);
+            assertTrue(text.contains("all-gather"), text);
+            ShardedArray out = twice.call(X).get(0);
+            assertEquals(P(null, null), out.spec().padTo(2));
+            assertEquals(X.mul(2), out.gather());
+            // A committed argument keeps its typed sharding: float32[4@X,4], output P('X', None).
+            ShardedArray committed = ShardedArray.devicePut(X, P("X", null));
+            assertEquals("float32[4@X,4]", twice.lower(committed).jaxpr().inputs().get(0).type().toString());
+            assertEquals(P("X", null), twice.call(committed).get(0).spec().padTo(2));
+        }
+    }
 }
