@@ -20,9 +20,10 @@ import java.util.function.Function;
 import java.util.stream.Collectors;
 
 /**
- * A jitted function ({@link Jit#jit}): configuration (in and out shardings, name) and a cache of compiled programs, one
- * per signature. Immutable configuration; the cache is shared by copies made with the configuration methods only
- * if the configuration is the same (each method returns a new, empty-cached instance). Thread-safe.
+ * A jitted function ({@link Jit#jit}): configuration (in and out shardings, name) and a cache of compiled
+ * programs, one per signature. Immutable configuration; the cache is shared by copies made with the
+ * configuration methods only if the configuration is the same (each method returns a new, empty-cached
+ * instance). Thread-safe.
  */
 public final class Jitted {
     private final Function<List<ShardedArray>, List<ShardedArray>> fn;
@@ -264,11 +265,11 @@ public final class Jitted {
      */
     private List<Object> withInShardings(List<Object> args) {
         if (inShardings.size() != args.size()) {
-            throw new IllegalArgumentException("pjit in_shardings specification must be a tree prefix of the positional"
-                    + " arguments tuple. In particular, pjit in_shardings must either be a Sharding, a PartitionSpec, or"
-                    + " a tuple of length equal to the number of positional arguments. But pjit in_shardings is the"
-                    + " wrong length: got a tuple or list of length " + inShardings.size() + " for an args tuple of"
-                    + " length " + args.size() + ".");
+            throw new IllegalArgumentException("pjit in_shardings specification must be a tree prefix of the"
+                    + " positional arguments tuple. In particular, pjit in_shardings must either be a Sharding, a"
+                    + " PartitionSpec, or a tuple of length equal to the number of positional arguments. But pjit"
+                    + " in_shardings is the wrong length: got a tuple or list of length " + inShardings.size()
+                    + " for an args tuple of length " + args.size() + ".");
         }
         List<NamedSharding> shardings = new ArrayList<>();
         for (Object s : inShardings) {

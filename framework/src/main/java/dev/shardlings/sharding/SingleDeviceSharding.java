@@ -15,7 +15,10 @@ public record SingleDeviceSharding(Device device) {
         Objects.requireNonNull(device, "device");
     }
 
-    /** JAX's repr without {@code memory_kind} (as {@link NamedSharding}'s), e.g. {@code SingleDeviceSharding(device=CpuDevice(id=0))}. */
+    /**
+     * JAX's repr without {@code memory_kind} (as {@link NamedSharding}'s), e.g.
+     * {@code SingleDeviceSharding(device=CpuDevice(id=0))}.
+     */
     @Override
     public String toString() {
         return "SingleDeviceSharding(device=" + device + ")";

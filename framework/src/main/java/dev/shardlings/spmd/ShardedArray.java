@@ -934,7 +934,7 @@ public final class ShardedArray {
         return full(explicitOutSharding(spec, "jnp.zeros"), dtype, 0, shape);
     }
 
-    /** A creation function's bare out_sharding: on the mesh in context, Explicit axes only (JAX's canonicalize_sharding). */
+    /** A creation's bare out_sharding: on the mesh in context, Explicit axes only (JAX's canonicalize_sharding). */
     private static NamedSharding explicitOutSharding(PartitionSpec spec, String api) {
         Objects.requireNonNull(spec, "spec");
         NamedSharding sharding = MeshContext.resolve(spec, "Using PartitionSpec when you are not under a mesh context"

@@ -93,7 +93,8 @@ class InShardingsTest {
         try (MeshContext ctx = MeshContext.setMesh(AUTO)) {
             // committed other spec RAISES ValueError : Sharding passed to jit does not match the sharding on the
             // respective arg. Got jit sharding: NamedSharding(mesh=Mesh('X': 2, 'Y': 2, ...), spec=P('X', None), ...),
-            // arg sharding: NamedSharding(mesh=Mesh('X': 2, 'Y': 2, ...), spec=P('Y', None), ...) for arg type: float32[4,4]
+            // arg sharding: NamedSharding(mesh=Mesh('X': 2, 'Y': 2, ...), spec=P('Y', None), ...)
+            // for arg type: float32[4,4]
             ShardedArray rows = ShardedArray.devicePut(X, P("Y", null));
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> add().call(rows, X));
             assertEquals("Sharding passed to jit does not match the sharding on the respective arg. Got jit sharding:"

@@ -104,7 +104,8 @@ class MeshContextTest {
     @Test
     void creationWithASpecNeedsAMeshInContext() {
         // zeros P, no mesh RAISES ValueError : Using PartitionSpec when you are not under a mesh context is not
-        // allowed. Please pass a NamedSharding instance or enter into a mesh context via `jax.set_mesh`. Got P('X', 'Y')
+        // allowed. Please pass a NamedSharding instance or enter into a mesh context via `jax.set_mesh`.
+        // Got P('X', 'Y')
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> ShardedArray.zeros(P("X", "Y"), DType.FLOAT32, 8, 4));
         assertEquals("Using PartitionSpec when you are not under a mesh context is not allowed. Please pass a"
