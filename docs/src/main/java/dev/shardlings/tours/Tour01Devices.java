@@ -14,8 +14,9 @@ import static dev.shardlings.sharding.PartitionSpec.P;
  * Tour 1 (docs/chapter-0.md, "Meshes and layouts"): the simulated devices and a first mesh; then seed 003's
  * process view: the sharding of a fresh array, tanh on an array laid out over 8 devices, and what each process of a
  * simulated 2-process run (4 devices each) sees and addresses. The ids, slices and values are those two real JAX
- * 0.10.2 CPU processes print (framework/src/test/resources/jax-checks/process_view.py), except tanh(5), where
- * XLA's own tanh approximation gives 0.99990916 and the framework's 0.9999092 (1 ulp).
+ * 0.10.2 CPU processes print (framework/src/test/resources/jax-checks/process_view.py), except four of the tanh
+ * values: XLA's CPU tanh is an approximation 1 ulp off at 3, 4, 5 and 6 (0.9950547, 0.9993292, 0.99990916,
+ * 0.9999876), where the framework's is correctly rounded (0.9950548, 0.9993293, 0.9999092, 0.9999877).
  * Run: {@code mvn -q -pl docs exec:exec -Dtour=Tour01Devices} (after {@code mvn -q install -DskipTests}).
  */
 public final class Tour01Devices {
