@@ -5,6 +5,7 @@ import dev.shardlings.array.NDArray;
 import dev.shardlings.random.PRNG;
 import dev.shardlings.sharding.Mesh;
 import dev.shardlings.sharding.PartitionSpec;
+import dev.shardlings.spmd.ProcessView;
 import dev.shardlings.spmd.ShardedArray;
 
 import static dev.shardlings.sharding.PartitionSpec.P;
@@ -76,6 +77,8 @@ public final class Tour04MatmulCases {
         System.out.println("== Seed 000, why case 2 fails: A[I, J_x] . B[J, K], J split over x in A only");
         System.out.println("Matrix A sharding (columns split along x - contracting dimension): " + aSharded.sharding());
         System.out.print(aSharded.visualize());
+        // B = arange(16, 32) is left as created: whole, on the first device (8 simulated devices, one process).
+        System.out.println("Matrix B (not placed): " + ProcessView.of(1, 8, 0).defaultSharding());
         System.out.println("What each device sees locally:");
         for (ShardedArray.Shard shard : aSharded.addressableShards()) {
             System.out.println("Device " + shard.device().id() + " has A columns " + shard.index().slices().get(1)
