@@ -919,6 +919,8 @@ public final class ShardedArray {
      *                                  Auto or Manual. …"), or as {@link #full(NamedSharding, DType, double, int...)}
      */
     public static ShardedArray full(PartitionSpec spec, DType dtype, double value, int... shape) {
+        Objects.requireNonNull(dtype, "dtype");
+        Objects.requireNonNull(shape, "shape");
         return full(explicitOutSharding(spec, "full"), dtype, value, shape);
     }
 
@@ -931,6 +933,8 @@ public final class ShardedArray {
      * @throws IllegalArgumentException as {@link #full(PartitionSpec, DType, double, int...)}
      */
     public static ShardedArray zeros(PartitionSpec spec, DType dtype, int... shape) {
+        Objects.requireNonNull(dtype, "dtype");
+        Objects.requireNonNull(shape, "shape");
         return full(explicitOutSharding(spec, "jnp.zeros"), dtype, 0, shape);
     }
 
