@@ -58,6 +58,7 @@ class NullArgumentsTest {
 
     /** The user-facing API: arrays, shardings, shardMap and collectives, PRNG, the trace. */
     static final List<Class<?>> API = List.of(NDArray.class, Mesh.class, AxisType.class, Device.class, NamedSharding.class,
+            dev.shardlings.sharding.SingleDeviceSharding.class,
             NamedSharding.Index.class, PartitionSpec.class, PartitionSpec.AxisTuple.class, ShardingVisualizer.class,
             ShardedArray.class, ShardedArray.Shard.class, ShardMap.class, ShardMap.Unary.class, ShardMap.Binary.class,
             Collectives.class, PRNG.class, PRNG.Key.class, Collective.class, DeviceTrace.class, ShardMapTrace.class,
@@ -182,6 +183,8 @@ class NullArgumentsTest {
         byClass.put(BinaryOperator.class, () -> (BinaryOperator<NDArray>) (a, b) -> a);
         byClass.put(ShardMap.DeviceFunction.class, () -> (ShardMap.DeviceFunction) b -> b);
         byClass.put(Supplier.class, () -> (Supplier<Object>) () -> "done");
+        byClass.put(dev.shardlings.sharding.SingleDeviceSharding.class,
+                () -> new dev.shardlings.sharding.SingleDeviceSharding(MESH.devices().get(0)));
         byClass.put(int[].class, () -> new int[]{8});
         byClass.put(float[].class, () -> new float[]{0, 1, 2, 3, 4, 5, 6, 7});
         byClass.put(boolean[].class, () -> new boolean[]{true, false, true, false, true, false, true, false});

@@ -1,9 +1,14 @@
 package dev.shardlings.tours;
 
+import dev.shardlings.array.DType;
 import dev.shardlings.array.NDArray;
+import dev.shardlings.jit.Jit;
+import dev.shardlings.jit.Jitted;
+import dev.shardlings.primitive.ShardingTypeError;
 import dev.shardlings.random.PRNG;
 import dev.shardlings.sharding.Device;
 import dev.shardlings.sharding.Mesh;
+import dev.shardlings.spmd.MeshContext;
 import dev.shardlings.spmd.ShardMap;
 import dev.shardlings.spmd.ShardedArray;
 
@@ -24,7 +29,10 @@ import static dev.shardlings.spmd.ShardMap.shardMap;
 
 /**
  * Tour 5 (docs/chapter-0.md, parts 0.6–0.10): the shard_map tutorial on a 4 × 2 mesh — local shapes, a
- * normalisation across devices, a gathered weight, a scatter-sum, a ring shift, device indices and per-device keys.
+ * normalisation across devices, a gathered weight, a scatter-sum, a ring shift, device indices and per-device keys;
+ * then seed 002's API as the seed writes it: a mesh in context ({@code jax.set_mesh}, here {@link MeshContext}),
+ * arrays created with an out sharding, jit with out and in shardings, and shard_map over the mesh in context (the
+ * printed values are JAX 0.10.2's: docs/src/test/resources/jax-checks/tour05_seed002_api.py).
  * Run: {@code mvn -q -pl docs exec:exec -Dtour=Tour05ShardMapBasics}.
  */
 public final class Tour05ShardMapBasics {
@@ -96,6 +104,43 @@ public final class Tour05ShardMapBasics {
                 mesh, P(), P(tuple("i", "j"), null)).apply(key.toArray()).gather();
         for (int d = 0; d < mesh.size(); d++) {
             System.out.println("Device " + d + ": key " + PRNG.Key.of(keys.index(d)));
+        }
+        seed002Api();
+    }
+
+    /** Seed 002's API as written, on Explicit axes as jax.make_mesh gives them. */
+    private static void seed002Api() {
+        System.out.println();
+        System.out.println("== seed 002's API as written: set_mesh, out_sharding, jit's out and in shardings");
+        Mesh mesh = Mesh.makeMesh(new int[]{2, 2}, "X", "Y");
+        try (MeshContext ctx = MeshContext.setMesh(mesh)) {
+            ShardedArray in = ShardedArray.zeros(P("X", "Y"), DType.FLOAT32, 8, 2048);
+            ShardedArray w = ShardedArray.zeros(P("Y", null), DType.FLOAT32, 2048, 8192);
+            System.out.println("In " + in.type() + " " + in.spec() + ", W " + w.type() + " " + w.spec());
+            try {
+                Jit.jit((a, b) -> ShardedArray.einsum("bd,df->bf", a.square(), b)).named("matmul_square")
+                        .outShardings(P("X", null)).lower(in, w);
+            } catch (ShardingTypeError e) {
+                // JAX 0.10.2 makes Explicit axes: the seed's program needs Auto axes (Tour06, chapter 5).
+                System.out.println("jit(matmul_square, out_shardings=P('X', None)).lower(In, W): ShardingTypeError: "
+                        + e.getMessage());
+            }
+            NDArray a = NDArray.arange(16).reshape(4, 4).astype(DType.FLOAT32);
+            Jitted add = Jit.jit((l, r) -> l.add(r)).inShardings(P("X", null), P(null, "Y"));
+            ShardedArray sum = add.call(a, a).get(0);
+            System.out.println("jit(add, in_shardings=(P('X', None), P(None, 'Y'))) of two whole arrays: "
+                    + sum.type() + ", laid out " + sum.spec().padTo(2) + " (whole arrays are typed unsharded)");
+            System.out.println(sum.gather());
+        }
+        try (MeshContext ctx = MeshContext.setMesh(Mesh.makeMesh(new int[]{2, 4}, "x", "y"))) {
+            // The seed's jnp.arange(..., device=P(('x', 'y'))) fails in JAX 0.10.2; device_put is its footnote's way.
+            ShardedArray x = ShardedArray.devicePut(NDArray.arange(512), P(tuple("x", "y")));
+            System.out.println("x = device_put(arange(512), P(('x', 'y'))): " + x.type() + " " + x.spec());
+            Mesh inContext = MeshContext.current().orElseThrow();
+            ShardedArray out = shardMap(block -> pmean(block.slice(0, 0, 4), "x", "y"), inContext,
+                    P(tuple("x", "y")), P((Object) null)).apply(x);
+            System.out.println("shard_map(slice_and_average): " + out.type() + " " + out.spec() + " "
+                    + out.gather());
         }
     }
 

@@ -16,6 +16,13 @@ import java.util.function.UnaryOperator;
  * Jitted f = Jit.jit((a, w) -> a.square().matmul(w)).outShardings(P("X", null));
  * ShardedArray out = f.call(in, w).get(0);
  * System.out.println(f.lower(in, w).asText());
+ *
+ * // Seed 002's form: a mesh in context, arrays created with an out sharding, in and out shardings as bare specs.
+ * try (MeshContext ctx = MeshContext.setMesh(mesh)) {
+ *     ShardedArray x = ShardedArray.zeros(P("X", "Y"), DType.FLOAT32, 8, 2048);
+ *     Jitted g = Jit.jit((a, b) -> a.add(b)).inShardings(P("X", "Y"), P("X", "Y"));
+ *     ShardedArray sum = g.call(x, NDArray.ones(DType.FLOAT32, 8, 2048)).get(0);   // the NDArray is placed P("X", "Y")
+ * }
  * }</pre>
  *
  * <p>The function is written with {@link ShardedArray}'s global-view operations. It is traced once per signature
@@ -41,7 +48,7 @@ public final class Jit {
      * @throws NullPointerException if fn is null
      */
     public static Jitted jitList(Function<List<ShardedArray>, List<ShardedArray>> fn) {
-        return new Jitted(Objects.requireNonNull(fn, "fn"), "fn", null, null);
+        return new Jitted(Objects.requireNonNull(fn, "fn"), "fn", null, null, null);
     }
 
     /**
@@ -51,7 +58,7 @@ public final class Jit {
      */
     public static Jitted jit(UnaryOperator<ShardedArray> fn) {
         Objects.requireNonNull(fn, "fn");
-        return new Jitted(args -> List.of(fn.apply(args.get(0))), "fn", null, null).arity(1);
+        return new Jitted(args -> List.of(fn.apply(args.get(0))), "fn", null, null, null).arity(1);
     }
 
     /**
@@ -61,6 +68,6 @@ public final class Jit {
      */
     public static Jitted jit(BinaryOperator<ShardedArray> fn) {
         Objects.requireNonNull(fn, "fn");
-        return new Jitted(args -> List.of(fn.apply(args.get(0), args.get(1))), "fn", null, null).arity(2);
+        return new Jitted(args -> List.of(fn.apply(args.get(0), args.get(1))), "fn", null, null, null).arity(2);
     }
 }

@@ -5,6 +5,7 @@ import dev.shardlings.primitive.ArrayType;
 import dev.shardlings.sharding.Mesh;
 import dev.shardlings.sharding.NamedSharding;
 import dev.shardlings.sharding.PartitionSpec;
+import dev.shardlings.spmd.MeshContext;
 import dev.shardlings.spmd.ShardedArray;
 import dev.shardlings.spmd.Staging;
 
@@ -19,28 +20,70 @@ import java.util.function.Function;
 import java.util.stream.Collectors;
 
 /**
- * A jitted function ({@link Jit#jit}): configuration (out shardings, name) and a cache of compiled programs, one
- * per signature. Immutable configuration; the cache is shared by copies made with the configuration methods only
- * if the configuration is the same (each method returns a new, empty-cached instance). Thread-safe.
+ * A jitted function ({@link Jit#jit}): configuration (in and out shardings, name) and a cache of compiled
+ * programs, one per signature. Immutable configuration; the cache is shared by copies made with the
+ * configuration methods only if the configuration is the same (each method returns a new, empty-cached
+ * instance). Thread-safe.
  */
 public final class Jitted {
     private final Function<List<ShardedArray>, List<ShardedArray>> fn;
     private final String name;
     private final List<PartitionSpec> outShardings;
+    /** Each a PartitionSpec (on the mesh in context at the call) or a NamedSharding; null when not given. */
+    private final List<Object> inShardings;
     private final Integer arity;
     private final Map<List<Object>, Compiled> cache = new ConcurrentHashMap<>();
     private final AtomicInteger traces = new AtomicInteger();
 
     Jitted(Function<List<ShardedArray>, List<ShardedArray>> fn, String name, List<PartitionSpec> outShardings,
-           Integer arity) {
+           List<Object> inShardings, Integer arity) {
         this.fn = fn;
         this.name = name;
         this.outShardings = outShardings;
+        this.inShardings = inShardings;
         this.arity = arity;
     }
 
     Jitted arity(int n) {
-        return new Jitted(fn, name, outShardings, n);
+        return new Jitted(fn, name, outShardings, inShardings, n);
+    }
+
+    /**
+     * {@code jax.jit(f, in_shardings=(P(…), …))} under {@code jax.set_mesh}: the layout of each argument, one spec
+     * per argument, each on the mesh in context ({@link dev.shardlings.spmd.MeshContext}) when the function is
+     * called. A whole {@link NDArray} argument (uncommitted) is placed with its spec; a {@link ShardedArray}
+     * argument must already have that sharding (JAX does not reshard a committed argument). JAX's single-sharding
+     * form, one spec for all arguments, is not offered: give one per argument.
+     *
+     * <p>When called, besides {@link #call}'s exceptions: {@link IllegalStateException} without a mesh in context
+     * (JAX's "jit requires a non-empty mesh in context if you are passing `PartitionSpec`s to in_shardings. …"),
+     * and {@link IllegalArgumentException} for a count other than the number of arguments (JAX's "pjit
+     * in_shardings specification must be a tree prefix of the positional arguments tuple. …"), a spec longer than
+     * its argument's rank, an argument of another sharding (JAX's "Sharding passed to jit does not match the
+     * sharding on the respective arg. …"), or a dimension the spec does not divide (JAX's IndivisibleError text).
+     *
+     * @throws NullPointerException if specs or a spec is null
+     */
+    public Jitted inShardings(PartitionSpec... specs) {
+        return new Jitted(fn, name, outShardings, nonNull(specs, "specs"), arity);
+    }
+
+    /**
+     * {@code jax.jit(f, in_shardings=(NamedSharding(mesh, P(…)), …))}: as {@link #inShardings(PartitionSpec...)},
+     * each on its own mesh, so no mesh needs to be in context.
+     *
+     * @throws NullPointerException if shardings or a sharding is null
+     */
+    public Jitted inShardings(NamedSharding... shardings) {
+        return new Jitted(fn, name, outShardings, nonNull(shardings, "shardings"), arity);
+    }
+
+    private static List<Object> nonNull(Object[] entries, String label) {
+        Objects.requireNonNull(entries, label);
+        for (int k = 0; k < entries.length; k++) {
+            Objects.requireNonNull(entries[k], label + "[" + k + "]");
+        }
+        return List.of(entries);
     }
 
     /**
@@ -53,7 +96,7 @@ public final class Jitted {
         for (int k = 0; k < specs.length; k++) {
             Objects.requireNonNull(specs[k], "specs[" + k + "]");
         }
-        return new Jitted(fn, name, List.of(specs), arity);
+        return new Jitted(fn, name, List.of(specs), inShardings, arity);
     }
 
     /**
@@ -76,7 +119,7 @@ public final class Jitted {
      * @throws NullPointerException if name is null
      */
     public Jitted named(String name) {
-        return new Jitted(fn, Objects.requireNonNull(name, "name"), outShardings, arity);
+        return new Jitted(fn, Objects.requireNonNull(name, "name"), outShardings, inShardings, arity);
     }
 
     /** How many times the function has been traced (once per new signature). */
@@ -105,7 +148,8 @@ public final class Jitted {
 
     /**
      * A call inside another trace (an outer jit, or grad): JAX keeps a nested jit as a call in the outer program;
-     * here its operations join the outer program directly, and its out shardings become sharding constraints.
+     * here its operations join the outer program directly, and its in and out shardings become sharding
+     * constraints.
      */
     private List<ShardedArray> inline(List<Object> args) {
         if (arity != null && args.size() != arity) {
@@ -129,6 +173,15 @@ public final class Jitted {
             } else {
                 throw new IllegalArgumentException("args[" + k + "] must be a ShardedArray or an NDArray (with a"
                         + " placed argument beside it), got " + a.getClass().getName());
+            }
+        }
+        if (inShardings != null) {
+            // As out shardings are below: inside an outer trace an in sharding becomes a constraint on the value.
+            List<Object> checked = withInShardings(new ArrayList<>(arrays));
+            for (int k = 0; k < checked.size(); k++) {
+                Object want = inShardings.get(k);
+                arrays.set(k, ((ShardedArray) checked.get(k)).withShardingConstraint(
+                        want instanceof NamedSharding ns ? ns.spec() : (PartitionSpec) want));
             }
         }
         List<ShardedArray> outs = fn.apply(List.copyOf(arrays));
@@ -160,14 +213,19 @@ public final class Jitted {
         return compiled(place(Arrays.asList(args)));
     }
 
-    private record Placed(List<ShardedArray> arrays, Mesh mesh) {
+    /**
+     * @param uncommitted per argument, true for a whole NDArray: JAX types it unsharded whatever layout its in
+     *                    sharding gives it, so on Explicit axes the program first gathers it to that type
+     */
+    private record Placed(List<ShardedArray> arrays, Mesh mesh, List<Boolean> uncommitted) {
     }
 
-    private Placed place(List<Object> args) {
-        if (arity != null && args.size() != arity) {
+    private Placed place(List<Object> given) {
+        if (arity != null && given.size() != arity) {
             throw new IllegalArgumentException(name + " takes " + arity + " argument" + (arity == 1 ? "" : "s")
-                    + ", got " + args.size());
+                    + ", got " + given.size());
         }
+        List<Object> args = inShardings == null ? given : withInShardings(given);
         Mesh mesh = null;
         int first = -1;
         for (int k = 0; k < args.size(); k++) {
@@ -198,7 +256,55 @@ public final class Jitted {
         for (Object a : args) {
             arrays.add(a instanceof ShardedArray s ? s : ShardedArray.devicePut((NDArray) a, mesh, PartitionSpec.P()));
         }
-        return new Placed(arrays, mesh);
+        return new Placed(arrays, mesh, given.stream().map(a -> a instanceof NDArray).toList());
+    }
+
+    /**
+     * JAX's pjit checks of in_shardings, in its order: the count, then each argument's rank, then a committed
+     * argument's sharding; an uncommitted one is placed with its in sharding.
+     */
+    private List<Object> withInShardings(List<Object> args) {
+        if (inShardings.size() != args.size()) {
+            throw new IllegalArgumentException("pjit in_shardings specification must be a tree prefix of the"
+                    + " positional arguments tuple. In particular, pjit in_shardings must either be a Sharding, a"
+                    + " PartitionSpec, or a tuple of length equal to the number of positional arguments. But pjit"
+                    + " in_shardings is the wrong length: got a tuple or list of length " + inShardings.size()
+                    + " for an args tuple of length " + args.size() + ".");
+        }
+        List<NamedSharding> shardings = new ArrayList<>();
+        for (Object s : inShardings) {
+            shardings.add(s instanceof NamedSharding ns ? ns : new NamedSharding(MeshContext.current().orElseThrow(
+                    () -> new IllegalStateException("jit requires a non-empty mesh in context if you are passing"
+                            + " `PartitionSpec`s to in_shardings. You can define a context mesh via"
+                            + " `jax.set_mesh(mesh)`. Alternatively, provide `Sharding`s to in_shardings and then the"
+                            + " mesh context manager is not required.")), (PartitionSpec) s));
+        }
+        List<Object> placed = new ArrayList<>();
+        for (int k = 0; k < args.size(); k++) {
+            Object a = Objects.requireNonNull(args.get(k), "args[" + k + "]");
+            NamedSharding want = shardings.get(k);
+            int rank = a instanceof ShardedArray s ? s.rank() : a instanceof NDArray n ? n.rank() : -1;
+            if (rank >= 0 && want.spec().length() > rank) {
+                throw new IllegalArgumentException("One of pjit arguments with pytree key path args[" + k + "] is"
+                        + " incompatible with its sharding annotation " + want + ": Sharding " + want + " is only"
+                        + " valid for values of rank at least " + want.spec().length() + ", but was applied to a"
+                        + " value of rank " + rank + ".");
+            }
+            if (a instanceof ShardedArray s && !s.isTraced()) {
+                NamedSharding got = s.sharding();
+                if (!got.mesh().equals(want.mesh()) || !got.spec().isEquivalentTo(want.spec())) {
+                    throw new IllegalArgumentException("Sharding passed to jit does not match the sharding on the"
+                            + " respective arg. Got jit sharding: " + want + ",\narg sharding: " + got
+                            + " for arg type: " + s.type());
+                }
+                placed.add(s);
+            } else if (a instanceof NDArray n) {
+                placed.add(ShardedArray.devicePut(n, want));
+            } else {
+                placed.add(a); // a traced value or a wrong type: place() reports it
+            }
+        }
+        return placed;
     }
 
     private String describe(int k, ShardedArray s) {
@@ -214,6 +320,7 @@ public final class Jitted {
             key.add(Arrays.stream(a.shape()).boxed().toList());
             key.add(a.sharding());
         }
+        key.add(p.uncommitted);
         return cache.computeIfAbsent(key, k -> trace(p));
     }
 
@@ -222,8 +329,11 @@ public final class Jitted {
         Tracer tracer = new Tracer();
         List<ShardedArray> tracedArgs = new ArrayList<>();
         List<ArrayType> layouts = new ArrayList<>();
-        for (ShardedArray a : p.arrays) {
-            tracedArgs.add(tracer.argument(a.type(), a.sharding()));
+        for (int k = 0; k < p.arrays.size(); k++) {
+            ShardedArray a = p.arrays.get(k);
+            ArrayType type = p.uncommitted.get(k)
+                    ? ArrayType.of(a.dtype(), a.shape(), new NamedSharding(p.mesh, PartitionSpec.P())) : a.type();
+            tracedArgs.add(tracer.argument(type, a.sharding()));
             layouts.add(ArrayType.layoutOf(a.dtype(), a.shape(), a.sharding()));
         }
         List<ShardedArray> outs = Staging.run(tracer, () -> fn.apply(List.copyOf(tracedArgs)));

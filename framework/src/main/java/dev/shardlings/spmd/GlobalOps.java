@@ -2,6 +2,7 @@ package dev.shardlings.spmd;
 
 import dev.shardlings.array.NDArray;
 import dev.shardlings.primitive.ArrayType;
+import dev.shardlings.primitive.Full;
 import dev.shardlings.primitive.Primitive;
 import dev.shardlings.sharding.Mesh;
 import dev.shardlings.sharding.NamedSharding;
@@ -107,7 +108,9 @@ final class GlobalOps {
         while (!trimmed.isEmpty() && trimmed.get(trimmed.size() - 1).isEmpty()) {
             trimmed.remove(trimmed.size() - 1);
         }
-        PartitionSpec outSpec = PartitionSpec.P(trimmed.stream().map(e -> (Object) (e.isEmpty() ? null : e)).toArray());
+        // A creation's out_sharding is kept as written (jnp.zeros(…, out_sharding=P('Y', None)) prints P('Y', None)).
+        PartitionSpec outSpec = p instanceof Full f ? f.outSharding()
+                : PartitionSpec.P(trimmed.stream().map(e -> (Object) (e.isEmpty() ? null : e)).toArray());
         NamedSharding outSharding = new NamedSharding(mesh, outSpec);
         outSharding.shardShape(out.shapeArray()); // an indivisible layout fails here, with JAX's text
         DeviceProgram.Builder b = new DeviceProgram.Builder(mesh, operands.size());

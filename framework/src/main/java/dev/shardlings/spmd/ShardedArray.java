@@ -20,6 +20,7 @@ import dev.shardlings.primitive.ShardingConstraint;
 import dev.shardlings.primitive.Slice;
 import dev.shardlings.primitive.Take;
 import dev.shardlings.primitive.Unary;
+import dev.shardlings.sharding.AxisType;
 import dev.shardlings.sharding.Device;
 import dev.shardlings.sharding.Mesh;
 import dev.shardlings.sharding.NamedSharding;
@@ -172,6 +173,21 @@ public final class ShardedArray {
     /** {@code devicePut(x, new NamedSharding(mesh, spec))}. */
     public static ShardedArray devicePut(NDArray x, Mesh mesh, PartitionSpec spec) {
         return devicePut(x, new NamedSharding(mesh, spec));
+    }
+
+    /**
+     * {@code jax.device_put(x, spec)} under {@code jax.set_mesh}: {@code spec} on the mesh in context
+     * ({@link MeshContext}), on axes of any type.
+     *
+     * @throws NullPointerException     if an argument is null
+     * @throws IllegalArgumentException without a mesh in context (JAX's "Please set a mesh via `jax.set_mesh` if a
+     *                                  PartitionSpec is passed to device_put"), or as
+     *                                  {@link #devicePut(NDArray, NamedSharding)}
+     */
+    public static ShardedArray devicePut(NDArray x, PartitionSpec spec) {
+        Objects.requireNonNull(x, "x");
+        return devicePut(x, MeshContext.resolve(spec,
+                "Please set a mesh via `jax.set_mesh` if a PartitionSpec is passed to device_put"));
     }
 
     /**
@@ -911,6 +927,54 @@ public final class ShardedArray {
     /** {@code jnp.zeros(shape, dtype, out_sharding=sharding)}; see {@link #full}. */
     public static ShardedArray zeros(NamedSharding sharding, DType dtype, int... shape) {
         return full(sharding, dtype, 0, shape);
+    }
+
+    /**
+     * {@code jnp.full(shape, value, dtype, out_sharding=spec)} under {@code jax.set_mesh}: created in place with
+     * {@code spec} on the mesh in context ({@link MeshContext}). As in JAX a bare spec may name Explicit axes only.
+     *
+     * @throws NullPointerException     if spec, dtype or shape is null
+     * @throws IllegalArgumentException without a mesh in context (JAX's "Using PartitionSpec when you are not under
+     *                                  a mesh context is not allowed. …"), for an axis the mesh lacks (JAX's
+     *                                  "Resource axis: …"), for an Auto or Manual axis in spec (JAX's
+     *                                  "PartitionSpec passed to full cannot contain axis names that are of type
+     *                                  Auto or Manual. …"), or as {@link #full(NamedSharding, DType, double, int...)}
+     */
+    public static ShardedArray full(PartitionSpec spec, DType dtype, double value, int... shape) {
+        Objects.requireNonNull(dtype, "dtype");
+        Objects.requireNonNull(shape, "shape");
+        return full(explicitOutSharding(spec, "full"), dtype, value, shape);
+    }
+
+    /**
+     * {@code jnp.zeros(shape, dtype, out_sharding=spec)} under {@code jax.set_mesh}, as seed 002 creates its
+     * arrays: {@code zeros(P("X", "Y"), DType.FLOAT32, 8, 2048)} is {@code float32[8@X,2048@Y]}. See
+     * {@link #full(PartitionSpec, DType, double, int...)}; the Auto-axis text names {@code jnp.zeros}.
+     *
+     * @throws NullPointerException     if spec, dtype or shape is null
+     * @throws IllegalArgumentException as {@link #full(PartitionSpec, DType, double, int...)}
+     */
+    public static ShardedArray zeros(PartitionSpec spec, DType dtype, int... shape) {
+        Objects.requireNonNull(dtype, "dtype");
+        Objects.requireNonNull(shape, "shape");
+        return full(explicitOutSharding(spec, "jnp.zeros"), dtype, 0, shape);
+    }
+
+    /** A creation's bare out_sharding: on the mesh in context, Explicit axes only (JAX's canonicalize_sharding). */
+    private static NamedSharding explicitOutSharding(PartitionSpec spec, String api) {
+        Objects.requireNonNull(spec, "spec");
+        NamedSharding sharding = MeshContext.resolve(spec, "Using PartitionSpec when you are not under a mesh context"
+                + " is not allowed. Please pass a NamedSharding instance or enter into a mesh context via"
+                + " `jax.set_mesh`. Got " + spec);
+        for (String axis : spec.mentionedAxes()) {
+            AxisType type = sharding.mesh().axisType(axis);
+            if (type != AxisType.EXPLICIT) {
+                throw new IllegalArgumentException("PartitionSpec passed to " + api + " cannot contain axis names that"
+                        + " are of type Auto or Manual. Got PartitionSpec: " + spec + " with axis name: " + axis
+                        + " of type: AxisType." + type.jaxName() + ".");
+            }
+        }
+        return sharding;
     }
 
     /** A short description, e.g. {@code ShardedArray(f32[8, 4], NamedSharding(mesh=..., spec=P('x', 'y')))}. */
