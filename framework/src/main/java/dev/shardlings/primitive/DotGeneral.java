@@ -480,8 +480,10 @@ public record DotGeneral(List<Integer> lhsContracting, List<Integer> rhsContract
             List<String> c = rEff.get(rhsContracting.get(i));
             List<String> k;
             if (!a.isEmpty() && !c.isEmpty()) {
-                // XLA re-lays the smaller operand out as the larger (ties: the rhs as the lhs)
-                k = a.equals(c) || Specs.parts(mesh, a) != Specs.parts(mesh, c) || !rhsFirst ? a : c;
+                // XLA re-lays the smaller operand out as the larger; for equal sizes the lhs moves onto the rhs's
+                // axes (checked on JAX 0.10.2: f32[4,8] P(None,'x') · f32[8,4] P('y',None) permutes the lhs)
+                boolean keepRhs = (long) r.dtype().byteSize() * r.size() >= (long) l.dtype().byteSize() * l.size();
+                k = a.equals(c) || Specs.parts(mesh, a) != Specs.parts(mesh, c) || !keepRhs ? a : c;
                 if (!a.equals(c) && Specs.parts(mesh, a) == Specs.parts(mesh, c)) {
                     // the smaller operand's blocks move whole onto the larger's devices (one collective-permute)
                     (k == a ? rVia : lVia).set(k == a ? rhsContracting.get(i) : lhsContracting.get(i), k);

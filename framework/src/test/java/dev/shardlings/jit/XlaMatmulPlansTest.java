@@ -170,6 +170,21 @@ class XlaMatmulPlansTest {
     }
 
     @Test
+    void jSplitOverDifferentAxesOfEqualSizeMovesTheSmallerOperandAndTheLhsOnATie() {
+        // JAX 0.10.2 on 2 × 2 (jax-checks/tie_plans.py):
+        // f32[4,8] P(None,'x') · f32[8,4] P('y',None) (equal sizes, the lhs moves onto y):
+        // %collective-permute = f32[4,4]{1,0} collective-permute(%param), source_target_pairs={{0,0},{1,2},{2,1},{3,3}}
+        // ROOT %all-reduce = f32[4,4]{1,0} all-reduce(%dot), replica_groups=[2,2]<=[2,2]T(1,0) {'axis_1'} (= {{0,1},{2,3}})
+        check(M22, new int[] {4, 8}, P(null, "x"), new int[] {8, 4}, P("y", null), null, P(),
+                "f32[4,4] collective-permute {{0,0},{1,2},{2,1},{3,3}}", "f32[4,4] all-reduce {{0,1},{2,3}}");
+        // f32[16,8] P(None,'x') · f32[8,4] P('y',None) (the lhs is larger: the rhs moves onto x):
+        // %collective-permute = f32[4,4]{1,0} collective-permute(%param.1), source_target_pairs={{0,0},{2,1},{1,2},{3,3}}
+        // ROOT %all-reduce = f32[16,4]{1,0} all-reduce(%ynn_fusion), {'axis_1'} (= {{0,2},{1,3}})
+        check(M22, new int[] {16, 8}, P(null, "x"), new int[] {8, 4}, P("y", null), null, P(),
+                "f32[4,4] collective-permute {{0,0},{1,2},{2,1},{3,3}}", "f32[16,4] all-reduce {{0,2},{1,3}}");
+    }
+
+    @Test
     void jSplitOnOneOperandOnlyGathersOrSumsByElements() {
         // XLA slices the replicated operand and all-reduces when the split operand has more elements than the result
         // (dot_handler.cc, should_partition_contracting_dim); otherwise it gathers. (4,64,64):
