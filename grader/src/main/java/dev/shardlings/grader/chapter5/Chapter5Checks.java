@@ -75,8 +75,9 @@ public final class Chapter5Checks {
     public static final Part P5_2 = CHAPTER.part("5.2", "jit, the out sharding chooses the collective", 2, "MatmulReduceScatter")
             .calls(C5_MATMUL_REDUCE_SCATTER)
             .docs(D + "part-52-the-out-sharding-chooses-the-collective")
-            .hint("give Jit.jit(...) outShardings(P(\"X\", null)) so the layout is part of the program: the compiler then"
-                    + " completes the partial sums with a reduce-scatter instead of an all-reduce and a slice.")
+            .hint("where does your code say that C must come out split over X: inside the compiled program, or after it? The"
+                    + " compiler can only choose a collective that keeps one slice of the sum if it knows the layout"
+                    + " while it partitions the matmul (automatic-parallelism.md: two ways to give jit a layout).")
             .requires(C5_MATMUL_REDUCE_SCATTER, "values (float tolerance) and layout", Check.VALUES, Check.LAYOUT)
             .requires(C5_MATMUL_REDUCE_SCATTER, "compiled by jit, with no hand-written shardMap", Check.USES_JIT)
             .requires(C5_MATMUL_REDUCE_SCATTER, "every device receives at most (X−1)/X · I·K·4 bytes (one "
@@ -87,8 +88,9 @@ public final class Chapter5Checks {
     public static final Part P5_3 = CHAPTER.part("5.3", "jit, matmul_square on Auto axes", 2, "MatmulSquare")
             .calls(C5_MATMUL_SQUARE)
             .docs(D + "part-53-matmul_square-on-auto-axes")
-            .hint("Jit.jit((x, w) -> ShardedArray.einsum(\"bd,df->bf\", x.square(), w)).outShardings(P(\"X\", null)):"
-                    + " square keeps In's layout, and the contraction over D_Y needs one all-reduce over Y.")
+            .hint("which layout does squaring leave In in, and which dimension of the einsum does Y split on both operands?"
+                    + " A sum over a split dimension costs one all-reduce; what must the program know about the"
+                    + " result's layout so that nothing more moves?")
             .requires(C5_MATMUL_SQUARE, "values (float tolerance) and layout", Check.VALUES, Check.LAYOUT)
             .requires(C5_MATMUL_SQUARE, "compiled by jit, with no hand-written shardMap", Check.USES_JIT)
             .requires(C5_MATMUL_SQUARE, "exactly one collective per device, an all-reduce over Y of "
@@ -99,8 +101,8 @@ public final class Chapter5Checks {
     public static final Part P5_4 = CHAPTER.part("5.4", "matmul_square on Explicit axes", 2, "MatmulSquareExplicit")
             .calls(C5_MATMUL_SQUARE_EXPLICIT)
             .docs(D + "part-54-matmul_square-on-explicit-axes")
-            .hint("ShardedArray.einsum(\"bd,df->bf\", x.square(), w, P(\"X\", null)): the out sharding argument settles"
-                    + " the ambiguity the typing rule reports.")
+            .hint("read the ShardingTypeError the typing rule raises: which layout of the result is it unable to choose,"
+                    + " and which argument of the contraction lets you choose it (chapter-5.md, Explicit axes)?")
             .requires(C5_MATMUL_SQUARE_EXPLICIT, "values (float tolerance) and layout", Check.VALUES, Check.LAYOUT)
             .requires(C5_MATMUL_SQUARE_EXPLICIT, "no hand-written shardMap (jit or eager global-view "
                     + "operations)", Check.NO_SHARD_MAP)

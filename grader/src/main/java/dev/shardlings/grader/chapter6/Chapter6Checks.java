@@ -82,9 +82,9 @@ public final class Chapter6Checks {
     public static final Part P6_1 = CHAPTER.part("6.1", "data parallelism with jit(grad)", 2, "TrainDataParallel")
             .calls(C6_TRAIN_DATA_PARALLEL)
             .docs(D + "part-61-data-parallelism-with-jit")
-            .hint("devicePut every parameter with P() and the inputs and targets with P(\"batch\"), then call one jitted"
-                    + " program per step that applies Autodiff.gradList to Mlp.loss and returns the updated"
-                    + " parameters: the compiler all-reduces the gradients.")
+            .hint("which arrays must every device hold whole, and which only its rows of? Then: what does one step's jitted"
+                    + " function take and return, so that the gradients never leave the program? The compiler"
+                    + " inserts the communication.")
             .requires(C6_TRAIN_DATA_PARALLEL, "trained parameters (float tolerance) and layouts, each P()", Check.VALUES, Check.LAYOUT)
             .requires(C6_TRAIN_DATA_PARALLEL, "one program compiled by jit per step that computes the gradients and"
                     + " the update, with no eager operation and no hand-written shardMap", Check.USES_JIT)
@@ -98,9 +98,9 @@ public final class Chapter6Checks {
     public static final Part P6_2 = CHAPTER.part("6.2", "data and tensor parallelism with jit(grad)", 2, "TrainDataTensorParallel")
             .calls(C6_TRAIN_DATA_TENSOR_PARALLEL)
             .docs(D + "part-62-data-and-tensor-parallelism-with-jit")
-            .hint("W2 P(null, \"model\"), b2 P(\"model\"), W3 P(\"model\", null), the rest P(), the batch"
-                    + " P(\"batch\", null): the hidden layer between W2 and W3 stays split over 'model', and W3's"
-                    + " contraction sums it with one all-reduce.")
+            .hint("which of W2's dimensions must 'model' split so that the hidden layer after it is split too, and which"
+                    + " of W3's so that its contraction completes with one all-reduce? b2 follows the dimension it is"
+                    + " added to; everything else as in 6.1.")
             .requires(C6_TRAIN_DATA_TENSOR_PARALLEL, "trained parameters (float tolerance) and layouts:"
                     + " W2 P(None, 'model'), b2 P('model'), W3 P('model', None), the rest P()", Check.VALUES, Check.LAYOUT)
             .requires(C6_TRAIN_DATA_TENSOR_PARALLEL, "one program compiled by jit per step that computes the"
@@ -116,8 +116,9 @@ public final class Chapter6Checks {
     public static final Part P6_3 = CHAPTER.part("6.3", "data parallelism by hand (pmean)", 2, "DataParallelStep")
             .calls(C6_DATA_PARALLEL_STEP)
             .docs(D + "part-63-data-parallelism-by-hand")
-            .hint("inside the shardMap, pvary each parameter over \"batch\", take Autodiff.gradList of Mlp.lossLocal on"
-                    + " the device's rows, and pmean each gradient over \"batch\" before the update.")
+            .hint("print one gradient's varyingAxes() inside the shardMap: is it already summed over 'batch' (the transpose"
+                    + " of the implicit pvary of a replicated parameter), or still one device's own? Each gradient"
+                    + " must be the mean over all rows exactly once (chapter-6.md, part 6.3).")
             .requires(C6_DATA_PARALLEL_STEP, "the parameters after one step (float tolerance), laid out"
                     + " P()", Check.VALUES, Check.LAYOUT)
             .requires(C6_DATA_PARALLEL_STEP, "a hand-written shardMap", Check.USES_SHARD_MAP)
@@ -131,9 +132,9 @@ public final class Chapter6Checks {
     public static final Part P6_4 = CHAPTER.part("6.4", "fully sharded data parallelism (ZeRO-3)", 3, "FsdpStep")
             .calls(C6_FSDP_STEP)
             .docs(D + "part-64-fully-sharded-data-parallelism")
-            .hint("all-gather (tiled, dimension 0) each shard inside the function you differentiate and divide its loss by"
-                    + " the axis size: the gradient of the all-gather is a reduce-scatter that sums the devices'"
-                    + " gradients into each shard.")
+            .hint("where must the all-gather of a parameter's shard happen for Autodiff to see it, and what is the"
+                    + " transpose of an all-gather? Then check the scale: whose loss is each device's gradient the"
+                    + " gradient of, and how many devices add into each shard?")
             .requires(C6_FSDP_STEP, "the parameters after one step (float tolerance), each laid out"
                     + " P('batch')", Check.VALUES, Check.LAYOUT)
             .requires(C6_FSDP_STEP, "a hand-written shardMap", Check.USES_SHARD_MAP)
@@ -147,9 +148,9 @@ public final class Chapter6Checks {
     public static final Part P6_5 = CHAPTER.part("6.5", "Megatron's tensor-parallel MLP block", 2, "MegatronMlp")
             .calls(C6_MEGATRON_MLP)
             .docs(D + "part-65-megatrons-mlp-block")
-            .hint("Autodiff.vjp of x -> psum(relu(x·W1)·W2, \"model\") inside the shardMap: the psum's pullback sends"
-                    + " dY to every device for free, and dX's partial sums come back with the one psum the implicit"
-                    + " pvary of X transposes to.")
+            .hint("which collective completes Y in the forward pass, and what is its transpose? X is replicated while W1"
+                    + " is split: what does the implicit pvary of X become in the backward pass (chapter-6.md, part"
+                    + " 6.5)?")
             .requires(C6_MEGATRON_MLP, "Y, dX, dW1 and dW2 (float tolerance) laid out P(), P(), P(None,"
                     + " 'model'), P('model', None)", Check.VALUES, Check.LAYOUT)
             .requires(C6_MEGATRON_MLP, "a hand-written shardMap", Check.USES_SHARD_MAP)

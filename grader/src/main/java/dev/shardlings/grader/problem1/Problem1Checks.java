@@ -75,8 +75,8 @@ public final class Problem1Checks {
     public static final Part P1_1B = CHAPTER.part("1.1b", "per-shard mean with jit", 2, "PerShardMeanGlobal")
             .calls(PER_SHARD_MEAN_GLOBAL)
             .docs("docs/problem-1.md#part-11b-per-shard-mean-with-jit")
-            .hint("inside Jit.jit reshape [S, D] to [X, S/X, Y, D/Y]: axes 0 and 2 pick the shard, axes 1 and 3 run inside"
-                    + " it, so mean(1, 3) never crosses a device; outShardings(P(\"X\", \"Y\")).")
+            .hint("can a reshape give every shard a dimension of its own, so that a mean over the other dimensions never"
+                    + " crosses a device? Which layout must the result then be asked for?")
             .requires(PER_SHARD_MEAN_GLOBAL, "values (float tolerance) and layout", Check.VALUES, Check.LAYOUT)
             .requires(PER_SHARD_MEAN_GLOBAL, "compiled by jit, with no hand-written shardMap", Check.USES_JIT)
             .requires(PER_SHARD_MEAN_GLOBAL, "the compiled program has no collective", Check.NO_COLLECTIVES)
@@ -100,8 +100,8 @@ public final class Problem1Checks {
     public static final Part P1_2B = CHAPTER.part("1.2b", "roll within shards with jit", 3, "RollWithinShardsGlobal")
             .calls(ROLL_WITHIN_SHARDS_GLOBAL)
             .docs("docs/problem-1.md#part-12b-roll-within-shards-with-jit")
-            .hint("inside Jit.jit reshape [S, D] to [X, S/X, D] and roll along axis 1: a roll along the whole axis 0 would"
-                    + " move rows across shard boundaries, and the compiler would have to communicate.")
+            .hint("a roll along the whole axis 0 moves rows across shard boundaries, so the compiler must communicate. Which"
+                    + " view of the array has an axis that runs only inside each shard?")
             .requires(ROLL_WITHIN_SHARDS_GLOBAL, "values (exact) and layout", Check.VALUES, Check.LAYOUT)
             .requires(ROLL_WITHIN_SHARDS_GLOBAL, "compiled by jit, with no hand-written shardMap", Check.USES_JIT)
             .requires(ROLL_WITHIN_SHARDS_GLOBAL, "the compiled program has no collective", Check.NO_COLLECTIVES)

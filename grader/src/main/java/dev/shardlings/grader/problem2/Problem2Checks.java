@@ -78,9 +78,9 @@ public final class Problem2Checks {
     public static final Part P2_2 = CHAPTER.part("2.2", "mixture of experts, jit", 2, "MoeJit")
             .calls(MOE_JIT, MOE_JIT_BYTES_RECEIVED)
             .docs(D + "part-22-jit-the-local-version-and-read-what-the-compiler-did")
-            .hint("oneHot, then einsum(\"se,sd->esd\"), einsum(\"esd,edf->esf\") with W and einsum(\"se,esf->sf\"), inside"
-                    + " Jit.jitList(...).outShardings(P(\"X\", \"Y\")); for the report, lower the same Jitted on"
-                    + " (a, w, b) and read costAnalysis().bytesReceivedPerDevice().")
+            .hint("which arrays of fixed shape ([S, E], [E, S, D], [E, S, F]) carry the routing without reading B's values"
+                    + " (problem-2.md, part 2.2)? For the report: what does lowering the same Jitted on (a, w, b) give"
+                    + " you, and which of its analyses counts received bytes?")
             .requires(MOE_JIT, "values and layout", Check.VALUES, Check.LAYOUT)
             .requires(MOE_JIT, "compiled by jit, with no hand-written shardMap", Check.USES_JIT)
             .requires(MOE_JIT_BYTES_RECEIVED, "equal to the bytes every device received in the collectives "
