@@ -9,12 +9,46 @@ import java.util.List;
  * @param shardMaps            the shardMap calls, in the order they finished
  * @param hostEvents           matmuls done on the host thread outside shardMap
  * @param hostLargestAllocation bytes of the largest array allocated on the host thread outside shardMap
+ * @param resultPrograms       for each array the recorded code returned (a list's elements in order, or the value
+ *                             itself), the index in {@code shardMaps} of the program whose events made it, or
+ *                             {@link #NO_PROGRAM} when none did (made on the host — {@code devicePut} of host
+ *                             values, say — or an argument handed back); empty when it was not worked out
  */
-public record Trace(List<ShardMapTrace> shardMaps, List<TraceEvent> hostEvents, long hostLargestAllocation) {
-    /** @throws NullPointerException naming the component if a list or an element of it is null */
+public record Trace(List<ShardMapTrace> shardMaps, List<TraceEvent> hostEvents, long hostLargestAllocation,
+                    List<Integer> resultPrograms) {
+
+    /** The {@link #resultPrograms} entry of an array that no recorded program made. */
+    public static final int NO_PROGRAM = -1;
+
+    /**
+     * @throws NullPointerException     naming the component if a list or an element of it is null
+     * @throws IllegalArgumentException if a result program is neither {@link #NO_PROGRAM} nor an index of
+     *                                  {@code shardMaps}
+     */
     public Trace {
         shardMaps = Lists.copyOfNonNull(shardMaps, "shardMaps");
         hostEvents = Lists.copyOfNonNull(hostEvents, "hostEvents");
+        resultPrograms = Lists.copyOfNonNull(resultPrograms, "resultPrograms");
+        for (int k : resultPrograms) {
+            if (k < NO_PROGRAM || k >= shardMaps.size()) {
+                throw new IllegalArgumentException("result program " + k + " is not one of the " + shardMaps.size()
+                        + " recorded programs");
+            }
+        }
+    }
+
+    /**
+     * A trace whose results' programs were not worked out.
+     *
+     * @throws NullPointerException naming the component if a list or an element of it is null
+     */
+    public Trace(List<ShardMapTrace> shardMaps, List<TraceEvent> hostEvents, long hostLargestAllocation) {
+        this(shardMaps, hostEvents, hostLargestAllocation, List.of());
+    }
+
+    /** This trace with {@code programs} as its {@link #resultPrograms}. @throws IllegalArgumentException as the constructor */
+    public Trace withResultPrograms(List<Integer> programs) {
+        return new Trace(shardMaps, hostEvents, hostLargestAllocation, programs);
     }
 
     /** Every collective of every device in every shardMap call. */

@@ -369,6 +369,7 @@ public final class Chapter6Checks {
         boolean eager = programs.stream().anyMatch(m -> m.origin() == Origin.GLOBAL_OP);
         long jitted = programs.stream().filter(m -> m.origin().compiledByJit()).count();
         if (!eager && jitted <= steps) {
+            parametersComeOutOfTheJittedStep(run, programs);
             return;
         }
         String first = eager ? "runs part of the step eagerly" : "compiles more than one program per step";
@@ -390,6 +391,45 @@ public final class Chapter6Checks {
                         ? "the step is not one jitted program: eager operations ran beside it"
                         : "the step is not one jitted program: " + jitted + " jitted programs for " + steps
                         + " step(s)");
+    }
+
+    /**
+     * 6.1, 6.2: every returned parameter was made by a program compiled by jit (the trace's result programs: the
+     * program whose events produced the array). Gradients from a jitted program (or from {@code Autodiff.gradList}
+     * run eagerly, which compiles one) with the update done on the host — read back, computed there, placed again
+     * with {@code devicePut} — run no eager operation and at most one jitted program per step, so only where the
+     * parameters came from tells that step apart from the task's.
+     */
+    private static void parametersComeOutOfTheJittedStep(CaseRun<?> run, List<ShardMapTrace> programs) {
+        List<Integer> made = run.trace().resultPrograms();
+        List<String> wrong = new ArrayList<>();
+        for (int k = 0; k < made.size(); k++) {
+            int p = made.get(k);
+            if (p == dev.shardlings.events.Trace.NO_PROGRAM) {
+                wrong.add("  parameter " + k + ": made outside every program (on the host, e.g. devicePut of values"
+                        + " computed there, or an argument handed back unchanged)");
+            } else if (!programs.get(p).origin().compiledByJit()) {
+                wrong.add("  parameter " + k + ": made by " + programs.get(p).functionName() + ", not compiled by"
+                        + " jit");
+            }
+        }
+        if (made.isEmpty()) {
+            wrong.add("  no returned array could be traced to a program");
+        }
+        if (wrong.isEmpty()) {
+            return;
+        }
+        throw run.report("returns parameters that no jitted program computed")
+                .paragraph("Where each returned parameter was made:")
+                .lines(String.join("\n", wrong) + "\n")
+                .paragraph("The programs your code ran, each name in the order it first ran:")
+                .lines(programList(programs))
+                .paragraph("The gradients came out of a program, but the update did not happen inside one: the"
+                        + " parameters went back to the host and were placed again. Which of your calls would have"
+                        + " to move inside the function you give to jit, so that it returns the updated parameters?")
+                .noHint()
+                .failure(GradingFailure.Kind.STRUCTURE, "the step is not one jitted program: the update ran outside"
+                        + " it");
     }
 
     /** The programs of a run by name, in the order each first ran: "grad (compiled by jit) ×2", … */

@@ -56,7 +56,9 @@ public final class Guard {
         CourseMethod<?>[] called = new CourseMethod<?>[1];
         FutureTask<Tracing.Traced<T>> task = new FutureTask<>(() -> {
             CourseMethod.limitCalls(limit);
-            Tracing.Traced<T> local = Tracing.record(call);
+            Tracing.Traced<T> recorded = Tracing.record(call);
+            Tracing.Traced<T> local = new Tracing.Traced<>(recorded.value(), recorded.trace().withResultPrograms(
+                    dev.shardlings.spmd.ResultPrograms.of(recorded.value(), recorded.trace())));
             called[0] = CourseMethod.takeLastCalled();
             // A course method ran in the sandbox: what it did was recorded there.
             Trace remote = CourseMethod.takeTrace();
@@ -103,7 +105,11 @@ public final class Guard {
         maps.addAll(remote.shardMaps());
         List<dev.shardlings.events.TraceEvent> host = new ArrayList<>(local.hostEvents());
         host.addAll(remote.hostEvents());
-        return new Trace(maps, host, Math.max(local.hostLargestAllocation(), remote.hostLargestAllocation()));
+        // the value is the sandbox's: its arrays' programs are the remote ones, after the judge's own
+        List<Integer> results = remote.resultPrograms().stream()
+                .map(k -> k == Trace.NO_PROGRAM ? k : k + local.shardMaps().size()).toList();
+        return new Trace(maps, host, Math.max(local.hostLargestAllocation(), remote.hostLargestAllocation()),
+                results);
     }
 
     private static GradingFailure failureFor(Part part, String caseText, Throwable t) {

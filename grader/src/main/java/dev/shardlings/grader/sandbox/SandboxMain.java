@@ -209,7 +209,10 @@ public final class SandboxMain {
                     throw new Rethrown(e);
                 }
             });
-            return new Reply(r.id(), traced.value(), null, traced.trace(), List.of(), false);
+            // which program made each returned array, worked out here where the arrays still carry their ids
+            Trace trace = traced.trace().withResultPrograms(
+                    dev.shardlings.spmd.ResultPrograms.of(traced.value(), traced.trace()));
+            return new Reply(r.id(), traced.value(), null, trace, List.of(), false);
         } catch (Rethrown e) {
             return thrown(r.id(), describe(e.getCause()));
         } catch (RuntimeException | Error e) {

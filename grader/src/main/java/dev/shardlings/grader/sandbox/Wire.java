@@ -52,6 +52,8 @@ public final class Wire {
     public static final int MAX_STRING = 1 << 20;
     /** The longest list accepted. */
     public static final int MAX_LIST = 1 << 20;
+    /** The most arrays a trace's result programs may name (a course method returns a handful). */
+    static final int MAX_RESULTS = 4096;
     /** The deepest nesting of values accepted. */
     public static final int MAX_DEPTH = 8;
     /** The highest rank accepted. */
@@ -697,6 +699,7 @@ public final class Wire {
         }
         writeEvents(out, t.hostEvents());
         out.writeLong(t.hostLargestAllocation());
+        writeIntList(out, t.resultPrograms());
     }
 
     static Trace readTrace(DataInputStream in) throws IOException {
@@ -726,7 +729,14 @@ public final class Wire {
             }
             maps.add(new ShardMapTrace(name, mesh, ins, outs, devs, origin));
         }
-        return new Trace(maps, readEvents(in), in.readLong());
+        List<TraceEvent> host = readEvents(in);
+        long largest = in.readLong();
+        List<Integer> results = readIntList(in, MAX_RESULTS);
+        try {
+            return new Trace(maps, host, largest, results);
+        } catch (IllegalArgumentException e) {
+            throw new ProtocolException("trace: " + e.getMessage());
+        }
     }
 
     private static void writeEvents(DataOutputStream out, List<TraceEvent> events) throws IOException {

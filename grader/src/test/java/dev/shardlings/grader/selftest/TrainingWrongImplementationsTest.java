@@ -170,6 +170,58 @@ class TrainingWrongImplementationsTest {
     }
 
     @Test
+    void eagerGradThenAnUpdateOnTheHostIsNotOneJittedStep() {
+        // no eager ShardedArray operation and one (jitted) program per step: the gradients are read back, the
+        // update is computed on the host and placed again; only where the parameters came from tells
+        GradingFailure f = rejected(Kind.STRUCTURE, () -> Chapter6Checks.trainDataParallel((ps, in, tg, mesh, steps,
+                lr) -> {
+            List<Object> a = dataParallel(ps, in, tg, mesh);
+            List<ShardedArray> p = params(a);
+            for (int s = 0; s < steps; s++) {
+                List<ShardedArray> g = Autodiff.<ShardedArray>gradList(q -> Mlp.loss(q, (ShardedArray) a.get(a.size()
+                        - 2), (ShardedArray) a.get(a.size() - 1))).apply(p);
+                List<ShardedArray> next = new ArrayList<>();
+                for (int k = 0; k < p.size(); k++) {
+                    next.add(ShardedArray.devicePut(p.get(k).gather().sub(g.get(k).gather().mul(lr)), mesh, P()));
+                }
+                p = next;
+            }
+            return p;
+        }, DP));
+        assertEquals("the step is not one jitted program: the update ran outside it", f.reason());
+        assertTrue(f.getMessage().contains("parameter 0: made outside every program"), f.getMessage());
+    }
+
+    @Test
+    void aJittedGradientThenAFloatLoopOnTheHostIsNotOneJittedStepUnderTensorParallelismEither() {
+        // the student's own jit of the gradient alone, then the update as a plain Java loop: no operation at all
+        GradingFailure f = rejected(Kind.STRUCTURE, () -> Chapter6Checks.trainDataTensorParallel((ps, in, tg, mesh,
+                steps, lr) -> {
+            List<PartitionSpec> specs = List.of(P(), P(), P(null, "model"), P("model"), P("model", null), P(), P(),
+                    P());
+            List<ShardedArray> p = place(ps, mesh, specs);
+            ShardedArray x = ShardedArray.devicePut(in, mesh, P("batch", null));
+            ShardedArray y = ShardedArray.devicePut(tg, mesh, P("batch", null));
+            Jitted grad = Jit.jitList(q -> Autodiff.<ShardedArray>gradList(r -> Mlp.loss(r, x, y)).apply(q));
+            for (int s = 0; s < steps; s++) {
+                List<ShardedArray> g = grad.call(p.toArray());
+                List<ShardedArray> next = new ArrayList<>();
+                for (int k = 0; k < p.size(); k++) {
+                    float[] w = p.get(k).gather().toFloatArray();
+                    float[] d = g.get(k).gather().toFloatArray();
+                    for (int i = 0; i < w.length; i++) {
+                        w[i] -= lr * d[i];
+                    }
+                    next.add(ShardedArray.devicePut(NDArray.fromFloats(w, p.get(k).shape()), mesh, specs.get(k)));
+                }
+                p = next;
+            }
+            return p;
+        }, TP));
+        assertEquals("the step is not one jitted program: the update ran outside it", f.reason());
+    }
+
+    @Test
     void aJittedGradientAndASeparatelyJittedUpdateAreTwoProgramsPerStep() {
         GradingFailure f = rejected(Kind.STRUCTURE, () -> Chapter6Checks.trainDataParallel((ps, in, tg, mesh, steps,
                 lr) -> {

@@ -17,7 +17,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A trace's local operations cross the wire as themselves, and an index no operation has is refused; arrays keep
- * their dtype, bool included.
+ * their dtype, bool included; the programs that made the results cross too, and one naming no recorded program is
+ * refused.
  */
 class WireTraceTest {
 
@@ -68,5 +69,22 @@ class WireTraceTest {
                     : (dev.shardlings.array.NDArray) back;
             assertEquals(mask, got, "dtype and values");
         }
+    }
+
+    @Test
+    void resultProgramsCrossTheWireAndAForgedOneIsAProtocolError() throws IOException {
+        dev.shardlings.sharding.Mesh mesh = dev.shardlings.sharding.Mesh.makeMesh(new int[] {2}, "i");
+        dev.shardlings.events.ShardMapTrace program = new dev.shardlings.events.ShardMapTrace("step", mesh,
+                List.of(), List.of(), List.of(), dev.shardlings.events.Origin.JIT);
+        Trace sent = new Trace(List.of(program), List.of(), 0, List.of(0, Trace.NO_PROGRAM));
+        Wire.Reply r = new Wire.Reply(5, null, null, sent, List.of(), false);
+        assertEquals(List.of(0, Trace.NO_PROGRAM), Wire.decodeReply(Wire.encode(r)).trace().resultPrograms());
+        // the last int of the trace is the second result program, just before the left threads and the flag
+        byte[] bytes = Wire.encode(r);
+        int at = bytes.length - 4 - 1 - 4;
+        assertEquals(-1, java.nio.ByteBuffer.wrap(bytes, at, 4).getInt(), "the layout this test assumes");
+        java.nio.ByteBuffer.wrap(bytes, at, 4).putInt(1);
+        Wire.ProtocolException e = assertThrows(Wire.ProtocolException.class, () -> Wire.decodeReply(bytes));
+        assertTrue(e.getMessage().contains("result program 1 is not one of the 1 recorded programs"), e.getMessage());
     }
 }
