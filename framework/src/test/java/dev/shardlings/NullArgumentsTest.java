@@ -58,7 +58,7 @@ class NullArgumentsTest {
 
     /** The user-facing API: arrays, shardings, shardMap and collectives, PRNG, the trace. */
     static final List<Class<?>> API = List.of(NDArray.class, Mesh.class, AxisType.class, Device.class, NamedSharding.class,
-            dev.shardlings.sharding.SingleDeviceSharding.class,
+            dev.shardlings.sharding.SingleDeviceSharding.class, dev.shardlings.spmd.ResultPrograms.class,
             NamedSharding.Index.class, PartitionSpec.class, PartitionSpec.AxisTuple.class, ShardingVisualizer.class,
             ShardedArray.class, ShardedArray.Shard.class, ShardMap.class, ShardMap.Unary.class, ShardMap.Binary.class,
             Collectives.class, PRNG.class, PRNG.Key.class, Collective.class, DeviceTrace.class, ShardMapTrace.class,
@@ -75,7 +75,8 @@ class NullArgumentsTest {
     static final Map<String, String> NULL_ALLOWED = Map.of(
             "PartitionSpec.P(entries)", "P((Object[]) null) is P(None), as in Python",
             "PartitionSpec.P(entries[])", "a null entry is None: the dimension is not split",
-            "Tracing.Traced.<init>(value)", "a traced computation may return null");
+            "Tracing.Traced.<init>(value)", "a traced computation may return null",
+            "ResultPrograms.of(value)", "what a traced computation returned, which may be null (no arrays)");
 
     /**
      * Arguments whose message keeps JAX's words, which name the argument in prose: Mesh's axis names ("Mesh axis

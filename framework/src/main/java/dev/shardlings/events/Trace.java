@@ -46,9 +46,14 @@ public record Trace(List<ShardMapTrace> shardMaps, List<TraceEvent> hostEvents, 
         this(shardMaps, hostEvents, hostLargestAllocation, List.of());
     }
 
-    /** This trace with {@code programs} as its {@link #resultPrograms}. @throws IllegalArgumentException as the constructor */
-    public Trace withResultPrograms(List<Integer> programs) {
-        return new Trace(shardMaps, hostEvents, hostLargestAllocation, programs);
+    /**
+     * This trace with other {@link #resultPrograms}.
+     *
+     * @throws NullPointerException     if resultPrograms is or holds null
+     * @throws IllegalArgumentException as the constructor
+     */
+    public Trace withResultPrograms(List<Integer> resultPrograms) {
+        return new Trace(shardMaps, hostEvents, hostLargestAllocation, resultPrograms);
     }
 
     /** Every collective of every device in every shardMap call. */

@@ -37,6 +37,7 @@ public final class ResultPrograms {
      * @throws NullPointerException if trace is null
      */
     public static List<Integer> of(Object value, Trace trace) {
+        java.util.Objects.requireNonNull(trace, "trace");
         Map<Long, Integer> madeBy = new HashMap<>();
         List<ShardMapTrace> maps = trace.shardMaps();
         for (int i = 0; i < maps.size(); i++) {
