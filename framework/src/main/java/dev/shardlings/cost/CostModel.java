@@ -111,6 +111,14 @@ public final class CostModel {
         String name;
         long flops;
         boolean matmul;
+        /** The matmul's [m, k]·[k, n], for its tiles. */
+        long m;
+        long k;
+        long n;
+        /** How far a SCALE_ACCUMULATE epilogue has got: 0 scaled at most, 1 accumulated, 2 activated. */
+        int epilogueStage;
+        /** A reduction ended this group: nothing more fuses into it. */
+        boolean reduced;
     }
 
     /** Something that becomes ready at a time: an array on a device (the result of an event). */
@@ -298,7 +306,7 @@ public final class CostModel {
                 g.bytes += op.bytes() * scale - 2 * g.lastOutBytes;
                 g.lastOutBytes = elements(op.shape()) * 4 * scale;
                 g.lastId = op.id();
-                g.end = Math.max(start, g.start + roofline(g.matmulFlops, g.vectorFlops, g.bytes));
+                g.end = Math.max(start, g.start + seconds(g));
                 g.name = g.name + " + " + op.name();
                 Timeline.Span old = run.spans.get(g.spanIndex);
                 run.spans.set(g.spanIndex, new Timeline.Span(old.device(), old.track(), g.name, old.category(),
@@ -318,6 +326,9 @@ public final class CostModel {
                 g.name = "dot [" + m.m() + ", " + m.k() + "]·[" + m.k() + ", " + m.n() + "]";
                 g.flops = m.flops();
                 g.matmul = true;
+                g.m = m.m();
+                g.k = m.k();
+                g.n = m.n();
                 run.flops += m.flops();
                 category = "matmul";
             } else {
@@ -328,7 +339,7 @@ public final class CostModel {
                 g.name = op.name() + " " + op.shape();
                 category = "elementwise";
             }
-            g.end = start + roofline(g.matmulFlops, g.vectorFlops, g.bytes);
+            g.end = start + seconds(g);
             g.spanIndex = run.spans.size();
             run.spans.add(new Timeline.Span(d.trace.deviceId(), Timeline.COMPUTE, g.name, category, g.start, g.end,
                     g.flops, Math.round(g.bytes)));
@@ -343,14 +354,53 @@ public final class CostModel {
          */
         private boolean fusesInto(Dev d, LocalOpEvent op, double start) {
             Fusion g = d.group;
-            return g != null && g.matmul && op.flops() > 0 && !(op.op() instanceof ReduceOp) && start <= g.end
-                    && op.inputs().contains(g.lastId);
+            if (g == null || op.flops() <= 0 || start > g.end || !op.inputs().contains(g.lastId) || g.reduced) {
+                return false;
+            }
+            if (!g.matmul) {
+                // XLA's loop fusion: elementwise work, and a reduction ending it, in one kernel.
+                g.reduced = op.op() instanceof ReduceOp;
+                return true;
+            }
+            if (op.op() instanceof ReduceOp) {
+                return false;
+            }
+            if (hw.kernels().epilogue() == KernelModel.Epilogue.ANY) {
+                return true;
+            }
+            // cuBLAS's output stage: alpha · A·B (a scale by something smaller than the result), + beta · C (one
+            // accumulate), then an activation; anything else, or out of that order, is a kernel of its own.
+            double out = elements(op.shape()) * 4;
+            int stage;
+            if (op.op() == dev.shardlings.array.BinaryOp.MUL && op.bytes() - 2 * out < out) {
+                stage = 0;
+            } else if (op.op() == dev.shardlings.array.BinaryOp.ADD || op.op() == dev.shardlings.array.BinaryOp.SUB) {
+                stage = 1;
+            } else if (op.op() == dev.shardlings.array.UnaryOp.RELU || op.op() == dev.shardlings.array.BinaryOp.MAX) {
+                stage = 2;
+            } else {
+                return false;
+            }
+            if (stage < g.epilogueStage || stage == g.epilogueStage && stage > 0) {
+                return false;
+            }
+            g.epilogueStage = stage;
+            return true;
         }
 
-        private double roofline(double matmulFlops, double vectorFlops, double bytes) {
-            double compute = (matmulFlops > 0 ? matmulFlops / hw.matmulRate(run.dtype) : 0)
-                    + vectorFlops / hw.vectorFlopsPerSecond();
-            return Math.max(compute, bytes / hw.memoryBytesPerSecond());
+        /**
+         * One kernel's time: its fixed cost, then compute (a matmul's whole tiles in whole waves, plus elementwise
+         * FLOPs at the vector rate) against bytes at the achieved bandwidth ({@link KernelModel}).
+         */
+        private double seconds(Fusion g) {
+            KernelModel km = hw.kernels();
+            double compute = g.vectorFlops / hw.vectorFlopsPerSecond();
+            double fixed = km.opSeconds();
+            if (g.matmul) {
+                compute += km.matmulComputeSeconds(g.m, g.k, g.n, hw.achievedMatmulRate(run.dtype));
+                fixed = km.matmulOpSeconds(run.dtype);
+            }
+            return fixed + km.combine(compute, g.bytes / hw.achievedMemoryRate());
         }
 
         // ----------------------------------------------------------------------------------------- collectives

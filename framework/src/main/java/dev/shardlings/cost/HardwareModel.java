@@ -39,11 +39,14 @@ import java.util.TreeMap;
  * @param wraparoundMinAxisSize  torus only: an axis of at least this many devices is a ring (it wraps around);
  *                               a shorter one is a line, whose ends are n − 1 hops apart
  * @param sources                where each figure comes from
+ * @param kernels                what one operation costs beyond the peaks: achieved rates, a fixed cost per
+ *                               operation, matmul tiles and waves, what fuses into a matmul
+ *                               ({@link KernelModel}); absent in the JSON: {@link KernelModel#ROOFLINE}
  */
 public record HardwareModel(String name, String description, String topology,
                             Map<String, Double> matmulFlopsPerSecond, double vectorFlopsPerSecond,
                             double memoryBytesPerSecond, double linkBytesPerSecond, double hopLatencySeconds,
-                            int wraparoundMinAxisSize, List<String> sources) {
+                            int wraparoundMinAxisSize, List<String> sources, KernelModel kernels) {
 
     /** The models shipped with the framework, by name. */
     public static final List<String> BUILT_IN = List.of("tpu-v5e", "tpu-v4", "h100-8-nvlink");
@@ -88,6 +91,19 @@ public record HardwareModel(String name, String description, String topology,
         }
         description = Objects.requireNonNullElse(description, "");
         sources = List.copyOf(Objects.requireNonNullElse(sources, List.of()));
+        kernels = Objects.requireNonNullElse(kernels, KernelModel.ROOFLINE);
+    }
+
+    /**
+     * A pure roofline model at its peaks ({@link KernelModel#ROOFLINE}).
+     *
+     * @throws IllegalArgumentException as the canonical constructor
+     */
+    public HardwareModel(String name, String description, String topology, Map<String, Double> matmulFlopsPerSecond,
+                         double vectorFlopsPerSecond, double memoryBytesPerSecond, double linkBytesPerSecond,
+                         double hopLatencySeconds, int wraparoundMinAxisSize, List<String> sources) {
+        this(name, description, topology, matmulFlopsPerSecond, vectorFlopsPerSecond, memoryBytesPerSecond,
+                linkBytesPerSecond, hopLatencySeconds, wraparoundMinAxisSize, sources, KernelModel.ROOFLINE);
     }
 
     private static void positive(String who, String field, double v) {
@@ -152,6 +168,20 @@ public record HardwareModel(String name, String description, String topology,
                     + dtype.jaxName() + "; it has " + matmulFlopsPerSecond.keySet());
         }
         return r;
+    }
+
+    /**
+     * The matmul rate a kernel of this dtype achieves, FLOP/s: the kernel model's achieved rate, else the peak.
+     *
+     * @throws IllegalArgumentException when the model has no rate for that dtype, naming the ones it has
+     */
+    public double achievedMatmulRate(ModelDtype dtype) {
+        return kernels.matmulRate(dtype, matmulRate(dtype));
+    }
+
+    /** The memory bandwidth kernels achieve, bytes/s: the kernel model's, else the peak. */
+    public double achievedMemoryRate() {
+        return kernels.memoryRate(memoryBytesPerSecond);
     }
 
     /** True when the devices connect through a switch rather than a torus. */
