@@ -57,7 +57,7 @@ public final class ModelMatmuls {
     public static final int BAD_INPUT = 2;
 
     /** The field added to each row. */
-    static final String MODELLED = "modelled_us";
+    private static final String MODELLED = "modelled_us";
 
     /** The dtypes a row may name: the step's float types. */
     private static final List<ModelDtype> DTYPES = List.of(ModelDtype.BFLOAT16, ModelDtype.FLOAT32);
