@@ -169,20 +169,27 @@ public final class TimelineSvg {
     }
 
     /**
-     * A time in the unit that suits it: ns below a microsecond, µs below a millisecond, else ms; e.g. {@code "3 ns"},
-     * {@code "296.6 µs"}, {@code "2.50 ms"}. Used wherever a page shows one modelled time, so that a table and a
-     * picture of the same run print it alike.
+     * A time in the unit that suits it: ns below a microsecond, µs below a millisecond, ms below a second, else s;
+     * e.g. {@code "3 ns"}, {@code "296.6 µs"}, {@code "2.50 ms"}, {@code "1.25 s"}, and {@code "0 s"} for nothing.
+     * Used wherever a page shows one time, so that a table and a picture of the same run print it alike.
      *
      * @param seconds a time in seconds
      */
     public static String duration(double seconds) {
-        if (seconds != 0 && Math.abs(seconds) < 1e-6) {
+        double a = Math.abs(seconds);
+        if (seconds == 0) {
+            return "0 s";
+        }
+        if (a < 1e-6) {
             return String.format(Locale.ROOT, "%.0f ns", seconds * 1e9);
         }
-        if (Math.abs(seconds) < 1e-3) {
+        if (a < 1e-3) {
             return String.format(Locale.ROOT, "%.1f µs", seconds * 1e6);
         }
-        return String.format(Locale.ROOT, "%.2f ms", seconds * 1e3);
+        if (a < 1) {
+            return String.format(Locale.ROOT, "%.2f ms", seconds * 1e3);
+        }
+        return String.format(Locale.ROOT, "%.2f s", seconds);
     }
 
     /**

@@ -160,9 +160,10 @@ class TimelineOutputTest {
 
     @Test
     void timesAreShownInAUnitThatSuitsThem() {
-        assertEquals("0.0 µs", TimelineSvg.duration(0));
+        assertEquals("0 s", TimelineSvg.duration(0));
         assertEquals("350 ns", TimelineSvg.duration(3.5e-7));
         assertEquals("12.5 µs", TimelineSvg.duration(1.25e-5));
         assertEquals("2.50 ms", TimelineSvg.duration(2.5e-3));
+        assertEquals("1.25 s", TimelineSvg.duration(1.25));
     }
 }
