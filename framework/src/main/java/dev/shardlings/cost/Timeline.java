@@ -99,8 +99,9 @@ public record Timeline(String hardware, String dtype, List<Device> devices, List
         List<Lane> out = new ArrayList<>();
         for (String track : tracks(device)) {
             List<Span> spans = this.spans.stream().filter(s -> s.device() == device && s.track().equals(track))
+                    // By start, then end: a zero-length span at the start of another stays on its lane.
                     .sorted(Comparator.comparingLong((Span s) -> nanos(s.start()))
-                            .thenComparing(s -> -nanos(s.end())))
+                            .thenComparingLong(s -> nanos(s.end())))
                     .toList();
             List<List<Span>> lanes = new ArrayList<>();
             for (Span s : spans) {

@@ -75,6 +75,7 @@ class TimelineOutputTest {
                     new Timeline.Span(3, "Y-", "ppermute → device 2", "collective", 24.30e-6, 50.60e-6, 0, 8),
                     new Timeline.Span(3, "Y-", "ppermute → device 2", "collective", 26.30e-6 - 1e-16, 30e-6, 0, 8),
                     new Timeline.Span(3, Timeline.COMPUTE, "dot", "matmul", 0, 40e-6, 10, 10),
+                    new Timeline.Span(3, Timeline.COMPUTE, "divide []", "elementwise", 40e-6, 40e-6, 0, 4),
                     new Timeline.Span(3, Timeline.COMPUTE, "add", "elementwise", 40e-6, 40.001e-6, 0, 4)),
             50.60e-6, 10, 24);
 
@@ -82,6 +83,8 @@ class TimelineOutputTest {
     void spansThatOverlapOnATrackGetLanesOfTheirOwn() {
         List<Timeline.Lane> lanes = IN_FLIGHT.lanes(3);
         assertEquals(List.of("compute", "link Y-", "link Y- (2)"), lanes.stream().map(Timeline.Lane::name).toList());
+        assertEquals(List.of("dot", "divide []", "add"), lanes.get(0).spans().stream().map(Timeline.Span::name).toList(),
+                "a zero-length span where the next begins nests: no second compute lane (seed 001's step)");
         assertEquals(List.of(0.0, 26.30e-6 - 1e-16), lanes.get(1).spans().stream().map(Timeline.Span::start).toList(),
                 "a span that starts when the last one ends (at whole ns) shares its lane");
         assertEquals(List.of(24.30e-6), lanes.get(2).spans().stream().map(Timeline.Span::start).toList());
