@@ -137,6 +137,8 @@ final class ProfilePage {
             + ".scroll{overflow-x:auto;max-width:100%}"
             + "table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:3px 8px;"
             + "text-align:right;vertical-align:top}th,td.name{text-align:left}"
+            // A figure and its unit, or a chip's name, stay on one line; names of programs may wrap.
+            + "td:not(.name),td a{white-space:nowrap}"
             + ".loses{color:#a4000f}.timeline svg{max-width:100%;height:auto}"
             + "dt{font-weight:bold}dd{margin:0 0 .5em 1.5em}code{font-size:95%}";
 
