@@ -66,6 +66,68 @@ public record Timeline(String hardware, String dtype, List<Device> devices, List
         return out;
     }
 
+    /**
+     * One row of a device's picture and one thread of its trace: a track, or a part of it. The cost model lets a
+     * link start its next message while the last one is still in flight (the hop latency), so two spans of one
+     * track can partly overlap; the trace-event format needs the slices of one thread to nest, and boxes drawn on
+     * one row would hide each other. {@link #lanes} therefore spreads a track's spans over as few lanes as keep
+     * each lane's spans apart.
+     *
+     * @param track the track, e.g. {@link #COMPUTE} or {@code "Y-"}
+     * @param index 0 for the track's first lane, 1 for its second, …
+     * @param spans the lane's spans in start order; none overlaps another at whole nanoseconds
+     */
+    public record Lane(String track, int index, List<Span> spans) {
+
+        public Lane {
+            spans = List.copyOf(spans);
+        }
+
+        /** The lane's name: {@code "compute"}, {@code "link Y-"}, and for a second lane {@code "link Y- (2)"}. */
+        public String name() {
+            String base = track.equals(COMPUTE) ? COMPUTE : "link " + track;
+            return index == 0 ? base : base + " (" + (index + 1) + ")";
+        }
+    }
+
+    /**
+     * The device's lanes, track by track in {@link #tracks} order: each span goes to the first lane of its track
+     * whose last span ended (at whole nanoseconds, {@link #nanos}) when it starts. A track whose spans never overlap
+     * is one lane; the compute track is always there, even when empty.
+     */
+    public List<Lane> lanes(int device) {
+        List<Lane> out = new ArrayList<>();
+        for (String track : tracks(device)) {
+            List<Span> spans = this.spans.stream().filter(s -> s.device() == device && s.track().equals(track))
+                    // By start, then end: a zero-length span at the start of another stays on its lane.
+                    .sorted(Comparator.comparingLong((Span s) -> nanos(s.start()))
+                            .thenComparingLong(s -> nanos(s.end())))
+                    .toList();
+            List<List<Span>> lanes = new ArrayList<>();
+            for (Span s : spans) {
+                List<Span> free = lanes.stream().filter(l -> nanos(l.get(l.size() - 1).end()) <= nanos(s.start()))
+                        .findFirst().orElse(null);
+                if (free == null) {
+                    free = new ArrayList<>();
+                    lanes.add(free);
+                }
+                free.add(s);
+            }
+            if (lanes.isEmpty()) {
+                lanes.add(List.of());
+            }
+            for (int i = 0; i < lanes.size(); i++) {
+                out.add(new Lane(track, i, lanes.get(i)));
+            }
+        }
+        return out;
+    }
+
+    /** Seconds as whole nanoseconds, the resolution of the traces (Perfetto rounds microseconds to whole ns). */
+    public static long nanos(double seconds) {
+        return Math.round(seconds * 1e9);
+    }
+
     /** Modelled time in microseconds. */
     public double micros() {
         return seconds * 1e6;

@@ -30,16 +30,17 @@ import dev.shardlings.sharding.PartitionSpec;
 import dev.shardlings.spmd.ShardedArray;
 import dev.shardlings.events.Trace;
 import dev.shardlings.events.Tracing;
-import org.apache.commons.text.StringEscapeUtils;
 
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.Supplier;
 
 import static dev.shardlings.sharding.PartitionSpec.P;
@@ -50,13 +51,14 @@ import static dev.shardlings.sharding.PartitionSpec.tuple;
  * tutorials, for chapter 0), its trace modelled on each hardware model, and the results written to a directory:
  * <ul>
  *   <li>{@code summary.json}: one entry per problem, variant and hardware model with {@code modelled_us},
- *       {@code wall_ms} (the simulation's own time on this machine), {@code flops} and
- *       {@code bytes_communicated}, plus the fidelity figures of the book's collective-matmul profile; for the
+ *       {@code wall_ms} (the simulation's own time on this machine), {@code flops},
+ *       {@code bytes_communicated} and the paths of its {@code perfetto} trace and {@code svg} picture, plus
+ *       the fidelity figures of the book's collective-matmul profile; for the
  *       programs that are lowered and modelled without running (seed 001's full-size training step) also
  *       {@code peak_bytes_per_device} and {@code modelled_without_running};</li>
  *   <li>{@code perfetto/PROBLEM--VARIANT--MODEL.json}: each timeline for ui.perfetto.dev;</li>
  *   <li>{@code svg/PROBLEM--VARIANT--MODEL.svg}: each timeline as a picture;</li>
- *   <li>{@code index.html}: the table and the pictures.</li>
+ *   <li>{@code index.html}: the page an instructor opens ({@link ProfilePage}).</li>
  * </ul>
  * Run with {@code mvn -B -Pprofile verify} from the root (output in {@code solutions/target/profiles/}), or
  * directly with the output directory as the only argument.
@@ -109,16 +111,21 @@ public final class ReferenceProfiles {
     record Result(Program program, HardwareModel model, Timeline timeline, double wallMs, Long peakBytes) {
     }
 
-    /** Writes the profiles of every solution to {@code args[0]} (default {@code target/profiles}). */
+    /**
+     * Writes the profiles of every solution to {@code args[0]} (default {@code target/profiles}); {@code args[1]},
+     * if given, is the grader's {@code reference-times.json}, whose performance-part settings the page shows.
+     */
     public static void main(String[] args) throws IOException {
         Path out = Path.of(args.length > 0 ? args[0] : "target/profiles");
+        List<ProfilePage.PerformanceSetting> settings = ProfilePage.PerformanceSetting.read(
+                args.length > 1 ? Optional.of(Path.of(args[1])) : Optional.empty());
         List<HardwareModel> models = new ArrayList<>();
         for (String name : HardwareModel.BUILT_IN) {
             models.add(HardwareModel.builtIn(name));
         }
         System.out.println("Calibrating this machine (cpu-local) ...");
         models.add(CpuCalibration.measure());
-        write(out, programs(), models);
+        write(out, programs(), models, settings);
         System.out.println("Wrote " + out.resolve("index.html").toAbsolutePath());
     }
 
@@ -129,7 +136,8 @@ public final class ReferenceProfiles {
      *
      * @throws IOException if a file cannot be written
      */
-    static List<Result> write(Path out, List<Program> programs, List<HardwareModel> models) throws IOException {
+    static List<Result> write(Path out, List<Program> programs, List<HardwareModel> models,
+                              List<ProfilePage.PerformanceSetting> settings) throws IOException {
         String pictured = models.stream().anyMatch(m -> m.name().equals(PRIMARY)) ? PRIMARY : models.get(0).name();
         List<Result> results = new ArrayList<>();
         for (Program p : programs) {
@@ -146,22 +154,23 @@ public final class ReferenceProfiles {
             double wall = (System.nanoTime() - t0) / 1e6;
             for (HardwareModel m : models) {
                 Timeline tl = CostModel.schedule(trace, m, p.dtype());
-                results.add(new Result(p, m, tl, wall, peak));
-                PerfettoTrace.write(tl, p.problem() + " / " + p.variant(),
-                        out.resolve("perfetto").resolve(p.key() + "--" + m.name() + ".json"));
+                Result r = new Result(p, m, tl, wall, peak);
+                results.add(r);
+                PerfettoTrace.write(tl, p.problem() + " / " + p.variant(), out.resolve(ProfilePage.trace(r)));
                 if (m.name().equals(pictured)) {
-                    System.out.printf(Locale.ROOT, "%-24s %-32s %9.1f µs on %s (%.0f ms simulated)%n",
-                            p.problem(), p.variant(), tl.micros(), m.name(), wall);
+                    System.out.printf(Locale.ROOT, "%-24s %-32s %10s on %s (%.0f ms simulated)%n",
+                            p.problem(), p.variant(), TimelineSvg.duration(tl.seconds()), m.name(), wall);
                 }
             }
         }
         Files.createDirectories(out.resolve("svg"));
         for (Result r : results) {
-            Files.writeString(out.resolve("svg").resolve(r.program().key() + "--" + r.model().name() + ".svg"),
+            Files.writeString(out.resolve(ProfilePage.picture(r)),
                     TimelineSvg.render(r.timeline(), r.program().problem() + " / " + r.program().variant(), 1000));
         }
         Files.writeString(out.resolve("summary.json"), JSON.writeValueAsString(summary(results, models)));
-        Files.writeString(out.resolve("index.html"), html(results, models, pictured));
+        Files.writeString(out.resolve("index.html"), ProfilePage.html(results, models, pictured,
+                ProfilePage.MadeFrom.read(Instant.now()), settings));
         return results;
     }
 
@@ -350,7 +359,7 @@ public final class ReferenceProfiles {
                     .put("shapes", p.shapes()).put("hardware", r.model().name()).put("dtype", p.dtype().jaxName())
                     .put("modelled_us", round(r.timeline().micros())).put("wall_ms", round(r.wallMs()))
                     .put("flops", r.timeline().flops()).put("bytes_communicated", r.timeline().bytesSentTotal())
-                    .put("perfetto", "perfetto/" + p.key() + "--" + r.model().name() + ".json");
+                    .put("perfetto", ProfilePage.trace(r)).put("svg", ProfilePage.picture(r));
             if (r.peakBytes() != null) {
                 ObjectNode e = (ObjectNode) entries.get(entries.size() - 1);
                 e.put("peak_bytes_per_device", r.peakBytes()).put("modelled_without_running", true);
@@ -373,7 +382,7 @@ public final class ReferenceProfiles {
         return root;
     }
 
-    private static Map<String, Double> bookTimes(List<Result> results) {
+    static Map<String, Double> bookTimes(List<Result> results) {
         Map<String, Double> t = new LinkedHashMap<>();
         for (Result r : results) {
             if (r.program().problem().equals("collective-matmul-book") && r.model().name().equals(PRIMARY)) {
@@ -387,59 +396,4 @@ public final class ReferenceProfiles {
         return Math.round(v * 1000) / 1000.0;
     }
 
-    static String html(List<Result> results, List<HardwareModel> models, String pictured) {
-        StringBuilder sb = new StringBuilder("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-                + "<title>Shardlings reference profiles</title><style>body{font-family:sans-serif;margin:2em}"
-                + "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}"
-                + "td:nth-child(-n+4),th{text-align:left}</style></head><body>\n"
-                + "<h1>Shardlings reference profiles</h1>\n<p>Every reference solution, run once and modelled on each"
-                + " hardware model. Modelled times come from the cost model (docs/profiles.md); wall time is how"
-                + " long this machine took to simulate the devices.</p>\n");
-        Map<String, Double> book = bookTimes(results);
-        if (book.size() == 3) {
-            sb.append(String.format(Locale.ROOT, "<h2>Fidelity: the book's collective matmul on %s</h2>%n<p>Book: 311 /"
-                        + " 244 / 224 µs (jit all-gather / collective / unsharded baseline). Model: %.1f / %.1f / %.1f µs."
-                        + " Ratios jit/collective %.3f (book %.3f), collective/baseline %.3f (book %.3f).</p>%n",
-                esc(PRIMARY), book.get("jit-allgather"), book.get("collective"), book.get("unsharded-baseline"),
-                book.get("jit-allgather") / book.get("collective"), 311.0 / 244,
-                book.get("collective") / book.get("unsharded-baseline"), 244.0 / 224));
-        }
-        sb.append("<h2>Table</h2>\n<table><tr><th>problem</th><th>variant</th><th>part</th><th>dtype</th>");
-        for (HardwareModel m : models) {
-            sb.append("<th>").append(esc(m.name())).append(" µs</th>");
-        }
-        sb.append("<th>GFLOP</th><th>MB sent</th><th>peak MB / device</th><th>wall ms</th></tr>\n");
-        for (int r = 0; r < results.size(); r += models.size()) {
-            Result first = results.get(r);
-            Program p = first.program();
-            sb.append("<tr><td>").append(esc(p.problem())).append("</td><td><a href=\"#").append(esc(p.key()))
-                    .append("\">").append(esc(p.variant())).append("</a></td><td>").append(esc(p.part()))
-                    .append("</td><td>").append(esc(p.dtype().jaxName())).append("</td>");
-            for (int m = 0; m < models.size(); m++) {
-                Result x = results.get(r + m);
-                sb.append(String.format(Locale.ROOT, "<td><a href=\"perfetto/%s--%s.json\">%.1f</a></td>",
-                        esc(p.key()), esc(x.model().name()), x.timeline().micros()));
-            }
-            sb.append(String.format(Locale.ROOT, "<td>%.2f</td><td>%.2f</td><td>%s</td><td>%.0f</td></tr>%n",
-                    first.timeline().flops() / 1e9, first.timeline().bytesSentTotal() / 1e6,
-                    first.peakBytes() == null ? "—" : String.format(Locale.ROOT, "%.0f", first.peakBytes() / 1e6),
-                    first.wallMs()));
-        }
-        sb.append("</table>\n<p>Open a Perfetto file (the links in the table) at https://ui.perfetto.dev.</p>\n");
-        sb.append("<h2>Timelines on ").append(esc(pictured)).append("</h2>\n");
-        for (Result r : results) {
-            if (r.model().name().equals(pictured)) {
-                Program p = r.program();
-                sb.append("<h3 id=\"").append(esc(p.key())).append("\">").append(esc(p.problem() + " / "
-                        + p.variant())).append("</h3>\n<p>").append(esc("part " + p.part() + "; " + p.shapes() + "; "
-                        + p.dtype().jaxName())).append("</p>\n")
-                        .append(TimelineSvg.render(r.timeline(), p.problem() + " / " + p.variant(), 1100));
-            }
-        }
-        return sb.append("</body></html>\n").toString();
-    }
-
-    private static String esc(String s) {
-        return StringEscapeUtils.escapeHtml4(s);
-    }
 }

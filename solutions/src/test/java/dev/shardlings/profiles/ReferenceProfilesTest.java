@@ -6,6 +6,7 @@ import dev.shardlings.array.DType;
 import dev.shardlings.array.NDArray;
 import dev.shardlings.cost.HardwareModel;
 import dev.shardlings.cost.ModelDtype;
+import dev.shardlings.cost.Timeline;
 import dev.shardlings.course.Problem3;
 import dev.shardlings.sharding.Mesh;
 import dev.shardlings.spmd.ShardedArray;
@@ -14,6 +15,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.List;
 
 import static dev.shardlings.sharding.PartitionSpec.P;
@@ -34,7 +36,7 @@ class ReferenceProfilesTest {
                 new ReferenceProfiles.Program("small", "collective", "3.0", "B, D, F = 8, 16, 32",
                         ModelDtype.BFLOAT16, () -> Problem3.allGatherMatmul(a, w)));
         List<HardwareModel> models = List.of(HardwareModel.builtIn("tpu-v5e"), HardwareModel.builtIn("tpu-v4"));
-        ReferenceProfiles.write(out, programs, models);
+        ReferenceProfiles.write(out, programs, models, List.of());
 
         JsonNode summary = new ObjectMapper().readTree(out.resolve("summary.json").toFile());
         assertEquals(4, summary.get("entries").size(), "two programs on two models");
@@ -72,7 +74,7 @@ class ReferenceProfilesTest {
             return dev.shardlings.jit.Jit.jitList(ReferenceProfiles::sgdStep).lower(args.toArray());
         };
         ReferenceProfiles.write(out, List.of(ReferenceProfiles.Program.lowered("mlp", "dp", "seed 001", "small",
-                ModelDtype.FLOAT32, lowered)), List.of(HardwareModel.builtIn("tpu-v5e")));
+                ModelDtype.FLOAT32, lowered)), List.of(HardwareModel.builtIn("tpu-v5e")), List.of());
         JsonNode e = new ObjectMapper().readTree(out.resolve("summary.json").toFile()).get("entries").get(0);
         assertTrue(e.get("modelled_without_running").asBoolean(), e.toString());
         assertTrue(e.get("modelled_us").asDouble() > 0 && e.get("flops").asLong() > 0, e.toString());
@@ -80,6 +82,58 @@ class ReferenceProfilesTest {
         assertEquals(8L * 2 * 7 * (16 * 32 + 32 + 32 * 10 + 10) * 4 / 8, e.get("bytes_communicated").asLong(),
                 e.toString());
         assertTrue(e.get("peak_bytes_per_device").asLong() > 4L * (16 * 32 + 32 * 10), e.toString());
+    }
+
+    /** A one-device result that takes {@code micros} on {@code model}. */
+    private static ReferenceProfiles.Result result(String problem, String variant, HardwareModel model, double micros) {
+        ReferenceProfiles.Program p = new ReferenceProfiles.Program(problem, variant, "3.0", "small",
+                ModelDtype.BFLOAT16, () -> null);
+        Timeline t = new Timeline(model.name(), "bfloat16", List.of(new Timeline.Device(0, "device 0")),
+                List.of(new Timeline.Span(0, Timeline.COMPUTE, "dot", "matmul", 0, micros * 1e-6, 1, 1)),
+                micros * 1e-6, 1, 0);
+        return new ReferenceProfiles.Result(p, model, t, 5, null);
+    }
+
+    @Test
+    void thePageNamesTheWinnerPerChipAndFlagsWhereTheBetterVariantLoses() {
+        HardwareModel v5e = HardwareModel.builtIn("tpu-v5e");
+        HardwareModel v4 = HardwareModel.builtIn("tpu-v4");
+        // the case: on v4 the collective all-gather matmul (43.6 µs) loses to the naive one (35.1 µs)
+        List<ReferenceProfiles.Result> results = List.of(
+                result("all-gather-matmul", "naive", v5e, 59.8), result("all-gather-matmul", "naive", v4, 35.1),
+                result("all-gather-matmul", "collective", v5e, 48.4),
+                result("all-gather-matmul", "collective", v4, 43.6));
+        String html = ProfilePage.html(results, List.of(v5e, v4), "tpu-v5e",
+                new ProfilePage.MadeFrom("abc1234", "2026-11-27 16:33 UTC", true, Instant.parse("2026-11-27T17:00:00Z")),
+                List.of(new ProfilePage.PerformanceSetting("3.0p", "tpu-v5e", "bfloat16", "mesh (X=2, Y=4)", 12.5)));
+        String wins = html.substring(html.indexOf("id=\"wins\""), html.indexOf("id=\"ratios\""));
+        assertTrue(wins.contains("<td class=\"name\"><b>collective</b> 48.4 µs</td>"), wins);
+        assertTrue(wins.contains("<td class=\"name\"><b>naive</b> 35.1 µs<br><span class=\"loses\">⚠ collective"
+                + " 43.6 µs loses to naive 35.1 µs (+24.2 %)</span></td>"), wins);
+        assertEquals(1, wins.split("class=\"loses\"", -1).length - 1, "one flag");
+        String ratios = html.substring(html.indexOf("id=\"ratios\""), html.indexOf("id=\"table\""));
+        assertTrue(ratios.contains("<th>tpu-v4 ÷ tpu-v5e</th>") && ratios.contains("<td>0.59</td>")
+                && ratios.contains("<td>0.90</td>"), ratios);
+        assertTrue(html.contains("Made on 2026-11-27 17:00 UTC from commit abc1234 of 2026-11-27 16:33 UTC, with"
+                + " uncommitted changes."), html);
+        assertTrue(html.contains("<td class=\"name\">3.0p</td><td class=\"name\">tpu-v5e</td><td class=\"name\">"
+                + "bfloat16</td><td class=\"name\">mesh (X=2, Y=4)</td><td>12.5 µs</td>"), html);
+        assertTrue(html.contains("<dt>tpu-v4</dt><dd>" + esc(v4.description()) + "</dd>"),
+                "the hardware models are described");
+    }
+
+    private static String esc(String s) {
+        return org.apache.commons.text.StringEscapeUtils.escapeHtml4(s);
+    }
+
+    @Test
+    void thePerformanceSettingsAreReadFromTheGradersFile(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("reference-times.json");
+        Files.writeString(file, "{\"3.0p\": {\"hardware\": \"tpu-v5e\", \"dtype\": \"bfloat16\", \"case\": \"B = 256\","
+                + " \"modelled_us\": 12.5}}");
+        assertEquals(List.of(new ProfilePage.PerformanceSetting("3.0p", "tpu-v5e", "bfloat16", "B = 256", 12.5)),
+                ProfilePage.PerformanceSetting.read(java.util.Optional.of(file)));
+        assertEquals(List.of(), ProfilePage.PerformanceSetting.read(java.util.Optional.of(dir.resolve("none.json"))));
     }
 
     @Test

@@ -1,0 +1,258 @@
+package dev.shardlings.profiles;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.shardlings.cost.CpuCalibration;
+import dev.shardlings.cost.HardwareModel;
+import org.apache.commons.text.StringEscapeUtils;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Every file the profile command writes, written here in full — every reference solution on every hardware model,
+ * this machine's calibrated one included, into {@code target/profiles-checked/} — and checked as a browser and
+ * Perfetto would read it: the slices of each trace thread nest at whole nanoseconds, every label of every SVG (the
+ * files, the pictures inside index.html and the copies docs/profiles.md shows) lies inside its picture, and
+ * index.html links every file written.
+ */
+class GeneratedProfilesTest {
+
+    private static final Path OUT = Path.of("target/profiles-checked");
+    private static final Path DOCS_PICTURES = Path.of("../docs/profiles");
+
+    @BeforeAll
+    static void generate() throws IOException {
+        if (Files.exists(OUT)) {
+            try (Stream<Path> old = Files.walk(OUT)) {
+                for (Path p : old.sorted(Comparator.reverseOrder()).toList()) {
+                    Files.delete(p);
+                }
+            }
+        }
+        List<HardwareModel> models = new ArrayList<>();
+        for (String name : HardwareModel.BUILT_IN) {
+            models.add(HardwareModel.builtIn(name));
+        }
+        models.add(CpuCalibration.measure());
+        ReferenceProfiles.write(OUT, ReferenceProfiles.programs(), models, ProfilePage.PerformanceSetting.read(
+                Optional.of(Path.of("../grader/src/main/resources/dev/shardlings/grader/checks/reference-times.json"))));
+    }
+
+    @Test
+    void everyTraceThreadHasNestedSlicesAtWholeNanoseconds() throws IOException {
+        List<Path> traces = files(OUT.resolve("perfetto"), ".json");
+        assertEquals(files(OUT.resolve("svg"), ".svg").size(), traces.size(), "a trace per picture");
+        assertTrue(traces.size() >= 100, "every program on every model: " + traces.size());
+        List<String> problems = new ArrayList<>();
+        for (Path trace : traces) {
+            problems.addAll(overlaps(new ObjectMapper().readTree(trace.toFile()), trace.getFileName().toString()));
+        }
+        assertEquals(List.of(), problems, "slices of one thread that partly overlap");
+    }
+
+    @Test
+    void theNestingCheckCatchesAPartialOverlap() throws IOException {
+        // The book's v5e case before issue 36: two ppermutes on one link thread, [0, 26.30] and [24.30, 50.60] µs.
+        JsonNode bad = new ObjectMapper().readTree("{\"traceEvents\": ["
+                + "{\"ph\": \"X\", \"pid\": 3, \"tid\": 1, \"ts\": 0, \"dur\": 26.3, \"name\": \"a\"},"
+                + "{\"ph\": \"X\", \"pid\": 3, \"tid\": 1, \"ts\": 24.3, \"dur\": 26.3, \"name\": \"b\"},"
+                + "{\"ph\": \"X\", \"pid\": 3, \"tid\": 2, \"ts\": 0, \"dur\": 10, \"name\": \"outer\"},"
+                + "{\"ph\": \"X\", \"pid\": 3, \"tid\": 2, \"ts\": 2, \"dur\": 3, \"name\": \"inner\"}]}");
+        assertEquals(List.of("x: device 3, thread 1: b [24300, 50600] ns overlaps a [0, 26300] ns"),
+                overlaps(bad, "x"));
+    }
+
+    @Test
+    void everySvgLabelLiesInsideItsPicture() throws IOException {
+        List<String> problems = new ArrayList<>();
+        int pictures = 0;
+        List<Path> svgs = new ArrayList<>(files(OUT.resolve("svg"), ".svg"));
+        svgs.addAll(files(DOCS_PICTURES, ".svg"));
+        for (Path svg : svgs) {
+            problems.addAll(labelsOutside(Files.readString(svg), svg.toString()));
+            pictures++;
+        }
+        Matcher inline = Pattern.compile("<svg .*?</svg>", Pattern.DOTALL)
+                .matcher(Files.readString(OUT.resolve("index.html")));
+        while (inline.find()) {
+            problems.addAll(labelsOutside(inline.group(), "index.html, picture " + pictures++));
+        }
+        assertTrue(pictures > 100, "pictures checked: " + pictures);
+        assertEquals(List.of(), problems, "labels outside their picture");
+    }
+
+    @Test
+    void theDocsShowTheGeneratorsPictures() throws IOException {
+        List<String> stale = new ArrayList<>();
+        for (Path copy : files(DOCS_PICTURES, ".svg")) {
+            Path fresh = OUT.resolve("svg").resolve(copy.getFileName());
+            if (!Files.exists(fresh) || !Files.readString(fresh).equals(Files.readString(copy))) {
+                stale.add(copy.getFileName().toString());
+            }
+        }
+        assertEquals(List.of(), stale, "docs/profiles/ pictures that differ from what the profile command draws now;"
+                + " after `mvn -B -Pprofile verify`, copy them from solutions/target/profiles/svg/");
+    }
+
+    @Test
+    void theLabelCheckCatchesACutLabel() {
+        // Two labels of the pictures before issue 36: the last tick, centred on the right edge, and a lane label
+        // right-aligned at x = 184 that needs more than 184 pixels.
+        String svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"1000\" height=\"100\" font-size=\"11\">"
+                + "<text x=\"980.0\" y=\"90\" text-anchor=\"middle\">296.6 µs</text>"
+                + "<text x=\"184\" y=\"40\" text-anchor=\"end\">device 0 (batch=0, model=0) compute</text>"
+                + "<text x=\"4\" y=\"16\" font-size=\"13\" font-weight=\"bold\">fits</text></svg>";
+        List<String> problems = labelsOutside(svg, "x");
+        assertEquals(2, problems.size(), problems.toString());
+        assertTrue(problems.get(0).startsWith("x: \"296.6 µs\" spans"), problems.toString());
+    }
+
+    @Test
+    void theIndexLinksEveryFileItWroteAndExplainsEveryColumn() throws IOException {
+        String html = Files.readString(OUT.resolve("index.html"));
+        Set<String> linked = new TreeSet<>();
+        Matcher m = Pattern.compile("href=\"([^\"#][^\"]*)\"").matcher(html);
+        while (m.find()) {
+            linked.add(StringEscapeUtils.unescapeHtml4(m.group(1)));
+        }
+        Set<String> written = new TreeSet<>();
+        try (Stream<Path> all = Files.walk(OUT)) {
+            all.filter(Files::isRegularFile).map(p -> OUT.relativize(p).toString().replace('\\', '/'))
+                    .filter(p -> !p.equals("index.html")).forEach(written::add);
+        }
+        written.removeAll(linked);
+        assertEquals(Set.of(), written, "files index.html does not link");
+        assertTrue(html.contains("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"));
+        Matcher header = Pattern.compile("<h2 id=\"table\">.*?<tr>(.*?)</tr>", Pattern.DOTALL).matcher(html);
+        assertTrue(header.find());
+        Matcher th = Pattern.compile("<th>([^<]*)</th>").matcher(header.group(1));
+        String explained = html.substring(html.indexOf("<dl>", header.end()));
+        while (th.find()) {
+            String column = StringEscapeUtils.unescapeHtml4(th.group(1));
+            boolean chip = HardwareModel.BUILT_IN.contains(column) || column.equals("cpu-local");
+            assertTrue(chip ? explained.contains("<dt>one column per hardware model</dt>")
+                    : explained.contains("<dt>" + column) || explained.contains(", " + column + "</dt>"),
+                    "column " + column + " is explained");
+        }
+        assertTrue(html.contains("chrome://tracing") && html.contains("Open trace file"), "how to open a trace");
+        Matcher zero = Pattern.compile(">0\\.0+ (µs|ms|s)</(a|td)>").matcher(html);
+        assertTrue(!zero.find(), "a table shows a time under a tenth of its unit in a smaller one: " + html);
+    }
+
+    /** The partial overlaps of a trace's slices, thread by thread, at whole nanoseconds (as Perfetto reads them). */
+    static List<String> overlaps(JsonNode trace, String name) {
+        Map<String, List<long[]>> threads = new HashMap<>();
+        Map<String, List<String>> names = new HashMap<>();
+        for (JsonNode e : trace.get("traceEvents")) {
+            if (!e.get("ph").asText().equals("X")) {
+                continue;
+            }
+            String thread = "device " + e.get("pid").asInt() + ", thread " + e.get("tid").asInt();
+            long ts = Math.round(e.get("ts").asDouble() * 1000);
+            threads.computeIfAbsent(thread, k -> new ArrayList<>())
+                    .add(new long[]{ts, ts + Math.round(e.get("dur").asDouble() * 1000), names.computeIfAbsent(
+                            thread, k -> new ArrayList<>()).size()});
+            names.get(thread).add(e.get("name").asText());
+        }
+        List<String> out = new ArrayList<>();
+        for (Map.Entry<String, List<long[]>> t : new java.util.TreeMap<>(threads).entrySet()) {
+            List<long[]> slices = new ArrayList<>(t.getValue());
+            slices.sort(Comparator.<long[]>comparingLong(s -> s[0]).thenComparingLong(s -> -s[1]));
+            List<long[]> open = new ArrayList<>();
+            for (long[] s : slices) {
+                while (!open.isEmpty() && open.get(open.size() - 1)[1] <= s[0]) {
+                    open.remove(open.size() - 1);
+                }
+                if (!open.isEmpty() && s[1] > open.get(open.size() - 1)[1]) {
+                    long[] o = open.get(open.size() - 1);
+                    out.add(name + ": " + t.getKey() + ": " + names.get(t.getKey()).get((int) s[2]) + " [" + s[0] + ", "
+                            + s[1] + "] ns overlaps " + names.get(t.getKey()).get((int) o[2]) + " [" + o[0] + ", "
+                            + o[1] + "] ns");
+                }
+                open.add(s);
+            }
+        }
+        return out;
+    }
+
+    /** The text labels of an SVG that reach outside it, by a conservative estimate of their width. */
+    static List<String> labelsOutside(String svg, String name) {
+        Matcher root = Pattern.compile("<svg [^>]*width=\"([0-9.]+)\" height=\"([0-9.]+)\"[^>]*font-size=\"([0-9.]+)\"")
+                .matcher(svg);
+        assertTrue(root.find(), name + " has a width, a height and a font size");
+        double width = Double.parseDouble(root.group(1));
+        double height = Double.parseDouble(root.group(2));
+        double rootFont = Double.parseDouble(root.group(3));
+        List<String> out = new ArrayList<>();
+        Matcher text = Pattern.compile("<text ([^>]*)>([^<]*)</text>").matcher(svg);
+        while (text.find()) {
+            String attrs = text.group(1);
+            String label = StringEscapeUtils.unescapeXml(text.group(2));
+            double x = Double.parseDouble(attr(attrs, "x").orElse("0"));
+            double y = Double.parseDouble(attr(attrs, "y").orElse("0"));
+            double size = Double.parseDouble(attr(attrs, "font-size").orElse(String.valueOf(rootFont)));
+            double w = width(label, size, attr(attrs, "font-weight").filter(v -> v.equals("bold")).isPresent());
+            String anchor = attr(attrs, "text-anchor").orElse("start");
+            double left = anchor.equals("middle") ? x - w / 2 : anchor.equals("end") ? x - w : x;
+            // A baseline at y: ascenders reach about 0.8 em above it, descenders 0.25 em below.
+            if (left < 0 || left + w > width || y - 0.8 * size < 0 || y + 0.25 * size > height) {
+                out.add(String.format(java.util.Locale.ROOT, "%s: \"%s\" spans x [%.1f, %.1f], y [%.1f, %.1f] of"
+                        + " %.0f × %.0f", name, label, left, left + w, y - 0.8 * size, y + 0.25 * size, width, height));
+            }
+        }
+        return out;
+    }
+
+    private static Optional<String> attr(String attrs, String name) {
+        Matcher m = Pattern.compile("(?:^|\\s)" + Pattern.quote(name) + "=\"([^\"]*)\"").matcher(attrs);
+        return m.find() ? Optional.of(m.group(1)) : Optional.empty();
+    }
+
+    /**
+     * An upper bound on a label's width: per character the advance of DejaVu Sans (the widest usual sans-serif;
+     * Arial and Helvetica are narrower) rounded up per class of characters, in em; bold 15 % wider.
+     */
+    private static double width(String label, double size, boolean bold) {
+        double em = 0;
+        for (int c : label.codePoints().toArray()) {
+            if (" .,:;'|!ilIjft()[]-/·".indexOf(c) >= 0) {
+                em += 0.45;
+            } else if ("mwMW".indexOf(c) >= 0) {
+                em += 1.0;
+            } else if (Character.isLowerCase(c) && c < 128 || Character.isDigit(c) || c == 'µ') {
+                em += 0.65;
+            } else if (Character.isUpperCase(c) && c < 128) {
+                em += 0.8;
+            } else if ("=+<>→×~#&".indexOf(c) >= 0) {
+                em += 0.85;
+            } else {
+                em += 1.0;
+            }
+        }
+        return em * size * (bold ? 1.15 : 1);
+    }
+
+    private static List<Path> files(Path dir, String suffix) throws IOException {
+        try (Stream<Path> s = Files.list(dir)) {
+            return s.filter(p -> p.toString().endsWith(suffix)).sorted().toList();
+        }
+    }
+}
