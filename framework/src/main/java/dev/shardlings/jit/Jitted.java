@@ -2,6 +2,7 @@ package dev.shardlings.jit;
 
 import dev.shardlings.array.NDArray;
 import dev.shardlings.primitive.ArrayType;
+import dev.shardlings.sharding.AxisType;
 import dev.shardlings.sharding.Mesh;
 import dev.shardlings.sharding.NamedSharding;
 import dev.shardlings.sharding.PartitionSpec;
@@ -143,7 +144,7 @@ public final class Jitted {
             return inline(Arrays.asList(args));
         }
         Placed p = place(Arrays.asList(args));
-        return compiled(p).call(p.arrays);
+        return compiled(p).call(p.arrays).stream().map(p::result).toList();
     }
 
     /**
@@ -216,8 +217,15 @@ public final class Jitted {
     /**
      * @param uncommitted per argument, true for a whole NDArray: JAX types it unsharded whatever layout its in
      *                    sharding gives it, so on Explicit axes the program first gathers it to that type
+     * @param mesh        the mesh the program runs on: the first placed argument's, or a finer Auto mesh over the
+     *                    same devices that another argument lives on ({@link Mesh#finer})
+     * @param results     the first placed argument's mesh, where JAX puts the results
      */
-    private record Placed(List<ShardedArray> arrays, Mesh mesh, List<Boolean> uncommitted) {
+    private record Placed(List<ShardedArray> arrays, Mesh mesh, List<Boolean> uncommitted, Mesh results) {
+        /** A result on the first argument's mesh when that mesh can name its layout, else as it is. */
+        ShardedArray result(ShardedArray r) {
+            return r.mesh().equals(results) ? r : r.onMesh(results).orElse(r);
+        }
     }
 
     private Placed place(List<Object> given) {
@@ -225,7 +233,7 @@ public final class Jitted {
             throw new IllegalArgumentException(name + " takes " + arity + " argument" + (arity == 1 ? "" : "s")
                     + ", got " + given.size());
         }
-        List<Object> args = inShardings == null ? given : withInShardings(given);
+        List<Object> args = new ArrayList<>(inShardings == null ? given : withInShardings(given));
         Mesh mesh = null;
         int first = -1;
         for (int k = 0; k < args.size(); k++) {
@@ -238,10 +246,13 @@ public final class Jitted {
                 if (mesh == null) {
                     mesh = s.mesh();
                     first = k;
-                } else if (!mesh.sameDevicesAs(s.mesh())) {
+                } else if (!mesh.sameDeviceAssignment(s.mesh())) {
+                    // JAX compares device assignments (the flat device order), not meshes
                     ShardedArray f = (ShardedArray) args.get(first);
                     throw new IllegalArgumentException("Received incompatible devices for jitted computation. Got "
                             + describe(first, f) + " and " + describe(k, s));
+                } else if (!mesh.equals(s.mesh()) && onlyAuto(mesh) && onlyAuto(s.mesh())) {
+                    mesh = finer(mesh, s.mesh());
                 }
             } else if (!(a instanceof NDArray)) {
                 throw new IllegalArgumentException("args[" + k + "] must be a ShardedArray or an NDArray, got "
@@ -252,11 +263,13 @@ public final class Jitted {
             throw new IllegalArgumentException(name + ": no argument is placed on a mesh; place one with"
                     + " ShardedArray.devicePut (whole NDArrays are uncommitted and follow the others)");
         }
+        Mesh results = ((ShardedArray) args.get(first)).mesh();
         List<ShardedArray> arrays = new ArrayList<>();
         for (Object a : args) {
-            arrays.add(a instanceof ShardedArray s ? s : ShardedArray.devicePut((NDArray) a, mesh, PartitionSpec.P()));
+            arrays.add(a instanceof ShardedArray s ? onProgramMesh(s, mesh)
+                    : ShardedArray.devicePut((NDArray) a, mesh, PartitionSpec.P()));
         }
-        return new Placed(arrays, mesh, given.stream().map(a -> a instanceof NDArray).toList());
+        return new Placed(arrays, mesh, given.stream().map(a -> a instanceof NDArray).toList(), results);
     }
 
     /**
@@ -308,9 +321,29 @@ public final class Jitted {
     }
 
     private String describe(int k, ShardedArray s) {
-        return "argument args[" + k + "] of " + name + " with shape " + s.dtype().jaxName() + Arrays.toString(s.shape())
-                .replace(" ", "") + " and with device ids " + Arrays.toString(s.mesh().deviceIds()) + " on platform "
+        // the shape is jax.typeof's: f32[24@x] on Explicit axes
+        return "argument args[" + k + "] of " + name + " with shape " + s.type() + " and with device ids "
+                + Arrays.toString(s.mesh().deviceIds()) + " on platform "
                 + s.mesh().devices().get(0).platform().toUpperCase(java.util.Locale.ROOT);
+    }
+
+    private static boolean onlyAuto(Mesh m) {
+        return m.axisTypes().stream().allMatch(t -> t == AxisType.AUTO);
+    }
+
+    /**
+     * Of two Auto meshes over the same devices in the same order, the one that can name the other's layouts: JAX
+     * compiles such a call (XLA sees device groups, not axis names), and the framework's programs run on one mesh.
+     */
+    private Mesh finer(Mesh a, Mesh b) {
+        return a.finer(b).orElseThrow(() -> new IllegalArgumentException(name + ": arguments on " + a + " and " + b
+                + " over the same devices, neither of which can name the other's layouts; the framework compiles a"
+                + " program on one mesh (JAX would compile it): reshard one of them first"));
+    }
+
+    /** An argument on a coarser Auto mesh, written on the program's mesh; any other stays as it is. */
+    private static ShardedArray onProgramMesh(ShardedArray s, Mesh mesh) {
+        return onlyAuto(s.mesh()) && mesh.canName(s.mesh()) ? s.onMesh(mesh).orElseThrow() : s;
     }
 
     private Compiled compiled(Placed p) {
@@ -344,6 +377,15 @@ public final class Jitted {
             throw new IllegalArgumentException(name + " returned " + outs.size() + " outputs but out_shardings has "
                     + outShardings.size() + " entries: " + outShardings.stream().map(Object::toString)
                     .collect(Collectors.joining(", ")));
+        }
+        for (int k = 0; k < p.arrays.size(); k++) {
+            // typing has already refused any operation combining them, with JAX's mesh error
+            if (!p.arrays.get(k).mesh().sameDevicesAs(p.mesh)) {
+                throw new IllegalArgumentException(name + ": args[" + k + "] lives on " + p.arrays.get(k).mesh()
+                        + " and another argument on " + p.mesh + ", over the same devices with Explicit axes; the"
+                        + " framework compiles a program on one mesh (JAX would pass the array through on its own"
+                        + " mesh): jit the arrays of each mesh separately");
+            }
         }
         Jaxpr jaxpr = tracer.jaxpr(outs).withoutDeadCode();
         return Partitioner.compile(name, jaxpr, p.mesh, layouts, outShardings);

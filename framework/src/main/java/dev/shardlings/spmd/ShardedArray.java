@@ -31,6 +31,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -240,6 +241,33 @@ public final class ShardedArray {
             }
         }
         return block;
+    }
+
+    /**
+     * This array written on another mesh over the same devices in the same flat order, its blocks untouched: JAX's
+     * Auto axes see device groups, not axis names, so an operation on arrays on an 8-device mesh and on a 4×2 mesh
+     * over the same devices runs; this brings them onto one mesh. No data moves.
+     *
+     * @return the array on {@code target}, or empty when the target cannot name this layout
+     *         ({@link NamedSharding#onMesh})
+     * @throws NullPointerException  if target is null
+     * @throws IllegalStateException inside a shardMap function or a trace (a host operation)
+     */
+    public Optional<ShardedArray> onMesh(Mesh target) {
+        Objects.requireNonNull(target, "target");
+        readOnHost("onMesh()");
+        if (target.equals(mesh())) {
+            return Optional.of(this);
+        }
+        // the same flat order, so block i stays on device i; only the coordinates a Device carries change
+        return sharding.onMesh(target, shape).map(s -> {
+            List<Shard> moved = new ArrayList<>(shards.size());
+            for (int i = 0; i < shards.size(); i++) {
+                Shard b = shards.get(i);
+                moved.add(new Shard(target.devices().get(i), b.index(), b.replicaId(), b.data()));
+            }
+            return new ShardedArray(shape.clone(), dtype, s, moved);
+        });
     }
 
     /** The global shape (copy). */
