@@ -53,8 +53,7 @@ public final class Jitted {
      * {@code jax.jit(f, in_shardings=(P(…), …))} under {@code jax.set_mesh}: the layout of each argument, one spec
      * per argument, each on the mesh in context ({@link dev.shardlings.spmd.MeshContext}) when the function is
      * called. A whole {@link NDArray} argument (uncommitted) is placed with its spec; a {@link ShardedArray}
-     * argument must already have that sharding (JAX does not reshard a committed argument). JAX's single-sharding
-     * form, one spec for all arguments, is not offered: give one per argument.
+     * argument must already have that sharding (JAX does not reshard a committed argument).
      *
      * <p>When called, besides {@link #call}'s exceptions: {@link IllegalStateException} without a mesh in context
      * (JAX's "jit requires a non-empty mesh in context if you are passing `PartitionSpec`s to in_shardings. …"),
@@ -62,6 +61,8 @@ public final class Jitted {
      * in_shardings specification must be a tree prefix of the positional arguments tuple. …"), a spec longer than
      * its argument's rank, an argument of another sharding (JAX's "Sharding passed to jit does not match the
      * sharding on the respective arg. …"), or a dimension the spec does not divide (JAX's IndivisibleError text).
+     * JAX's single-sharding form, one spec for every argument, is {@link #inShardingsForAll(PartitionSpec)} (a
+     * one-element list here is JAX's tuple of length 1, which fits a function of one argument only).
      *
      * @throws NullPointerException if specs or a spec is null
      */
@@ -77,6 +78,38 @@ public final class Jitted {
      */
     public Jitted inShardings(NamedSharding... shardings) {
         return new Jitted(fn, name, outShardings, nonNull(shardings, "shardings"), arity);
+    }
+
+    /**
+     * {@code jax.jit(f, in_shardings=P(…))} under {@code jax.set_mesh}: JAX's single-sharding form, the same spec for
+     * every argument, however many the call passes. Otherwise as {@link #inShardings(PartitionSpec...)} (the rank
+     * check applies to each argument).
+     *
+     * @throws NullPointerException if spec is null
+     */
+    public Jitted inShardingsForAll(PartitionSpec spec) {
+        return new Jitted(fn, name, outShardings, List.of(new ForAll(Objects.requireNonNull(spec, "spec"))), arity);
+    }
+
+    /**
+     * {@code jax.jit(f, in_shardings=NamedSharding(mesh, P(…)))}: as {@link #inShardingsForAll(PartitionSpec)}, on
+     * the sharding's own mesh, so no mesh needs to be in context.
+     *
+     * @throws NullPointerException if sharding is null
+     */
+    public Jitted inShardingsForAll(NamedSharding sharding) {
+        return new Jitted(fn, name, outShardings, List.of(new ForAll(Objects.requireNonNull(sharding, "sharding"))),
+                arity);
+    }
+
+    /** The single-sharding form of in_shardings: a PartitionSpec or a NamedSharding for every argument. */
+    private record ForAll(Object sharding) {
+    }
+
+    /** The in sharding of each of n arguments: the single-sharding form repeated, else the list as given. */
+    private List<Object> inShardingsOf(int n) {
+        return inShardings.size() == 1 && inShardings.get(0) instanceof ForAll all
+                ? java.util.Collections.nCopies(n, all.sharding()) : inShardings;
     }
 
     private static List<Object> nonNull(Object[] entries, String label) {
@@ -180,7 +213,7 @@ public final class Jitted {
             // As out shardings are below: inside an outer trace an in sharding becomes a constraint on the value.
             List<Object> checked = withInShardings(new ArrayList<>(arrays));
             for (int k = 0; k < checked.size(); k++) {
-                Object want = inShardings.get(k);
+                Object want = inShardingsOf(checked.size()).get(k);
                 arrays.set(k, ((ShardedArray) checked.get(k)).withShardingConstraint(
                         want instanceof NamedSharding ns ? ns.spec() : (PartitionSpec) want));
             }
@@ -277,7 +310,8 @@ public final class Jitted {
      * argument's sharding; an uncommitted one is placed with its in sharding.
      */
     private List<Object> withInShardings(List<Object> args) {
-        if (inShardings.size() != args.size()) {
+        List<Object> given = inShardingsOf(args.size());
+        if (given.size() != args.size()) {
             throw new IllegalArgumentException("pjit in_shardings specification must be a tree prefix of the"
                     + " positional arguments tuple. In particular, pjit in_shardings must either be a Sharding, a"
                     + " PartitionSpec, or a tuple of length equal to the number of positional arguments. But pjit"
@@ -285,7 +319,7 @@ public final class Jitted {
                     + " for an args tuple of length " + args.size() + ".");
         }
         List<NamedSharding> shardings = new ArrayList<>();
-        for (Object s : inShardings) {
+        for (Object s : given) {
             shardings.add(s instanceof NamedSharding ns ? ns : new NamedSharding(MeshContext.current().orElseThrow(
                     () -> new IllegalStateException("jit requires a non-empty mesh in context if you are passing"
                             + " `PartitionSpec`s to in_shardings. You can define a context mesh via"
