@@ -484,6 +484,11 @@ public final class ShardedArray {
         return GlobalOps.apply(this, new Unary(UnaryOp.TANH));
     }
 
+    /** {@code jax.nn.gelu(x)}: its default tanh approximation, elementwise (no communication). */
+    public ShardedArray gelu() {
+        return GlobalOps.apply(this, new Unary(UnaryOp.GELU));
+    }
+
     /** {@code jnp.sqrt(x)}; layout kept, no communication. */
     public ShardedArray sqrt() {
         return GlobalOps.apply(this, new Unary(UnaryOp.SQRT));
