@@ -420,7 +420,8 @@ public final class Mesh {
      */
     public boolean canName(Mesh other) {
         Objects.requireNonNull(other, "other");
-        return sameDeviceAssignment(other) && other.axisNames.stream().allMatch(a -> axesCovering(other, List.of(a)) != null);
+        return sameDeviceAssignment(other)
+                && other.axisNames.stream().allMatch(a -> axesCovering(other, List.of(a)) != null);
     }
 
     /**

@@ -204,9 +204,10 @@ class IncompatibleDevicesTest {
         // jit explicit disjoint
         dev.shardlings.jit.Jitted fAdd = dev.shardlings.jit.Jit.jit((a, b) -> a.add(b)).named("f_add");
         refused(byPosition("ValueError: Received incompatible devices for jitted computation. Got argument a of f_add"
-                + " with shape int32[24@x] and with device ids [0, 1, 2, 3] on platform CPU and argument b of f_add with"
-                + " shape int32[24@x] and with device ids [4, 5, 6, 7] on platform CPU"),
-                () -> fAdd.call(put(X, LO.withAxisTypes(AxisType.EXPLICIT)), put(X, HI.withAxisTypes(AxisType.EXPLICIT))));
+                + " with shape int32[24@x] and with device ids [0, 1, 2, 3] on platform CPU and argument b of f_add"
+                + " with shape int32[24@x] and with device ids [4, 5, 6, 7] on platform CPU"),
+                () -> fAdd.call(put(X, LO.withAxisTypes(AxisType.EXPLICIT)),
+                        put(X, HI.withAxisTypes(AxisType.EXPLICIT))));
     }
 
     @Test

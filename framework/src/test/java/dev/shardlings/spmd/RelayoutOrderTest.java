@@ -33,7 +33,8 @@ class RelayoutOrderTest {
         // P(None, 'x'):
         //   %all-gather = f32[2,8]{0,1} all-gather(%wrapped_copy), channel_id=1, replica_groups=mesh['axis_0'=4,
         //       'axis_1'=2] {'axis_1'}, dimensions={1}, use_global_device_ids=true
-        //   %all-to-all.1 = (f32[2,1,2]{2,1,0}, f32[2,1,2]{2,1,0}, f32[2,1,2]{2,1,0}, f32[2,1,2]{2,1,0}) all-to-all(…)
+        //   %all-to-all.1 = (f32[2,1,2]{2,1,0}, f32[2,1,2]{2,1,0}, f32[2,1,2]{2,1,0}, f32[2,1,2]{2,1,0})
+        //       all-to-all(…)
         Compiled c = moved(P(null, "x"));
         String text = c.asText();
         assertTrue(text.contains("f32[2,8] all-gather(%0), dimensions={1}, replica_groups={{0,1},{2,3},{4,5},{6,7}}"),
@@ -56,7 +57,8 @@ class RelayoutOrderTest {
         // 160 bytes per device (docs/automatic-parallelism.md and Relayout's Javadoc say so)
         Compiled c = moved(P("y", null));
         String text = c.asText();
-        assertTrue(text.contains("f32[8,4] all-gather(%0), dimensions={0}, replica_groups={{0,2,4,6},{1,3,5,7}}"), text);
+        assertTrue(text.contains("f32[8,4] all-gather(%0), dimensions={0}, replica_groups={{0,2,4,6},{1,3,5,7}}"),
+                text);
         assertTrue(text.contains("f32[4,8] all-to-all(%2.0), split_dimension=0, concat_dimension=1,"
                 + " replica_groups={{0,1},{2,3},{4,5},{6,7}}"), text);
         assertEquals(160, c.costAnalysis().bytesReceivedPerDevice());
