@@ -59,3 +59,17 @@ tryit("NamedSharding, no mesh", lambda: jax.jit(lambda a: a * 2, in_shardings=(N
       .sharding.spec)
 tryit("NamedSharding, arg on another mesh", lambda: jax.jit(lambda a: a * 2, in_shardings=(
     NamedSharding(auto, P('X')),))(jax.device_put(x, NamedSharding(other, P('y', None)))))
+
+print("== creation with a NamedSharding out_sharding (no mesh in context)")
+tryit("zeros NamedSharding Explicit", lambda: jax.typeof(jnp.zeros((8, 4), out_sharding=NamedSharding(explicit, P('X')))))
+tryit("zeros NamedSharding Auto", lambda: jnp.zeros((8, 4), out_sharding=NamedSharding(auto, P('X'))))
+tryit("full NamedSharding mixed", lambda: jnp.full((4, 4), 1.0, out_sharding=NamedSharding(mixed, P('X', 'Y'))))
+tryit("zeros NamedSharding Auto P()", lambda: jnp.zeros((8, 4), out_sharding=NamedSharding(auto, P())).sharding.spec)
+tryit("zeros device= Auto", lambda: jnp.zeros((8, 4), device=NamedSharding(auto, P('X'))).sharding.spec)
+
+print("== jit in_shardings: one sharding for every argument")
+tryit("one NamedSharding", lambda: jax.jit(add, in_shardings=NamedSharding(auto, P('X')))(x, x).sharding.spec)
+tryit("one NamedSharding, rank", lambda: jax.jit(add, in_shardings=NamedSharding(auto, P('X', 'Y', None)))(x, x))
+with jax.set_mesh(auto):
+    tryit("one P", lambda: jax.jit(add, in_shardings=P(None, 'Y'))(x, x).sharding.spec)
+tryit("one P, no mesh", lambda: jax.jit(add, in_shardings=P('X'))(x, x))

@@ -77,8 +77,12 @@ public final class Tour06AutomaticParallelism {
         System.out.println();
         System.out.println("== seed 002: matmul_square, jit with out_shardings=P('X', None) (2 x 2 mesh, Auto axes)");
         Mesh m = Mesh.makeMesh(new int[] {2, 2}, new String[] {"X", "Y"}, AxisType.AUTO, AxisType.AUTO);
-        ShardedArray in = ShardedArray.zeros(new NamedSharding(m, P("X", "Y")), DType.FLOAT32, 8, 2048);
-        ShardedArray wt = ShardedArray.zeros(new NamedSharding(m, P("Y", null)), DType.FLOAT32, 2048, 8192);
+        // jnp.zeros(..., out_sharding=...) names Explicit axes only (JAX refuses Auto ones), so on Auto axes the
+        // arrays are placed: jax.device_put(jnp.zeros(...), NamedSharding(m, ...))
+        ShardedArray in = ShardedArray.devicePut(NDArray.zeros(DType.FLOAT32, 8, 2048),
+                new NamedSharding(m, P("X", "Y")));
+        ShardedArray wt = ShardedArray.devicePut(NDArray.zeros(DType.FLOAT32, 2048, 8192),
+                new NamedSharding(m, P("Y", null)));
         Compiled c = Jit.jit((a, b) -> a.square().matmul(b)).named("matmul_square").outShardings(P("X", null))
                 .lower(in, wt);
         System.out.println(c.jaxpr());

@@ -42,9 +42,11 @@ import java.util.regex.Pattern;
  * type is inferred, a static import — not a guess from the name.
  *
  * <p>A method {@code m} of class {@code C} is documented when a Markdown table row of a page has a code span naming
- * it ({@code m(…)}, {@code .m}, or just {@code m}) in a section (from one {@code ##} heading to the next) that
- * names {@code C}; a constructor when such a row has {@code C(…)}. Overloads share their documentation: the docs
- * name a method once for all its forms.
+ * it ({@code m(…)}, {@code .m}, or just {@code m}) in a section (from one {@code #} or {@code ##} heading to the
+ * next) whose heading names {@code C} (or, for a nested class, its top-level class): the class's own section, not
+ * any section that mentions the class in passing, so a student who looks a class up finds its methods there. A
+ * constructor is documented when such a row has {@code C(…)}. Overloads share their documentation: the docs name a
+ * method once for all its forms.
  */
 final class ApiCoverage {
 
@@ -77,10 +79,11 @@ final class ApiCoverage {
         }
     }
 
-    /** One section of a docs page: its heading, its text and its table rows. */
-    record Section(Path page, String heading, String text, List<String> tableRows) {
-        boolean namesClass(Api api) {
-            return names(text, api.owner()) || names(text, api.topLevel());
+    /** One section of a docs page: its heading and its table rows. */
+    record Section(Path page, String heading, List<String> tableRows) {
+        /** Whether this is a section of the api's class: its heading names the class or its top-level class. */
+        boolean isSectionOf(Api api) {
+            return names(heading, api.owner()) || names(heading, api.topLevel());
         }
     }
 
@@ -192,35 +195,32 @@ final class ApiCoverage {
                 throw new UncheckedIOException(e);
             }
             String heading = "";
-            StringBuilder text = new StringBuilder();
             List<String> rows = new ArrayList<>();
             boolean fenced = false;
             for (String line : lines) {
                 fenced ^= line.startsWith("```");
                 Matcher h = HEADING.matcher(line);
                 if (!fenced && h.matches()) {
-                    out.add(new Section(page, heading, text.toString(), List.copyOf(rows)));
+                    out.add(new Section(page, heading, List.copyOf(rows)));
                     heading = h.group(1).trim();
-                    text.setLength(0);
                     rows.clear();
                 }
-                text.append(line).append('\n');
                 if (!fenced && line.startsWith("|")) {
                     rows.add(line);
                 }
             }
-            out.add(new Section(page, heading, text.toString(), List.copyOf(rows)));
+            out.add(new Section(page, heading, List.copyOf(rows)));
         }
         return out;
     }
 
-    /** Whether a table row of a section that names the class names the method (or the constructor). */
+    /** Whether a table row of the class's own section names the method (or the constructor). */
     static boolean documented(Api api, List<Section> sections) {
         Pattern named = api.constructor()
                 ? Pattern.compile("(?<![\\w.])" + Pattern.quote(api.owner()) + "\\(")
                 : Pattern.compile("(?:^|[^\\w])" + Pattern.quote(api.name()) + "(?:\\(|$|[^\\w])");
         for (Section s : sections) {
-            if (s.tableRows().isEmpty() || !s.namesClass(api)) {
+            if (s.tableRows().isEmpty() || !s.isSectionOf(api)) {
                 continue;
             }
             for (String row : s.tableRows()) {
@@ -238,7 +238,7 @@ final class ApiCoverage {
     /** Where a missing method belongs: the section whose heading names its class, else the toolkit page. */
     static String whereToAdd(Api api, List<Section> sections, Path root) {
         for (Section s : sections) {
-            if (names(s.heading(), api.owner()) || names(s.heading(), api.topLevel())) {
+            if (s.isSectionOf(api)) {
                 return root.relativize(s.page()) + " (section \"" + s.heading() + "\")";
             }
         }

@@ -73,8 +73,8 @@ public final class Problem2 {
      * compiles for these arguments (read the compiled program: {@code lower(a, w, b)} gives its {@code asText()} and
      * {@code costAnalysis()}).
      *
-     * <p>Graded: equal to the bytes every device received in the collectives of the program moeJit ran, read from
-     * the trace.
+     * <p>Graded: equal to the most bytes any device received in the collectives of the program moeJit ran, read
+     * from the trace.
      * Docs: docs/problem-2.md#part-22-jit-the-local-version-and-read-what-the-compiler-did
      */
     public static int moeJitBytesReceived(ShardedArray a, ShardedArray w, ShardedArray b) {

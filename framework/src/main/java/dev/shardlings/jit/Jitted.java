@@ -2,6 +2,7 @@ package dev.shardlings.jit;
 
 import dev.shardlings.array.NDArray;
 import dev.shardlings.primitive.ArrayType;
+import dev.shardlings.sharding.AxisType;
 import dev.shardlings.sharding.Mesh;
 import dev.shardlings.sharding.NamedSharding;
 import dev.shardlings.sharding.PartitionSpec;
@@ -52,8 +53,7 @@ public final class Jitted {
      * {@code jax.jit(f, in_shardings=(P(…), …))} under {@code jax.set_mesh}: the layout of each argument, one spec
      * per argument, each on the mesh in context ({@link dev.shardlings.spmd.MeshContext}) when the function is
      * called. A whole {@link NDArray} argument (uncommitted) is placed with its spec; a {@link ShardedArray}
-     * argument must already have that sharding (JAX does not reshard a committed argument). JAX's single-sharding
-     * form, one spec for all arguments, is not offered: give one per argument.
+     * argument must already have that sharding (JAX does not reshard a committed argument).
      *
      * <p>When called, besides {@link #call}'s exceptions: {@link IllegalStateException} without a mesh in context
      * (JAX's "jit requires a non-empty mesh in context if you are passing `PartitionSpec`s to in_shardings. …"),
@@ -61,6 +61,8 @@ public final class Jitted {
      * in_shardings specification must be a tree prefix of the positional arguments tuple. …"), a spec longer than
      * its argument's rank, an argument of another sharding (JAX's "Sharding passed to jit does not match the
      * sharding on the respective arg. …"), or a dimension the spec does not divide (JAX's IndivisibleError text).
+     * JAX's single-sharding form, one spec for every argument, is {@link #inShardingsForAll(PartitionSpec)} (a
+     * one-element list here is JAX's tuple of length 1, which fits a function of one argument only).
      *
      * @throws NullPointerException if specs or a spec is null
      */
@@ -76,6 +78,38 @@ public final class Jitted {
      */
     public Jitted inShardings(NamedSharding... shardings) {
         return new Jitted(fn, name, outShardings, nonNull(shardings, "shardings"), arity);
+    }
+
+    /**
+     * {@code jax.jit(f, in_shardings=P(…))} under {@code jax.set_mesh}: JAX's single-sharding form, the same spec for
+     * every argument, however many the call passes. Otherwise as {@link #inShardings(PartitionSpec...)} (the rank
+     * check applies to each argument).
+     *
+     * @throws NullPointerException if spec is null
+     */
+    public Jitted inShardingsForAll(PartitionSpec spec) {
+        return new Jitted(fn, name, outShardings, List.of(new ForAll(Objects.requireNonNull(spec, "spec"))), arity);
+    }
+
+    /**
+     * {@code jax.jit(f, in_shardings=NamedSharding(mesh, P(…)))}: as {@link #inShardingsForAll(PartitionSpec)}, on
+     * the sharding's own mesh, so no mesh needs to be in context.
+     *
+     * @throws NullPointerException if sharding is null
+     */
+    public Jitted inShardingsForAll(NamedSharding sharding) {
+        return new Jitted(fn, name, outShardings, List.of(new ForAll(Objects.requireNonNull(sharding, "sharding"))),
+                arity);
+    }
+
+    /** The single-sharding form of in_shardings: a PartitionSpec or a NamedSharding for every argument. */
+    private record ForAll(Object sharding) {
+    }
+
+    /** The in sharding of each of n arguments: the single-sharding form repeated, else the list as given. */
+    private List<Object> inShardingsOf(int n) {
+        return inShardings.size() == 1 && inShardings.get(0) instanceof ForAll all
+                ? java.util.Collections.nCopies(n, all.sharding()) : inShardings;
     }
 
     private static List<Object> nonNull(Object[] entries, String label) {
@@ -143,7 +177,7 @@ public final class Jitted {
             return inline(Arrays.asList(args));
         }
         Placed p = place(Arrays.asList(args));
-        return compiled(p).call(p.arrays);
+        return compiled(p).call(p.arrays).stream().map(p::result).toList();
     }
 
     /**
@@ -179,7 +213,7 @@ public final class Jitted {
             // As out shardings are below: inside an outer trace an in sharding becomes a constraint on the value.
             List<Object> checked = withInShardings(new ArrayList<>(arrays));
             for (int k = 0; k < checked.size(); k++) {
-                Object want = inShardings.get(k);
+                Object want = inShardingsOf(checked.size()).get(k);
                 arrays.set(k, ((ShardedArray) checked.get(k)).withShardingConstraint(
                         want instanceof NamedSharding ns ? ns.spec() : (PartitionSpec) want));
             }
@@ -216,8 +250,15 @@ public final class Jitted {
     /**
      * @param uncommitted per argument, true for a whole NDArray: JAX types it unsharded whatever layout its in
      *                    sharding gives it, so on Explicit axes the program first gathers it to that type
+     * @param mesh        the mesh the program runs on: the first placed argument's, or a finer Auto mesh over the
+     *                    same devices that another argument lives on ({@link Mesh#finer})
+     * @param results     the first placed argument's mesh, where JAX puts the results
      */
-    private record Placed(List<ShardedArray> arrays, Mesh mesh, List<Boolean> uncommitted) {
+    private record Placed(List<ShardedArray> arrays, Mesh mesh, List<Boolean> uncommitted, Mesh results) {
+        /** A result on the first argument's mesh when that mesh can name its layout, else as it is. */
+        ShardedArray result(ShardedArray r) {
+            return r.mesh().equals(results) ? r : r.onMesh(results).orElse(r);
+        }
     }
 
     private Placed place(List<Object> given) {
@@ -225,7 +266,7 @@ public final class Jitted {
             throw new IllegalArgumentException(name + " takes " + arity + " argument" + (arity == 1 ? "" : "s")
                     + ", got " + given.size());
         }
-        List<Object> args = inShardings == null ? given : withInShardings(given);
+        List<Object> args = new ArrayList<>(inShardings == null ? given : withInShardings(given));
         Mesh mesh = null;
         int first = -1;
         for (int k = 0; k < args.size(); k++) {
@@ -238,10 +279,13 @@ public final class Jitted {
                 if (mesh == null) {
                     mesh = s.mesh();
                     first = k;
-                } else if (!mesh.sameDevicesAs(s.mesh())) {
+                } else if (!mesh.sameDeviceAssignment(s.mesh())) {
+                    // JAX compares device assignments (the flat device order), not meshes
                     ShardedArray f = (ShardedArray) args.get(first);
                     throw new IllegalArgumentException("Received incompatible devices for jitted computation. Got "
                             + describe(first, f) + " and " + describe(k, s));
+                } else if (!mesh.equals(s.mesh()) && onlyAuto(mesh) && onlyAuto(s.mesh())) {
+                    mesh = finer(mesh, s.mesh());
                 }
             } else if (!(a instanceof NDArray)) {
                 throw new IllegalArgumentException("args[" + k + "] must be a ShardedArray or an NDArray, got "
@@ -252,11 +296,13 @@ public final class Jitted {
             throw new IllegalArgumentException(name + ": no argument is placed on a mesh; place one with"
                     + " ShardedArray.devicePut (whole NDArrays are uncommitted and follow the others)");
         }
+        Mesh results = ((ShardedArray) args.get(first)).mesh();
         List<ShardedArray> arrays = new ArrayList<>();
         for (Object a : args) {
-            arrays.add(a instanceof ShardedArray s ? s : ShardedArray.devicePut((NDArray) a, mesh, PartitionSpec.P()));
+            arrays.add(a instanceof ShardedArray s ? onProgramMesh(s, mesh)
+                    : ShardedArray.devicePut((NDArray) a, mesh, PartitionSpec.P()));
         }
-        return new Placed(arrays, mesh, given.stream().map(a -> a instanceof NDArray).toList());
+        return new Placed(arrays, mesh, given.stream().map(a -> a instanceof NDArray).toList(), results);
     }
 
     /**
@@ -264,7 +310,8 @@ public final class Jitted {
      * argument's sharding; an uncommitted one is placed with its in sharding.
      */
     private List<Object> withInShardings(List<Object> args) {
-        if (inShardings.size() != args.size()) {
+        List<Object> given = inShardingsOf(args.size());
+        if (given.size() != args.size()) {
             throw new IllegalArgumentException("pjit in_shardings specification must be a tree prefix of the"
                     + " positional arguments tuple. In particular, pjit in_shardings must either be a Sharding, a"
                     + " PartitionSpec, or a tuple of length equal to the number of positional arguments. But pjit"
@@ -272,7 +319,7 @@ public final class Jitted {
                     + " for an args tuple of length " + args.size() + ".");
         }
         List<NamedSharding> shardings = new ArrayList<>();
-        for (Object s : inShardings) {
+        for (Object s : given) {
             shardings.add(s instanceof NamedSharding ns ? ns : new NamedSharding(MeshContext.current().orElseThrow(
                     () -> new IllegalStateException("jit requires a non-empty mesh in context if you are passing"
                             + " `PartitionSpec`s to in_shardings. You can define a context mesh via"
@@ -308,9 +355,29 @@ public final class Jitted {
     }
 
     private String describe(int k, ShardedArray s) {
-        return "argument args[" + k + "] of " + name + " with shape " + s.dtype().jaxName() + Arrays.toString(s.shape())
-                .replace(" ", "") + " and with device ids " + Arrays.toString(s.mesh().deviceIds()) + " on platform "
+        // the shape is jax.typeof's: f32[24@x] on Explicit axes
+        return "argument args[" + k + "] of " + name + " with shape " + s.type() + " and with device ids "
+                + Arrays.toString(s.mesh().deviceIds()) + " on platform "
                 + s.mesh().devices().get(0).platform().toUpperCase(java.util.Locale.ROOT);
+    }
+
+    private static boolean onlyAuto(Mesh m) {
+        return m.axisTypes().stream().allMatch(t -> t == AxisType.AUTO);
+    }
+
+    /**
+     * Of two Auto meshes over the same devices in the same order, the one that can name the other's layouts: JAX
+     * compiles such a call (XLA sees device groups, not axis names), and the framework's programs run on one mesh.
+     */
+    private Mesh finer(Mesh a, Mesh b) {
+        return a.finer(b).orElseThrow(() -> new IllegalArgumentException(name + ": arguments on " + a + " and " + b
+                + " over the same devices, neither of which can name the other's layouts; the framework compiles a"
+                + " program on one mesh (JAX would compile it): reshard one of them first"));
+    }
+
+    /** An argument on a coarser Auto mesh, written on the program's mesh; any other stays as it is. */
+    private static ShardedArray onProgramMesh(ShardedArray s, Mesh mesh) {
+        return onlyAuto(s.mesh()) && mesh.canName(s.mesh()) ? s.onMesh(mesh).orElseThrow() : s;
     }
 
     private Compiled compiled(Placed p) {
@@ -344,6 +411,15 @@ public final class Jitted {
             throw new IllegalArgumentException(name + " returned " + outs.size() + " outputs but out_shardings has "
                     + outShardings.size() + " entries: " + outShardings.stream().map(Object::toString)
                     .collect(Collectors.joining(", ")));
+        }
+        for (int k = 0; k < p.arrays.size(); k++) {
+            // typing has already refused any operation combining them, with JAX's mesh error
+            if (!p.arrays.get(k).mesh().sameDevicesAs(p.mesh)) {
+                throw new IllegalArgumentException(name + ": args[" + k + "] lives on " + p.arrays.get(k).mesh()
+                        + " and another argument on " + p.mesh + ", over the same devices with Explicit axes; the"
+                        + " framework compiles a program on one mesh (JAX would pass the array through on its own"
+                        + " mesh): jit the arrays of each mesh separately");
+            }
         }
         Jaxpr jaxpr = tracer.jaxpr(outs).withoutDeadCode();
         return Partitioner.compile(name, jaxpr, p.mesh, layouts, outShardings);

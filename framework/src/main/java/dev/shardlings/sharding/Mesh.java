@@ -6,6 +6,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
 
@@ -394,6 +395,101 @@ public final class Mesh {
         Objects.requireNonNull(other, "other");
         return axisNames.equals(other.axisNames) && axisSizes.equals(other.axisSizes)
                 && devices.equals(other.devices);
+    }
+
+    /**
+     * True when both meshes hold the same devices in the same flat (row-major) order, whatever their axis names,
+     * sizes and types: JAX's device assignment of a computation, which is all its incompatible-devices check
+     * compares (an 8-device mesh and a 4×2 mesh over the same devices in the same order pass it).
+     *
+     * @throws NullPointerException if other is null
+     */
+    public boolean sameDeviceAssignment(Mesh other) {
+        Objects.requireNonNull(other, "other");
+        // a Device carries its mesh coordinates, so compare what identifies it: id and platform
+        return Arrays.equals(deviceIds(), other.deviceIds())
+                && devices.get(0).platform().equals(other.devices.get(0).platform());
+    }
+
+    /**
+     * True when every axis of {@code other} is a run of this mesh's axes over the same devices, so that every layout
+     * on {@code other} can be written on this mesh ({@link NamedSharding#onMesh}): a 4×2 mesh can name an 8-device
+     * mesh over the same devices in the same order, not the other way round.
+     *
+     * @throws NullPointerException if other is null
+     */
+    public boolean canName(Mesh other) {
+        Objects.requireNonNull(other, "other");
+        return sameDeviceAssignment(other)
+                && other.axisNames.stream().allMatch(a -> axesCovering(other, List.of(a)) != null);
+    }
+
+    /**
+     * Of this mesh and {@code other}, the one that can name the other's layouts ({@link #canName}): the mesh an
+     * operation on arrays laid out on both runs on. Empty when neither can (a 4×2 and a 2×4 mesh over the same
+     * devices) or the device assignments differ.
+     *
+     * @throws NullPointerException if other is null
+     */
+    public Optional<Mesh> finer(Mesh other) {
+        return canName(other) ? Optional.of(this) : other.canName(this) ? Optional.of(other) : Optional.empty();
+    }
+
+    /**
+     * The run of this mesh's axes whose devices step as {@code source}'s axes {@code axes} do together: axes
+     * consecutive in {@code source}'s order (as {@code ('x', 'y')} of a 4×2 mesh is one axis of 8 devices) are one
+     * stride and size, others are taken one by one. Empty for size-1 axes, null when no run does.
+     */
+    List<String> axesCovering(Mesh source, List<String> axes) {
+        if (axes.isEmpty()) {
+            return List.of();
+        }
+        boolean consecutive = true;
+        for (int i = 1; i < axes.size(); i++) {
+            consecutive &= source.axisPosition(axes.get(i)) == source.axisPosition(axes.get(i - 1)) + 1;
+        }
+        if (consecutive) {
+            int stride = 1;
+            for (int i = source.rank() - 1; i > source.axisPosition(axes.get(axes.size() - 1)); i--) {
+                stride *= source.axisSizes.get(i);
+            }
+            return axesCovering(stride, source.axisSize(axes));
+        }
+        List<String> out = new ArrayList<>();
+        for (String a : axes) {
+            List<String> run = axesCovering(source, List.of(a));
+            if (run == null) {
+                return null;
+            }
+            out.addAll(run);
+        }
+        return out;
+    }
+
+    /** The run of this mesh's axes whose devices step by {@code stride} in the flat order, {@code size} of them. */
+    private List<String> axesCovering(int stride, int size) {
+        if (size == 1) {
+            return List.of();
+        }
+        int t = 1;
+        int last = rank() - 1;
+        while (last >= 0 && t < stride) {
+            t *= axisSizes.get(last--);
+        }
+        while (last >= 0 && axisSizes.get(last) == 1) {
+            last--;
+        }
+        if (t != stride || last < 0) {
+            return null;
+        }
+        List<String> run = new ArrayList<>();
+        int product = 1;
+        int first = last;
+        while (first >= 0 && product < size) {
+            product *= axisSizes.get(first);
+            run.add(0, axisNames.get(first--));
+        }
+        return product == size ? run : null;
     }
 
     @Override

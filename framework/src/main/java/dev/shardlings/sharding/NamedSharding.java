@@ -7,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -291,6 +292,43 @@ public final class NamedSharding {
             }
         }
         return true;
+    }
+
+    /**
+     * This layout written on another mesh over the same devices in the same flat order, when that mesh can name it:
+     * each axis of this mesh becomes the run of the target's axes that covers the same devices (axis {@code 'x'}
+     * of an 8-device mesh is {@code ('x', 'y')} of a 4×2 mesh), and the result puts every block of an array of
+     * {@code globalShape} on the device that holds it here. JAX's Auto axes compare shardings by devices (XLA's
+     * device groups), so an operation on arrays laid out on two such meshes runs; this is how the framework brings
+     * them onto one mesh.
+     *
+     * @param target      a mesh with this mesh's device assignment ({@link Mesh#sameDeviceAssignment})
+     * @param globalShape the array's shape
+     * @return the layout on {@code target}, or empty when the target has no axes that group the devices this way
+     *         (a 4×2 mesh's {@code 'y'} on an 8-device mesh) or the device assignments differ
+     * @throws NullPointerException     if an argument is null
+     * @throws IllegalArgumentException if the spec is longer than the rank
+     */
+    public Optional<NamedSharding> onMesh(Mesh target, int... globalShape) {
+        Objects.requireNonNull(target, "target");
+        Objects.requireNonNull(globalShape, "globalShape");
+        checkRank(globalShape);
+        if (!mesh.sameDeviceAssignment(target)) {
+            return Optional.empty();
+        }
+        Object[] entries = new Object[spec.length()];
+        for (int d = 0; d < spec.length(); d++) {
+            List<String> axes = target.axesCovering(mesh, spec.axesAt(d));
+            if (axes == null) {
+                return Optional.empty();
+            }
+            entries[d] = axes.isEmpty() ? null : axes.size() == 1 ? axes.get(0)
+                    : PartitionSpec.tuple(axes.toArray(String[]::new));
+        }
+        NamedSharding out = new NamedSharding(target, PartitionSpec.P(entries));
+        // the strides find the candidate; the blocks themselves decide (and catch any case they miss)
+        return out.indices(globalShape).equals(indices(globalShape)) ? Optional.of(out)
+                : Optional.empty();
     }
 
     /** {@code NamedSharding(mesh=Mesh('x': 4, 'y': 2), spec=P('x',))}. */

@@ -3,7 +3,12 @@ package dev.shardlings.spmd;
 import dev.shardlings.array.BinaryOp;
 import dev.shardlings.array.CompareOp;
 
+import dev.shardlings.sharding.AxisType;
+import dev.shardlings.sharding.Mesh;
+
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 
 /**
@@ -58,6 +63,69 @@ final class DeviceAssignment {
     /** {@link #check} for {@code jnp.greater(x, y)} and the other comparisons. */
     static void comparison(CompareOp op, ShardedArray x, ShardedArray y) {
         check(op.jaxName(), X_Y, x, y);
+    }
+
+    /**
+     * The operands of one eager operation on one mesh. Placed operands on other Auto meshes over the same devices
+     * in the same order (an 8-device mesh and a 4×2 one) are written on the finer of the meshes, which can name
+     * every layout of the coarser ({@link Mesh#finer}): JAX runs such an operation, since on Auto axes XLA sees
+     * device groups, not axis names. Operands with Explicit or Manual axes stay where they are, so typing reports
+     * JAX's "Mesh for all inputs should be equal".
+     *
+     * @param operands the operands, the first placed one deciding where the result goes
+     * @param result   the first placed operand's mesh: JAX puts the result there ({@link #resultOn})
+     */
+    record OneMesh(List<GlobalOps.Operand> operands, Mesh result) {
+        /** The result written on the first operand's mesh when that mesh can name its layout, else as it is. */
+        ShardedArray resultOn(ShardedArray r) {
+            return result == null ? r : r.onMesh(result).orElse(r);
+        }
+    }
+
+    /**
+     * See {@link OneMesh}.
+     *
+     * @param function the primitive's name, for the error
+     * @throws IllegalArgumentException when neither of two such meshes can name the other's layouts (a 4×2 and a
+     *                                  2×4 mesh): a framework limit, JAX would run it
+     */
+    static OneMesh onOneMesh(String function, List<GlobalOps.Operand> operands) {
+        Mesh first = null;
+        Mesh program = null;
+        for (GlobalOps.Operand o : operands) {
+            if (o instanceof GlobalOps.Placed p && !p.array().isTraced() && onlyAuto(p.array().mesh())) {
+                Mesh m = p.array().mesh();
+                if (first == null) {
+                    first = m;
+                    program = m;
+                } else if (!m.equals(program) && program.sameDeviceAssignment(m)) {
+                    Mesh current = program;
+                    program = program.finer(m).orElseThrow(() -> new IllegalArgumentException(function
+                            + ": operands on " + current + " and " + m + " over the same devices, neither of which"
+                            + " can name the other's layouts; the framework runs an operation on one mesh (JAX would"
+                            + " run it): reshard one of them first"));
+                }
+            }
+        }
+        Mesh chosen = program;
+        if (chosen == null || chosen.equals(first) && operands.stream().allMatch(
+                o -> !(o instanceof GlobalOps.Placed p) || p.array().mesh().equals(chosen))) {
+            return new OneMesh(operands, null);
+        }
+        List<GlobalOps.Operand> out = new ArrayList<>(operands.size());
+        for (GlobalOps.Operand o : operands) {
+            if (o instanceof GlobalOps.Placed p && !p.array().isTraced() && onlyAuto(p.array().mesh())
+                    && program.canName(p.array().mesh())) {
+                out.add(GlobalOps.of(p.array().onMesh(program).orElseThrow()));
+            } else {
+                out.add(o);
+            }
+        }
+        return new OneMesh(out, first);
+    }
+
+    private static boolean onlyAuto(Mesh m) {
+        return m.axisTypes().stream().allMatch(t -> t == AxisType.AUTO);
     }
 
     /** Names {@code prefix[0]}, {@code prefix[1]}, … (JAX's names for the elements of a {@code *args} list). */

@@ -87,12 +87,14 @@ final class GlobalOps {
      * @throws IllegalArgumentException when no operand is on a mesh and the primitive names none, or the shapes do
      *                                  not fit the primitive
      */
-    static ShardedArray run(Primitive p, List<Operand> operands) {
+    static ShardedArray run(Primitive p, List<Operand> given) {
         Staging.Binder binder = Staging.current();
         if (binder != null) {
-            return binder.bind(p, operands.stream()
+            return binder.bind(p, given.stream()
                     .map(o -> o instanceof Placed pl ? (Object) pl.array() : ((Unplaced) o).array()).toList());
         }
+        DeviceAssignment.OneMesh oneMesh = DeviceAssignment.onOneMesh(p.name(), given);
+        List<Operand> operands = oneMesh.operands();
         ArrayType type = typeOf(p, operands);
         Mesh mesh = type.mesh();
         if (mesh == null) {
@@ -125,7 +127,7 @@ final class GlobalOps {
             inSpecs.add(layouts.get(k).spec());
         }
         int result = b.equation(p, inputs, layouts, out);
-        return b.build().withReduceScatters(List.of(result)).run(mesh, args, inSpecs, List.of(result), List.of(outSpec), p.name(),
-                dev.shardlings.events.Origin.GLOBAL_OP).get(0);
+        return oneMesh.resultOn(b.build().withReduceScatters(List.of(result)).run(mesh, args, inSpecs, List.of(result),
+                List.of(outSpec), p.name(), dev.shardlings.events.Origin.GLOBAL_OP).get(0));
     }
 }

@@ -92,7 +92,7 @@ final class GlobalWhere {
                 continue;
             }
             ShardedArray a = given[k] instanceof ShardedArray s ? s
-                    : ShardedArray.full(scalarSharding, dtype, (Double) given[k], shape);
+                    : ShardedArray.filled(scalarSharding, dtype, (Double) given[k], shape);
             if (broadcast && !Arrays.equals(a.shape, shape)) {
                 a = a.broadcastTo(shape);
             }

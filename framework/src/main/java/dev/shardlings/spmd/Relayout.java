@@ -10,14 +10,20 @@ import java.util.List;
  * The steps that move a value from one layout to another — the data movement {@code jax.sharding.reshard} and the
  * partitioner insert. A layout gives, per dimension, the mesh axes splitting it (major first).
  *
- * <p>The plan, in this order (XLA's): the axes that leave the layout altogether are all-gathered first; then an
+ * <p>The plan, in this order: the axes that leave the layout altogether are all-gathered first; then an
  * axis that leaves one dimension and is the next to split another moves with one all-to-all (f32[8,64,32] from
  * P(X, None, Y) to P(None, X): an all-gather over Y, then an all-to-all over X); when no such move is possible, the axes that must leave a dimension are all-gathered (one dimension
  * at a time, the last dimension first, then moves are tried again); finally axes that newly split a dimension are taken by slicing the
  * block locally at the device's axis index, which moves nothing. When that plan would gather although the new
  * layout splits over every axis the old one did (a transposed layout, P(X, Y) → P(Y, X)), the data only changes
  * places: then one {@link DataMovement.Redistribute} sends each device the pieces of its new block by collective-permutes,
- * as XLA does. (XLA may still choose other collectives for the same move; the values are the same.)
+ * as XLA does.
+ *
+ * <p>That order is XLA's where an axis that stays keeps its place or moves to a dimension it can join at the minor
+ * end (4×2 f32[8,8] P(x, y) → P(None, x): an all-gather over y, then an all-to-all over x, as XLA:CPU compiles it).
+ * XLA plans other moves differently, with the same values: P(x, y) → P(y, None) is, in XLA:CPU, a
+ * collective-permute that regroups the devices and two all-gathers (128 bytes per device), where this plan
+ * all-gathers x and moves y by one all-to-all (160 bytes). {@code RelayoutOrderTest} pins both.
  */
 public final class Relayout {
     private Relayout() {

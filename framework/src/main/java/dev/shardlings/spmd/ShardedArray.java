@@ -31,6 +31,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -240,6 +241,33 @@ public final class ShardedArray {
             }
         }
         return block;
+    }
+
+    /**
+     * This array written on another mesh over the same devices in the same flat order, its blocks untouched: JAX's
+     * Auto axes see device groups, not axis names, so an operation on arrays on an 8-device mesh and on a 4×2 mesh
+     * over the same devices runs; this brings them onto one mesh. No data moves.
+     *
+     * @return the array on {@code target}, or empty when the target cannot name this layout
+     *         ({@link NamedSharding#onMesh})
+     * @throws NullPointerException  if target is null
+     * @throws IllegalStateException inside a shardMap function or a trace (a host operation)
+     */
+    public Optional<ShardedArray> onMesh(Mesh target) {
+        Objects.requireNonNull(target, "target");
+        readOnHost("onMesh()");
+        if (target.equals(mesh())) {
+            return Optional.of(this);
+        }
+        // the same flat order, so block i stays on device i; only the coordinates a Device carries change
+        return sharding.onMesh(target, shape).map(s -> {
+            List<Shard> moved = new ArrayList<>(shards.size());
+            for (int i = 0; i < shards.size(); i++) {
+                Shard b = shards.get(i);
+                moved.add(new Shard(target.devices().get(i), b.index(), b.replicaId(), b.data()));
+            }
+            return new ShardedArray(shape.clone(), dtype, s, moved);
+        });
     }
 
     /** The global shape (copy). */
@@ -454,6 +482,11 @@ public final class ShardedArray {
     /** {@code jnp.tanh(x)}; layout kept, no communication. */
     public ShardedArray tanh() {
         return GlobalOps.apply(this, new Unary(UnaryOp.TANH));
+    }
+
+    /** {@code jax.nn.gelu(x)}: its default tanh approximation, elementwise (no communication). */
+    public ShardedArray gelu() {
+        return GlobalOps.apply(this, new Unary(UnaryOp.GELU));
     }
 
     /** {@code jnp.sqrt(x)}; layout kept, no communication. */
@@ -914,19 +947,36 @@ public final class ShardedArray {
 
     /**
      * {@code jnp.full(shape, value, dtype, out_sharding=sharding)}: created in place, each device filling its block.
+     * As in JAX an out sharding may name Explicit axes only (the type carries them); on Auto axes place a whole
+     * array instead, {@code devicePut(NDArray.full(…), sharding)} ({@code jax.device_put}, or {@code jnp.full}'s
+     * {@code device=} argument).
      *
-     * @throws IllegalArgumentException if a dimension is negative or the sharding does not divide the shape
+     * @throws NullPointerException     if sharding, dtype or shape is null
+     * @throws IllegalArgumentException if a dimension is negative, the sharding does not divide the shape, or the
+     *                                  spec names an Auto or Manual axis (JAX's "PartitionSpec passed to full cannot
+     *                                  contain axis names that are of type Auto or Manual. …")
      */
     public static ShardedArray full(NamedSharding sharding, DType dtype, double value, int... shape) {
+        return filled(explicitOnly(sharding, "full"), dtype, value, shape);
+    }
+
+    /**
+     * {@code jnp.zeros(shape, dtype, out_sharding=sharding)}; see {@link #full}. The Auto-axis text names
+     * {@code jnp.zeros}.
+     *
+     * @throws NullPointerException     if sharding, dtype or shape is null
+     * @throws IllegalArgumentException as {@link #full(NamedSharding, DType, double, int...)}
+     */
+    public static ShardedArray zeros(NamedSharding sharding, DType dtype, int... shape) {
+        return filled(explicitOnly(sharding, "jnp.zeros"), dtype, 0, shape);
+    }
+
+    /** An array of {@code value} created in place on any axes (the framework's own constants, e.g. where's). */
+    static ShardedArray filled(NamedSharding sharding, DType dtype, double value, int... shape) {
         Objects.requireNonNull(sharding, "sharding");
         Objects.requireNonNull(shape, "shape");
         return GlobalOps.run(new Full(Arrays.stream(shape).boxed().toList(), Objects.requireNonNull(dtype, "dtype"),
                 value, sharding.mesh(), sharding.spec()), List.of());
-    }
-
-    /** {@code jnp.zeros(shape, dtype, out_sharding=sharding)}; see {@link #full}. */
-    public static ShardedArray zeros(NamedSharding sharding, DType dtype, int... shape) {
-        return full(sharding, dtype, 0, shape);
     }
 
     /**
@@ -943,7 +993,7 @@ public final class ShardedArray {
     public static ShardedArray full(PartitionSpec spec, DType dtype, double value, int... shape) {
         Objects.requireNonNull(dtype, "dtype");
         Objects.requireNonNull(shape, "shape");
-        return full(explicitOutSharding(spec, "full"), dtype, value, shape);
+        return filled(explicitOnly(explicitOutSharding(spec), "full"), dtype, value, shape);
     }
 
     /**
@@ -957,15 +1007,21 @@ public final class ShardedArray {
     public static ShardedArray zeros(PartitionSpec spec, DType dtype, int... shape) {
         Objects.requireNonNull(dtype, "dtype");
         Objects.requireNonNull(shape, "shape");
-        return full(explicitOutSharding(spec, "jnp.zeros"), dtype, 0, shape);
+        return filled(explicitOnly(explicitOutSharding(spec), "jnp.zeros"), dtype, 0, shape);
     }
 
-    /** A creation's bare out_sharding: on the mesh in context, Explicit axes only (JAX's canonicalize_sharding). */
-    private static NamedSharding explicitOutSharding(PartitionSpec spec, String api) {
+    /** A creation's bare out_sharding: on the mesh in context (JAX's canonicalize_sharding). */
+    private static NamedSharding explicitOutSharding(PartitionSpec spec) {
         Objects.requireNonNull(spec, "spec");
-        NamedSharding sharding = MeshContext.resolve(spec, "Using PartitionSpec when you are not under a mesh context"
+        return MeshContext.resolve(spec, "Using PartitionSpec when you are not under a mesh context"
                 + " is not allowed. Please pass a NamedSharding instance or enter into a mesh context via"
                 + " `jax.set_mesh`. Got " + spec);
+    }
+
+    /** A creation's out_sharding names Explicit axes only, bare spec or NamedSharding alike (JAX's text). */
+    private static NamedSharding explicitOnly(NamedSharding sharding, String api) {
+        Objects.requireNonNull(sharding, "sharding");
+        PartitionSpec spec = sharding.spec();
         for (String axis : spec.mentionedAxes()) {
             AxisType type = sharding.mesh().axisType(axis);
             if (type != AxisType.EXPLICIT) {

@@ -56,6 +56,39 @@ class InShardingsTest {
     }
 
     @Test
+    void oneShardingForEveryArgument() {
+        // seed_api.py, "one sharding for every argument": one NamedSharding -> P('X',)
+        ShardedArray out = Jit.jit((a, b) -> a.add(b)).inShardingsForAll(new NamedSharding(AUTO, P("X"))).call(X, X)
+                .get(0);
+        assertEquals(P("X"), out.spec());
+        assertEquals(X.add(X), out.gather());
+        // a tuple of length 1 is not the single-sharding form: count 1 for 2 still fails
+        assertThrows(IllegalArgumentException.class,
+                () -> Jit.jit((a, b) -> a.add(b)).inShardings(new NamedSharding(AUTO, P("X"))).call(X, X));
+        // one NamedSharding, rank RAISES ValueError : One of pjit arguments with pytree key path a is incompatible
+        // with its sharding annotation NamedSharding(mesh=Mesh('X': 2, 'Y': 2, axis_types=(Auto, Auto)), spec=P('X',
+        // 'Y', None), memory_kind=device): Sharding … is only valid for values of rank at least 3, but was applied to
+        // a value of rank 2.  (the argument by position, as everywhere in jit's texts)
+        IllegalArgumentException rank = assertThrows(IllegalArgumentException.class, () -> Jit.jit((a, b) -> a.add(b))
+                .inShardingsForAll(new NamedSharding(AUTO, P("X", "Y", null))).call(X, X));
+        assertTrue(rank.getMessage().startsWith("One of pjit arguments with pytree key path args[0] is incompatible"
+                + " with its sharding annotation NamedSharding(mesh=Mesh('X': 2, 'Y': 2), spec=P('X', 'Y', None))"),
+                rank.getMessage());
+        // one P, no mesh RAISES RuntimeError : jit requires a non-empty mesh in context if you are passing …
+        IllegalStateException noMesh = assertThrows(IllegalStateException.class,
+                () -> Jit.jit((a, b) -> a.add(b)).inShardingsForAll(P("X")).call(X, X));
+        assertTrue(noMesh.getMessage().startsWith("jit requires a non-empty mesh in context"), noMesh.getMessage());
+        try (MeshContext ctx = MeshContext.setMesh(AUTO)) {
+            // one P -> P(None, 'Y'); the same spec serves a call with three arguments
+            assertEquals(P(null, "Y"), Jit.jit((a, b) -> a.add(b)).inShardingsForAll(P(null, "Y")).call(X, X).get(0)
+                    .spec());
+            Jitted three = Jit.jitList(a -> java.util.List.of(a.get(0).add(a.get(1)).add(a.get(2))))
+                    .inShardingsForAll(P(null, "Y"));
+            assertEquals(X.add(X).add(X), three.call(X, X, X).get(0).gather());
+        }
+    }
+
+    @Test
     void oneInShardingPerArgument() {
         try (MeshContext ctx = MeshContext.setMesh(AUTO)) {
             // count 1 for 2 RAISES ValueError : pjit in_shardings specification must be a tree prefix of the

@@ -157,4 +157,96 @@ class IncompatibleDevicesTest {
                 + " device_kind=cpu, num_cores=None, platform=cpu) and another mesh: AbstractMesh('a': 8,"
                 + " axis_types=(Explicit,), device_kind=cpu, num_cores=None, platform=cpu)", e.getMessage());
     }
+
+    private static final Mesh GRID = Mesh.ofDeviceIds(new int[] {0, 1, 2, 3, 4, 5, 6, 7}, new int[] {4, 2}, "x", "y");
+
+    @Test
+    void autoMeshesOverTheSameDevicesInTheSameOrderCompute() {
+        // eager auto 8 vs 4x2 / 4x2 vs 8, jit auto 8 vs 4x2 / 4x2 vs 8: JAX compares device assignments, and the
+        // result lands on the first argument's mesh: NamedSharding(mesh=Mesh('x': 8, ...), spec=P('x',)) and
+        // NamedSharding(mesh=Mesh('x': 4, 'y': 2, ...), spec=P(('x', 'y'),)). The specs are the Auto rule's for an
+        // add of P(('x','y')) and P('x') on one 4x2 mesh, where XLA keeps the finer layout and the framework's
+        // elementwise fallback replicates (the same on a single mesh), so only the meshes and values are pinned here.
+        NDArray twice = X.mul(NDArray.full(2, 24));
+        ShardedArray eight = put(X, FULL).add(put(X, GRID));
+        assertEquals(FULL, eight.mesh());
+        assertEquals(twice, eight.gather());
+        ShardedArray grid = put(X, GRID).add(put(X, FULL));
+        assertEquals(GRID, grid.mesh());
+        assertEquals(twice, grid.gather());
+        dev.shardlings.jit.Jitted fAdd = dev.shardlings.jit.Jit.jit((a, b) -> a.add(b)).named("f_add");
+        ShardedArray jitted = fAdd.call(put(X, FULL), put(X, GRID)).get(0);
+        assertEquals(FULL, jitted.mesh());
+        assertEquals(twice, jitted.gather());
+        ShardedArray jittedGrid = fAdd.call(put(X, GRID), put(X, FULL)).get(0);
+        assertEquals(GRID, jittedGrid.mesh());
+        assertEquals(twice, jittedGrid.gather());
+        // a layout both meshes name comes back as JAX prints it: jit auto 8 vs 4x2 xy gives P('x',) on the 8-mesh
+        ShardedArray same = fAdd.call(put(X, FULL), ShardedArray.devicePut(X, GRID, P(PartitionSpec.tuple("x", "y"))))
+                .get(0);
+        assertEquals(new dev.shardlings.sharding.NamedSharding(FULL, P("x")), same.sharding());
+        assertEquals(twice, same.gather());
+    }
+
+    @Test
+    void anotherFlatOrderIsIncompatibleWhateverTheMeshShape() {
+        // jit auto 8 vs transposed 4x2
+        Mesh transposed = Mesh.ofDeviceIds(new int[] {0, 4, 1, 5, 2, 6, 3, 7}, new int[] {4, 2}, "x", "y");
+        dev.shardlings.jit.Jitted fAdd = dev.shardlings.jit.Jit.jit((a, b) -> a.add(b)).named("f_add");
+        refused(byPosition("ValueError: Received incompatible devices for jitted computation. Got argument a of f_add"
+                + " with shape int32[24] and with device ids [0, 1, 2, 3, 4, 5, 6, 7] on platform CPU and argument b of"
+                + " f_add with shape int32[24] and with device ids [0, 4, 1, 5, 2, 6, 3, 7] on platform CPU"),
+                () -> fAdd.call(put(X, FULL), put(X, transposed)));
+    }
+
+    @Test
+    void underJitExplicitAxesPrintTheShardingInTheShape() {
+        // jit explicit disjoint
+        dev.shardlings.jit.Jitted fAdd = dev.shardlings.jit.Jit.jit((a, b) -> a.add(b)).named("f_add");
+        refused(byPosition("ValueError: Received incompatible devices for jitted computation. Got argument a of f_add"
+                + " with shape int32[24@x] and with device ids [0, 1, 2, 3] on platform CPU and argument b of f_add"
+                + " with shape int32[24@x] and with device ids [4, 5, 6, 7] on platform CPU"),
+                () -> fAdd.call(put(X, LO.withAxisTypes(AxisType.EXPLICIT)),
+                        put(X, HI.withAxisTypes(AxisType.EXPLICIT))));
+    }
+
+    @Test
+    void underJitTheSameDevicesOnExplicitAxesAreJaxsMeshErrorWhereCombined() {
+        Mesh full = FULL.withAxisTypes(AxisType.EXPLICIT);
+        Mesh grid = GRID.withAxisTypes(AxisType.EXPLICIT, AxisType.EXPLICIT);
+        dev.shardlings.jit.Jitted fAdd = dev.shardlings.jit.Jit.jit((a, b) -> a.add(b)).named("f_add");
+        // jit explicit 8 vs 4x2
+        ShardingTypeError e = assertThrows(ShardingTypeError.class, () -> fAdd.call(put(X, full), put(X, grid)));
+        assertEquals("Mesh for all inputs should be equal. Got one mesh: AbstractMesh('x': 8, axis_types=(Explicit,),"
+                + " device_kind=cpu, num_cores=None, platform=cpu) and another mesh: AbstractMesh('x': 4, 'y': 2,"
+                + " axis_types=(Explicit, Explicit), device_kind=cpu, num_cores=None, platform=cpu)", e.getMessage());
+        // jit explicit 8 vs auto 4x2
+        ShardingTypeError mixed = assertThrows(ShardingTypeError.class, () -> fAdd.call(put(X, full), put(X, GRID)));
+        assertEquals("Mesh for all inputs should be equal. Got one mesh: AbstractMesh('x': 8, axis_types=(Explicit,),"
+                + " device_kind=cpu, num_cores=None, platform=cpu) and another mesh: AbstractMesh('x': 4, 'y': 2,"
+                + " axis_types=(Auto, Auto), device_kind=cpu, num_cores=None, platform=cpu)", mixed.getMessage());
+        // jit explicit pass-through: JAX returns each array on its own mesh; a program here runs on one mesh, so
+        // the framework says so (docs/framework.md, "Deliberate differences from JAX")
+        IllegalArgumentException pass = assertThrows(IllegalArgumentException.class,
+                () -> dev.shardlings.jit.Jit.jitList(args -> args).named("pair").call(put(X, full), put(X, grid)));
+        assertEquals("pair: args[1] lives on Mesh('x': 4, 'y': 2) and another argument on Mesh('x': 8), over the same"
+                + " devices with Explicit axes; the framework compiles a program on one mesh (JAX would pass the array"
+                + " through on its own mesh): jit the arrays of each mesh separately", pass.getMessage());
+    }
+
+    @Test
+    void meshesNeitherOfWhichNamesTheOtherAreAFrameworkLimitThatSaysSo() {
+        // a 4x2 and a 2x4 mesh over the same devices: JAX runs it; the framework's programs hold one mesh
+        Mesh wide = Mesh.ofDeviceIds(new int[] {0, 1, 2, 3, 4, 5, 6, 7}, new int[] {2, 4}, "x", "y");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> put(X, GRID).add(put(X, wide)));
+        assertEquals("add: operands on Mesh('x': 4, 'y': 2) and Mesh('x': 2, 'y': 4) over the same devices, neither"
+                + " of which can name the other's layouts; the framework runs an operation on one mesh (JAX would run"
+                + " it): reshard one of them first", e.getMessage());
+        IllegalArgumentException jitted = assertThrows(IllegalArgumentException.class,
+                () -> dev.shardlings.jit.Jit.jit((a, b) -> a.add(b)).named("f_add").call(put(X, GRID), put(X, wide)));
+        assertEquals("f_add: arguments on Mesh('x': 4, 'y': 2) and Mesh('x': 2, 'y': 4) over the same devices, neither"
+                + " of which can name the other's layouts; the framework compiles a program on one mesh (JAX would"
+                + " compile it): reshard one of them first", jitted.getMessage());
+    }
 }

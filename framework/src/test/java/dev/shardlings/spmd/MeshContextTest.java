@@ -5,6 +5,7 @@ import dev.shardlings.array.NDArray;
 import dev.shardlings.jit.Jit;
 import dev.shardlings.sharding.AxisType;
 import dev.shardlings.sharding.Mesh;
+import dev.shardlings.sharding.NamedSharding;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -117,6 +118,27 @@ class MeshContextTest {
                 () -> ShardedArray.devicePut(NDArray.arange(4), P("X")));
         assertEquals("Please set a mesh via `jax.set_mesh` if a PartitionSpec is passed to device_put",
                 d.getMessage());
+    }
+
+    @Test
+    void aNamedShardingOutShardingAlsoNamesExplicitAxesOnly() {
+        // seed_api.py, "creation with a NamedSharding out_sharding": zeros NamedSharding Auto RAISES ValueError :
+        // PartitionSpec passed to jnp.zeros cannot contain axis names that are of type Auto or Manual. Got
+        // PartitionSpec: P('X',) with axis name: X of type: AxisType.Auto.
+        Mesh auto = Mesh.makeMesh(new int[] {2, 2}, new String[] {"X", "Y"}, AxisType.AUTO, AxisType.AUTO);
+        IllegalArgumentException z = assertThrows(IllegalArgumentException.class,
+                () -> ShardedArray.zeros(new NamedSharding(auto, P("X")), DType.FLOAT32, 8, 4));
+        assertEquals("PartitionSpec passed to jnp.zeros cannot contain axis names that are of type Auto or Manual."
+                + " Got PartitionSpec: P('X',) with axis name: X of type: AxisType.Auto.", z.getMessage());
+        // full NamedSharding mixed RAISES ValueError : PartitionSpec passed to full cannot contain axis names that
+        // are of type Auto or Manual. Got PartitionSpec: P('X', 'Y') with axis name: Y of type: AxisType.Auto.
+        IllegalArgumentException f = assertThrows(IllegalArgumentException.class,
+                () -> ShardedArray.full(new NamedSharding(MIXED, P("X", "Y")), DType.FLOAT32, 1, 4, 4));
+        assertEquals("PartitionSpec passed to full cannot contain axis names that are of type Auto or Manual."
+                + " Got PartitionSpec: P('X', 'Y') with axis name: Y of type: AxisType.Auto.", f.getMessage());
+        // zeros device= Auto -> P('X',): on Auto axes a whole array is placed instead
+        assertEquals(P("X"), ShardedArray.devicePut(NDArray.zeros(DType.FLOAT32, 8, 4), new NamedSharding(auto, P("X")))
+                .spec());
     }
 
     @Test

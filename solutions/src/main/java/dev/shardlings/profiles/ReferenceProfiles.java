@@ -236,6 +236,11 @@ public final class ReferenceProfiles {
                 () -> Problem3.transformerBlockNaive(a.get(), w.get(), w2.get())));
         ps.add(new Program("transformer-block", "collective", "3.3", book, bf16,
                 () -> Problem3.transformerBlock(a.get(), w.get(), w2.get())));
+        // The seed's comparison for 3.3: the block on whole arrays, compiled by jit on Auto axes (docs/problem-3.md)
+        Mesh xyAuto = xy.withAxisTypes(AxisType.AUTO, AxisType.AUTO);
+        ps.add(new Program("transformer-block", "jit", "3.3", book + ", Auto axes", bf16,
+                () -> jitBlock(put(b, d, xyAuto, P("X", "Y")), put(d, f, xyAuto, P(null, "Y")),
+                        put(f, d, xyAuto, P("Y", null)))));
 
         // Chapter 0's four matmul cases on the same mesh (I, J, K = 512, 1024, 2048), and the other examples.
         int i = 512;
@@ -302,6 +307,16 @@ public final class ReferenceProfiles {
                 Program.lowered("seed-001-mlp-step", "4x2-data-tensor-parallel", "seed 001",
                         shapes + "; batch = 4, model = 2", ModelDtype.FLOAT32,
                         () -> lowerStep(sizes, batch, tp, tensor)));
+    }
+
+    /**
+     * Part 3.3's block, {@code gelu(In @ Win) @ Wout}, jitted with out sharding P('X', 'Y'): the jit baseline the
+     * seed times the collective version against. It compiles to the naive plan (an all-gather of In over Y, the two
+     * matmuls, a reduce-scatter over Y).
+     */
+    static ShardedArray jitBlock(ShardedArray in, ShardedArray win, ShardedArray wout) {
+        return Jit.jitList(v -> List.of(v.get(0).matmul(v.get(1)).gelu().matmul(v.get(2)))).named("transformer_block")
+                .outShardings(P("X", "Y")).call(in, win, wout).get(0);
     }
 
     /** (params…, inputs, targets) → the parameters after one SGD step of the seed-001 MLP. */

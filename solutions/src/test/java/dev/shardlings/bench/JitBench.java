@@ -62,11 +62,11 @@ public class JitBench extends BenchDefaults {
         NamedSharding rows = new NamedSharding(mesh, P("batch"));
         NamedSharding replicated = new NamedSharding(mesh, P());
         mlpArgs = new java.util.ArrayList<>();
-        mlpArgs.add(ShardedArray.zeros(rows, DType.FLOAT32, BATCH, SIZES[0]));
-        mlpArgs.add(ShardedArray.zeros(rows, DType.FLOAT32, BATCH, SIZES[4]));
+        mlpArgs.add(ShardedArray.devicePut(NDArray.zeros(DType.FLOAT32, BATCH, SIZES[0]), rows));
+        mlpArgs.add(ShardedArray.devicePut(NDArray.zeros(DType.FLOAT32, BATCH, SIZES[4]), rows));
         for (int l = 0; l < 4; l++) {
-            mlpArgs.add(ShardedArray.zeros(replicated, DType.FLOAT32, SIZES[l], SIZES[l + 1]));
-            mlpArgs.add(ShardedArray.zeros(replicated, DType.FLOAT32, SIZES[l + 1]));
+            mlpArgs.add(ShardedArray.devicePut(NDArray.zeros(DType.FLOAT32, SIZES[l], SIZES[l + 1]), replicated));
+            mlpArgs.add(ShardedArray.devicePut(NDArray.zeros(DType.FLOAT32, SIZES[l + 1]), replicated));
         }
         warm = Jit.jitList(JitBench::loss);
         warm.lower(mlpArgs.toArray());

@@ -147,6 +147,9 @@ class ReferenceProfilesTest {
                 "1.2a", "2.3a", "2.3b", "2.4", "3.0", "3.1", "3.2", "3.3", "4.0", "4.1", "4.2")) {
             assertTrue(parts.contains(part), "part " + part + " is profiled");
         }
+        assertEquals(List.of("naive", "collective", "jit"), ps.stream()
+                .filter(p -> p.problem().equals("transformer-block")).map(ReferenceProfiles.Program::variant)
+                .toList(), "3.3 with the seed's jit baseline");
         assertEquals(List.of("8-way-data-parallel", "4x2-data-tensor-parallel"), ps.stream()
                 .filter(p -> p.problem().equals("seed-001-mlp-step")).map(ReferenceProfiles.Program::variant).toList());
         assertTrue(ps.stream().filter(p -> p.problem().equals("seed-001-mlp-step"))

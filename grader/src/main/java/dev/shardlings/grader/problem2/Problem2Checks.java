@@ -83,7 +83,7 @@ public final class Problem2Checks {
                     + " you, and which of its analyses counts received bytes?")
             .requires(MOE_JIT, "values and layout", Check.VALUES, Check.LAYOUT)
             .requires(MOE_JIT, "compiled by jit, with no hand-written shardMap", Check.USES_JIT)
-            .requires(MOE_JIT_BYTES_RECEIVED, "equal to the bytes every device received in the collectives "
+            .requires(MOE_JIT_BYTES_RECEIVED, "equal to the most bytes any device received in the collectives "
                     + "of the program moeJit ran, read from the trace", Check.REPORTED_COMMUNICATION)
             .graded(cases(false), examples(false), c -> moeJit(MOE_JIT.proxy(), MOE_JIT_BYTES_RECEIVED.proxy(), c));
 
