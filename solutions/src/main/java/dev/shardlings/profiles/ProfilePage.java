@@ -57,7 +57,7 @@ final class ProfilePage {
             new Comparison("all-gather-matmul", List.of("naive", "collective", "bidirectional"), true),
             new Comparison("all-reduce-matmul", List.of("collective-4-tiles", "bidirectional"), true),
             new Comparison("reduce-scatter-matmul", List.of("collective", "bidirectional"), true),
-            new Comparison("transformer-block", List.of("naive", "collective"), true),
+            new Comparison("transformer-block", List.of("jit", "naive", "collective"), true),
             new Comparison("seed-001-mlp-step", List.of("8-way-data-parallel", "4x2-data-tensor-parallel"), false));
 
     /**
