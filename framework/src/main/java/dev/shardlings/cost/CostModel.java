@@ -33,11 +33,16 @@ import java.util.Objects;
  *
  * <h2>Costs</h2>
  * <ul>
- *   <li>Matmul: the roofline, max(FLOPs / matmul rate of the dtype, bytes / memory bandwidth).</li>
- *   <li>Other local operations: max(FLOPs / vector rate, bytes / memory bandwidth). XLA fuses cheap operations,
- *       and so does the model: slices, transposes, broadcasts, takes, rolls and constants cost nothing (they fuse
- *       into their consumer); an elementwise operation that reads the result of the matmul just before it on the
- *       compute stream fuses into that matmul (the accumulation {@code acc + a·w} adds no pass over memory).</li>
+ *   <li>Each group of fused operations is one kernel, costed by the model's {@link KernelModel}: a fixed cost,
+ *       then compute (a matmul's whole tiles in whole waves at the achieved rate of the dtype, elementwise FLOPs
+ *       at the vector rate) against bytes at the achieved memory bandwidth. Without a kernel model that is the
+ *       roofline, max(FLOPs / peak rate, bytes / peak bandwidth).</li>
+ *   <li>Fusion, as XLA does it: slices, transposes, broadcasts, takes, rolls and constants cost nothing (they
+ *       fuse into their consumer); an elementwise operation that reads the result of the kernel just before it on
+ *       the compute stream fuses into that kernel — a chain of them, and a reduction ending it, is one kernel
+ *       (loop fusion); into a matmul any elementwise work fuses on a TPU (the accumulation {@code acc + a·w}
+ *       adds no pass over memory), on a GPU only a scale, one accumulation and an activation, in that order
+ *       ({@link KernelModel.Epilogue}).</li>
  *   <li>ppermute: each (source, destination) pair is a message along the axis: bytes / link bandwidth plus one
  *       hop latency per hop; it occupies every link it crosses while its bytes stream through (the latency
  *       delays its arrival, not the next message). On a torus axis shorter than
@@ -349,8 +354,9 @@ public final class CostModel {
         }
 
         /**
-         * An elementwise op that starts the moment the matmul group before it on the stream ends, reading that
-         * group's result: XLA fuses it into the matmul's output.
+         * Whether an elementwise op that starts the moment the group before it on the stream ends, reading that
+         * group's result, fuses into it (XLA's fusion); when it does, records how far the group's epilogue has got.
+         * Called once per op, just before the op is added to the group.
          */
         private boolean fusesInto(Dev d, LocalOpEvent op, double start) {
             Fusion g = d.group;
