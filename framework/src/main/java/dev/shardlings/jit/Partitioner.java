@@ -30,8 +30,9 @@ import java.util.Map;
  *       sum contracted ones, reductions drop reduced dimensions, reshapes map split dimensions); an axis that would
  *       not divide its dimension is dropped (replicated).</li>
  *   <li>{@code with_sharding_constraint} and {@code outShardings} re-lay values out where they stand.</li>
- *   <li>An all-reduce whose only reader keeps one slice of it over the same axes becomes a reduce-scatter
- *       ({@link DeviceProgram#withReduceScatters}), as XLA's reduce-scatter creation does.</li>
+ *   <li>No reduce-scatter is created: XLA:CPU (JAX 0.10.2) all-reduces and slices, or, for a contraction whose
+ *       result must come out split over the contracted axes, computes shares of it on idle devices
+ *       ({@link dev.shardlings.primitive.Partitioning.Share}).</li>
  * </ul>
  * Propagation runs forward, and backward from out shardings and constraints: a value whose only use is an out
  * sharding or a constraint is computed in that layout ({@link #wantedLayouts}); further up, the layout passes
@@ -150,7 +151,7 @@ final class Partitioner {
             outs.add(outShardings != null ? new NamedSharding(mesh, outShardings.get(k))
                     : new NamedSharding(mesh, Tracer.trimmed(new ArrayType(l.dtype(), l.shape(), dims, mesh).spec())));
         }
-        DeviceProgram program = b.build().withReduceScatters(outputs);
+        DeviceProgram program = b.build();
         List<int[]> argShapes = new ArrayList<>();
         List<ArrayType> argTypes = new ArrayList<>();
         for (Var v : jaxpr.inputs()) {
@@ -311,8 +312,8 @@ final class Partitioner {
     /**
      * Backward propagation, first step: a value whose only use is to be returned under an out sharding, or to be
      * constrained by {@code with_sharding_constraint}, is computed in that layout directly, so its primitive's
-     * partitioning sees the layout it must produce (a contraction then completes its partial sums with a
-     * reduce-scatter, or gathers, whichever moves fewer bytes, instead of all-reducing and slicing afterwards).
+     * partitioning sees the layout it must produce (a contraction then computes its rows on idle devices, or
+     * slices its operands, instead of computing the whole result and slicing afterwards).
      * Layouts that would not divide the value are left to forward propagation.
      */
     private static Map<Var, List<List<String>>> wantedLayouts(Jaxpr jaxpr, Mesh mesh,

@@ -125,7 +125,7 @@ final class GlobalOps {
             inSpecs.add(layouts.get(k).spec());
         }
         int result = b.equation(p, inputs, layouts, out);
-        return b.build().withReduceScatters(List.of(result)).run(mesh, args, inSpecs, List.of(result), List.of(outSpec), p.name(),
+        return b.build().run(mesh, args, inSpecs, List.of(result), List.of(outSpec), p.name(),
                 dev.shardlings.events.Origin.GLOBAL_OP).get(0);
     }
 }
