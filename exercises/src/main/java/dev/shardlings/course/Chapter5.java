@@ -56,9 +56,11 @@ public final class Chapter5 {
      * of its blocks is a partial sum of all of C; how the compiler completes it depends on the layout it must
      * produce.
      *
-     * <p>Graded: values (float tolerance) and layout; compiled by jit, with no hand-written shardMap; every device
-     * receives at most (X−1)/X · I·K·4 bytes (one reduce-scatter of its partial product, where an all-reduce would
-     * cost twice that).
+     * <p>Graded: values (float tolerance) and layout; compiled by jit, with no hand-written shardMap; one jitted
+     * program makes the result, already laid out P('X', None): no reshard or other program runs before or after
+     * it; per device, XLA's collectives for that layout: where Y is a multiple of X an all-reduce over X of
+     * f32[I/X, K] (the Y devices each computed a share of the rows) then a collective-permute of it, else an
+     * all-reduce over X of f32[I, K] (none when X = 1).
      * Docs: docs/chapter-5.md#part-52-the-out-sharding-chooses-the-collective
      */
     public static ShardedArray matmulReduceScatter(ShardedArray a, ShardedArray b) {

@@ -396,8 +396,10 @@ public final class Jitted {
         Tracer tracer = new Tracer();
         List<ShardedArray> tracedArgs = new ArrayList<>();
         List<ArrayType> layouts = new ArrayList<>();
+        List<NamedSharding> committed = new ArrayList<>();
         for (int k = 0; k < p.arrays.size(); k++) {
             ShardedArray a = p.arrays.get(k);
+            committed.add(p.uncommitted.get(k) ? null : a.sharding());
             ArrayType type = p.uncommitted.get(k)
                     ? ArrayType.of(a.dtype(), a.shape(), new NamedSharding(p.mesh, PartitionSpec.P())) : a.type();
             tracedArgs.add(tracer.argument(type, a.sharding()));
@@ -422,6 +424,6 @@ public final class Jitted {
             }
         }
         Jaxpr jaxpr = tracer.jaxpr(outs).withoutDeadCode();
-        return Partitioner.compile(name, jaxpr, p.mesh, layouts, outShardings);
+        return Partitioner.compile(name, jaxpr, p.mesh, layouts, committed, outShardings);
     }
 }

@@ -99,8 +99,9 @@ final class ProgramText {
                 case MEAN -> throw new AssertionError("DataMovement.AllReduce refuses mean");
             };
         }
-        if (step instanceof DataMovement.ReduceScatter s) {
-            return "reduce-scatter(" + in + "), dimensions={" + s.dim() + "}" + groups + ", to_apply=add";
+        if (step instanceof DataMovement.SliceMajor s) {
+            return "dynamic-slice(" + in + "), dimension=" + s.dim() + ", by axis_index" + s.axes() + " into "
+                    + s.parts() + " parts";
         }
         if (step instanceof DataMovement.Redistribute r) {
             return "collective-permute(" + in + "), layout " + layoutText(r.from()) + " -> " + layoutText(r.to())

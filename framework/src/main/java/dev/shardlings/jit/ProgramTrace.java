@@ -50,7 +50,7 @@ import java.util.Objects;
  *
  * <p>Modelled: the primitives and data-movement steps jit emits for whole-array code (elementwise, compare,
  * select, reductions, dot_general, broadcasts, reshapes, slices, transposes, concatenation, conversions, fills;
- * all-gather, all-reduce, reduce-scatter, all-to-all and local slices). Programs with a shardMap region, a
+ * all-gather, all-reduce, all-to-all and local slices). Programs with a shardMap region, a
  * collective-permute relayout (roll, redistribute) or another primitive are refused: record a real call instead.
  */
 public final class ProgramTrace {
@@ -325,7 +325,7 @@ public final class ProgramTrace {
         /** One data-movement step as the runtime's collective (or local slice) records it. */
         private Val step(DataMovement s, Val x, int end) {
             int[] shape = s.outShape(x.shape, c.mesh());
-            if (s instanceof DataMovement.SliceLocal) {
+            if (s instanceof DataMovement.SliceLocal || s instanceof DataMovement.SliceMajor) {
                 op(DataOp.CREATE, DType.INT32, new int[0], List.of(), at); // the axis index the slice starts at
                 return op(DataOp.SLICE, x.dtype, shape, List.of(x), end);
             }

@@ -23,8 +23,11 @@ import java.util.Set;
  *
  * <p>Partitioning (XLA's SPMD dot handler, {@code dot_handler.cc}, in the form its seed programs need): each device
  * multiplies its blocks; when a contracting dimension is split over mesh axes K, the local products are partial
- * sums, completed by an all-reduce over K (a reduce-scatter when the result's layout splits a dimension over exactly
- * K). The result keeps the larger operand's batch and free shardings first;
+ * sums, completed by an all-reduce over K; where the result's layout splits a dimension over exactly K, that
+ * dimension is first cut over the idle devices (the major part of the unused axes, when their devices are a multiple
+ * of K's), so the all-reduce carries 1/|K| of the result and a collective-permute moves each block into place, and
+ * without enough idle devices the whole result is all-reduced and sliced (XLA:CPU creates no reduce-scatter). The
+ * result keeps the larger operand's batch and free shardings first;
  * an operand axis the result already uses elsewhere moves, by one collective-permute, onto an unused axis of the
  * same size (else it is gathered). A contracting dimension split on one operand only is summed (the other operand
  * sliced) when the split operand fills its device group and has more elements per group than the result, and
@@ -336,7 +339,8 @@ public record DotGeneral(List<Integer> lhsContracting, List<Integer> rhsContract
      * the layout it passes through first (empty: none), the contracted axes, and the product's layout.
      */
     private record Plan(List<List<String>> lhs, List<List<String>> rhs, List<List<String>> lhsVia,
-                        List<List<String>> rhsVia, List<String> contracted, List<List<String>> natural) {
+                        List<List<String>> rhsVia, List<String> contracted, List<List<String>> natural,
+                        Partitioning.Share share) {
     }
 
     /** True when the rhs has more bytes than the lhs: XLA then takes the rhs's shardings first (ties: the lhs's). */
@@ -401,10 +405,9 @@ public record DotGeneral(List<Integer> lhsContracting, List<Integer> rhsContract
      *       within it), the other operand and the result are replicated within the group, and the split operand has
      *       more elements per group than the result; otherwise the split operand is gathered.</li>
      *   <li>A result dimension {@code out} splits over unused axes over which its operand is replicated is sliced
-     *       locally before the product. One over the contracted axes stays whole until the sum, which a
-     *       reduce-scatter then completes (XLA, where another axis of the same size is unused, computes the share
-     *       on that axis, all-reduces it and moves it with a collective-permute: the difference
-     *       {@code XlaMatmulPlansTest} states).</li>
+     *       locally before the product. One {@code out} splits over exactly the contracted axes K is computed in
+     *       shares ({@link #share}); without idle devices for them it stays whole until the all-reduce and is
+     *       sliced after it.</li>
      * </ol>
      */
     private Plan plan(ArrayType l, ArrayType r, ArrayType out) {
@@ -503,11 +506,56 @@ public record DotGeneral(List<Integer> lhsContracting, List<Integer> rhsContract
             lhs.set(lhsContracting.get(i), k);
             rhs.set(rhsContracting.get(i), k);
         }
+        Partitioning.Share share = null;
         if (out != null) {
             splitAsOut(l, r, out, lhs, rhs, used, natural);
+            share = share(l, r, out, contracted, natural, used, taken, mesh);
         }
         return new Plan(lhs, rhs, lVia.equals(l.dims()) ? List.of() : lVia, rVia.equals(r.dims()) ? List.of() : rVia,
-                contracted, natural);
+                contracted, natural, share);
+    }
+
+    /**
+     * XLA's plan for a result dimension that {@code out} splits over exactly the contracted axes K (seed 000's case
+     * 3 asked for as C[I_K, N]): the devices that no axis of the product uses (idle: each K-group's products are
+     * repeated on them) each compute a share of that dimension — cut by the major part of their index, when their
+     * number is a multiple of |K| —, so the all-reduce over K carries 1/|K| of the result and a collective-permute
+     * then moves every block to the devices {@code out} gives it. Null where the result's other dimensions are not
+     * yet as {@code out} wants them, no dimension asks for K, or the idle devices are too few; the whole result is
+     * then all-reduced and sliced, as XLA:CPU does (JAX 0.10.2 on 4 × 2 and 4 × 1 meshes).
+     */
+    private Partitioning.Share share(ArrayType l, ArrayType r, ArrayType out, List<String> contracted,
+                                     List<List<String>> natural, Set<String> used, Set<String> taken, Mesh mesh) {
+        List<String> k = nonTrivial(contracted, mesh);
+        if (k.isEmpty()) {
+            return null;
+        }
+        int dim = -1;
+        for (int e = 0; e < natural.size(); e++) {
+            List<String> want = nonTrivial(out.dims().get(e), mesh);
+            if (dim < 0 && natural.get(e).isEmpty() && !want.isEmpty() && Set.copyOf(want).equals(Set.copyOf(k))) {
+                dim = e;
+            } else if (!nonTrivial(natural.get(e), mesh).equals(want)) {
+                return null;
+            }
+        }
+        List<String> idle = mesh.axisNames().stream()
+                .filter(a -> mesh.axisSize(a) > 1 && !used.contains(a) && !taken.contains(a)).toList();
+        int parts = mesh.axisSize(k);
+        if (dim < 0 || idle.isEmpty() || mesh.axisSize(idle) % parts != 0) {
+            return null;
+        }
+        int b = lhsBatch.size();
+        List<Integer> lFree = free(l.rank(), lhsContracting, lhsBatch);
+        List<Integer> rFree = free(r.rank(), rhsContracting, rhsBatch);
+        List<Integer> operandDim = dim < b ? List.of(lhsBatch.get(dim), rhsBatch.get(dim))
+                : dim < b + lFree.size() ? List.of(lFree.get(dim - b), -1)
+                : List.of(-1, rFree.get(dim - b - lFree.size()));
+        return new Partitioning.Share(dim, operandDim, idle, parts);
+    }
+
+    private static List<String> nonTrivial(List<String> axes, Mesh mesh) {
+        return axes.stream().filter(a -> mesh.axisSize(a) > 1).toList();
     }
 
     /**
@@ -623,7 +671,7 @@ public record DotGeneral(List<Integer> lhsContracting, List<Integer> rhsContract
         DotGeneral local = new DotGeneral(lhsContracting, rhsContracting, lhsBatch, rhsBatch, null);
         Plan p = plan(operands.get(0), operands.get(1), out);
         return Partitioning.withVia(List.of(p.lhs, p.rhs), local, p.contracted, ReduceOp.SUM, p.natural,
-                List.of(p.lhsVia, p.rhsVia));
+                List.of(p.lhsVia, p.rhsVia), p.share);
     }
 
     private static long localSize(List<Integer> shape, List<List<String>> dims, Mesh mesh) {

@@ -21,7 +21,7 @@ public sealed interface DataMovement {
      * A step that is one collective: its shape and bytes are the primitive's rules ({@link Collective#outShape},
      * {@link Collective#bytesPerDevice}) over the groups of its axes.
      */
-    sealed interface OneCollective extends DataMovement permits AllGather, AllToAll, AllReduce, ReduceScatter {
+    sealed interface OneCollective extends DataMovement permits AllGather, AllToAll, AllReduce {
         /** The collective primitive the step binds. */
         Collective primitive();
 
@@ -177,6 +177,49 @@ public sealed interface DataMovement {
     }
 
     /**
+     * A local slice by the major part of the devices' index over {@code axes}: dimension {@code dim} is cut into
+     * {@code parts} blocks, and a device keeps block ⌊ℓ / (n / parts)⌋, where ℓ is its index over {@code axes}
+     * (row-major, as {@link Collectives#axisIndex(String...)} counts) and n their number of devices. With
+     * {@code parts} = n it is {@link SliceLocal}; with fewer parts, devices that differ only in the minor part of
+     * ℓ keep the same block (XLA's share of a contraction's result on idle devices, {@link Regroup#share}). Moves
+     * nothing.
+     *
+     * @param axes  mesh axes, in mesh order
+     * @param parts the number of blocks (divides the number of devices over axes)
+     * @param dim   the dimension sliced
+     */
+    record SliceMajor(List<String> axes, int parts, int dim) implements DataMovement {
+        /**
+         * @throws NullPointerException     if axes is null
+         * @throws IllegalArgumentException if parts is not positive
+         */
+        public SliceMajor {
+            axes = List.copyOf(axes);
+            if (parts < 1) {
+                throw new IllegalArgumentException("parts must be positive, got " + parts);
+            }
+        }
+
+        @Override
+        public NDArray apply(NDArray x, Mesh mesh) {
+            int per = DataMovement.parts(axes, mesh) / parts;
+            int idx = Collectives.axisIndex(axes.toArray(new String[0])).intAt() / per;
+            int size = x.shape(dim) / parts;
+            return x.slice(dim, idx * size, (idx + 1) * size);
+        }
+
+        @Override
+        public int[] outShape(int[] in, Mesh mesh) {
+            return scaled(in, dim, 1, parts);
+        }
+
+        @Override
+        public long bytesReceived(long inBytes, Mesh mesh) {
+            return 0;
+        }
+    }
+
+    /**
      * All-reduce over {@code axes} (psum, pmax or pmin): completes partial results.
      *
      * @param axes mesh axes
@@ -218,34 +261,6 @@ public sealed interface DataMovement {
         @Override
         public CollectiveParams params() {
             return new CollectiveParams.None();
-        }
-    }
-
-    /**
-     * Reduce-scatter over {@code axes} along {@code dim} (tiled): completes partial sums and splits the result.
-     *
-     * @param axes mesh axes, major first
-     * @param dim  the dimension that becomes split over them
-     */
-    record ReduceScatter(List<String> axes, int dim) implements OneCollective {
-        /** @throws NullPointerException if axes is null */
-        public ReduceScatter {
-            axes = List.copyOf(axes);
-        }
-
-        @Override
-        public NDArray apply(NDArray x, Mesh mesh) {
-            return Collectives.psumScatter(x, axes, dim, Tiling.TILED);
-        }
-
-        @Override
-        public Collective primitive() {
-            return Collective.PSUM_SCATTER;
-        }
-
-        @Override
-        public CollectiveParams params() {
-            return new CollectiveParams.ReduceScatter(dim, true);
         }
     }
 
@@ -382,6 +397,91 @@ public sealed interface DataMovement {
                 pairs.add(new int[] {source, target});
             }
             pairs.sort(java.util.Comparator.comparingInt(p -> p[0]));
+            return new Regroup(from, to, pairs);
+        }
+
+        /**
+         * XLA's move of a contraction's result computed on idle devices into its layout: dimension {@code dim} of
+         * the result was cut into {@code parts} blocks by the major part of the devices' index over {@code over}
+         * ({@link SliceMajor}) and completed by an all-reduce; {@code to} splits it over other axes into as many
+         * parts. XLA pairs the devices of the two shardings by position: the block, then the device's index among
+         * those holding that block, counted row-major over the remaining mesh coordinates in mesh order (an axis
+         * of {@code over} cut by the major part counts with its minor part) — checked against JAX 0.10.2 on 2 × 2,
+         * 2 × 4, 2 × 6, 3 × 3, 4 × 2, 4 × 4 and 2 × 2 × 2 meshes ({@code jax-checks/seed000_matmul_plans.py}).
+         *
+         * @param to    the result's layout after the move; its other dimensions are the same before it
+         * @param dim   the dimension that moves
+         * @param over  the idle mesh axes whose major part split {@code dim}, in mesh order
+         * @param parts how many blocks
+         * @return the move, or null when {@code parts} does not cut {@code over} at an axis boundary or within one
+         *         axis (then XLA's rule is not known here)
+         */
+        static Regroup share(List<List<String>> to, int dim, List<String> over, int parts, Mesh mesh) {
+            // per axis of over: how many parts its major side takes (the rest of the axis is its minor part)
+            java.util.Map<String, Integer> major = new java.util.HashMap<>();
+            int left = parts;
+            for (String a : over) {
+                int s = mesh.axisSize(a);
+                int take = left % s == 0 ? s : s % left == 0 ? left : -1;
+                if (take < 0) {
+                    return null;
+                }
+                major.put(a, take);
+                left /= take;
+            }
+            if (left != 1) {
+                return null;
+            }
+            java.util.Set<String> tiles = new java.util.HashSet<>();
+            for (int d = 0; d < to.size(); d++) {
+                if (d != dim) {
+                    tiles.addAll(to.get(d));
+                }
+            }
+            List<String> onto = to.get(dim);
+            java.util.Map<List<Integer>, Integer> targets = new java.util.HashMap<>();
+            List<Device> devices = mesh.devices();
+            for (int t = 0; t < devices.size(); t++) {
+                List<Integer> c = devices.get(t).coords();
+                List<Integer> key = new java.util.ArrayList<>();
+                tiles.stream().sorted().forEach(a -> key.add(c.get(mesh.axisPosition(a))));
+                int block = 0;
+                for (String a : onto) {
+                    block = block * mesh.axisSize(a) + c.get(mesh.axisPosition(a));
+                }
+                int replica = 0;
+                for (String a : mesh.axisNames()) {
+                    if (!tiles.contains(a) && !onto.contains(a)) {
+                        replica = replica * mesh.axisSize(a) + c.get(mesh.axisPosition(a));
+                    }
+                }
+                key.add(block);
+                key.add(replica);
+                targets.put(key, t);
+            }
+            List<int[]> pairs = new java.util.ArrayList<>();
+            for (int s = 0; s < devices.size(); s++) {
+                List<Integer> c = devices.get(s).coords();
+                List<Integer> key = new java.util.ArrayList<>();
+                tiles.stream().sorted().forEach(a -> key.add(c.get(mesh.axisPosition(a))));
+                int block = 0;
+                int replica = 0;
+                for (String a : mesh.axisNames()) {
+                    int v = c.get(mesh.axisPosition(a));
+                    if (major.containsKey(a)) {
+                        int minor = mesh.axisSize(a) / major.get(a);
+                        block = block * major.get(a) + v / minor;
+                        replica = replica * minor + v % minor;
+                    } else if (!tiles.contains(a)) {
+                        replica = replica * mesh.axisSize(a) + v;
+                    }
+                }
+                key.add(block);
+                key.add(replica);
+                pairs.add(new int[] {s, targets.get(key)});
+            }
+            List<List<String>> from = new java.util.ArrayList<>(to);
+            from.set(dim, over);
             return new Regroup(from, to, pairs);
         }
 

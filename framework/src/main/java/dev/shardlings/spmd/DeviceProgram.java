@@ -149,6 +149,10 @@ public record DeviceProgram(List<Instruction> instructions, int registers) {
          */
         public int equation(Primitive p, List<Integer> inputs, List<ArrayType> layouts, ArrayType out) {
             Partitioning plan = p.partition(layouts, out);
+            Partitioning.Share share = plan.share();
+            DataMovement.Regroup shareMove = share == null ? null : DataMovement.Regroup.share(
+                    Relayout.withoutTrivialAxes(out.dims(), mesh), share.resultDim(), share.over(), share.parts(),
+                    mesh);
             List<Integer> local = new ArrayList<>();
             for (int k = 0; k < inputs.size(); k++) {
                 int in = inputs.get(k);
@@ -158,51 +162,47 @@ public record DeviceProgram(List<Instruction> instructions, int registers) {
                     in = regroupOrRelayout(in, from, via);
                     from = via;
                 }
-                local.add(relayout(in, from, plan.operandDims().get(k)));
+                in = relayout(in, from, plan.operandDims().get(k));
+                if (shareMove != null && share.operandDim().get(k) >= 0) {
+                    in = move(in, List.of(new DataMovement.SliceMajor(share.over(), share.parts(),
+                            share.operandDim().get(k))));
+                }
+                local.add(in);
             }
             int r = register();
             List<ArrayType> localIn = new ArrayList<>();
             long bytes = 0;
             for (int k = 0; k < inputs.size(); k++) {
                 ArrayType t = layouts.get(k);
-                ArrayType lt = ArrayType.unsharded(t.dtype(), blockShape(t.shape(), plan.operandDims().get(k)));
+                int[] block = blockShape(t.shape(), plan.operandDims().get(k));
+                if (shareMove != null && share.operandDim().get(k) >= 0) {
+                    block[share.operandDim().get(k)] /= share.parts();
+                }
+                ArrayType lt = ArrayType.unsharded(t.dtype(), block);
                 localIn.add(lt);
                 bytes += lt.size() * lt.dtype().byteSize();
             }
-            ArrayType localOut = ArrayType.unsharded(out.dtype(), blockShape(out.shape(), plan.resultDims()));
+            int[] outBlock = blockShape(out.shape(), plan.resultDims());
+            if (shareMove != null) {
+                outBlock[share.resultDim()] /= share.parts();
+            }
+            ArrayType localOut = ArrayType.unsharded(out.dtype(), outBlock);
             bytes += localOut.size() * localOut.dtype().byteSize();
             instructions.add(new Apply(plan.local(), local, r, localOut, plan.local().flops(localIn, localOut),
                     bytes));
             // Partial results over axes of size 1 are already complete: no collective for a group of one device.
             List<List<String>> dims = Relayout.withoutTrivialAxes(plan.resultDims(), mesh);
-            List<List<String>> outDims = Relayout.withoutTrivialAxes(out.dims(), mesh);
-            List<String> reduceAxes = plan.reduceAxes().stream().filter(a -> mesh.axisSize(a) > 1).toList();
             List<List<String>> reduceSteps = plan.reduceSteps().stream()
                     .map(g -> g.stream().filter(a -> mesh.axisSize(a) > 1).toList()).filter(g -> !g.isEmpty()).toList();
-            if (reduceSteps.size() > 1) {
-                // one all-reduce per reduced dimension, as XLA completes a reduction over several split dimensions
-                List<DataMovement> steps = reduceSteps.stream()
-                        .<DataMovement>map(g -> new DataMovement.AllReduce(g, plan.reduceOp())).toList();
-                int reduced = register();
-                instructions.add(new Move(steps, r, reduced));
-                r = reduced;
-            } else if (!reduceAxes.isEmpty()) {
-                DataMovement reduce = null;
-                for (int d = 0; d < dims.size() && reduce == null; d++) {
-                    if (dims.get(d).isEmpty() && outDims.get(d).equals(reduceAxes)
-                            && plan.reduceOp() == dev.shardlings.array.ReduceOp.SUM) {
-                        reduce = new DataMovement.ReduceScatter(reduceAxes, d);
-                        List<List<String>> next = new ArrayList<>(dims);
-                        next.set(d, reduceAxes);
-                        dims = next;
-                    }
-                }
-                if (reduce == null) {
-                    reduce = new DataMovement.AllReduce(reduceAxes, plan.reduceOp());
-                }
-                int reduced = register();
-                instructions.add(new Move(List.of(reduce), r, reduced));
-                r = reduced;
+            List<DataMovement> steps = new ArrayList<>();
+            // one all-reduce per reduced dimension, as XLA completes a reduction over several split dimensions
+            reduceSteps.forEach(g -> steps.add(new DataMovement.AllReduce(g, plan.reduceOp())));
+            if (shareMove != null) {
+                steps.add(shareMove);
+                dims = shareMove.to();
+            }
+            if (!steps.isEmpty()) {
+                r = move(r, steps);
             }
             return relayout(r, dims, out.dims());
         }
@@ -262,56 +262,6 @@ public record DeviceProgram(List<Instruction> instructions, int registers) {
         public DeviceProgram build() {
             return new DeviceProgram(instructions, registers);
         }
-    }
-
-    /**
-     * XLA's reduce-scatter creation: an all-reduce (sum) whose only reader keeps, as its first step, the device's
-     * slice of the sum over the same axes becomes one reduce-scatter. Each device then receives (n−1)/n of its
-     * block instead of 2(n−1)/n and the values are the same. This is what makes an out sharding that splits a
-     * contraction's result (C[I_X, K] from A[I, J_X] · B[J_X, K]) cost a reduce-scatter rather than an all-reduce.
-     *
-     * @param outputs the registers the program returns (an all-reduce whose result is returned is kept)
-     * @return this program with every such pair fused (this program itself when there is none)
-     */
-    public DeviceProgram withReduceScatters(List<Integer> outputs) {
-        int[] reads = new int[registers];
-        outputs.forEach(o -> reads[o]++);
-        for (Instruction ins : instructions) {
-            if (ins instanceof Apply a) {
-                a.inputs().forEach(i -> reads[i]++);
-            } else if (ins instanceof Region g) {
-                g.inputs().forEach(i -> reads[i]++);
-            } else {
-                reads[((Move) ins).input()]++;
-            }
-        }
-        List<Instruction> out = new ArrayList<>(instructions);
-        boolean changed = false;
-        for (int i = 0; i < out.size(); i++) {
-            if (!(out.get(i) instanceof Move first) || reads[first.output()] != 1
-                    || !(first.steps().get(first.steps().size() - 1) instanceof DataMovement.AllReduce r)
-                    || r.op() != dev.shardlings.array.ReduceOp.SUM) {
-                continue;
-            }
-            for (int j = i + 1; j < out.size(); j++) {
-                if (out.get(j) instanceof Move second && second.input() == first.output()) {
-                    if (second.steps().get(0) instanceof DataMovement.SliceLocal s && s.axes().equals(r.axes())) {
-                        List<DataMovement> steps = new ArrayList<>(first.steps().subList(0, first.steps().size() - 1));
-                        steps.add(new DataMovement.ReduceScatter(r.axes(), s.dim()));
-                        steps.addAll(second.steps().subList(1, second.steps().size()));
-                        out.set(j, new Move(steps, first.input(), second.output()));
-                        out.set(i, null);
-                        changed = true;
-                    }
-                    break;
-                }
-            }
-        }
-        if (!changed) {
-            return this;
-        }
-        out.removeIf(Objects::isNull);
-        return new DeviceProgram(out, registers);
     }
 
     /**

@@ -127,7 +127,7 @@ final class GlobalOps {
             inSpecs.add(layouts.get(k).spec());
         }
         int result = b.equation(p, inputs, layouts, out);
-        return oneMesh.resultOn(b.build().withReduceScatters(List.of(result)).run(mesh, args, inSpecs, List.of(result),
-                List.of(outSpec), p.name(), dev.shardlings.events.Origin.GLOBAL_OP).get(0));
+        return oneMesh.resultOn(b.build().run(mesh, args, inSpecs, List.of(result), List.of(outSpec), p.name(),
+                dev.shardlings.events.Origin.GLOBAL_OP).get(0));
     }
 }

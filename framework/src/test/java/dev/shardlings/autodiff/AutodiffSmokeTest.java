@@ -40,7 +40,9 @@ class AutodiffSmokeTest {
         NDArray expected = x.transpose().matmul(x.matmul(w)).mul(2f);
         System.out.println(g.lower(xs, ws).asText());
         assertTrue(dw.gather().allclose(expected, 1e-5, 1e-4), () -> "got " + dw.gather() + " expected " + expected);
-        assertEquals(P(), dw.sharding().spec());
+        // makeMesh's axes are Explicit: JAX 0.10.2 prints the gradient's spec with one None per dimension
+        // (jit/JitOutSpecsTest; jax-checks/jit_out_specs.py: "Explicit grad of a P() weight ... P(None, None)")
+        assertEquals(P(null, null), dw.sharding().spec());
         // eager
         UnaryOperator<ShardedArray> eager = Autodiff.grad(ww -> xs.matmul(ww).square().sum());
         assertTrue(eager.apply(ws).gather().allclose(expected, 1e-5, 1e-4));

@@ -123,19 +123,77 @@ class XlaMatmulPlansTest {
                 "f32[4,4] all-reduce {{0,2},{1,3}}");
     }
 
+    /** A mesh of devices 0 … n−1 in order. */
+    private static Mesh mesh(int[] sizes, String... names) {
+        int n = 1;
+        for (int s : sizes) {
+            n *= s;
+        }
+        int[] ids = new int[n];
+        for (int i = 0; i < n; i++) {
+            ids[i] = i;
+        }
+        return Mesh.ofDeviceIds(ids, sizes, names);
+    }
+
     @Test
-    void case3WithRowsOverXIsAReduceScatterWhereXlaAllReducesTheShareOnYThenPermutes() {
-        // XLA (JAX 0.10.2):
+    void case3WithRowsOverXComputesSharesOfTheRowsOnTheIdleDevicesThenPermutes() {
+        // Issue 32's table row 1 (Problem 5.2's setting). XLA:CPU creates no reduce-scatter: the idle y devices each
+        // take the major part of their index's share of the rows (A sliced before the dot, so the FLOPs halve), the
+        // all-reduce over x carries f32[I/2, K], and a collective-permute moves every block onto x.
         // %all-reduce = f32[2,4]{1,0} all-reduce(%dot), channel_id=1,
         //     replica_groups=mesh['axis_0'=1,'axis_1'=2,'axis_2'=2] {'axis_1'}, to_apply=%add.clone
         // ROOT %collective-permute = f32[2,4]{1,0} collective-permute(%all-reduce), channel_id=2,
         //     source_target_pairs={{0,0},{2,1},{1,2},{3,3}}
-        // Stated difference: XLA computes each device's rows as P('y', None) would hold them, all-reduces that share
-        // over x and permutes it onto x (32 + 32 bytes per device here); this partitioner completes the sum with one
-        // reduce-scatter over x (32 bytes), XLA's plan where no other axis of x's size is free. Part 5.2 grades the
-        // reduce-scatter's bytes; taking XLA's plan needs 5.2's bound and its page changed with it.
         check(M22, new int[] {4, 4}, P(null, "x"), new int[] {4, 4}, P("x", null), P("x", null), P("x"),
-                "f32[2,4] reduce-scatter dimensions={0} {{0,2},{1,3}}");
+                "f32[2,4] all-reduce {{0,2},{1,3}}", "f32[2,4] collective-permute {{0,0},{1,2},{2,1},{3,3}}");
+        // 2 × 4: the major half of y's index picks the rows
+        // %all-reduce = f32[2,8]{1,0} all-reduce(%ynn_fusion), replica_groups=mesh['axis_0'=1,'axis_1'=2,'axis_2'=4]
+        //     {'axis_1'} (x: {{0,4},{1,5},{2,6},{3,7}})
+        // ROOT %collective-permute = f32[2,8]{1,0} collective-permute(%all-reduce),
+        //     source_target_pairs={{0,0},{1,1},{4,2},{5,3},{2,4},{3,5},{6,6},{7,7}}
+        check(mesh(new int[] {2, 4}, "x", "y"), new int[] {4, 8}, P(null, "x"), new int[] {8, 8}, P("x", null),
+                P("x", null), P("x"), "f32[2,8] all-reduce {{0,4},{1,5},{2,6},{3,7}}",
+                "f32[2,8] collective-permute {{0,0},{1,1},{2,4},{3,5},{4,2},{5,3},{6,6},{7,7}}");
+        // 2 × 6: y's index split 2 (major) × 3
+        // %all-reduce = f32[2,6]{1,0} all-reduce(%dot), replica_groups=mesh['axis_0'=1,'axis_1'=2,'axis_2'=6] {'axis_1'}
+        // ROOT %collective-permute = f32[2,6]{1,0} collective-permute(%all-reduce), source_target_pairs={{0,0},{1,1},
+        //     {2,2},{6,3},{7,4},{8,5},{3,6},{4,7},{5,8},{9,9},{10,10},{11,11}}
+        check(mesh(new int[] {2, 6}, "x", "y"), new int[] {4, 12}, P(null, "x"), new int[] {12, 6}, P("x", null),
+                P("x", null), P("x"), "f32[2,6] all-reduce {{0,6},{1,7},{2,8},{3,9},{4,10},{5,11}}",
+                "f32[2,6] collective-permute {{0,0},{1,1},{10,10},{11,11},{2,2},{3,6},{4,7},{5,8},{6,3},{7,4},{8,5},"
+                        + "{9,9}}");
+        // 4 × 2 and 4 × 1: too few idle devices for four shares; the whole product is all-reduced, then sliced
+        // %all-reduce = f32[8,4]{1,0} all-reduce(%ynn_fusion), replica_groups=mesh['axis_0'=4,'axis_1'=1,'axis_2'=2]
+        //     {'axis_0'} (x: {{0,2,4,6},{1,3,5,7}})
+        check(mesh(new int[] {4, 2}, "x", "y"), new int[] {8, 8}, P(null, "x"), new int[] {8, 4}, P("x", null),
+                P("x", null), P("x"), "f32[8,4] all-reduce {{0,2,4,6},{1,3,5,7}}");
+        // %all-reduce = f32[8,2]{1,0} all-reduce(%broadcast_multiply_fusion), replica_groups=mesh['axis_0'=4,
+        //     'axis_1'=1] {'axis_0'}
+        check(mesh(new int[] {4, 1}, "x", "y"), new int[] {8, 4}, P(null, "x"), new int[] {4, 2}, P("x", null),
+                P("x", null), P("x"), "f32[8,2] all-reduce {{0,1,2,3}}");
+    }
+
+    @Test
+    void case3SharesFollowTheSplitDimensionAndTheIdleAxes() {
+        // columns asked for over x: the same plan on the columns
+        // %all-reduce = f32[4,2]{1,0} all-reduce(%dot), {'axis_1'} (x)
+        // ROOT %collective-permute = f32[4,2]{1,0} collective-permute(%all-reduce), source_target_pairs={{0,0},{2,1},
+        //     {1,2},{3,3}}
+        check(M22, new int[] {4, 4}, P(null, "x"), new int[] {4, 4}, P("x", null), P(null, "x"), P(null, "x"),
+                "f32[4,2] all-reduce {{0,2},{1,3}}", "f32[4,2] collective-permute {{0,0},{1,2},{2,1},{3,3}}");
+        // P('x', 'y'): y splits the columns, no device is idle: all-reduce, then slice
+        // %all-reduce = f32[4,2]{1,0} all-reduce(%dot), replica_groups=mesh['axis_0'=2,'axis_1'=2] {'axis_0'}
+        check(M22, new int[] {4, 4}, P(null, "x"), new int[] {4, 4}, P("x", null), P("x", "y"), P("x", "y"),
+                "f32[4,2] all-reduce {{0,2},{1,3}}");
+        // 2 × 2 × 2, J over z: the idle (x, y) devices take shares by x, the major part of their index
+        // %all-reduce = f32[4,8]{1,0} all-reduce(%ynn_fusion), replica_groups=mesh['axis_0'=1,'axis_1'=2,'axis_2'=4],
+        //     device_ids=([4,2]T(1,0)) {'axis_1'} (z: {{0,1},{2,3},{4,5},{6,7}})
+        // ROOT %collective-permute = f32[4,8]{1,0} collective-permute(%all-reduce),
+        //     source_target_pairs={{0,0},{1,2},{2,4},{3,6},{4,1},{5,3},{6,5},{7,7}}
+        check(mesh(new int[] {2, 2, 2}, "x", "y", "z"), new int[] {8, 8}, P(null, "z"), new int[] {8, 8},
+                P("z", null), P("z", null), P("z"), "f32[4,8] all-reduce {{0,1},{2,3},{4,5},{6,7}}",
+                "f32[4,8] collective-permute {{0,0},{1,2},{2,4},{3,6},{4,1},{5,3},{6,5},{7,7}}");
     }
 
     @Test

@@ -83,12 +83,16 @@ class GlobalOpsCommunicationTest {
     }
 
     @Test
-    void aContractedShardedDimensionIsSummedOrScatteredAsTheOutShardingSays() {
+    void aContractedShardedDimensionIsSummedThenSlicedAsTheOutShardingSays() {
         NDArray s = data(8, 8);
         check(run(() -> put(XY, s, null, "X").matmul(put(XY, s, "X", null), P())), "float32[8,8]", s.matmul(s),
                 "psum[X]");
+        // XLA:CPU creates no reduce-scatter, and on 4 x 2 too few devices are idle for shares of the rows
+        // (jit/XlaMatmulPlansTest); JAX 0.10.2, Explicit axes, jnp.matmul(a, b, out_sharding=P('x', None)):
+        // %all-reduce = f32[8,8]{1,0} all-reduce(%ynn_fusion), replica_groups=mesh['axis_0'=4,'axis_1'=1,'axis_2'=2]
+        //     {'axis_0'}, to_apply=%add.clone
         check(run(() -> put(XY, s, null, "X").matmul(put(XY, s, "X", null), P("X", null))), "float32[8@X,8]",
-                s.matmul(s), "psum_scatter[X]");
+                s.matmul(s), "psum[X]");
     }
 
     @Test

@@ -27,8 +27,9 @@ public final class Chapter5 {
     }
 
     /**
-     * Part 5.2: with the out sharding inside the program the compiler completes the partial sums with one
-     * reduce-scatter over X; an eager matmul followed by a reshard would all-reduce first and slice afterwards.
+     * Part 5.2: with the out sharding inside the program the compiler plans the matmul for C[I_X, K]: where Y is a
+     * multiple of X the Y devices each compute a share of the rows, so the all-reduce over X carries f32[I/X, K],
+     * and a collective-permute puts the blocks in place; a matmul followed by a reshard completes all of C first.
      */
     public static ShardedArray matmulReduceScatter(ShardedArray a, ShardedArray b) {
         return Jit.jit((ShardedArray x, ShardedArray y) -> x.matmul(y)).named("matmul").outShardings(P("X", null))

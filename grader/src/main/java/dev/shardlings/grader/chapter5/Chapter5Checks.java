@@ -2,10 +2,12 @@ package dev.shardlings.grader.chapter5;
 
 import dev.shardlings.array.NDArray;
 import dev.shardlings.events.Collective;
+import dev.shardlings.events.ShardMapTrace;
 import dev.shardlings.grader.checks.Checks.Tolerance;
 import dev.shardlings.grader.checks.Checks;
 import dev.shardlings.grader.checks.TraceRules;
 import dev.shardlings.grader.judge.CaseRun;
+import dev.shardlings.grader.judge.GradingFailure;
 import dev.shardlings.grader.judge.Guard;
 import dev.shardlings.grader.judge.Reports;
 import dev.shardlings.grader.parts.Check;
@@ -76,12 +78,16 @@ public final class Chapter5Checks {
             .calls(C5_MATMUL_REDUCE_SCATTER)
             .docs(D + "part-52-the-out-sharding-chooses-the-collective")
             .hint("where does your code say that C must come out split over X: inside the compiled program, or after it? The"
-                    + " compiler can only choose a collective that keeps one slice of the sum if it knows the layout"
-                    + " while it partitions the matmul (automatic-parallelism.md: two ways to give jit a layout).")
+                    + " compiler can only plan the matmul for that layout if it knows the layout while it partitions"
+                    + " the matmul (automatic-parallelism.md: two ways to give jit a layout).")
             .requires(C5_MATMUL_REDUCE_SCATTER, "values (float tolerance) and layout", Check.VALUES, Check.LAYOUT)
             .requires(C5_MATMUL_REDUCE_SCATTER, "compiled by jit, with no hand-written shardMap", Check.USES_JIT)
-            .requires(C5_MATMUL_REDUCE_SCATTER, "every device receives at most (X−1)/X · I·K·4 bytes (one "
-                    + "reduce-scatter of its partial product, where an all-reduce would cost twice that)", Check.BYTES)
+            .requires(C5_MATMUL_REDUCE_SCATTER, "one jitted program makes the result, already laid out P('X', None):"
+                    + " no reshard or other program runs before or after it", Check.USES_JIT)
+            .requires(C5_MATMUL_REDUCE_SCATTER, "per device, XLA's collectives for that layout: where Y is a multiple"
+                    + " of X an all-reduce over X of f32[I/X, K] (the Y devices each computed a share of the rows)"
+                    + " then a collective-permute of it, else an all-reduce over X of f32[I, K] (none when X = 1)",
+                    Check.COLLECTIVES, Check.OPERANDS)
             .graded(CASES, EXAMPLES, c -> matmulReduceScatter(C5_MATMUL_REDUCE_SCATTER.proxy(), c));
 
     /** Part 5.3. */
@@ -164,8 +170,13 @@ public final class Chapter5Checks {
     }
 
     /**
-     * 5.2: compiled by jit with no shardMap of its own; values and layout P('X', None); every device receives at
-     * most what one reduce-scatter of its partial product [I, K] over X costs, (X−1)/X · I·K·4 bytes.
+     * 5.2: compiled by jit with no shardMap of its own; values and layout P('X', None); the one program that ran is
+     * the jitted one and made the result (so the compiler planned the matmul for the layout); and its collectives
+     * are XLA:CPU's plan for that layout (JAX 0.10.2, {@code jit/XlaMatmulPlansTest}): where Y is a multiple of X
+     * the Y devices, idle in the contraction, each compute I/X of the rows, so the all-reduce over X carries
+     * f32[I/X, K] and a collective-permute moves each block onto X; otherwise the whole f32[I, K] is all-reduced
+     * and sliced. A matmul followed by {@code reshard} receives as many bytes as that plan on every mesh, so the
+     * structure, not a byte bound, tells them apart.
      */
     public static void matmulReduceScatter(PlacedMatmul impl, Chapter5Case c) {
         Mesh mesh = c.mesh(AxisType.AUTO);
@@ -178,11 +189,64 @@ public final class Chapter5Checks {
         Checks.compiledByJit(run);
         Checks.shardedResult(run, Reports.inputs("Input A", a, "Input B", b), Chapter5Oracles.matmul(a, b),
                 P("X", null), tolerance(c.j()), Reports.picture(as) + Reports.picture(bs));
-        long bound = (long) (c.x() - 1) * c.i() * c.k() * 4 / c.x();
-        TraceRules.perDevice(run, "moves more than a reduce-scatter", "every device receives at most (X−1)/X·I·K·4 = "
-                + bound + " bytes, what one reduce-scatter of its partial product costs",
-                TraceRules.bytesReceivedAtMost(bound, "an all-reduce of the partial product [" + c.i() + ", " + c.k()
-                        + "] followed by a slice receives twice a reduce-scatter's bytes"));
+        resultFromOneJittedProgram(run);
+        boolean shares = c.x() > 1 && c.y() % c.x() == 0;
+        List<Integer> share = List.of(c.i() / c.x(), c.k());
+        List<Integer> whole = List.of(c.i(), c.k());
+        String what = c.x() == 1 ? "no collective (X = 1: J is whole on every device)" : shares
+                ? "one all-reduce (psum) over X of f32" + share + ", the share of the rows this device computed,"
+                + " then one collective-permute (ppermute) of it onto the devices that keep those rows"
+                : "one all-reduce (psum) over X of f32" + whole + " (Y = " + c.y() + " is not a multiple of X = " + c.x()
+                + ": too few idle devices for shares of the rows), then a local slice";
+        List<Collective> kinds = c.x() == 1 ? List.of() : shares ? List.of(Collective.PSUM, Collective.PPERMUTE)
+                : List.of(Collective.PSUM);
+        List<List<Integer>> shapes = shares ? List.of(share, share) : List.of(whole);
+        TraceRules.perDevice(run, "does not run the compiler's plan for the layout", "every device runs " + what,
+                new TraceRules.Rule(Set.of(Check.COLLECTIVES, Check.OPERANDS), d -> {
+                    List<dev.shardlings.events.TraceEvent.CollectiveEvent> cs = d.collectives();
+                    boolean ok = cs.size() == kinds.size();
+                    for (int i = 0; ok && i < cs.size(); i++) {
+                        ok = cs.get(i).kind() == kinds.get(i) && cs.get(i).inputShape().equals(shapes.get(i))
+                                && (kinds.get(i) != Collective.PSUM || cs.get(i).axes().equals(List.of("X")));
+                    }
+                    return ok ? null : "its collectives are " + (cs.isEmpty() ? "none" : String.join(", ",
+                            cs.stream().map(dev.shardlings.events.TraceEvent.CollectiveEvent::describe).toList()))
+                            + "; expected " + what;
+                }, d -> "give the compiler A and B as they are placed and the result's layout in the same program:"
+                        + " then the plan is its own"));
+    }
+
+    /**
+     * The run's programs are one, compiled by jit, and it made the returned array: the layout P('X', None) came out
+     * of the program that partitioned the matmul, not a reshard or a second program after it.
+     */
+    private static void resultFromOneJittedProgram(CaseRun<ShardedArray> run) {
+        dev.shardlings.grader.parts.CheckLog.ran(Check.USES_JIT);
+        List<ShardMapTrace> programs = run.trace().shardMaps();
+        List<Integer> made = run.trace().resultPrograms();
+        boolean ok = programs.size() == 1 && made.size() == 1 && made.get(0) == 0
+                && programs.get(0).origin().compiledByJit();
+        if (ok) {
+            return;
+        }
+        StringBuilder list = new StringBuilder();
+        for (int k = 0; k < programs.size(); k++) {
+            ShardMapTrace m = programs.get(k);
+            list.append("  ").append(k + 1).append(". ").append(m.functionName())
+                    .append(m.origin().compiledByJit() ? " (compiled by jit)" : " (" + m.origin().name().toLowerCase(
+                            java.util.Locale.ROOT).replace('_', ' ') + ")")
+                    .append(made.contains(k) ? ", made the result" : "").append('\n');
+        }
+        throw run.report("lays the result out after the compiled matmul")
+                .paragraph("The programs your code ran, in order:")
+                .lines(list.toString())
+                .paragraph("The part asks for one jitted program that returns C already laid out P('X', None). When"
+                        + " the layout is applied by a program after the matmul, the compiler partitioned the"
+                        + " matmul without knowing it: it completed the whole product and the layout was cut out"
+                        + " afterwards. Where can the compiled program itself be told the layout of its result?")
+                .noHint()
+                .failure(GradingFailure.Kind.STRUCTURE, "the result's layout is not the compiled matmul's: "
+                        + programs.size() + " program(s) ran");
     }
 
     /**

@@ -9,6 +9,8 @@ import dev.shardlings.spmd.ShardedArray;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
 
+import java.util.List;
+
 import static dev.shardlings.sharding.PartitionSpec.P;
 import static dev.shardlings.spmd.ShardMap.shardMap;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -23,6 +25,8 @@ class AutomaticParallelismWrongImplementationsTest {
 
     /** Seed 002's 2 × 2 mesh: I = 4, J = 8, K = 6. */
     private static final Chapter5Case TWO_BY_TWO = new Chapter5Case(2, 2, 2, 2, 3, 77);
+    /** A 4 × 2 mesh (too few idle devices for shares of the rows): I = 4, J = 8, K = 4. */
+    private static final Chapter5Case FOUR_BY_TWO = new Chapter5Case(4, 2, 1, 1, 2, 78);
 
     private static GradingFailure rejected(Kind kind, Executable check) {
         GradingFailure f = Pinned.record(assertThrows(GradingFailure.class, check));
@@ -74,12 +78,38 @@ class AutomaticParallelismWrongImplementationsTest {
     }
 
     @Test
-    void aReshardAfterAnEagerMatmulAllReducesFirstAndSlicesAfterwards() {
+    void aReshardAfterTheJittedMatmulLaysTheResultOutInAnotherProgram() {
+        // it receives as many bytes as XLA's plan for the layout (on 2 x 2 the shares' all-reduce and permute, on
+        // 4 x 2 the whole all-reduce), so the structure tells it apart: the layout came from a program after the
+        // matmul
+        for (Chapter5Case c : List.of(TWO_BY_TWO, FOUR_BY_TWO)) {
+            GradingFailure f = rejected(Kind.STRUCTURE, () -> Chapter5Checks.matmulReduceScatter((a, b) ->
+                    Jit.jit((ShardedArray x, ShardedArray y) -> x.matmul(y)).call(a, b).get(0).reshard(P("X", null)),
+                    c));
+            assertTrue(f.reason().startsWith("the result's layout is not the compiled matmul's"), f.reason());
+            assertTrue(f.getMessage().contains("reshard") && f.getMessage().contains("made the result"),
+                    "the report lists the programs and which made the result: " + f.getMessage());
+        }
+    }
+
+    @Test
+    void aSecondJittedProgramThatConstrainsTheLayoutIsNotTheMatmulsPlan() {
+        GradingFailure f = rejected(Kind.STRUCTURE, () -> Chapter5Checks.matmulReduceScatter((a, b) -> {
+            ShardedArray c = jitMatmul(a, b);
+            return Jit.jit((ShardedArray x) -> x.withShardingConstraint(P("X", null))).call(c).get(0);
+        }, TWO_BY_TWO));
+        assertTrue(f.reason().startsWith("the result's layout is not the compiled matmul's: 2 program(s)"),
+                f.reason());
+    }
+
+    @Test
+    void gatheringAInsideTheProgramIsNotTheCompilersPlanForTheLayout() {
+        // one program, the right layout, but A's J gathered first: an all-gather before the shares' all-reduce
         GradingFailure f = rejected(Kind.STRUCTURE, () -> Chapter5Checks.matmulReduceScatter((a, b) ->
-                Jit.jit((ShardedArray x, ShardedArray y) -> x.matmul(y)).call(a, b).get(0).reshard(P("X", null)),
-                TWO_BY_TWO));
-        assertTrue(f.reason().startsWith("moves more than a reduce-scatter"), f.reason());
-        assertTrue(f.getMessage().contains("psum"), "the device's steps show the all-reduce: " + f.getMessage());
+                Jit.jit((ShardedArray x, ShardedArray y) -> x.withShardingConstraint(P()).matmul(y))
+                        .outShardings(P("X", null)).call(a, b).get(0), TWO_BY_TWO));
+        assertTrue(f.reason().startsWith("does not run the compiler's plan for the layout"), f.reason());
+        assertTrue(f.getMessage().contains("all_gather"), f.getMessage());
     }
 
     @Test
