@@ -308,7 +308,10 @@ public final class CostModel {
             if (e instanceof LocalOpEvent op && fusesInto(d, op, start)) {
                 Fusion g = d.group;
                 g.vectorFlops += op.flops();
-                g.bytes += op.bytes() * scale - 2 * g.lastOutBytes;
+                // The producer's result no longer goes through memory: neither its write nor this read — unless
+                // something else reads it too, then it is still written (XLA's multi-output fusion).
+                boolean alsoReadElsewhere = d.consumers.getOrDefault(g.lastId, List.of()).size() > 1;
+                g.bytes += op.bytes() * scale - (alsoReadElsewhere ? 1 : 2) * g.lastOutBytes;
                 g.lastOutBytes = elements(op.shape()) * 4 * scale;
                 g.lastId = op.id();
                 g.end = Math.max(start, g.start + seconds(g));
@@ -342,6 +345,7 @@ public final class CostModel {
                 g.bytes = op.bytes() * scale;
                 g.lastOutBytes = elements(op.shape()) * 4 * scale;
                 g.name = op.name() + " " + op.shape();
+                g.reduced = op.op() instanceof ReduceOp;
                 category = "elementwise";
             }
             g.end = start + seconds(g);
@@ -376,13 +380,15 @@ public final class CostModel {
             }
             // cuBLAS's output stage: alpha · A·B (a scale by something smaller than the result), + beta · C (one
             // accumulate), then an activation; anything else, or out of that order, is a kernel of its own.
-            double out = elements(op.shape()) * 4;
+            // A scalar operand besides the matmul's result: at most two 4-byte elements read beyond it.
+            boolean byScalar = op.bytes() <= 2 * elements(op.shape()) * 4 + 8;
             int stage;
-            if (op.op() == dev.shardlings.array.BinaryOp.MUL && op.bytes() - 2 * out < out) {
+            if (op.op() == dev.shardlings.array.BinaryOp.MUL && byScalar) {
                 stage = 0;
             } else if (op.op() == dev.shardlings.array.BinaryOp.ADD || op.op() == dev.shardlings.array.BinaryOp.SUB) {
                 stage = 1;
-            } else if (op.op() == dev.shardlings.array.UnaryOp.RELU || op.op() == dev.shardlings.array.BinaryOp.MAX) {
+            } else if (op.op() == dev.shardlings.array.UnaryOp.RELU
+                    || op.op() == dev.shardlings.array.BinaryOp.MAX && byScalar) {
                 stage = 2;
             } else {
                 return false;

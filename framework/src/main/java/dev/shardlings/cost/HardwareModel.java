@@ -92,6 +92,19 @@ public record HardwareModel(String name, String description, String topology,
         description = Objects.requireNonNullElse(description, "");
         sources = List.copyOf(Objects.requireNonNullElse(sources, List.of()));
         kernels = Objects.requireNonNullElse(kernels, KernelModel.ROOFLINE);
+        for (Map.Entry<String, Double> e : kernels.matmulFlopsPerSecond().entrySet()) {
+            Double peak = matmulFlopsPerSecond.get(e.getKey());
+            if (peak == null || e.getValue() > peak) {
+                throw new IllegalArgumentException(who + ": kernels.matmul_flops_per_second." + e.getKey() + " = "
+                        + e.getValue() + " must not exceed the peak matmul_flops_per_second." + e.getKey() + " = "
+                        + peak);
+            }
+        }
+        if (kernels.memoryBytesPerSecond() > memoryBytesPerSecond) {
+            throw new IllegalArgumentException(who + ": kernels.memory_bytes_per_second = "
+                    + kernels.memoryBytesPerSecond() + " must not exceed the peak memory_bytes_per_second = "
+                    + memoryBytesPerSecond);
+        }
     }
 
     /**
@@ -179,7 +192,7 @@ public record HardwareModel(String name, String description, String topology,
         return kernels.matmulRate(dtype, matmulRate(dtype));
     }
 
-    /** The memory bandwidth kernels achieve, bytes/s: the kernel model's, else the peak. */
+    /** The memory bandwidth kernels achieve, bytes read plus written per second: the kernel model's, else the peak. */
     public double achievedMemoryRate() {
         return kernels.memoryRate(memoryBytesPerSecond);
     }

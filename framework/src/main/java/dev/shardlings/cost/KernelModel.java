@@ -27,13 +27,16 @@ import java.util.TreeMap;
  *
  * <h2>Fusion</h2>
  * {@link Epilogue#ANY}: every elementwise operation that reads a matmul's result as it comes out fuses into it (a
- * TPU's XLA). {@link Epilogue#SCALE_ACCUMULATE}: a matmul kernel's output stage only scales its product and adds
- * one other array, as cuBLAS's {@code alpha · A·B + beta · C} does on a GPU; a later elementwise operation is a
- * kernel of its own.
+ * TPU's XLA). {@link Epilogue#SCALE_ACCUMULATE}: a matmul kernel's output stage only scales its product by a
+ * scalar, adds one other array and applies an activation (a ReLU), in that order, as cuBLAS's
+ * {@code alpha · A·B + beta · C} with an epilogue does on a GPU; any other elementwise operation, or one out of
+ * that order, is a kernel of its own. On every chip, elementwise operations that read an elementwise kernel's
+ * result as it comes out fuse into it (loop fusion), and a reduction ends such a kernel.
  *
  * @param matmulFlopsPerSecond achieved matmul FLOP/s per dtype ({@link ModelDtype#jaxName()} keys); a dtype not
  *                             listed runs at the hardware model's peak
- * @param memoryBytesPerSecond achieved memory bandwidth, bytes read plus written per second
+ * @param memoryBytesPerSecond achieved memory bandwidth, bytes read plus written per second; 0: the hardware
+ *                             model's peak
  * @param opSeconds            fixed cost of each operation that is not a matmul (launch, prologue, epilogue), s
  * @param matmulOpSeconds      fixed cost of each matmul kernel per dtype, s; a dtype not listed costs
  *                             {@code opSeconds}
@@ -57,6 +60,10 @@ public record KernelModel(Map<String, Double> matmulFlopsPerSecond, double memor
     /**
      * A tile of a matmul's result, [m, n], and the share of the per-unit rate a unit reaches on it (smaller tiles
      * reuse less of what they load).
+     *
+     * @param m          rows of the tile, elements
+     * @param n          columns of the tile, elements
+     * @param efficiency the share of a unit's rate reached on this tile, in (0, 1]
      */
     public record Tile(int m, int n, double efficiency) {
         /** @throws IllegalArgumentException if a size is not positive or the efficiency is not in (0, 1] */
@@ -75,7 +82,7 @@ public record KernelModel(Map<String, Double> matmulFlopsPerSecond, double memor
     public enum Epilogue {
         /** Any elementwise operation reading the result as it comes out (XLA on a TPU). */
         ANY("any"),
-        /** Scaling the product, then adding one other array (cuBLAS's alpha · A·B + beta · C on a GPU). */
+        /** Scaling the product by a scalar, adding one other array, then a ReLU (cuBLAS's alpha · A·B + beta · C). */
         SCALE_ACCUMULATE("scale_accumulate");
 
         private final String json;

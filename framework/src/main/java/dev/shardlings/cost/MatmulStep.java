@@ -36,6 +36,9 @@ import java.util.Objects;
  */
 public final class MatmulStep {
 
+    /** The most chunks a step may have: each is a few events, and a program of millions of kernels says nothing. */
+    public static final int MAX_CHUNKS = 4096;
+
     private MatmulStep() {
     }
 
@@ -50,7 +53,8 @@ public final class MatmulStep {
      * @param chunks how many equal chunks K is split into (1: one matmul [m, K]·[K, K])
      * @return seconds
      * @throws NullPointerException     if hw or dtype is null
-     * @throws IllegalArgumentException if m, k or chunks is not positive, k is not divisible by chunks, the step's
+     * @throws IllegalArgumentException if m, k or chunks is not positive, chunks is more than {@link #MAX_CHUNKS},
+     *                                  k is not divisible by chunks, the step's
      *                                  FLOPs or bytes do not fit in a long, or hw has no matmul rate for dtype
      */
     public static double modelledSeconds(HardwareModel hw, ModelDtype dtype, int m, int k, int chunks) {
@@ -69,6 +73,10 @@ public final class MatmulStep {
         positive("m", m);
         positive("k", k);
         positive("chunks", chunks);
+        if (chunks > MAX_CHUNKS) {
+            throw new IllegalArgumentException("chunks = " + chunks + " is more than " + MAX_CHUNKS
+                    + " (each chunk is a kernel of its own)");
+        }
         if (k % chunks != 0) {
             throw new IllegalArgumentException("k = " + k + " is not divisible by chunks = " + chunks);
         }

@@ -220,6 +220,10 @@ public final class ModelMatmuls {
             Integer m = field(node, "m", row, problems, ModelMatmuls::positiveInt);
             Integer k = field(node, "K", row, problems, ModelMatmuls::positiveInt);
             Integer chunks = field(node, "chunks", row, problems, ModelMatmuls::positiveInt);
+            if (chunks != null && chunks > MatmulStep.MAX_CHUNKS) {
+                problems.add(row + ", field \"chunks\": " + chunks + " is more than " + MatmulStep.MAX_CHUNKS);
+                chunks = null;
+            }
             if (k != null && chunks != null && k % chunks != 0) {
                 problems.add(row + ", field \"K\": " + k + " is not divisible by chunks = " + chunks);
             }

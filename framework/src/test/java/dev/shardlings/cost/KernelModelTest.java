@@ -1,13 +1,26 @@
 package dev.shardlings.cost;
 
+import dev.shardlings.array.BinaryOp;
+import dev.shardlings.array.DType;
+import dev.shardlings.array.LocalOp;
+import dev.shardlings.array.ReduceOp;
+import dev.shardlings.events.DeviceTrace;
+import dev.shardlings.events.ShardMapTrace;
+import dev.shardlings.events.Trace;
+import dev.shardlings.events.TraceEvent;
+import dev.shardlings.events.TraceEvent.LocalOpEvent;
+import dev.shardlings.events.TraceEvent.MatmulEvent;
+import dev.shardlings.sharding.Mesh;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
+import static dev.shardlings.sharding.PartitionSpec.P;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -122,5 +135,78 @@ class KernelModelTest {
             Files.writeString(f, m.toJson());
             assertEquals(m, HardwareModel.read(f));
         }
+    }
+
+    /** One device running {@code events}, traced as a shardMap call. */
+    private static Trace oneDevice(List<TraceEvent> events) {
+        DeviceTrace d = new DeviceTrace(0, List.of(0), events, 0, 0, 0);
+        return new Trace(List.of(new ShardMapTrace("f", Mesh.makeMesh(new int[]{1}, "chip"), List.of(P()), List.of(P()),
+                List.of(d))), List.of(), 0);
+    }
+
+    private static LocalOpEvent op(LocalOp o, int n, long bytes, long id, Long... inputs) {
+        return new LocalOpEvent(o, DType.FLOAT32, List.of(n), n, bytes, id, List.of(inputs));
+    }
+
+    @Test
+    void aFusedResultThatIsAlsoReadElsewhereIsStillWritten() {
+        HardwareModel h100 = HardwareModel.builtIn("h100-8-nvlink");
+        int n = 1 << 20;
+        long b = 4L * n;
+        // y = x·x; z = y + x fuses into y's kernel; w = y·y reads y again, so the fused kernel still writes y.
+        Timeline t = CostModel.schedule(oneDevice(List.of(op(BinaryOp.MUL, n, 2 * b, 1, 0L),
+                op(BinaryOp.ADD, n, 3 * b, 2, 1L, 0L), op(BinaryOp.MUL, n, 2 * b, 3, 1L))), h100, ModelDtype.FLOAT32);
+        assertEquals(2, t.spans().size(), t.spans().toString());
+        assertEquals(4 * b, t.spans().get(0).bytes(), "x read, y written, x read again, z written");
+        // Without the second reader, y never goes through memory.
+        Timeline u = CostModel.schedule(oneDevice(List.of(op(BinaryOp.MUL, n, 2 * b, 1, 0L),
+                op(BinaryOp.ADD, n, 3 * b, 2, 1L, 0L))), h100, ModelDtype.FLOAT32);
+        assertEquals(3 * b, u.spans().get(0).bytes());
+    }
+
+    @Test
+    void aReductionEndsALoopFusionEvenWhenItStartsTheKernel() {
+        int n = 1 << 10;
+        Timeline t = CostModel.schedule(oneDevice(List.of(op(ReduceOp.SUM, 1, 4L * n + 4, 1, 0L),
+                op(BinaryOp.MUL, 1, 12, 2, 1L))), HardwareModel.builtIn("tpu-v5e"), ModelDtype.FLOAT32);
+        assertEquals(2, t.spans().size(), t.spans().toString());
+    }
+
+    /** How many kernels a [256, 256] matmul followed by {@code tail} makes on the H100. */
+    private static int kernelsAfterAMatmul(List<TraceEvent> tail) {
+        int m = 256;
+        List<TraceEvent> events = new ArrayList<>();
+        events.add(new MatmulEvent(m, m, m, DType.FLOAT32, 2L * m * m * m, 1, List.of(0L)));
+        events.addAll(tail);
+        return CostModel.schedule(oneDevice(events), HardwareModel.builtIn("h100-8-nvlink"), ModelDtype.FLOAT32)
+                .spans().size();
+    }
+
+    @Test
+    void aGpuMatmulEpilogueTakesAScalarScaleOneAccumulateAndAReluInThatOrder() {
+        int n = 256 * 256;
+        long b = 4L * n;
+        assertEquals(1, kernelsAfterAMatmul(List.of(op(BinaryOp.MUL, n, 2 * b + 4, 2, 1L),
+                op(BinaryOp.ADD, n, 3 * b, 3, 2L, 0L), op(BinaryOp.MAX, n, 2 * b + 4, 4, 3L))),
+                "scale, accumulate, ReLU: one kernel");
+        assertEquals(2, kernelsAfterAMatmul(List.of(op(BinaryOp.MUL, n, 3 * b, 2, 1L, 0L))),
+                "a full-size multiply is not alpha");
+        assertEquals(2, kernelsAfterAMatmul(List.of(op(BinaryOp.ADD, n, 3 * b, 2, 1L, 0L),
+                op(BinaryOp.ADD, n, 3 * b, 3, 2L, 0L))), "a second accumulate");
+        assertEquals(2, kernelsAfterAMatmul(List.of(op(BinaryOp.ADD, n, 3 * b, 2, 1L, 0L),
+                op(BinaryOp.MUL, n, 2 * b + 4, 3, 2L))), "a scale after the accumulate");
+        assertEquals(2, kernelsAfterAMatmul(List.of(op(BinaryOp.MAX, n, 3 * b, 2, 1L, 0L))),
+                "maximum with a full array");
+        assertEquals(2, kernelsAfterAMatmul(List.of(op(ReduceOp.SUM, 1, b + 4, 2, 1L))), "a reduction");
+    }
+
+    @Test
+    void anAchievedRateAboveThePeakIsNamed() {
+        HardwareModel v5e = HardwareModel.builtIn("tpu-v5e");
+        KernelModel fast = new KernelModel(Map.of("bfloat16", 1e15), 0, 0, Map.of(), List.of(), 1, 0, 0, null, null);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new HardwareModel("x", "",
+                "torus", v5e.matmulFlopsPerSecond(), 1e12, 1e12, 1e10, 1e-6, 4, List.of(), fast));
+        assertEquals("hardware model 'x': kernels.matmul_flops_per_second.bfloat16 = 1.0E15 must not exceed the peak"
+                + " matmul_flops_per_second.bfloat16 = 1.97E14", e.getMessage());
     }
 }

@@ -110,7 +110,8 @@ class ModelMatmulsTest {
                  {"m": 512, "K": 2048, "chunks": 4},
                  [512, 2048, 4],
                  {"dtype": "bfloat16", "m": 4294967296, "K": 2048, "chunks": 4},
-                 {"dtype": "bfloat16", "m": 2147483647, "K": 2147483647, "chunks": 1}]
+                 {"dtype": "bfloat16", "m": 2147483647, "K": 2147483647, "chunks": 1},
+                 {"dtype": "bfloat16", "m": 1, "K": 134217728, "chunks": 67108864}]
                 """));
         assertEquals("""
                 model-matmuls: nothing written (rows count from 0):
@@ -125,6 +126,7 @@ class ModelMatmulsTest {
                   rows.json row 7: must be an object such as {"dtype": "bfloat16", "m": 512, "K": 2048, "chunks": 4}, got array
                   rows.json row 8, field "m": must be a positive integer (at most 2147483647), got 4294967296
                   rows.json row 9, fields "m" and "K": m = 2147483647, k = 2147483647: the step's FLOPs or bytes do not fit in a long
+                  rows.json row 10, field "chunks": 67108864 is more than 4096
                 """, err().replace(System.lineSeparator(), "\n"));
         assertNothingWritten();
     }
