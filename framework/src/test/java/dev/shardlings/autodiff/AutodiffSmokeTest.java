@@ -1,5 +1,6 @@
 package dev.shardlings.autodiff;
 
+import dev.shardlings.TestArrays;
 import dev.shardlings.array.NDArray;
 import dev.shardlings.jit.Jit;
 import dev.shardlings.sharding.Mesh;
@@ -16,15 +17,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class AutodiffSmokeTest {
     private static NDArray data(int... shape) {
-        int n = 1;
-        for (int s : shape) {
-            n *= s;
-        }
-        float[] v = new float[n];
-        for (int i = 0; i < n; i++) {
-            v[i] = (((i * 7) % 13) - 6f) / 4f;
-        }
-        return NDArray.fromFloats(v, shape);
+        return TestArrays.cyclic(7, 13, shape).mul(0.25f);
     }
 
     @Test

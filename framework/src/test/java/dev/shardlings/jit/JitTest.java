@@ -1,5 +1,6 @@
 package dev.shardlings.jit;
 
+import dev.shardlings.TestArrays;
 import dev.shardlings.array.DType;
 import dev.shardlings.array.NDArray;
 import dev.shardlings.primitive.ShardingTypeError;
@@ -29,19 +30,11 @@ class JitTest {
     private static final int[] IDS4 = {0, 1, 2, 3};
 
     private static NDArray data(int... shape) {
-        int n = 1;
-        for (int s : shape) {
-            n *= s;
-        }
-        float[] v = new float[n];
-        for (int i = 0; i < n; i++) {
-            v[i] = ((i * 3) % 17) - 8f;
-        }
-        return NDArray.fromFloats(v, shape);
+        return TestArrays.cyclic(3, 17, shape);
     }
 
     private static ShardedArray put(Mesh mesh, NDArray x, Object... spec) {
-        return ShardedArray.devicePut(x, new NamedSharding(mesh, P(spec)));
+        return TestArrays.put(mesh, x, spec);
     }
 
     private static void assertClose(NDArray expected, ShardedArray got) {

@@ -1,9 +1,9 @@
 package dev.shardlings.jit;
 
+import dev.shardlings.TestArrays;
 import dev.shardlings.array.DType;
 import dev.shardlings.array.NDArray;
 import dev.shardlings.sharding.Mesh;
-import dev.shardlings.sharding.NamedSharding;
 import dev.shardlings.spmd.ShardedArray;
 import org.junit.jupiter.api.Test;
 
@@ -36,19 +36,11 @@ class XlaDataPlansTest {
     private static final Mesh XY = Mesh.ofDeviceIds(IDS8, new int[] {4, 2}, "x", "y");
 
     private static NDArray data(int... shape) {
-        int n = 1;
-        for (int s : shape) {
-            n *= s;
-        }
-        float[] v = new float[n];
-        for (int i = 0; i < n; i++) {
-            v[i] = ((i * 3) % 17) - 8f;
-        }
-        return NDArray.fromFloats(v, shape);
+        return TestArrays.cyclic(3, 17, shape);
     }
 
     private static ShardedArray put(Mesh mesh, NDArray x, Object... spec) {
-        return ShardedArray.devicePut(x, new NamedSharding(mesh, P(spec)));
+        return TestArrays.put(mesh, x, spec);
     }
 
     private static final Pattern LINE = Pattern.compile("^\\s*%(\\S+) = (\\S+) (\\S+?)\\((%[^),]+)[^\\n]*$",

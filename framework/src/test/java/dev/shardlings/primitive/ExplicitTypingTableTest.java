@@ -1,5 +1,6 @@
 package dev.shardlings.primitive;
 
+import dev.shardlings.TestArrays;
 import dev.shardlings.array.DType;
 import dev.shardlings.array.NDArray;
 import dev.shardlings.sharding.Mesh;
@@ -28,15 +29,7 @@ class ExplicitTypingTableTest {
     private static final Mesh MESH = Mesh.makeMesh(new int[] {4, 2}, "X", "Y");
 
     private static NDArray data(int... shape) {
-        int n = 1;
-        for (int s : shape) {
-            n *= s;
-        }
-        float[] v = new float[n];
-        for (int i = 0; i < n; i++) {
-            v[i] = (i * 7 % 11) - 5f;
-        }
-        return NDArray.fromFloats(v, shape);
+        return TestArrays.cyclic(7, 11, shape);
     }
 
     private static ShardedArray put(NDArray x, Object... spec) {

@@ -1,5 +1,6 @@
 package dev.shardlings.spmd;
 
+import dev.shardlings.TestArrays;
 import dev.shardlings.array.NDArray;
 import dev.shardlings.primitive.ShardingTypeError;
 import dev.shardlings.sharding.AxisType;
@@ -18,15 +19,7 @@ class EinsumTest {
     private static final Mesh MESH = Mesh.makeMesh(new int[] {2, 2}, "X", "Y");
 
     private static NDArray data(int... shape) {
-        int n = 1;
-        for (int s : shape) {
-            n *= s;
-        }
-        float[] v = new float[n];
-        for (int i = 0; i < n; i++) {
-            v[i] = (i * 7 % 9) - 4f;
-        }
-        return NDArray.fromFloats(v, shape);
+        return TestArrays.cyclic(7, 9, shape);
     }
 
     private static ShardedArray put(NDArray x, Object... spec) {

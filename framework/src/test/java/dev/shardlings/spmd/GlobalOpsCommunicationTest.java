@@ -1,8 +1,8 @@
 package dev.shardlings.spmd;
 
+import dev.shardlings.TestArrays;
 import dev.shardlings.array.NDArray;
 import dev.shardlings.sharding.Mesh;
-import dev.shardlings.sharding.NamedSharding;
 import dev.shardlings.events.Collective;
 import dev.shardlings.events.Trace;
 import dev.shardlings.events.TraceEvent;
@@ -26,19 +26,11 @@ class GlobalOpsCommunicationTest {
     private static final Mesh XY = Mesh.makeMesh(new int[] {4, 2}, "X", "Y");
 
     private static NDArray data(int... shape) {
-        int n = 1;
-        for (int s : shape) {
-            n *= s;
-        }
-        float[] v = new float[n];
-        for (int i = 0; i < n; i++) {
-            v[i] = ((i * 5) % 13) - 6f;
-        }
-        return NDArray.fromFloats(v, shape);
+        return TestArrays.cyclic(5, 13, shape);
     }
 
     private static ShardedArray put(Mesh mesh, NDArray x, Object... spec) {
-        return ShardedArray.devicePut(x, new NamedSharding(mesh, P(spec)));
+        return TestArrays.put(mesh, x, spec);
     }
 
     private record Run(ShardedArray out, Trace trace) {
