@@ -109,7 +109,6 @@ public final class CostModel {
         long lastId;
         double start;
         double end;
-        double matmulFlops;
         double vectorFlops;
         double bytes;
         double lastOutBytes;
@@ -328,7 +327,6 @@ public final class CostModel {
             g.lastId = e.id();
             String category;
             if (e instanceof MatmulEvent m) {
-                g.matmulFlops = m.flops();
                 g.bytes = m.bytes() * scale;
                 g.lastOutBytes = (double) m.m() * m.n() * 4 * scale;
                 g.name = "dot [" + m.m() + ", " + m.k() + "]·[" + m.k() + ", " + m.n() + "]";
