@@ -19,6 +19,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
@@ -48,6 +49,12 @@ public final class Sandbox implements AutoCloseable {
      * 10 s by default).
      */
     public static final Duration DEFAULT_CALL_LIMIT = Duration.ofSeconds(Long.getLong("grade.timeLimitSeconds", 10));
+    /**
+     * How long a fresh sandbox JVM may take to boot (start, module layer, guard) before a call fails. Boot time is
+     * not the student's: neither a call's limit nor the part's budget counts it, so a loaded machine (a CI runner,
+     * a class graded at once) does not turn a JVM start into a "ran longer than 10 s" (-Dgrade.bootLimitSeconds).
+     */
+    public static final Duration BOOT_LIMIT = Duration.ofSeconds(Long.getLong("grade.bootLimitSeconds", 120));
     /** Bytes of student output kept per part: this many from the start and this many from the end. */
     public static final int OUTPUT_KEEP = 8 * 1024;
 
@@ -59,6 +66,11 @@ public final class Sandbox implements AutoCloseable {
         PART_TIMEOUT,
         /** The JVM exited (System.exit, Runtime.halt, a crash). */
         EXITED,
+        /**
+         * The sandbox JVM did not finish its boot within {@link #BOOT_LIMIT}: the machine is overloaded or broken;
+         * no course code had run yet.
+         */
+        BOOT_TIMEOUT,
         /** The JVM ran out of memory. */
         OUT_OF_MEMORY,
         /** The sandbox wrote something that is not a reply to the request it was sent. */
@@ -125,6 +137,7 @@ public final class Sandbox implements AutoCloseable {
 
     private final Config config;
     private final List<String> command;
+    private boolean commandBoots;
     private final Path dir;
     private final List<String> classPath;
     private final Path home;
@@ -141,6 +154,7 @@ public final class Sandbox implements AutoCloseable {
     private volatile CappedOutput output = new CappedOutput(OUTPUT_KEEP); // read by the output thread, unlocked
     private SandboxFailure poison;
     private boolean restart;
+    private CountDownLatch booted = new CountDownLatch(0);
     private long partDeadline = Long.MAX_VALUE;
 
     /**
@@ -159,6 +173,13 @@ public final class Sandbox implements AutoCloseable {
      */
     static Sandbox withCommand(Config config, List<String> command) throws IOException {
         return new Sandbox(config, List.copyOf(command));
+    }
+
+    /** Like {@link #withCommand}, for a command that prints the boot's marker on standard error when it is ready. */
+    static Sandbox withBootingCommand(Config config, List<String> command) throws IOException {
+        Sandbox s = new Sandbox(config, List.copyOf(command));
+        s.commandBoots = true;
+        return s;
     }
 
     /** True when this JVM runs as root and the sandbox user and {@code setpriv} are there (see {@link Config}). */
@@ -357,9 +378,23 @@ public final class Sandbox implements AutoCloseable {
                     + config.partBudget().toSeconds() + " s in all", output.text(), config.partBudget()));
         }
         try {
-            if (process == null || restart || !process.isAlive()) {
+            long t0 = System.nanoTime();
+            boolean fresh = process == null || restart || !process.isAlive();
+            if (fresh) {
                 stop();
                 start();
+            }
+            if (fresh || booted.getCount() > 0) { // a prestarted JVM may still be booting
+                if (!awaitBoot()) {
+                    throw kill(FailureKind.BOOT_TIMEOUT, "the sandbox JVM did not start within "
+                            + BOOT_LIMIT.toSeconds() + " s", BOOT_LIMIT);
+                }
+                // The call's limit and the part's budget start after the boot: its time was not the student's.
+                long boot = System.nanoTime() - t0;
+                now += boot;
+                if (partDeadline != Long.MAX_VALUE) {
+                    partDeadline += boot;
+                }
             }
             if (!replies.isEmpty()) {
                 throw kill(FailureKind.PROTOCOL, "the sandbox wrote a message nobody asked for");
@@ -424,6 +459,16 @@ public final class Sandbox implements AutoCloseable {
                     output.text(), null));
         }
         return reply;
+    }
+
+    /** Waits for the boot's marker (or the end of its standard error); false after {@link #BOOT_LIMIT}. */
+    private boolean awaitBoot() {
+        try {
+            return booted.await(BOOT_LIMIT.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
     }
 
     private Wire.Reply awaitDeath() {
@@ -532,6 +577,9 @@ public final class Sandbox implements AutoCloseable {
         restart = false;
         Process p = process;
         LinkedBlockingQueue<Object> q = replies;
+        // A test's stand-in command prints no boot marker unless it says so: it is ready at once.
+        CountDownLatch boot = new CountDownLatch(command != null && !commandBoots ? 0 : 1);
+        booted = boot;
         Thread stdout = new Thread(() -> {
             try (InputStream in = p.getInputStream()) {
                 while (true) {
@@ -562,7 +610,12 @@ public final class Sandbox implements AutoCloseable {
             try (InputStream in = p.getErrorStream()) {
                 // What the JVM and the boot print before the boot's marker (the Vector API's notice, JDK 17-23's
                 // warning about the security manager) is not the student's output: no course code has run yet.
-                byte[] first = skipBootOutput(in);
+                byte[] first;
+                try {
+                    first = skipBootOutput(in);
+                } finally {
+                    boot.countDown(); // booted, or the stream ended: either way the call may go on
+                }
                 output.write(first, first.length);
                 for (int n; (n = in.read(buf)) > 0; ) {
                     output.write(buf, n); // the part now running: the reader outlives parts

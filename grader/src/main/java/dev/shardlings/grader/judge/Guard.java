@@ -148,6 +148,11 @@ public final class Guard {
                     + " Look for a loop that never ends, devices waiting for each other, or work far larger than the"
                     + " task needs.", printed).failure(GradingFailure.Kind.TIMEOUT,
                     "ran longer than " + f.limit().toSeconds() + " s in all (endless loop or deadlock?)");
+            case BOOT_TIMEOUT -> sandboxReport(part, caseText, "could not be graded: the grading JVM did not start",
+                    "The JVM that runs your code did not start within " + f.limit().toSeconds() + " s, before any of"
+                    + " your code ran: the machine was overloaded. This is not your code's fault; grade again.",
+                    printed).failure(GradingFailure.Kind.EXCEPTION, "the grading JVM did not start within "
+                    + f.limit().toSeconds() + " s (an overloaded machine, not the code)");
             case OUT_OF_MEMORY -> sandboxReport(part, caseText, "ran out of memory", "The code needed more than the"
                     + " grader's heap. Look for an array far larger than the task needs, or one allocated in a loop"
                     + " and kept.", printed).failure(GradingFailure.Kind.EXCEPTION,

@@ -20,6 +20,11 @@ public final class SandboxSeam {
         return Sandbox.withCommand(config, command);
     }
 
+    /** Like {@link #withCommand}, for a command that prints the boot's marker line on standard error when ready. */
+    public static Sandbox withBootingCommand(Sandbox.Config config, List<String> command) throws IOException {
+        return Sandbox.withBootingCommand(config, command);
+    }
+
     /** The folders the sandbox may load: framework, sandbox package, boot class, course classes (last). */
     public static List<String> classPath(Sandbox sandbox) {
         return sandbox.classPath();

@@ -124,6 +124,26 @@ class ChannelFuzzTest {
         }
     }
 
+    /**
+     * A JVM that takes long to boot (a loaded CI runner) costs the student nothing: the call's limit and the part's
+     * budget start when the boot's marker arrives. Here the boot takes 4 s, the call may take 2 s, the part 3 s.
+     */
+    @net.jqwik.api.Example
+    void theSandboxsBootCountsNeitherForTheCallNorForThePart() throws IOException {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        try (Sandbox slow = SandboxSeam.withBootingCommand(new Sandbox.Config(course, "64m", Duration.ofSeconds(3),
+                false), List.of(java, "-Dfake.bootMillis=4000", "-Xshare:auto", "-XX:TieredStopAtLevel=1", "-cp",
+                System.getProperty("java.class.path"), FakeSandbox.class.getName()))) {
+            slow.beginPart();
+            try {
+                Wire.Reply reply = slow.call(request("valid", 7), Duration.ofSeconds(2));
+                assertEquals(42, reply.value());
+            } finally {
+                slow.endPart();
+            }
+        }
+    }
+
     @Property(tries = 500, seed = "1602")
     void decodingRandomBytesOnlyEverFailsWithAProtocolException(@ForAll("bytes") byte[] bytes) {
         for (int shift = 0; shift < 2; shift++) {
