@@ -23,7 +23,7 @@ import java.util.regex.Pattern;
 
 /**
  * The assignments an instructor grades: named sets of parts. Every course has one per chapter ({@code chapter-0},
- * {@code problem-1} … {@code problem-4}, {@code chapter-5}, {@code chapter-6}: that chapter's parts, its
+ * {@code problem-1} … {@code problem-4}, {@code chapter-5}, {@code chapter-6}, {@code chapter-7}: that chapter's parts, its
  * performance parts included) and {@link #COURSE} (every part); an instructor adds their own in
  * {@link #FILE} at the course root, a JSON object from assignment name to part numbers or globs of them:
  *

@@ -27,7 +27,7 @@ public final class GradeOptions {
     String only = "";
 
     @Option(names = "--assignment", defaultValue = "", description = "grade this assignment only (results.json"
-            + " holds and scores its parts): chapter-0, problem-1 … problem-4, chapter-5, chapter-6, course"
+            + " holds and scores its parts): chapter-0, problem-1 … problem-4, chapter-5, chapter-6, chapter-7, course"
             + " (default), or one of " + Assignments.FILE + " at the course root")
     String assignment = "";
 

@@ -26,7 +26,7 @@ import java.util.concurrent.Callable;
 
 /**
  * Grades a student's submission trusting nothing in it but the course files ({@code Chapter0.java},
- * {@code Problem1.java} … {@code Problem4.java}, {@code Chapter5.java}, {@code Chapter6.java}: {@link dev.shardlings.grader.sandbox.CourseClasses}),
+ * {@code Problem1.java} … {@code Problem4.java}, {@code Chapter5.java}, {@code Chapter6.java}, {@code Chapter7.java}: {@link dev.shardlings.grader.sandbox.CourseClasses}),
  * found wherever an upload puts them ({@link CourseSearch}: the submission itself, its
  * {@code exercises/src/main/java/dev/shardlings/course/}, the same below one or two wrapping folders). Every other
  * file is ignored and named (printable) in the console, results.json and report.md; nothing is reached through a

@@ -34,7 +34,7 @@ import java.util.concurrent.Callable;
 import java.util.stream.Stream;
 
 /**
- * A student's watch mode: it watches the seven course files and, each time one is saved, compiles that file and
+ * A student's watch mode: it watches the eight course files and, each time one is saved, compiles that file and
  * regrades its parts, then prints their reports, the progress line and the next part to work on. The grade is the
  * grade profile's (the same checks, seeds and reports, merged into results.json with {@link Results#merged}); what
  * makes it fast is that this JVM stays up between saves: javac runs in it, warm, and the judge's classes (JUnit,

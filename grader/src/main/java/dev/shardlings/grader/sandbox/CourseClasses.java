@@ -14,7 +14,7 @@ public final class CourseClasses {
 
     /** Simple names of the course classes, in course order. */
     public static final List<String> NAMES = List.of("Chapter0", "Problem1", "Problem2", "Problem3", "Problem4",
-            "Chapter5", "Chapter6");
+            "Chapter5", "Chapter6", "Chapter7");
 
     /** Their source files ({@code Chapter0.java} …), the only files taken from a submission. */
     public static final List<String> FILES = NAMES.stream().map(n -> n + ".java").toList();

@@ -1,0 +1,19 @@
+package dev.shardlings.grader.chapter7;
+
+import dev.shardlings.grader.parts.Part;
+
+import java.util.List;
+
+/**
+ * Chapter 7's table of parts (training at scale: 2-D FSDP × tensor parallelism, pipeline parallelism, ring
+ * attention): the rows live beside their checks, one class per topic in this package; this class lists them in
+ * course order, the programs first, then their modelled-time parts.
+ */
+public final class Chapter7Checks {
+
+    /** Chapter 7, whose stubs are in {@code Chapter7.java}. */
+    public static final Part.Chapter CHAPTER = new Part.Chapter("chapter 7", "training at scale", "Chapter7");
+
+    private Chapter7Checks() {
+    }
+}
