@@ -69,6 +69,45 @@ final class ArrayPrinter {
         return p.recurse(0, 0, " ", LINE_WIDTH);
     }
 
+    /**
+     * A bfloat16 array as numpy prints it: ml_dtypes' bfloat16 is not one of numpy's float types, so each element
+     * is its own {@code str} (C's {@code %.6g}: {@code 0.100098}, {@code 9.99922e+09}, {@code -0}, {@code nan}),
+     * unpadded; lines wrap and summarise as for any array ({@code [1 2.5 0.100098]}, {@code [[1 2.5]\n [300 0.1]]}).
+     */
+    static String formatBFloat16(int[] shape, float[] f) {
+        if (shape.length == 0) {
+            return general6(f[0]);
+        }
+        if (Shapes.size(shape) == 0) {
+            return "[]";
+        }
+        ArrayPrinter p = new ArrayPrinter(shape, f, null);
+        p.format = offset -> general6(f[offset]);
+        return p.recurse(0, 0, " ", LINE_WIDTH);
+    }
+
+    /** C's {@code printf("%.6g", v)}: 6 significant digits (ties to even on the exact value), zeros dropped. */
+    static String general6(float v) {
+        if (Float.isNaN(v)) {
+            return "nan";
+        }
+        if (Float.isInfinite(v)) {
+            return v > 0 ? "inf" : "-inf";
+        }
+        if (v == 0f) {
+            return isNegative(v) ? "-0" : "0";
+        }
+        BigDecimal d = new BigDecimal(v).round(new MathContext(6, RoundingMode.HALF_EVEN));
+        int exponent = d.precision() - d.scale() - 1; // of the rounded value, as %g decides the style from it
+        if (exponent < -4 || exponent >= 6) {
+            String digits = d.unscaledValue().abs().toString().replaceFirst("0+$", "");
+            String mantissa = digits.length() == 1 ? digits : digits.charAt(0) + "." + digits.substring(1);
+            int e = Math.abs(exponent);
+            return (v < 0 ? "-" : "") + mantissa + "e" + (exponent < 0 ? "-" : "+") + (e < 10 ? "0" : "") + e;
+        }
+        return d.stripTrailingZeros().toPlainString();
+    }
+
     /** Flat offsets of the elements that will be printed (numpy formats widths over these only). */
     private void collectShown(int axis, int offset, List<Integer> out) {
         if (axis == shape.length) {

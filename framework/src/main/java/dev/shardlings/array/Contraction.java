@@ -22,12 +22,38 @@ final class Contraction {
     }
 
     /**
+     * [m,k]·[k,n] → [m,n] in float32 from bfloat16 (or float32) operands: {@code preferred_element_type=float32},
+     * the float32 accumulation left unrounded. While a {@link GradRecorder} is installed the operands are converted
+     * to float32 first (recorded; the same bits, since bfloat16 → float32 is exact), so the tape sees only
+     * operations it differentiates.
+     */
+    static NDArray matmulFloat32(NDArray a, NDArray b) {
+        if (GradRecorders.current() != null || a.dtype != b.dtype) {
+            return matmul(Elementwise.convert(a, DType.FLOAT32), Elementwise.convert(b, DType.FLOAT32));
+        }
+        int m = a.shape[0];
+        int k = a.shape[1];
+        int n = b.shape[1];
+        Shapes.checkedSize(new int[] {m, n});
+        float[] c = Kernels.matmul(a.f, false, b.f, false, m, k, n);
+        OpObservers.matmul(m, k, n, DType.FLOAT32);
+        return NDArray.made(DType.FLOAT32, c, new int[] {m, n}, VaryingAxes.union(a.vma, b.vma), AccumulateOp.DOT,
+                a, b);
+    }
+
+    /**
      * (a or aᵀ)·(b or bᵀ) for float32 matrices with no {@link GradRecorder} installed: the kernel reads a
      * transposed operand through its packing, so no transposed copy is made or reported; the same bits as
      * transposing first. Otherwise (a recorder, an int32 or bool operand) the transposes run and are recorded.
      */
     static NDArray matmul(NDArray a, boolean ta, NDArray b, boolean tb) {
-        if ((ta || tb) && (GradRecorders.current() != null || a.dtype != DType.FLOAT32 || b.dtype != DType.FLOAT32)) {
+        // int32 beside bfloat16 is rounded to bfloat16 first, as JAX promotes the operands before the dot
+        if (a.dtype == DType.INT32 && b.dtype == DType.BFLOAT16) {
+            a = Elementwise.convert(a, DType.BFLOAT16);
+        } else if (b.dtype == DType.INT32 && a.dtype == DType.BFLOAT16) {
+            b = Elementwise.convert(b, DType.BFLOAT16);
+        }
+        if ((ta || tb) && (GradRecorders.current() != null || !a.dtype.isFloating() || !b.dtype.isFloating())) {
             return matmul(ta ? ShapeOps.transpose(a, new int[] {1, 0}) : a, false,
                     tb ? ShapeOps.transpose(b, new int[] {1, 0}) : b, false);
         }
@@ -47,7 +73,7 @@ final class Contraction {
             out = NDArray.made(c, outShape, outVma, AccumulateOp.DOT, a, b);
         } else {
             float[] c = Kernels.matmul(a.floatData(), ta, b.floatData(), tb, m, k, n);
-            OpObservers.matmul(m, k, n, DType.FLOAT32);
+            OpObservers.matmul(m, k, n, DType.promoteTypes(a.dtype, b.dtype));
             out = NDArray.made(c, outShape, outVma, AccumulateOp.DOT, a, b);
         }
         GradRecorder r = GradRecorders.current();

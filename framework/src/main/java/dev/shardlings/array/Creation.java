@@ -24,10 +24,10 @@ final class Creation {
 
     static NDArray ones(DType dtype, int[] shape) {
         int n = Shapes.size(shape);
-        if (dtype == DType.FLOAT32) {
+        if (dtype.isFloating()) {
             float[] d = new float[n];
             Arrays.fill(d, 1f);
-            return fresh(d, shape);
+            return NDArray.made(dtype, d, shape, Set.of(), DataOp.CREATE);
         }
         int[] d = new int[n];
         Arrays.fill(d, 1);
@@ -61,7 +61,9 @@ final class Creation {
         if (dtype == DType.BOOL) {
             throw new IllegalArgumentException("arange of dtype bool is not supported; use int32 or float32");
         }
-        return fresh(dtype == DType.FLOAT32 ? DataKernels.iotaFloat(n) : DataKernels.iota(n), new int[] {n});
+        return dtype.isFloating()
+                ? NDArray.made(dtype, DataKernels.iotaFloat(n), new int[] {n}, Set.of(), DataOp.CREATE)
+                : fresh(DataKernels.iota(n), new int[] {n});
     }
 
     /**

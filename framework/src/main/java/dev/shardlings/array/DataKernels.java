@@ -13,7 +13,7 @@ final class DataKernels {
 
     /** A zeroed buffer of n elements of {@code dtype}. */
     static Object newBuffer(DType dtype, int n) {
-        return dtype == DType.FLOAT32 ? new float[n] : new int[n];
+        return dtype.isFloating() ? new float[n] : new int[n];
     }
 
     /** [0, 1, …, n−1] in int32. */

@@ -48,6 +48,12 @@ final class Elementwise {
         } else if (y.dtype == DType.BOOL) {
             y = convert(y, x.dtype);
         }
+        // int32 beside bfloat16 is converted to bfloat16 first (rounded), as JAX promotes before the operation
+        if (x.dtype == DType.INT32 && y.dtype == DType.BFLOAT16) {
+            x = convert(x, DType.BFLOAT16);
+        } else if (y.dtype == DType.INT32 && x.dtype == DType.BFLOAT16) {
+            y = convert(y, DType.BFLOAT16);
+        }
         int[] outShape = Shapes.broadcast(x.shape, y.shape);
         Set<String> outVma = VaryingAxes.union(x.vma, y.vma);
         boolean ints = x.dtype == DType.INT32 && y.dtype == DType.INT32 && op.keepsIntegers();
@@ -135,8 +141,21 @@ final class Elementwise {
     }
 
     /**
+     * A weakly typed scalar beside an array of dtype {@code beside}: beside bfloat16 it takes bfloat16 (rounded),
+     * as JAX's weak types do ({@code x * 0.1} stays bfloat16), else {@link #weak(int)} / {@link #weak(float)}.
+     */
+    static NDArray weak(double v, boolean integral, DType beside) {
+        if (beside == DType.BFLOAT16) {
+            return new NDArray(DType.BFLOAT16, new float[] {BFloat16.round((float) v)}, null, new int[0], Set.of(),
+                    0);
+        }
+        return integral ? weak((int) v) : weak((float) v);
+    }
+
+    /**
      * x in another dtype: float32 → int32 truncates toward zero (XLA's saturating conversion); to bool, any non-zero
-     * value (NaN included) is true; from bool, true is 1.
+     * value (NaN included) is true; from bool, true is 1. To bfloat16 the float32 value is rounded to nearest even
+     * (an int32 is first rounded to float32, as XLA converts it); from bfloat16 the value is exact in float32.
      */
     static NDArray convert(NDArray x, DType dtype) {
         Object data;
@@ -146,8 +165,8 @@ final class Elementwise {
                 b[k] = (x.f != null ? x.f[k] != 0f : x.i[k] != 0) ? 1 : 0;
             }
             data = b;
-        } else if (dtype == DType.FLOAT32) {
-            data = DataKernels.toFloats(x.i);
+        } else if (dtype.isFloating()) {
+            data = x.f != null ? x.f.clone() : DataKernels.toFloats(x.i); // made(...) rounds it for bfloat16
         } else {
             data = x.f != null ? DataKernels.toInts(x.f) : x.i.clone();
         }
@@ -199,7 +218,7 @@ final class Elementwise {
         }
         int n = Shapes.size(outShape);
         DType dtype = x.dtype == y.dtype ? x.dtype
-                : x.dtype == DType.FLOAT32 || y.dtype == DType.FLOAT32 ? DType.FLOAT32 : DType.INT32;
+                : x.dtype.isFloating() || y.dtype.isFloating() ? DType.promoteTypes(x.dtype, y.dtype) : DType.INT32;
         int[] oc = Arrays.equals(c.shape, outShape) ? null : offsets(c, outShape);
         boolean[] which = new boolean[n];
         for (int k = 0; k < n; k++) {
@@ -208,7 +227,7 @@ final class Elementwise {
         }
         int[] ox = Arrays.equals(x.shape, outShape) ? null : offsets(x, outShape);
         int[] oy = Arrays.equals(y.shape, outShape) ? null : offsets(y, outShape);
-        Object data = dtype == DType.FLOAT32 ? ElementwiseKernels.select(which, x.floatData(), ox, y.floatData(), oy)
+        Object data = dtype.isFloating() ? ElementwiseKernels.select(which, x.floatData(), ox, y.floatData(), oy)
                 : ElementwiseKernels.select(which, x.i, ox, y.i, oy);
         NDArray out = NDArray.made(dtype, data, outShape,
                 VaryingAxes.union(VaryingAxes.union(c.vma, x.vma), y.vma), DataOp.SELECT, c, x, y);
@@ -244,7 +263,7 @@ final class Elementwise {
                         + " shape " + Shapes.str(first.shape) + " and the array at index " + k + " has shape "
                         + Shapes.str(x.shape) + "; chain add(...) to broadcast");
             }
-            ints &= x.dtype != DType.FLOAT32;
+            ints &= !x.dtype.isFloating();
         }
         if (list.size() > 1 && list.stream().anyMatch(x -> x.dtype == DType.BOOL)) {
             // bool promotes (or, with another bool, is a logical or): exactly the chained adds addN stands for,

@@ -155,8 +155,8 @@ final class Indexing {
                 }
             }
             total += x.shape[ax];
-            if (x.dtype == DType.FLOAT32) {
-                out = DType.FLOAT32;
+            if (x.dtype.isFloating() || out.isFloating()) {
+                out = DType.promoteTypes(out, x.dtype);
             }
         }
         int[] outShape = first.shape.clone();
@@ -167,7 +167,7 @@ final class Indexing {
         Object dst = DataKernels.newBuffer(out, Shapes.size(outShape));
         int pos = 0;
         for (NDArray x : xs) {
-            Object src = out == DType.FLOAT32 ? x.floatData() : x.i;
+            Object src = out.isFloating() ? x.floatData() : x.i;
             int chunk = x.shape[ax] * inner;
             DataKernels.place(src, dst, outer, chunk, total * inner, pos);
             pos += chunk;

@@ -43,8 +43,8 @@ public final class NDArray {
     // The value. The operation families of this package (Creation, Elementwise, Reductions, ShapeOps, Indexing,
     // Contraction) read it directly and never write it; this class checks arguments and delegates to them.
     final DType dtype;
-    final float[] f;  // non-null iff dtype == FLOAT32
-    final int[] i;    // non-null iff dtype == INT32
+    final float[] f;  // non-null iff dtype is float32 or bfloat16 (then every element is a bfloat16 value)
+    final int[] i;    // non-null iff dtype is int32 or bool
     final int[] shape;
     final Set<String> vma;
     /** Id of the traced operation that produced the buffer (see {@link OpObserver#op}); 0 when untraced. */
@@ -62,12 +62,27 @@ public final class NDArray {
 
     /**
      * A new array made by operation {@code op} from {@code in}: reports the allocation and the operation. Its dtype
-     * follows the buffer (float[] is float32; int[] is int32, or bool when the operation moves or picks values of
-     * bool operands only — a slice, a concatenation, a max of bools stays bool).
+     * follows the buffer (float[] is float32, or bfloat16 when a bfloat16 operand meets no float32 one — the
+     * buffer is then rounded; int[] is int32, or bool when the operation moves or picks values of bool operands
+     * only — a slice, a concatenation, a max of bools stays bool).
      */
     static NDArray made(Object data, int[] shape, Set<String> vma, LocalOp op, NDArray... in) {
-        return made(data instanceof float[] ? DType.FLOAT32 : keepsBool(op, in) ? DType.BOOL : DType.INT32, data,
+        return made(data instanceof float[] ? floatResult(in) : keepsBool(op, in) ? DType.BOOL : DType.INT32, data,
                 shape, vma, op, in);
+    }
+
+    /** The float dtype computed from these operands: JAX's promotion restricted to the floats. */
+    private static DType floatResult(NDArray... in) {
+        DType out = DType.FLOAT32;
+        for (NDArray x : in) {
+            if (x.dtype == DType.FLOAT32) {
+                return DType.FLOAT32;
+            }
+            if (x.dtype == DType.BFLOAT16) {
+                out = DType.BFLOAT16;
+            }
+        }
+        return out;
     }
 
     private static boolean keepsBool(LocalOp op, NDArray... in) {
@@ -86,8 +101,14 @@ public final class NDArray {
         return true;
     }
 
-    /** {@link #made(Object, int[], Set, LocalOp, NDArray...)} with the dtype given (int[] data for int32 or bool). */
+    /**
+     * {@link #made(Object, int[], Set, LocalOp, NDArray...)} with the dtype given (int[] data for int32 or bool;
+     * float[] data for bfloat16 is rounded in place: XLA:CPU computes in float32 and rounds once per operation).
+     */
     static NDArray made(DType dtype, Object data, int[] shape, Set<String> vma, LocalOp op, NDArray... in) {
+        if (dtype == DType.BFLOAT16) {
+            BFloat16.roundInPlace((float[]) data);
+        }
         OpObservers.allocated(dtype, shape);
         long origin = 0;
         if (OpObservers.observer() != null) {
@@ -114,7 +135,7 @@ public final class NDArray {
             }
             origin = OpObservers.op(op, dtype, shape, inputs, flops, bytes);
         }
-        return dtype == DType.FLOAT32 ? new NDArray(dtype, (float[]) data, null, shape, vma, origin)
+        return dtype.isFloating() ? new NDArray(dtype, (float[]) data, null, shape, vma, origin)
                 : new NDArray(dtype, null, (int[]) data, shape, vma, origin);
     }
 
@@ -888,8 +909,18 @@ public final class NDArray {
      */
     public static NDArray scalarLike(DType dtype, double s) {
         requireNonNull(dtype, "dtype");
-        return dtype != DType.FLOAT32 && s == Math.rint(s) && Math.abs(s) <= Integer.MAX_VALUE
-                ? Elementwise.weak((int) s) : Elementwise.weak((float) s);
+        return Elementwise.weak(s, !dtype.isFloating() && s == Math.rint(s) && Math.abs(s) <= Integer.MAX_VALUE,
+                dtype);
+    }
+
+    /** A weakly typed int beside this array (bfloat16 beside a bfloat16 array, as JAX's weak types give). */
+    private NDArray weak(int s) {
+        return Elementwise.weak(s, true, dtype);
+    }
+
+    /** A weakly typed float beside this array (bfloat16 beside a bfloat16 array, as JAX's weak types give). */
+    private NDArray weak(float s) {
+        return Elementwise.weak(s, false, dtype);
     }
 
     /**
@@ -957,12 +988,12 @@ public final class NDArray {
 
     /** {@code x + s} with a weakly typed int: keeps int32 (wrapping) or float32. */
     public NDArray add(int s) {
-        return binary(BinaryOp.ADD, Elementwise.weak(s));
+        return binary(BinaryOp.ADD, weak(s));
     }
 
     /** {@code x + s} with a weakly typed float: the result is float32. */
     public NDArray add(float s) {
-        return binary(BinaryOp.ADD, Elementwise.weak(s));
+        return binary(BinaryOp.ADD, weak(s));
     }
 
     /** {@code x + s} with a weakly typed Python float, rounded to float32 first: the result is float32. */
@@ -982,12 +1013,12 @@ public final class NDArray {
 
     /** {@code x - s} with a weakly typed int: keeps int32 (wrapping) or float32. */
     public NDArray sub(int s) {
-        return binary(BinaryOp.SUB, Elementwise.weak(s));
+        return binary(BinaryOp.SUB, weak(s));
     }
 
     /** {@code x - s} with a weakly typed float: the result is float32. */
     public NDArray sub(float s) {
-        return binary(BinaryOp.SUB, Elementwise.weak(s));
+        return binary(BinaryOp.SUB, weak(s));
     }
 
     /** {@code x - s} with a weakly typed Python float, rounded to float32 first: the result is float32. */
@@ -1007,12 +1038,12 @@ public final class NDArray {
 
     /** {@code x * s} with a weakly typed int: keeps int32 (wrapping) or float32. */
     public NDArray mul(int s) {
-        return binary(BinaryOp.MUL, Elementwise.weak(s));
+        return binary(BinaryOp.MUL, weak(s));
     }
 
     /** {@code x * s} with a weakly typed float: the result is float32 ({@code int32 * 2.5} is float32). */
     public NDArray mul(float s) {
-        return binary(BinaryOp.MUL, Elementwise.weak(s));
+        return binary(BinaryOp.MUL, weak(s));
     }
 
     /** {@code x * s} with a weakly typed Python float, rounded to float32 first: the result is float32. */
@@ -1033,12 +1064,12 @@ public final class NDArray {
 
     /** {@code x / s}: always float32. */
     public NDArray div(int s) {
-        return binary(BinaryOp.DIV, Elementwise.weak(s));
+        return binary(BinaryOp.DIV, weak(s));
     }
 
     /** {@code x / s}: always float32. */
     public NDArray div(float s) {
-        return binary(BinaryOp.DIV, Elementwise.weak(s));
+        return binary(BinaryOp.DIV, weak(s));
     }
 
     /** {@code x / s} with s rounded to float32 first: always float32. */
@@ -1064,12 +1095,12 @@ public final class NDArray {
      * @throws ArithmeticException on integer division by zero
      */
     public NDArray floorDiv(int s) {
-        return binary(BinaryOp.FLOOR_DIV, Elementwise.weak(s));
+        return binary(BinaryOp.FLOOR_DIV, weak(s));
     }
 
     /** {@code x // s} with a weakly typed float: the result is float32. */
     public NDArray floorDiv(float s) {
-        return binary(BinaryOp.FLOOR_DIV, Elementwise.weak(s));
+        return binary(BinaryOp.FLOOR_DIV, weak(s));
     }
 
     /** {@code x // s} with s rounded to float32 first: the result is float32. */
@@ -1089,12 +1120,12 @@ public final class NDArray {
 
     /** {@code jnp.maximum(x, s)} with a weakly typed int: keeps int32 or float32. */
     public NDArray maximum(int s) {
-        return binary(BinaryOp.MAX, Elementwise.weak(s));
+        return binary(BinaryOp.MAX, weak(s));
     }
 
     /** {@code jnp.maximum(x, s)} with a weakly typed float: the result is float32. */
     public NDArray maximum(float s) {
-        return binary(BinaryOp.MAX, Elementwise.weak(s));
+        return binary(BinaryOp.MAX, weak(s));
     }
 
     /** {@code jnp.maximum(x, s)} with s rounded to float32 first: the result is float32. */
@@ -1114,12 +1145,12 @@ public final class NDArray {
 
     /** {@code jnp.minimum(x, s)} with a weakly typed int: keeps int32 or float32. */
     public NDArray minimum(int s) {
-        return binary(BinaryOp.MIN, Elementwise.weak(s));
+        return binary(BinaryOp.MIN, weak(s));
     }
 
     /** {@code jnp.minimum(x, s)} with a weakly typed float: the result is float32. */
     public NDArray minimum(float s) {
-        return binary(BinaryOp.MIN, Elementwise.weak(s));
+        return binary(BinaryOp.MIN, weak(s));
     }
 
     /** {@code jnp.minimum(x, s)} with s rounded to float32 first: the result is float32. */
@@ -1320,6 +1351,11 @@ public final class NDArray {
      */
     public NDArray matmul(NDArray other) {
         requireNonNull(other, "other");
+        checkMatmulShapes(other);
+        return Contraction.matmul(this, other);
+    }
+
+    private void checkMatmulShapes(NDArray other) {
         if (rank() != 2 || other.rank() != 2) {
             throw new IllegalArgumentException("matmul requires 2-D operands, got shapes " + Shapes.str(shape)
                     + " and " + Shapes.str(other.shape));
@@ -1328,7 +1364,32 @@ public final class NDArray {
             throw new IllegalArgumentException("matmul: contracting dimensions differ: " + Shapes.str(shape) + " · "
                     + Shapes.str(other.shape) + " (" + shape[1] + " != " + other.shape[0] + ")");
         }
-        return Contraction.matmul(this, other);
+    }
+
+    /**
+     * {@code jnp.matmul(x, y, preferred_element_type=preferredElementType)} for 2-D operands: [m,k]·[k,n] → [m,n]
+     * in {@code preferredElementType}. With {@link DType#FLOAT32} and bfloat16 operands the products accumulate in
+     * float32 and the sum is not rounded to bfloat16 (what mixed-precision training asks of a dot); with the dtype
+     * {@link #matmul(NDArray)} would give anyway it is that method.
+     *
+     * @throws NullPointerException     if other or preferredElementType is null
+     * @throws IllegalArgumentException as {@link #matmul(NDArray)}, or if preferredElementType is neither the
+     *                                  operands' promoted dtype nor float32 for floating operands
+     */
+    public NDArray matmul(NDArray other, DType preferredElementType) {
+        requireNonNull(other, "other");
+        requireNonNull(preferredElementType, "preferredElementType");
+        DType natural = DType.promoteTypes(dtype, other.dtype);
+        if (preferredElementType == natural) {
+            return matmul(other);
+        }
+        if (preferredElementType != DType.FLOAT32 || !natural.isFloating()) {
+            throw new IllegalArgumentException("matmul: preferred_element_type " + preferredElementType.jaxName()
+                    + " is not supported for operands " + describe() + " and " + other.describe()
+                    + "; use float32 with bfloat16 operands, or leave it out");
+        }
+        checkMatmulShapes(other);
+        return Contraction.matmulFloat32(this, other);
     }
 
     /**
@@ -1450,7 +1511,8 @@ public final class NDArray {
      */
     @Override
     public String toString() {
-        return ArrayPrinter.format(shape, f, i, dtype == DType.BOOL);
+        return dtype == DType.BFLOAT16 ? ArrayPrinter.formatBFloat16(shape, f)
+                : ArrayPrinter.format(shape, f, i, dtype == DType.BOOL);
     }
 
     /**

@@ -53,8 +53,12 @@ public record Binary(BinaryOp op) implements Primitive {
         }
         DType x = a == DType.BOOL ? b : a;
         DType y = b == DType.BOOL ? a : b;
-        // true division of integers is float32, as jnp.true_divide and NDArray.div give it
-        return x == y && op.keepsIntegers() ? x : DType.FLOAT32;
+        // true division of integers is float32, as jnp.true_divide and NDArray.div give it; floats promote as
+        // jnp.promote_types (bfloat16 with int32 is bfloat16, with float32 float32)
+        if (x == y) {
+            return op.keepsIntegers() || x.isFloating() ? x : DType.FLOAT32;
+        }
+        return DType.promoteTypes(x, y);
     }
 
     /**

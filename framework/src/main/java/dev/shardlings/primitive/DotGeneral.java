@@ -90,7 +90,7 @@ public record DotGeneral(List<Integer> lhsContracting, List<Integer> rhsContract
         List<Integer> shape = new ArrayList<>(sizes(l, lhsBatch));
         shape.addAll(sizes(l, free(l.rank(), lhsContracting, lhsBatch)));
         shape.addAll(sizes(r, free(r.rank(), rhsContracting, rhsBatch)));
-        return new Shaped(l.dtype() == r.dtype() ? l.dtype() : DType.FLOAT32, shape);
+        return new Shaped(DType.promoteTypes(l.dtype(), r.dtype()), shape);
     }
 
     private static void checkDims(String side, ArrayType t, List<Integer> contracting, List<Integer> batch) {

@@ -66,6 +66,9 @@ public record Full(List<Integer> shape, DType dtype, double value, Mesh mesh, Pa
     @Override
     public NDArray apply(List<NDArray> operands) {
         int[] s = shape.stream().mapToInt(Integer::intValue).toArray();
+        if (dtype == DType.BFLOAT16) {
+            return NDArray.full((float) value, s).astype(dtype); // the fill rounded as jnp.full rounds it
+        }
         return dtype == DType.FLOAT32 ? NDArray.full((float) value, s) : NDArray.full((int) value, s);
     }
 

@@ -111,7 +111,7 @@ public record Reduce(ReduceOp op, List<Integer> axes) implements Primitive {
         NDArray x = operands.get(0);
         int[] ax = axes.stream().mapToInt(Integer::intValue).toArray();
         if (ax.length == 0) {
-            return x.add(x.dtype().isFloating() ? NDArray.scalar(0f) : NDArray.scalar(0));
+            return x.add(x.dtype().isFloating() ? NDArray.zeros(x.dtype()) : NDArray.scalar(0));
         }
         return switch (op) {
             case SUM -> x.sum(ax);

@@ -36,7 +36,7 @@ public record Unary(UnaryOp op) implements Primitive {
                     + " e.g. x.astype(DType.FLOAT32)");
         }
         // Transcendental functions of an integer array give floats, as jnp.sin does.
-        return new Shaped(op.keepsIntegers() ? a.dtype() : DType.FLOAT32, a.shape());
+        return new Shaped(op.keepsIntegers() || a.dtype().isFloating() ? a.dtype() : DType.FLOAT32, a.shape());
     }
 
     @Override
@@ -90,7 +90,7 @@ public record Unary(UnaryOp op) implements Primitive {
     @Override
     public NDArray apply(List<NDArray> operands) {
         NDArray x = operands.get(0);
-        NDArray in = op.keepsIntegers() ? x : x.astype(DType.FLOAT32);
+        NDArray in = op.keepsIntegers() || x.dtype().isFloating() ? x : x.astype(DType.FLOAT32);
         return switch (op) {
             // a sum of one array is a new buffer with the same values, reported as a copy
             case COPY -> NDArray.addN(List.of(in));

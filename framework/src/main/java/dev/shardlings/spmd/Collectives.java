@@ -400,7 +400,15 @@ public final class Collectives {
         // Sum only this device's chunk: the same additions, in the same order, as summing everything first.
         int chunk = size / n;
         NDArray acc = null;
-        for (NDArray xi : xs) {
+        if (x.dtype() == DType.BFLOAT16) {
+            // XLA:CPU accumulates bfloat16 in float32 and rounds once, as psum does: one addN, not chained adds
+            List<NDArray> parts = new ArrayList<>();
+            for (NDArray xi : xs) {
+                parts.add(xi.slice(d, me * chunk, (me + 1) * chunk));
+            }
+            acc = NDArray.addN(parts);
+        }
+        for (NDArray xi : acc == null ? xs : new NDArray[0]) {
             NDArray part = xi.slice(d, me * chunk, (me + 1) * chunk);
             acc = acc == null ? part : acc.add(part);
         }
@@ -686,7 +694,7 @@ public final class Collectives {
 
     /** A copy with its own buffer (values, including -0.0 and NaN, unchanged). */
     private static NDArray fresh(NDArray x) {
-        return x.dtype() == DType.FLOAT32 ? x.mul(1.0f) : x.dtype() == DType.BOOL ? NDArray.addN(List.of(x)) : x.add(0);
+        return x.dtype().isFloating() ? x.mul(1.0f) : x.dtype() == DType.BOOL ? NDArray.addN(List.of(x)) : x.add(0);
     }
 
     /** A dimension in [−rank, rank) as one in [0, rank); numpy's and all_gather's text otherwise. */

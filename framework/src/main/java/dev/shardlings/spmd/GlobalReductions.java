@@ -30,7 +30,9 @@ final class GlobalReductions {
             count *= x.shape[a];
         }
         ShardedArray f = x.dtype == DType.FLOAT32 ? x : x.astype(DType.FLOAT32);
-        return GlobalOps.apply(f, new Reduce(ReduceOp.SUM, ax)).div((double) count);
+        ShardedArray mean = GlobalOps.apply(f, new Reduce(ReduceOp.SUM, ax)).div((double) count);
+        // jnp.mean of bfloat16 upcasts, divides in float32 and rounds the result back once
+        return x.dtype == DType.BFLOAT16 ? mean.astype(DType.BFLOAT16) : mean;
     }
 
     private static List<Integer> axesOrAll(int rank, int[] axes) {

@@ -41,7 +41,7 @@ final class GlobalWhere {
         } else if (dy == null) {
             dy = NDArray.scalarLike(dx, (Double) y).dtype();
         }
-        DType dtype = dx == dy ? dx : dx == DType.FLOAT32 || dy == DType.FLOAT32 ? DType.FLOAT32 : DType.INT32;
+        DType dtype = dx == dy ? dx : dx.isFloating() || dy.isFloating() ? DType.promoteTypes(dx, dy) : DType.INT32;
         ShardedArray c = condition.dtype == DType.BOOL ? condition : condition.astype(DType.BOOL);
         ShardedArray xs = x instanceof ShardedArray s ? (s.dtype == dtype ? s : s.astype(dtype)) : null;
         ShardedArray ys = y instanceof ShardedArray s ? (s.dtype == dtype ? s : s.astype(dtype)) : null;

@@ -516,7 +516,7 @@ public final class Wire {
     }
 
     private static int[] bitsOf(NDArray a) {
-        if (a.dtype() != DType.FLOAT32) {
+        if (!a.dtype().isFloating()) {
             return a.toIntArray();
         }
         float[] f = a.toFloatArray();
@@ -531,9 +531,9 @@ public final class Wire {
         out.writeByte(a.dtype().ordinal());
         writeInts(out, a.shape());
         ByteBuffer buf = ByteBuffer.allocate(Math.multiplyExact(a.size(), 4)).order(ByteOrder.BIG_ENDIAN);
-        if (a.dtype() != DType.FLOAT32) {
+        if (!a.dtype().isFloating()) {
             buf.asIntBuffer().put(a.toIntArray()); // int32, or bool as 0 and 1
-        } else {
+        } else { // float32, or bfloat16 as its exact float32 values (4 bytes: one format for both floats)
             buf.asFloatBuffer().put(a.toFloatArray());
         }
         out.write(buf.array());
@@ -554,7 +554,7 @@ public final class Wire {
         in.readFully(raw);
         ByteBuffer buf = ByteBuffer.wrap(raw).order(ByteOrder.BIG_ENDIAN);
         try {
-            if (dtype != DType.FLOAT32) {
+            if (!dtype.isFloating()) {
                 int[] v = new int[(int) n];
                 buf.asIntBuffer().get(v);
                 NDArray ints = NDArray.fromInts(v, shape);
@@ -562,7 +562,8 @@ public final class Wire {
             }
             float[] v = new float[(int) n];
             buf.asFloatBuffer().get(v);
-            return NDArray.fromFloats(v, shape);
+            NDArray floats = NDArray.fromFloats(v, shape);
+            return dtype == DType.BFLOAT16 ? floats.astype(DType.BFLOAT16) : floats;
         } catch (RuntimeException e) {
             throw new ProtocolException("an array that does not hold: " + e.getMessage());
         }
