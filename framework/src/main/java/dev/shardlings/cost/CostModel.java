@@ -1,5 +1,6 @@
 package dev.shardlings.cost;
 
+import dev.shardlings.array.DType;
 import dev.shardlings.array.ReduceOp;
 import dev.shardlings.sharding.Mesh;
 import dev.shardlings.events.Collective;
@@ -56,7 +57,8 @@ import java.util.Objects;
  *       n − 1 on a line), twice for an all-reduce (a reduce-scatter, then an all-gather). Over several axes at
  *       once the bandwidth adds up over the axes.</li>
  * </ul>
- * Byte counts are scaled from the framework's 4-byte elements to the modelled dtype ({@link ModelDtype#scale()}).
+ * Byte counts are scaled from the framework's 4-byte elements to the modelled dtype ({@link ModelDtype#scale()});
+ * bfloat16 arrays count their own 2 bytes an element whatever the modelled dtype.
  * Successive shardMap calls run one after the other. Host work outside shardMap is not modelled.
  *
  * <p>The model is deterministic: the same trace, model and dtype give the same timeline.
@@ -295,6 +297,19 @@ public final class CostModel {
             }
         }
 
+        /**
+         * The factor from an event's bytes to the modelled dtype's: the framework's 4-byte elements (float32, int32)
+         * take the modelled dtype's size; bfloat16 arrays already count their own 2 bytes and keep them.
+         */
+        private double scale(DType dtype) {
+            return dtype == DType.BFLOAT16 ? 1.0 : run.dtype.scale();
+        }
+
+        /** Bytes of one element as the events count them before scaling (bool is modelled as 4, as before). */
+        private static int elementBytes(DType dtype) {
+            return dtype == DType.BFLOAT16 ? 2 : 4;
+        }
+
         /** Starts work on d's compute stream if it is free at {@code now} and something is runnable. */
         private void startCompute(Dev d, double now) {
             if (d.computeFree > now || d.runnable.isEmpty()) {
@@ -303,7 +318,7 @@ public final class CostModel {
             int i = d.runnable.pollFirst();
             TraceEvent e = d.events.get(i);
             double start = Math.max(now, d.computeFree);
-            double scale = run.dtype.scale();
+            double scale = scale(e instanceof LocalOpEvent op ? op.dtype() : ((MatmulEvent) e).dtype());
             if (e instanceof LocalOpEvent op && fusesInto(d, op, start)) {
                 Fusion g = d.group;
                 g.vectorFlops += op.flops();
@@ -311,7 +326,7 @@ public final class CostModel {
                 // something else reads it too, then it is still written (XLA's multi-output fusion).
                 boolean alsoReadElsewhere = d.consumers.getOrDefault(g.lastId, List.of()).size() > 1;
                 g.bytes += op.bytes() * scale - (alsoReadElsewhere ? 1 : 2) * g.lastOutBytes;
-                g.lastOutBytes = elements(op.shape()) * 4 * scale;
+                g.lastOutBytes = elements(op.shape()) * elementBytes(op.dtype()) * scale;
                 g.lastId = op.id();
                 g.end = Math.max(start, g.start + seconds(g));
                 g.name = g.name + " + " + op.name();
@@ -328,7 +343,7 @@ public final class CostModel {
             String category;
             if (e instanceof MatmulEvent m) {
                 g.bytes = m.bytes() * scale;
-                g.lastOutBytes = (double) m.m() * m.n() * 4 * scale;
+                g.lastOutBytes = (double) m.m() * m.n() * elementBytes(m.dtype()) * scale;
                 g.name = "dot [" + m.m() + ", " + m.k() + "]·[" + m.k() + ", " + m.n() + "]";
                 g.flops = m.flops();
                 g.matmul = true;
@@ -341,7 +356,7 @@ public final class CostModel {
                 LocalOpEvent op = (LocalOpEvent) e;
                 g.vectorFlops = op.flops();
                 g.bytes = op.bytes() * scale;
-                g.lastOutBytes = elements(op.shape()) * 4 * scale;
+                g.lastOutBytes = elements(op.shape()) * elementBytes(op.dtype()) * scale;
                 g.name = op.name() + " " + op.shape();
                 g.reduced = op.op() instanceof ReduceOp;
                 category = "elementwise";
@@ -379,7 +394,7 @@ public final class CostModel {
             // cuBLAS's output stage: alpha · A·B (a scale by something smaller than the result), + beta · C (one
             // accumulate), then an activation; anything else, or out of that order, is a kernel of its own.
             // A scalar operand besides the matmul's result: at most two 4-byte elements read beyond it.
-            boolean byScalar = op.bytes() <= 2 * elements(op.shape()) * 4 + 8;
+            boolean byScalar = op.bytes() <= 2L * elements(op.shape()) * elementBytes(op.dtype()) + 8;
             int stage;
             if (op.op() == dev.shardlings.array.BinaryOp.MUL && byScalar) {
                 stage = 0;
@@ -480,7 +495,7 @@ public final class CostModel {
             Dev[] g = grp.members;
             Dev src = g[s];
             String axis = String.join(",", ev.axes());
-            double bytes = Collective.PPERMUTE.bytesPerDevice(g.length).of(ev.operandBytes() * run.dtype.scale());
+            double bytes = Collective.PPERMUTE.bytesPerDevice(g.length).of(ev.operandBytes() * scale(ev.dtype()));
             boolean receives = false;
             for (List<Integer> p : ev.permutation()) {
                 int from = p.get(0);
@@ -548,7 +563,7 @@ public final class CostModel {
         private void ringCollective(Dev[] g, int k, CollectiveEvent ev) {
             int n = g.length;
             List<String> axes = ev.axes();
-            double b = ev.operandBytes() * run.dtype.scale();
+            double b = ev.operandBytes() * scale(ev.dtype());
             List<String> keys = new ArrayList<>();
             if (hw.switched()) {
                 keys.add("out");
@@ -571,7 +586,7 @@ public final class CostModel {
             double time = n == 1 ? 0 : seconds(ev.kind(), n, b, axes);
             double end = start + time;
             for (Dev d : g) {
-                long sent = Math.round(d.collectives.get(k).bytesSent() * run.dtype.scale());
+                long sent = Math.round(d.collectives.get(k).bytesSent() * scale(d.collectives.get(k).dtype()));
                 for (String key : keys) {
                     d.linkFree.put(key, end);
                     run.spans.add(new Timeline.Span(d.trace.deviceId(), key, ev.kind().jaxName() + " over "

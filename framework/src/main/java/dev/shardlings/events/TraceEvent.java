@@ -96,9 +96,9 @@ public sealed interface TraceEvent permits TraceEvent.CollectiveEvent, TraceEven
             inputs = Lists.copyOfNonNull(inputs, "inputs");
         }
 
-        /** Bytes read and written in float32/int32: both operands and the result. */
+        /** Bytes read and written at the result dtype's size (4 for float32/int32, 2 for bfloat16). */
         public long bytes() {
-            return 4L * ((long) m * k + (long) k * n + (long) m * n);
+            return (long) dtype.byteSize() * ((long) m * k + (long) k * n + (long) m * n);
         }
     }
 

@@ -66,6 +66,16 @@ class CostModelTest {
     }
 
     @Test
+    void bfloat16ArraysCountTheirTwoBytesWhateverTheModelledDtype() {
+        Mesh one = Mesh.makeMesh(new int[]{1}, "i");
+        // [1, 1000]·[1000, 1] in bf16: (1000 + 1000 + 1)·2 bytes = 4.002 µs, never scaled a second time
+        Trace m = trace(() -> shardMap(b -> b.reshape(1, 1000).matmul(b.reshape(1000, 1)), one, P(), P())
+                .apply(NDArray.ones(DType.BFLOAT16, 1000)));
+        assertEquals(4.002 * US, CostModel.schedule(m, round(1), ModelDtype.FLOAT32).seconds(), 1e-12);
+        assertEquals(4.002 * US, CostModel.schedule(m, round(1), ModelDtype.BFLOAT16).seconds(), 1e-12);
+    }
+
+    @Test
     void aPpermuteOverlapsTheIndependentMatmulWrittenBeforeIt() {
         Mesh ring = Mesh.makeMesh(new int[]{2}, "i");
         // Per device: a [10, 10] block. dot = 2 µs; ppermute of 400 bytes = 0.4 µs + 1 µs hop. The sum waits for both.
