@@ -65,8 +65,8 @@ public enum DType {
      * @throws NullPointerException if a or b is null
      */
     public static DType promoteTypes(DType a, DType b) {
-        Objects.requireNonNull(a, "a");
-        Objects.requireNonNull(b, "b");
+        Objects.requireNonNull(a, "a must not be null");
+        Objects.requireNonNull(b, "b must not be null");
         if (a == b) {
             return a;
         }

@@ -11,6 +11,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -68,6 +69,23 @@ class WireTraceTest {
             dev.shardlings.array.NDArray got = back instanceof dev.shardlings.spmd.ShardedArray s ? s.gather()
                     : (dev.shardlings.array.NDArray) back;
             assertEquals(mask, got, "dtype and values");
+        }
+    }
+
+    @Test
+    void bfloat16ArraysCrossTheWireAsBFloat16() throws IOException {
+        dev.shardlings.array.NDArray x = dev.shardlings.array.NDArray.of(new float[] {0.1f, -3f, Float.NaN, 1e-40f})
+                .astype(DType.BFLOAT16);
+        dev.shardlings.sharding.Mesh mesh = dev.shardlings.sharding.Mesh.makeMesh(new int[] {2}, "i");
+        dev.shardlings.spmd.ShardedArray placed = dev.shardlings.spmd.ShardedArray.devicePut(x, mesh,
+                dev.shardlings.sharding.PartitionSpec.P("i"));
+        for (Object value : List.of(x, placed)) {
+            Wire.Reply r = new Wire.Reply(3, value, null, new Trace(List.of(), List.of(), 0), List.of(), false);
+            Object back = Wire.decodeReply(Wire.encode(r)).value();
+            dev.shardlings.array.NDArray got = back instanceof dev.shardlings.spmd.ShardedArray s ? s.gather()
+                    : (dev.shardlings.array.NDArray) back;
+            assertEquals(DType.BFLOAT16, got.dtype());
+            assertArrayEquals(x.toFloatArray(), got.toFloatArray(), 0f, "bits");
         }
     }
 
