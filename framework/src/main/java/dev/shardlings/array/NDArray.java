@@ -7,7 +7,8 @@ import java.util.Objects;
 import java.util.Set;
 
 /**
- * A dense, row-major (C order), immutable local array of {@code float32} or {@code int32}: the value type of the
+ * A dense, row-major (C order), immutable local array of {@code float32}, {@code int32}, {@code bool} or
+ * {@code bfloat16} (held as float32 values, each rounded to bfloat16 once per operation): the value type of the
  * course, mirroring a {@code jax.Array} on one device with {@code jax.numpy} semantics (shapes, dtype
  * promotion with {@code jax_enable_x64 = False}, broadcasting, error texts).
  *
@@ -986,12 +987,12 @@ public final class NDArray {
         return Elementwise.addN(checkedList(arrays, "addN"));
     }
 
-    /** {@code x + s} with a weakly typed int: keeps int32 (wrapping) or float32. */
+    /** {@code x + s} with a weakly typed int: keeps int32 (wrapping), float32 or bfloat16. */
     public NDArray add(int s) {
         return binary(BinaryOp.ADD, weak(s));
     }
 
-    /** {@code x + s} with a weakly typed float: the result is float32. */
+    /** {@code x + s} with a weakly typed float: float32, or bfloat16 beside bfloat16. */
     public NDArray add(float s) {
         return binary(BinaryOp.ADD, weak(s));
     }
@@ -1011,12 +1012,12 @@ public final class NDArray {
         return binary(BinaryOp.SUB, other);
     }
 
-    /** {@code x - s} with a weakly typed int: keeps int32 (wrapping) or float32. */
+    /** {@code x - s} with a weakly typed int: keeps int32 (wrapping), float32 or bfloat16. */
     public NDArray sub(int s) {
         return binary(BinaryOp.SUB, weak(s));
     }
 
-    /** {@code x - s} with a weakly typed float: the result is float32. */
+    /** {@code x - s} with a weakly typed float: float32, or bfloat16 beside bfloat16. */
     public NDArray sub(float s) {
         return binary(BinaryOp.SUB, weak(s));
     }
@@ -1036,12 +1037,12 @@ public final class NDArray {
         return binary(BinaryOp.MUL, other);
     }
 
-    /** {@code x * s} with a weakly typed int: keeps int32 (wrapping) or float32. */
+    /** {@code x * s} with a weakly typed int: keeps int32 (wrapping), float32 or bfloat16. */
     public NDArray mul(int s) {
         return binary(BinaryOp.MUL, weak(s));
     }
 
-    /** {@code x * s} with a weakly typed float: the result is float32 ({@code int32 * 2.5} is float32). */
+    /** {@code x * s} with a weakly typed float: float32 ({@code int32 * 2.5} too), or bfloat16 beside bfloat16. */
     public NDArray mul(float s) {
         return binary(BinaryOp.MUL, weak(s));
     }
@@ -1090,7 +1091,7 @@ public final class NDArray {
     }
 
     /**
-     * {@code x // s} with a weakly typed int: keeps int32 or float32.
+     * {@code x // s} with a weakly typed int: keeps int32, float32 or bfloat16.
      *
      * @throws ArithmeticException on integer division by zero
      */
@@ -1098,7 +1099,7 @@ public final class NDArray {
         return binary(BinaryOp.FLOOR_DIV, weak(s));
     }
 
-    /** {@code x // s} with a weakly typed float: the result is float32. */
+    /** {@code x // s} with a weakly typed float: float32, or bfloat16 beside bfloat16. */
     public NDArray floorDiv(float s) {
         return binary(BinaryOp.FLOOR_DIV, weak(s));
     }
@@ -1118,12 +1119,12 @@ public final class NDArray {
         return binary(BinaryOp.MAX, other);
     }
 
-    /** {@code jnp.maximum(x, s)} with a weakly typed int: keeps int32 or float32. */
+    /** {@code jnp.maximum(x, s)} with a weakly typed int: keeps int32, float32 or bfloat16. */
     public NDArray maximum(int s) {
         return binary(BinaryOp.MAX, weak(s));
     }
 
-    /** {@code jnp.maximum(x, s)} with a weakly typed float: the result is float32. */
+    /** {@code jnp.maximum(x, s)} with a weakly typed float: float32, or bfloat16 beside bfloat16. */
     public NDArray maximum(float s) {
         return binary(BinaryOp.MAX, weak(s));
     }
@@ -1143,12 +1144,12 @@ public final class NDArray {
         return binary(BinaryOp.MIN, other);
     }
 
-    /** {@code jnp.minimum(x, s)} with a weakly typed int: keeps int32 or float32. */
+    /** {@code jnp.minimum(x, s)} with a weakly typed int: keeps int32, float32 or bfloat16. */
     public NDArray minimum(int s) {
         return binary(BinaryOp.MIN, weak(s));
     }
 
-    /** {@code jnp.minimum(x, s)} with a weakly typed float: the result is float32. */
+    /** {@code jnp.minimum(x, s)} with a weakly typed float: float32, or bfloat16 beside bfloat16. */
     public NDArray minimum(float s) {
         return binary(BinaryOp.MIN, weak(s));
     }
