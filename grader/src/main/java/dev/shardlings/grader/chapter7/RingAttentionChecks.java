@@ -1,19 +1,25 @@
 package dev.shardlings.grader.chapter7;
 
 import dev.shardlings.array.NDArray;
+import dev.shardlings.cost.ModelDtype;
 import dev.shardlings.events.Collective;
 import dev.shardlings.events.TraceEvent.CollectiveEvent;
 import dev.shardlings.events.TraceEvent.MatmulEvent;
 import dev.shardlings.grader.checks.Checks;
+import dev.shardlings.grader.checks.ModelledTime;
 import dev.shardlings.grader.checks.Checks.Tolerance;
 import dev.shardlings.grader.checks.TraceRules;
 import dev.shardlings.grader.checks.TraceRules.Rule;
 import dev.shardlings.grader.judge.CaseRun;
+import dev.shardlings.grader.judge.GradingFailure;
 import dev.shardlings.grader.judge.Guard;
 import dev.shardlings.grader.judge.Reports;
 import dev.shardlings.grader.parts.Check;
 import dev.shardlings.grader.parts.CourseMethod;
 import dev.shardlings.grader.parts.Part;
+import dev.shardlings.grader.parts.Requirement;
+import dev.shardlings.grader.parts.TimedResult;
+import dev.shardlings.grader.parts.TimedSetting;
 import dev.shardlings.spmd.ShardedArray;
 
 import java.util.List;
@@ -72,8 +78,25 @@ public final class RingAttentionChecks {
                     c -> ringAttention(c.causal() ? C7_CAUSAL_RING_ATTENTION.proxy()
                             : C7_RING_ATTENTION.proxy(), c));
 
+    /**
+     * 7.3p's setting: TPU v5e in bfloat16, as the other performance parts; a block of 256 rows per device, so the
+     * modelled matmuls take about as long as a block's transfer and the timeline shows whether they overlap.
+     */
+    public static final TimedSetting SETTING_73P = new TimedSetting("tpu-v5e", ModelDtype.BFLOAT16,
+            "mesh ('seq': 8); Q, K, V f32[2048, 128] P('seq'), no mask");
+
+    /** Part 7.3p. */
+    public static final Part P7_3P = CHAPTER.part("7.3p", "7.3 modelled time, TPU v5e", 1, "Performance")
+            .calls(C7_RING_ATTENTION)
+            .docs(D + "part-73p-modelled-time-tpu-v5e")
+            .hint("the reference shifts the next K and V blocks as soon as they have arrived, so each transfer"
+                    + " runs while the previous block is multiplied, and multiplies each block once; compare your"
+                    + " timeline (written under grader/target/grade/profiles/) with docs/chapter-7.md, part 7.3p.")
+            .requires(Requirement.trainingPerformance(C7_RING_ATTENTION, Check.USES_SHARD_MAP))
+            .timed(SETTING_73P, () -> ringAttentionTime(C7_RING_ATTENTION.proxy()));
+
     /** Part 7.3's rows, programs first. */
-    public static final List<Part> PARTS = List.of(P7_3);
+    public static final List<Part> PARTS = List.of(P7_3, P7_3P);
 
     private RingAttentionChecks() {
     }
@@ -133,6 +156,34 @@ public final class RingAttentionChecks {
         TraceRules.perDevice(run, "is handed more than its blocks", "no program hands a device more than its blocks"
                 + " of Q, K and V, 3·4·(S/n)·D = " + bytes + " bytes", TraceRules.argumentBytesAtMost(bytes,
                 "take Q, K and V with in spec P(\"seq\"): the blocks of K and V reach each device by the ring"));
+    }
+
+    /**
+     * The seeds of the measured run's values, drawn by the judge for every run: the whole result is compared, and
+     * values nobody can know before the run leave nothing to precompute. The modelled time depends on shapes only.
+     */
+    private static final java.security.SecureRandom PERF_SEEDS = new java.security.SecureRandom();
+
+    /** 7.3p: {@code ringAttention} at 8 × 256 rows of 128, modelled; its answer checked first. */
+    public static TimedResult ringAttentionTime(RingAttention impl) {
+        RingAttentionCase c = new RingAttentionCase(8, 256, 128, false, 1f, PERF_SEEDS.nextLong());
+        NDArray q = c.q();
+        NDArray k = c.k();
+        NDArray v = c.v();
+        ShardedArray qs = ShardedArray.devicePut(q, c.mesh(), P("seq"));
+        ShardedArray ks = ShardedArray.devicePut(k, c.mesh(), P("seq"));
+        ShardedArray vs = ShardedArray.devicePut(v, c.mesh(), P("seq"));
+        return ModelledTime.check(P7_3P, P7_3, () -> ringAttention(impl, new RingAttentionCase(8, 2, 4, false,
+                RingAttentionCase.LARGE, 731)), SETTING_73P, () -> impl.apply(qs, ks, vs), run -> {
+                    if (!(run.value() instanceof ShardedArray out)) {
+                        throw run.report("returned something other than a placed array")
+                                .failure(GradingFailure.Kind.WRONG_SHAPE, "not a ShardedArray");
+                    }
+                    CaseRun<ShardedArray> r = new CaseRun<>(run.part(), run.caseText(), out, run.trace());
+                    Checks.usesShardMap(r);
+                    Checks.shardedResult(r, "(the performance part's inputs)", attention(q, k, v, c.rows(),
+                            Mask.NONE), P("seq"), TOLERANCE, null);
+                });
     }
 
     /** The ppermutes of the device carry exactly {@code elements} elements together. */

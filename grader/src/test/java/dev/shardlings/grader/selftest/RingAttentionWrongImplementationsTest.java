@@ -45,8 +45,9 @@ class RingAttentionWrongImplementationsTest {
     }
 
     /** What a wrong ring changes: each flag one mistake. */
-    private record Ring(boolean runningMax, boolean rescale, boolean localMask, boolean sourceBelow, int shifts) {
-        static final Ring RIGHT = new Ring(true, true, false, true, -1);
+    private record Ring(boolean runningMax, boolean rescale, boolean localMask, boolean sourceBelow, int shifts,
+                        boolean shiftAfterCompute) {
+        static final Ring RIGHT = new Ring(true, true, false, true, -1, false);
 
         RingAttention program(boolean causal) {
             return (q, k, v) -> ShardMap.shardMap(b -> List.of(block(b.get(0), b.get(1), b.get(2), causal)),
@@ -63,7 +64,12 @@ class RingAttentionWrongImplementationsTest {
             NDArray acc = NDArray.full(0f, r, q.shape(1));
             int shiftsWanted = shifts < 0 ? n - 1 : shifts;
             for (int t = 0; t <= shiftsWanted; t++) {
-                if (t > 0) {
+                if (t > 0 && shiftAfterCompute) {
+                    // adds 0 · Σ acc: the same values, but each shift now waits for the previous step's arithmetic
+                    NDArray zero = acc.sum().mul(0f);
+                    k = Collectives.ppermute(k.add(zero), "seq", up(n));
+                    v = Collectives.ppermute(v.add(zero), "seq", up(n));
+                } else if (t > 0) {
                     k = Collectives.ppermute(k, "seq", up(n));
                     v = Collectives.ppermute(v, "seq", up(n));
                 }
@@ -120,7 +126,7 @@ class RingAttentionWrongImplementationsTest {
 
     @Test
     void anOnlineSoftmaxWithoutTheRunningMaxOverflowsOnLargeScores() {
-        RingAttention noMax = new Ring(false, true, false, true, -1).program(false);
+        RingAttention noMax = new Ring(false, true, false, true, -1, false).program(false);
         RingAttentionChecks.ringAttention(noMax, PLAIN); // exact in real numbers: small scores cannot tell
         GradingFailure f = rejected(Kind.WRONG_VALUES, () -> RingAttentionChecks.ringAttention(noMax, LARGE));
         assertTrue(f.getMessage().contains("NaN"), f.getMessage());
@@ -128,21 +134,21 @@ class RingAttentionWrongImplementationsTest {
 
     @Test
     void aRunningMaxWithoutRescalingTheSumAndOutputIsWrong() {
-        rejected(Kind.WRONG_VALUES, () -> RingAttentionChecks.ringAttention(new Ring(true, false, false, true, -1)
-                .program(false), PLAIN));
+        rejected(Kind.WRONG_VALUES, () -> RingAttentionChecks.ringAttention(
+                new Ring(true, false, false, true, -1, false).program(false), PLAIN));
     }
 
     @Test
     void aCausalMaskByLocalPositionsIsNamed() {
         GradingFailure f = rejected(Kind.WRONG_VALUES, () -> RingAttentionChecks.ringAttention(
-                new Ring(true, true, true, true, -1).program(true), CAUSAL));
+                new Ring(true, true, true, true, -1, false).program(true), CAUSAL));
         assertTrue(f.getMessage().contains("exactly what masking every block by its local positions"),
                 f.getMessage());
     }
 
     @Test
     void blocksSentUpButTakenAsFromAboveMaskTheWrongKeys() {
-        Ring wrongPairing = new Ring(true, true, false, false, -1);
+        Ring wrongPairing = new Ring(true, true, false, false, -1, false);
         // without a mask, a key's position does not matter
         RingAttentionChecks.ringAttention(wrongPairing.program(false), PLAIN);
         rejected(Kind.WRONG_VALUES, () -> RingAttentionChecks.ringAttention(wrongPairing.program(true), CAUSAL));
@@ -151,7 +157,7 @@ class RingAttentionWrongImplementationsTest {
     @Test
     void aShiftAfterTheLastBlockMovesEveryBlockOnceTooOften() {
         GradingFailure f = rejected(Kind.STRUCTURE, () -> RingAttentionChecks.ringAttention(
-                new Ring(true, true, false, true, 4).program(false), PLAIN));
+                new Ring(true, true, false, true, 4, false).program(false), PLAIN));
         assertTrue(f.reason().startsWith("moves the K/V blocks other than n − 1 times: its ppermutes carry 48"
                 + " elements, expected 36"), f.reason());
     }
@@ -193,5 +199,18 @@ class RingAttentionWrongImplementationsTest {
         }, q.mesh(), List.of(P("seq"), P(), P()), List.of(P("seq"))).call(q, k, v).get(0);
         GradingFailure f = rejected(Kind.STRUCTURE, () -> RingAttentionChecks.ringAttention(replicated, CAUSAL));
         assertTrue(f.reason().startsWith("is handed more than its blocks: its inputs take 216 bytes"), f.reason());
+    }
+
+    @Test
+    void aRingWhoseShiftsWaitForTheArithmeticIsRightButSlow() {
+        RingAttention serial = new Ring(true, true, false, true, -1, true).program(false);
+        RingAttentionChecks.ringAttention(serial, PLAIN);
+        GradingFailure f = rejected(Kind.PERFORMANCE, () -> RingAttentionChecks.ringAttentionTime(serial));
+        assertTrue(f.reason().startsWith("modelled "), f.reason());
+    }
+
+    @Test
+    void theRightRingMeetsTheReferenceTime() {
+        assertTrue(RingAttentionChecks.ringAttentionTime(Ring.RIGHT.program(false)).micros() <= 1.25 * 36.0798);
     }
 }
