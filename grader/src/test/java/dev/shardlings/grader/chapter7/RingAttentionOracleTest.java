@@ -9,8 +9,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 /**
  * Part 7.3's oracle against JAX 0.10.2 on CPU: {@code jax.nn.dot_product_attention} of one head, with and without
  * {@code is_causal}, on Q, K, V f32[8, 2] at scale 1 and at scale 40 (scores whose exp overflows float32). The
- * values come from framework/src/test/resources/jax-checks/ring_attention.py, which also checks that a ring of
- * ppermutes with an online softmax in shard_map gives the same output.
+ * values come from framework/src/test/resources/jax-checks/ring_attention.py, which also checks that
+ * jax.nn.softmax of the masked scores times V gives the same output.
  */
 class RingAttentionOracleTest {
 
