@@ -55,10 +55,10 @@ public final class RingAttentionChecks {
     public static final Part P7_3 = CHAPTER.part("7.3", "ring attention (context parallelism)", 3, "RingAttention")
             .calls(C7_RING_ATTENTION, C7_CAUSAL_RING_ATTENTION)
             .docs(D + "part-73-ring-attention")
-            .hint("keep a running max m, a running sum l and a running output per query row; when a block raises m,"
-                    + " multiply l and the output by exp(m_old − m_new) before adding the block's share. After t"
-                    + " shifts up the ring a device holds the blocks of device i − t: that is where its keys sit in"
-                    + " the sequence (chapter-7.md, part 7.3).")
+            .hint("keep, per query row, the largest score so far, the sum of exp(score − that max) and the output"
+                    + " weighted the same way: when a new block raises the max, by what factor must the old sum and"
+                    + " output change? After t shifts up the ring, whose blocks does a device hold, and where do"
+                    + " their keys sit in the sequence (chapter-7.md, part 7.3)?")
             .requires(C7_RING_ATTENTION, "O (float tolerance) laid out P('seq'), on scores large enough to"
                     + " overflow exp", Check.VALUES, Check.LAYOUT)
             .requires(C7_RING_ATTENTION, "a hand-written shardMap", Check.USES_SHARD_MAP)
@@ -108,16 +108,16 @@ public final class RingAttentionChecks {
     }
 
     /**
-     * Float32 scores of up to a few hundred (the large cases), exponentiated and summed over at most 48 keys: the
-     * scores' rounding (a few 1e-5) is the error, against outputs within [−1/2, 1/2].
+     * Float32 scores of up to a few hundred (the large cases), exponentiated and summed over at most 48 keys (2048
+     * in 7.3p, at scale 1): the scores' rounding (a few 1e-5) is the error, against outputs within [−1/2, 1/2].
      */
     static final Tolerance TOLERANCE = new Tolerance(1e-4, 1e-4);
 
     /**
-     * 7.3: {@code impl} is the case's method (causal or not); O (float tolerance) laid out P('seq'), on scores that overflow exp without the running
-     * max; a hand-written shardMap; only ppermutes over 'seq', each a one-step shift, carrying at most one K and one
-     * V block at a time and 2(n − 1)·(S/n)·D elements in all; every matmul one block by one block, at most 2n of
-     * them; no program hands a device more than its three blocks.
+     * 7.3: {@code impl} is the case's method (causal or not); O (float tolerance) laid out P('seq'), on scores
+     * that overflow exp without the running max; a hand-written shardMap; only ppermutes over 'seq', each a
+     * one-step shift, carrying at most one K and one V block at a time and 2(n − 1)·(S/n)·D elements in all; every
+     * matmul one block by one block, at most 2n of them; no program hands a device more than its three blocks.
      */
     public static void ringAttention(RingAttention impl, RingAttentionCase c) {
         NDArray q = c.q();
