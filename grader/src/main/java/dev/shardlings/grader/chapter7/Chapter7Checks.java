@@ -3,6 +3,7 @@ package dev.shardlings.grader.chapter7;
 import dev.shardlings.grader.parts.Part;
 
 import java.util.List;
+import java.util.stream.Stream;
 
 /**
  * Chapter 7's table of parts (training at scale: 2-D FSDP × tensor parallelism, pipeline parallelism, ring
@@ -13,6 +14,11 @@ public final class Chapter7Checks {
 
     /** Chapter 7, whose stubs are in {@code Chapter7.java}. */
     public static final Part.Chapter CHAPTER = new Part.Chapter("chapter 7", "training at scale", "Chapter7");
+
+    /** The parts of chapter 7, in course order (each topic's class lists its programs, then its timed parts). */
+    public static final List<Part> PARTS = Stream.of(
+            RingAttentionChecks.PARTS
+    ).flatMap(List::stream).toList();
 
     private Chapter7Checks() {
     }

@@ -1,0 +1,216 @@
+package dev.shardlings.grader.selftest;
+
+import dev.shardlings.array.KeepDims;
+import dev.shardlings.array.NDArray;
+import dev.shardlings.grader.chapter7.Chapter7Checks;
+import dev.shardlings.grader.chapter7.RingAttentionCase;
+import dev.shardlings.grader.chapter7.RingAttentionChecks;
+import dev.shardlings.grader.chapter7.RingAttentionChecks.RingAttention;
+import dev.shardlings.grader.judge.GradingFailure;
+import dev.shardlings.grader.judge.GradingFailure.Kind;
+import dev.shardlings.spmd.Collectives;
+import dev.shardlings.spmd.ShardMap;
+import dev.shardlings.spmd.ShardedArray;
+import dev.shardlings.spmd.Tiling;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.function.Executable;
+
+import java.util.List;
+
+import static dev.shardlings.sharding.PartitionSpec.P;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The grader's own tests for part 7.3: plausible wrong ring-attention programs, each rejected by the check that
+ * names its mistake, and a right one (written here, not the solution) accepted.
+ */
+class RingAttentionWrongImplementationsTest {
+
+    static {
+        // The chapter's table first: it lists RingAttentionChecks.PARTS, which must not be read mid-initialisation.
+        assertTrue(Chapter7Checks.PARTS.contains(RingAttentionChecks.P7_3));
+    }
+
+    private static final RingAttentionCase PLAIN = new RingAttentionCase(4, 2, 3, false, 1f, 7301);
+    private static final RingAttentionCase CAUSAL = new RingAttentionCase(4, 2, 3, true, 1f, 7302);
+    private static final RingAttentionCase LARGE = new RingAttentionCase(4, 2, 3, false, RingAttentionCase.LARGE,
+            7303);
+
+    private static GradingFailure rejected(Kind kind, Executable check) {
+        GradingFailure f = Pinned.record(assertThrows(GradingFailure.class, check));
+        assertEquals(kind, f.kind(), () -> "rejected for another reason: " + f.reason() + "\n" + f.getMessage());
+        return f;
+    }
+
+    /** What a wrong ring changes: each flag one mistake. */
+    private record Ring(boolean runningMax, boolean rescale, boolean localMask, boolean sourceBelow, int shifts,
+                        boolean shiftAfterCompute) {
+        static final Ring RIGHT = new Ring(true, true, false, true, -1, false);
+
+        RingAttention program(boolean causal) {
+            return (q, k, v) -> ShardMap.shardMap(b -> List.of(block(b.get(0), b.get(1), b.get(2), causal)),
+                    q.mesh(), List.of(P("seq"), P("seq"), P("seq")), List.of(P("seq"))).call(q, k, v).get(0);
+        }
+
+        /** The online softmax over the ring, every block masked elementwise by its global (or local) positions. */
+        NDArray block(NDArray q, NDArray k, NDArray v, boolean causal) {
+            int n = Collectives.axisSize("seq");
+            int me = Collectives.axisIndex("seq").intAt();
+            int r = q.shape(0);
+            NDArray m = NDArray.full(runningMax ? Float.NEGATIVE_INFINITY : 0f, r, 1);
+            NDArray l = NDArray.full(0f, r, 1);
+            NDArray acc = NDArray.full(0f, r, q.shape(1));
+            int shiftsWanted = shifts < 0 ? n - 1 : shifts;
+            for (int t = 0; t <= shiftsWanted; t++) {
+                if (t > 0 && shiftAfterCompute) {
+                    // adds 0 · Σ acc: the same values, but each shift now waits for the previous step's arithmetic
+                    NDArray zero = acc.sum().mul(0f);
+                    k = Collectives.ppermute(k.add(zero), "seq", up(n));
+                    v = Collectives.ppermute(v.add(zero), "seq", up(n));
+                } else if (t > 0) {
+                    k = Collectives.ppermute(k, "seq", up(n));
+                    v = Collectives.ppermute(v, "seq", up(n));
+                }
+                if (t >= n) {
+                    continue;
+                }
+                int src = Math.floorMod(sourceBelow ? me - t : me + t, n);
+                NDArray s = q.matmul(false, k, true).mul(1 / Math.sqrt(q.shape(1)));
+                if (causal) {
+                    int rowOffset = localMask ? 0 : me * r;
+                    int colOffset = localMask ? 0 : src * r;
+                    NDArray col = NDArray.arange(r).add(colOffset).reshape(1, r);
+                    NDArray row = NDArray.arange(r).add(rowOffset).reshape(r, 1);
+                    s = NDArray.where(col.lessEqual(row), s, Double.NEGATIVE_INFINITY);
+                }
+                NDArray mNew = runningMax ? m.maximum(s.max(KeepDims.KEEP, 1)) : m;
+                NDArray p = s.sub(mNew).exp();
+                NDArray keep = rescale ? m.sub(mNew).exp() : NDArray.full(1f, r, 1);
+                l = l.mul(keep).add(p.sum(KeepDims.KEEP, 1));
+                acc = acc.mul(keep).add(p.matmul(v));
+                m = mNew;
+            }
+            return acc.div(l);
+        }
+    }
+
+    private static int[][] up(int n) {
+        int[][] p = new int[n][];
+        for (int s = 0; s < n; s++) {
+            p[s] = new int[]{s, (s + 1) % n};
+        }
+        return p;
+    }
+
+    @Test
+    void aRightRingIsAcceptedOnEveryKindOfCase() {
+        for (RingAttentionCase c : List.of(PLAIN, CAUSAL, LARGE, new RingAttentionCase(1, 3, 2, true, 1f, 7304))) {
+            RingAttentionChecks.ringAttention(Ring.RIGHT.program(c.causal()), c);
+        }
+    }
+
+    @Test
+    void allGatheringKAndVIsNotARing() {
+        RingAttention gather = (q, k, v) -> ShardMap.shardMap(b -> {
+            NDArray kk = Collectives.allGather(b.get(1), "seq", 0, Tiling.TILED);
+            NDArray vv = Collectives.allGather(b.get(2), "seq", 0, Tiling.TILED);
+            NDArray s = b.get(0).matmul(false, kk, true).mul(1 / Math.sqrt(kk.shape(1)));
+            NDArray p = s.sub(s.max(KeepDims.KEEP, 1)).exp();
+            return List.of(p.matmul(vv).div(p.sum(KeepDims.KEEP, 1)));
+        }, q.mesh(), List.of(P("seq"), P("seq"), P("seq")), List.of(P("seq"))).call(q, k, v).get(0);
+        GradingFailure f = rejected(Kind.STRUCTURE, () -> RingAttentionChecks.ringAttention(gather, PLAIN));
+        assertTrue(f.reason().startsWith("communicates other than the K/V ring: it calls all_gather"), f.reason());
+    }
+
+    @Test
+    void anOnlineSoftmaxWithoutTheRunningMaxOverflowsOnLargeScores() {
+        RingAttention noMax = new Ring(false, true, false, true, -1, false).program(false);
+        RingAttentionChecks.ringAttention(noMax, PLAIN); // exact in real numbers: small scores cannot tell
+        GradingFailure f = rejected(Kind.WRONG_VALUES, () -> RingAttentionChecks.ringAttention(noMax, LARGE));
+        assertTrue(f.getMessage().contains("NaN"), f.getMessage());
+    }
+
+    @Test
+    void aRunningMaxWithoutRescalingTheSumAndOutputIsWrong() {
+        rejected(Kind.WRONG_VALUES, () -> RingAttentionChecks.ringAttention(
+                new Ring(true, false, false, true, -1, false).program(false), PLAIN));
+    }
+
+    @Test
+    void aCausalMaskByLocalPositionsIsNamed() {
+        GradingFailure f = rejected(Kind.WRONG_VALUES, () -> RingAttentionChecks.ringAttention(
+                new Ring(true, true, true, true, -1, false).program(true), CAUSAL));
+        assertTrue(f.getMessage().contains("exactly what masking every block by its local positions"),
+                f.getMessage());
+    }
+
+    @Test
+    void blocksSentUpButTakenAsFromAboveMaskTheWrongKeys() {
+        Ring wrongPairing = new Ring(true, true, false, false, -1, false);
+        // without a mask, a key's position does not matter
+        RingAttentionChecks.ringAttention(wrongPairing.program(false), PLAIN);
+        rejected(Kind.WRONG_VALUES, () -> RingAttentionChecks.ringAttention(wrongPairing.program(true), CAUSAL));
+    }
+
+    @Test
+    void aShiftAfterTheLastBlockMovesEveryBlockOnceTooOften() {
+        GradingFailure f = rejected(Kind.STRUCTURE, () -> RingAttentionChecks.ringAttention(
+                new Ring(true, true, false, true, 4, false).program(false), PLAIN));
+        assertTrue(f.reason().startsWith("moves the K/V blocks other than n − 1 times: its ppermutes carry 48"
+                + " elements, expected 36"), f.reason());
+    }
+
+    @Test
+    void joiningTheBlocksThatCameRoundTheRingHoldsTheWholeK() {
+        RingAttention joined = (q, k, v) -> ShardMap.shardMap(b -> {
+            int n = Collectives.axisSize("seq");
+            int me = Collectives.axisIndex("seq").intAt();
+            NDArray[] ks = new NDArray[n];
+            NDArray[] vs = new NDArray[n];
+            NDArray kb = b.get(1);
+            NDArray vb = b.get(2);
+            for (int t = 0; t < n; t++) {
+                if (t > 0) {
+                    kb = Collectives.ppermute(kb, "seq", up(n));
+                    vb = Collectives.ppermute(vb, "seq", up(n));
+                }
+                ks[Math.floorMod(me - t, n)] = kb;
+                vs[Math.floorMod(me - t, n)] = vb;
+            }
+            NDArray kk = NDArray.concat(0, ks);
+            NDArray s = b.get(0).matmul(false, kk, true).mul(1 / Math.sqrt(kk.shape(1)));
+            NDArray p = s.sub(s.max(KeepDims.KEEP, 1)).exp();
+            return List.of(p.matmul(NDArray.concat(0, vs)).div(p.sum(KeepDims.KEEP, 1)));
+        }, q.mesh(), List.of(P("seq"), P("seq"), P("seq")), List.of(P("seq"))).call(q, k, v).get(0);
+        GradingFailure f = rejected(Kind.STRUCTURE, () -> RingAttentionChecks.ringAttention(joined, PLAIN));
+        assertTrue(f.reason().startsWith("multiplies more than one block at a time: it multiplies [2, 3] · [3, 8]"),
+                f.reason());
+    }
+
+    @Test
+    void replicatedKAndVHandEveryDeviceTheWholeSequence() {
+        RingAttention replicated = (q, k, v) -> ShardMap.shardMap(b -> {
+            int r = b.get(0).shape(0);
+            int start = Collectives.axisIndex("seq").intAt() * r;
+            return List.of(Ring.RIGHT.block(b.get(0), b.get(1).slice(0, start, start + r),
+                    b.get(2).slice(0, start, start + r), true));
+        }, q.mesh(), List.of(P("seq"), P(), P()), List.of(P("seq"))).call(q, k, v).get(0);
+        GradingFailure f = rejected(Kind.STRUCTURE, () -> RingAttentionChecks.ringAttention(replicated, CAUSAL));
+        assertTrue(f.reason().startsWith("is handed more than its blocks: its inputs take 216 bytes"), f.reason());
+    }
+
+    @Test
+    void aRingWhoseShiftsWaitForTheArithmeticIsRightButSlow() {
+        RingAttention serial = new Ring(true, true, false, true, -1, true).program(false);
+        RingAttentionChecks.ringAttention(serial, PLAIN);
+        GradingFailure f = rejected(Kind.PERFORMANCE, () -> RingAttentionChecks.ringAttentionTime(serial));
+        assertTrue(f.reason().startsWith("modelled "), f.reason());
+    }
+
+    @Test
+    void theRightRingMeetsTheReferenceTime() {
+        assertTrue(RingAttentionChecks.ringAttentionTime(Ring.RIGHT.program(false)).micros() <= 1.25 * 36.0798);
+    }
+}
