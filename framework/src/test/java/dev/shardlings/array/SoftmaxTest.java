@@ -1,9 +1,18 @@
 package dev.shardlings.array;
 
 import dev.shardlings.autodiff.Autodiff;
+import dev.shardlings.sharding.AxisType;
+import dev.shardlings.sharding.Mesh;
+import dev.shardlings.sharding.NamedSharding;
+import dev.shardlings.spmd.Collectives;
+import dev.shardlings.spmd.ShardMap;
+import dev.shardlings.spmd.ShardedArray;
 import org.junit.jupiter.api.Test;
 
+import java.util.List;
 import java.util.function.UnaryOperator;
+
+import static dev.shardlings.sharding.PartitionSpec.P;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -90,6 +99,20 @@ class SoftmaxTest {
         UnaryOperator<NDArray> lse = Autodiff.grad(x -> x.logsumexp(1).mul(w0).sum());
         assertClose(new float[] {0.04501528665423393f, 0.12236423790454865f, 0.3326204717159271f, 0f, 0f, 3f},
                 lse.apply(X), 2, 3);
+    }
+
+    @Test
+    void perDeviceSoftmaxInsideAShardMapGivesTheWholeArrayGradient() {
+        // each of 2 devices holds one row of X[B_i, 3]: the per-device tape sees the same primitives
+        Mesh mesh = Mesh.makeMesh(new int[] {2}, new String[] {"i"}, AxisType.AUTO);
+        NDArray w = NDArray.of(new float[][] {{0.5f, -1, 2}, {3, 0, -2}});
+        ShardedArray ws = ShardedArray.devicePut(w, new NamedSharding(mesh, P("i")));
+        UnaryOperator<ShardedArray> grad = Autodiff.grad(x -> ShardMap.shardMap(
+                bs -> List.of(Collectives.psum(bs.get(0).softmax(-1).mul(bs.get(1)).sum(), "i")),
+                mesh, List.of(P("i"), P("i")), List.of(P())).call(List.of(x, ws)).get(0));
+        ShardedArray x = ShardedArray.devicePut(X, new NamedSharding(mesh, P("i")));
+        assertClose(new float[] {-0.05678847059607506f, -0.5214597582817078f, 0.5782482028007507f, 0f, 0f, 0f},
+                grad.apply(x).gather(), 2, 3);
     }
 
     @Test
