@@ -1305,8 +1305,8 @@ public final class NDArray {
     /**
      * {@code jax.nn.softmax(x, axis)}: exp(x − max) / Σ exp(x − max) along {@code axis} (negative counts from the
      * end); same shape, float32 (int32 input too). As in JAX the max is subtracted without a finiteness guard: a
-     * slice of only −inf, or one holding +inf, gives nan. For attention scores S[Q, K] use axis −1. Its gradient is
-     * y·(ẏ − Σ y·ẏ): the max is held constant ({@code lax.stop_gradient}).
+     * slice of only −inf, or one holding +inf, gives nan. For attention scores S[Q, K] use axis −1. The cotangent it
+     * passes back is y·(ȳ − Σ y·ȳ): the max is held constant ({@code lax.stop_gradient}).
      *
      * @throws IllegalArgumentException if the axis is out of bounds or empty, or the array is bool
      */

@@ -856,7 +856,8 @@ public final class ShardedArray {
     /**
      * {@code jax.nn.softmax(x, axis)} on the global array: exp(x − max) / Σ exp(x − max) along {@code axis}
      * (negative counts from the end), A[S_X, K_Y] → f32[S_X, K_Y]; if the axis is split over mesh axes the max and
-     * the sum each cost one all-reduce over them (a pmax and a psum of [S_X, 1] blocks), else nothing moves. As in
+     * the sum each cost one all-reduce over them (a pmax and a psum of the per-row [S_X] results), else nothing
+     * moves. As in
      * JAX the max is unguarded (a row of −inf gives nan) and held constant ({@code stop_gradient}) for the gradient.
      *
      * @throws IllegalArgumentException if the axis is out of bounds
