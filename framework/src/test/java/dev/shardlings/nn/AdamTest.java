@@ -4,6 +4,7 @@ import dev.shardlings.array.NDArray;
 import dev.shardlings.jit.Jit;
 import dev.shardlings.sharding.Mesh;
 import dev.shardlings.sharding.NamedSharding;
+import dev.shardlings.spmd.ShardMap;
 import dev.shardlings.spmd.ShardedArray;
 import org.junit.jupiter.api.Test;
 
@@ -118,6 +119,30 @@ class AdamTest {
         // the elementwise update keeps each layout (the spec may print with its trailing None dropped)
         assertTrue(wSharding.spec().isEquivalentTo(params.get(0).sharding().spec()), () -> "W's layout");
         assertTrue(bSharding.spec().isEquivalentTo(params.get(1).sharding().spec()), () -> "b's layout");
+    }
+
+    @Test
+    void eachDeviceUpdatingItsOwnBlockInsideAShardMapGivesOptaxValues() {
+        // ZeRO-1's update: W[D_data, 3] and its moments split over 'data', every device steps its block alone
+        Mesh mesh = Mesh.makeMesh(new int[] {2}, "data");
+        NamedSharding rows = new NamedSharding(mesh, P("data"));
+        List<ShardedArray> args = new ArrayList<>();
+        args.add(ShardedArray.devicePut(NDArray.fromFloats(INITIAL[0], W_SHAPE), rows));
+        for (float[][] g : GRAD) {
+            args.add(ShardedArray.devicePut(NDArray.fromFloats(g[0], W_SHAPE), rows));
+        }
+        Adam adam = Adam.of(0.1);
+        ShardedArray trained = ShardMap.shardMap(blocks -> {
+            List<NDArray> w = List.of(blocks.get(0));
+            Adam.State<NDArray> state = adam.init(w);
+            for (int step = 1; step <= 5; step++) {
+                Adam.Update<NDArray> u = adam.update(List.of(blocks.get(step)), state);
+                state = u.state();
+                w = Adam.applyUpdates(w, u.updates());
+            }
+            return w;
+        }, mesh, java.util.Collections.nCopies(6, P("data")), List.of(P("data"))).call(args).get(0);
+        assertArrayEquals(PARAM[4][0], trained.gather().toFloatArray());
     }
 
     private static List<ShardedArray> sharded(float[][] pair, NamedSharding w, NamedSharding b) {
