@@ -107,7 +107,7 @@ class AdamTest {
                 args.addAll(grads);
                 args.addAll(state.mu());
                 args.addAll(state.nu());
-                List<ShardedArray> viaJit = jitted.call(args.toArray(ShardedArray[]::new));
+                List<ShardedArray> viaJit = jitted.call((Object[]) args.toArray(ShardedArray[]::new));
                 assertBits(PARAM[step], viaJit.stream().map(ShardedArray::gather).toList(), "jitted params at step 2");
             }
             Adam.Update<ShardedArray> u = adam.update(grads, state);
