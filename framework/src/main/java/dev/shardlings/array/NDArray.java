@@ -1332,6 +1332,88 @@ public final class NDArray {
         return Reductions.argmax(this, Shapes.axis(axis, shape.length));
     }
 
+    // ------------------------------------------------------------------------------------------ attention helpers
+
+    /**
+     * {@code jax.nn.softmax(x, axis)}: exp(x − max) / Σ exp(x − max) along {@code axis} (negative counts from the
+     * end); same shape, float32 (int32 input too). As in JAX the max is subtracted without a finiteness guard: a
+     * slice of only −inf, or one holding +inf, gives nan. For attention scores S[Q, K] use axis −1. The cotangent it
+     * passes back is y·(ȳ − Σ y·ȳ): the max is held constant ({@code lax.stop_gradient}).
+     *
+     * @throws IllegalArgumentException if the axis is out of bounds or empty, or the array is bool
+     */
+    public NDArray softmax(int axis) {
+        return Softmax.softmax(this, Shapes.axis(axis, shape.length));
+    }
+
+    /**
+     * {@code jax.nn.log_softmax(x, axis)}: (x − max) − log Σ exp(x − max) along {@code axis}; same shape, float32.
+     * A slice of only −inf gives nan, a −inf element beside finite ones −inf, as in JAX.
+     *
+     * @throws IllegalArgumentException as {@link #softmax(int)}
+     */
+    public NDArray logSoftmax(int axis) {
+        return Softmax.logSoftmax(this, Shapes.axis(axis, shape.length));
+    }
+
+    /**
+     * {@code jax.scipy.special.logsumexp(x, axis=axes)} (also {@code jax.nn.logsumexp}): log Σ exp(x) over the
+     * axes (none: all), computed as log Σ exp(x − m) + m with m the max where finite, else 0 — so an all −inf slice
+     * gives −inf and a +inf gives +inf. Float32 (int32 promoted); the reduced axes are dropped. The gradient is
+     * softmax(x) times the cotangent (m held constant).
+     *
+     * @throws IllegalArgumentException if an axis is out of bounds, repeated or empty, or the array is bool
+     */
+    public NDArray logsumexp(int... axes) {
+        requireNonNull(axes, "axes");
+        return Softmax.logsumexp(this, false, axes);
+    }
+
+    /**
+     * {@code jax.scipy.special.logsumexp(x, axis=axes, keepdims=keepdims)}: as {@link #logsumexp(int...)}, the
+     * reduced axes kept as size 1 with {@link KeepDims#KEEP} (ready to subtract from x: x − logsumexp = log_softmax).
+     *
+     * @throws IllegalArgumentException as {@link #logsumexp(int...)}
+     */
+    public NDArray logsumexp(KeepDims keepDims, int... axes) {
+        requireNonNull(keepDims, "keepDims");
+        requireNonNull(axes, "axes");
+        return Softmax.logsumexp(this, keepDims.keep(), axes);
+    }
+
+    /**
+     * {@code jnp.tril(x, k)}: x[.., N, M] with the elements above the k-th diagonal set to zero (kept where
+     * j − i ≤ k; k = 0 the main diagonal, k &lt; 0 below it); same shape and dtype. A causal mask for scores
+     * S[Q, K] is {@code tril} of ones, or {@code where} with the comparison this builds.
+     *
+     * @throws IllegalArgumentException if the array has fewer than 2 axes ("Argument to jax.numpy.tril must be at
+     *                                  least 2D", JAX's ValueError)
+     */
+    public NDArray tril(int k) {
+        return Softmax.triangle(this, k, true);
+    }
+
+    /** {@code jnp.tril(x)}: {@link #tril(int)} with k = 0. */
+    public NDArray tril() {
+        return tril(0);
+    }
+
+    /**
+     * {@code jnp.triu(x, k)}: x[.., N, M] with the elements below the k-th diagonal set to zero (kept where
+     * j − i ≥ k); same shape and dtype.
+     *
+     * @throws IllegalArgumentException if the array has fewer than 2 axes ("Argument to jax.numpy.triu must be at
+     *                                  least 2D")
+     */
+    public NDArray triu(int k) {
+        return Softmax.triangle(this, k, false);
+    }
+
+    /** {@code jnp.triu(x)}: {@link #triu(int)} with k = 0. */
+    public NDArray triu() {
+        return triu(0);
+    }
+
     private NDArray reduce(ReduceOp op, boolean keepdims, int[] axes) {
         requireNonNull(axes, "axes");
         return Reductions.reduce(this, op, keepdims, axes);

@@ -288,7 +288,8 @@ final class Partitioner {
 
         /** The operand layout that gives the result layout w under p without communication, or null if none. */
         private static List<List<String>> through(Primitive p, List<Integer> operandShape, List<List<String>> w) {
-            if (p instanceof dev.shardlings.primitive.Unary || p instanceof dev.shardlings.primitive.ConvertType) {
+            if (p instanceof dev.shardlings.primitive.Unary || p instanceof dev.shardlings.primitive.ConvertType
+                    || p instanceof dev.shardlings.primitive.StopGradient) {
                 return w;
             }
             if (p instanceof dev.shardlings.primitive.Binary || p instanceof dev.shardlings.primitive.Compare

@@ -18,6 +18,7 @@ import dev.shardlings.primitive.Reshard;
 import dev.shardlings.primitive.Select;
 import dev.shardlings.primitive.ShardingConstraint;
 import dev.shardlings.primitive.Slice;
+import dev.shardlings.primitive.StopGradient;
 import dev.shardlings.primitive.Transpose;
 import dev.shardlings.primitive.Unary;
 import dev.shardlings.sharding.Device;
@@ -238,7 +239,8 @@ public final class ProgramTrace {
             int[] shape = a.localType().shapeArray();
             DType dtype = a.localType().dtype();
             int end = lastRead[out];
-            if (p instanceof Reshape || p instanceof ShardingConstraint || p instanceof Reshard) {
+            if (p instanceof Reshape || p instanceof ShardingConstraint || p instanceof Reshard
+                    || p instanceof StopGradient) {
                 return alias(in.get(0), shape, dtype, out);
             }
             if (p instanceof BroadcastInDim) {

@@ -23,7 +23,7 @@ import java.util.List;
  * Implementations are immutable records; their parameters are part of their identity ({@code equals}).
  */
 public sealed interface Primitive permits Unary, Binary, Compare, Select, BroadcastInDim, ConvertType, DotGeneral, Reduce, Transpose,
-        Reshape, Slice, Concatenate, Take, OneHot, Full, Reshard, ShardingConstraint, ManualRegion, Pvary {
+        Reshape, Slice, Concatenate, Take, OneHot, Full, Reshard, ShardingConstraint, ManualRegion, Pvary, StopGradient {
 
     /** JAX's primitive name, e.g. {@code "dot_general"}; it names the operation in JAX's error texts. */
     String name();

@@ -3,6 +3,7 @@ package dev.shardlings.spmd;
 import dev.shardlings.array.BinaryOp;
 import dev.shardlings.array.CompareOp;
 import dev.shardlings.array.DType;
+import dev.shardlings.array.KeepDims;
 import dev.shardlings.array.NDArray;
 import dev.shardlings.array.ReduceOp;
 import dev.shardlings.array.UnaryOp;
@@ -850,6 +851,61 @@ public final class ShardedArray {
     public ShardedArray mean(int... axes) {
         Objects.requireNonNull(axes, "axes");
         return GlobalReductions.mean(this, axes);
+    }
+
+    /**
+     * {@code jax.nn.softmax(x, axis)} on the global array: exp(x − max) / Σ exp(x − max) along {@code axis}
+     * (negative counts from the end), A[S_X, K_Y] → f32[S_X, K_Y]; if the axis is split over mesh axes the max and
+     * the sum each cost one all-reduce over them (a pmax and a psum of the per-row [S_X] results), else nothing
+     * moves. As in
+     * JAX the max is unguarded (a row of −inf gives nan) and held constant ({@code stop_gradient}) for the gradient.
+     *
+     * @throws IllegalArgumentException if the axis is out of bounds
+     */
+    public ShardedArray softmax(int axis) {
+        return GlobalSoftmax.softmax(this, softmaxAxis(axis));
+    }
+
+    /**
+     * {@code jax.nn.log_softmax(x, axis)}: (x − max) − log Σ exp(x − max) along {@code axis}; layout and
+     * communication as {@link #softmax(int)}.
+     *
+     * @throws IllegalArgumentException if the axis is out of bounds
+     */
+    public ShardedArray logSoftmax(int axis) {
+        return GlobalSoftmax.logSoftmax(this, softmaxAxis(axis));
+    }
+
+    /**
+     * {@code jax.scipy.special.logsumexp(x, axis=axes)} (no axes: all): log Σ exp(x − m) + m with m the max where
+     * finite, else 0 (an all −inf slice gives −inf), float32, reduced axes dropped; a split reduced dimension costs
+     * a pmax and a psum over its mesh axes.
+     *
+     * @throws IllegalArgumentException if an axis is out of bounds or repeated
+     */
+    public ShardedArray logsumexp(int... axes) {
+        Objects.requireNonNull(axes, "axes");
+        return GlobalSoftmax.logsumexp(this, false, GlobalSoftmax.axes(rank(), axes));
+    }
+
+    /**
+     * {@code jax.scipy.special.logsumexp(x, axis=axes, keepdims=keepdims)}: as {@link #logsumexp(int...)}, with
+     * {@link KeepDims#KEEP} the reduced axes kept as size 1.
+     *
+     * @throws IllegalArgumentException if an axis is out of bounds or repeated
+     */
+    public ShardedArray logsumexp(KeepDims keepDims, int... axes) {
+        Objects.requireNonNull(keepDims, "keepDims");
+        Objects.requireNonNull(axes, "axes");
+        return GlobalSoftmax.logsumexp(this, keepDims == KeepDims.KEEP, GlobalSoftmax.axes(rank(), axes));
+    }
+
+    private int softmaxAxis(int axis) {
+        if (axis < -shape.length || axis >= shape.length) {
+            throw new IllegalArgumentException("axis " + axis + " is out of bounds for array of dimension "
+                    + shape.length);
+        }
+        return axis < 0 ? axis + shape.length : axis;
     }
 
     /** {@code jnp.transpose(x, perm)} (no perm: reversed): shardings move with their dimensions, nothing moves. */
