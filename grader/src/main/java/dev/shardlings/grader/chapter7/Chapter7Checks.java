@@ -14,6 +14,11 @@ public final class Chapter7Checks {
     /** Chapter 7, whose stubs are in {@code Chapter7.java}. */
     public static final Part.Chapter CHAPTER = new Part.Chapter("chapter 7", "training at scale", "Chapter7");
 
+    /** The parts of chapter 7, in course order. */
+    public static final List<Part> PARTS = java.util.stream.Stream.of(
+            PipelineChecks.PARTS
+    ).flatMap(List::stream).toList();
+
     private Chapter7Checks() {
     }
 }

@@ -4,6 +4,7 @@ import dev.shardlings.grader.parts.Part;
 import dev.shardlings.grader.chapter0.Chapter0Checks;
 import dev.shardlings.grader.chapter5.Chapter5Checks;
 import dev.shardlings.grader.chapter6.Chapter6Checks;
+import dev.shardlings.grader.chapter7.Chapter7Checks;
 import dev.shardlings.grader.problem1.Problem1Checks;
 import dev.shardlings.grader.problem2.Problem2Checks;
 import dev.shardlings.grader.problem3.Problem3Checks;
@@ -21,7 +22,7 @@ public final class Course {
 
     /** Each chapter's parts, in course order. */
     public static final List<List<Part>> CHAPTERS = List.of(Chapter0Checks.PARTS, Problem1Checks.PARTS,
-            Problem2Checks.PARTS, Problem3Checks.PARTS, Problem4Checks.PARTS, Chapter5Checks.PARTS, Chapter6Checks.PARTS);
+            Problem2Checks.PARTS, Problem3Checks.PARTS, Problem4Checks.PARTS, Chapter5Checks.PARTS, Chapter6Checks.PARTS, Chapter7Checks.PARTS);
 
     private static final List<Part> ALL = Stream.concat(
             CHAPTERS.stream().flatMap(List::stream).filter(p -> !p.isPerformance()),
