@@ -142,8 +142,12 @@ public final class PipelineChecks {
         ShardedArray ts = ShardedArray.devicePut(t, c.mesh(), P());
         Part part = schedule == Schedule.GPIPE ? P7_2A : P7_2B;
         CaseRun<ShardedArray> run = Guard.run(part, c.describe(), () -> impl.apply(ws, xs, ts));
-        Checks.shardedResult(run, Reports.inputs("Input W", w, "Input X", x, "Input T", t), gradients(w, x, t),
-                P("stage"), TOLERANCE, null);
+        NDArray expected = gradients(w, x, t);
+        Checks.shardedResult(run, Reports.inputs("Input W", w, "Input X", x, "Input T", t), expected, P("stage"),
+                TOLERANCE, null, List.of(new Checks.Mistake("dividing the gradients by M once more (the"
+                        + " microbatches averaged twice)", expected.mul(1f / c.micro()), "the loss is already the"
+                        + " mean over all M·b rows, so dY = (y − t)/(M·b) and the microbatches' gradients are only"
+                        + " added up")));
         Checks.usesShardMap(run);
         TraceRules.perDevice(run, "communicates other than by neighbour ppermutes", "only ppermutes over 'stage',"
                 + " each sending from every stage s to s + 1 (activations) or from every s + 1 to s (gradients)",
