@@ -45,7 +45,7 @@ class PackageLayersTest {
             // the check library: values, trace rules, modelled time, generic generators
             List.of("checks"),
             // each chapter's cases, oracles and checks
-            List.of("chapter0", "problem1", "problem2", "problem3", "problem4", "chapter5", "chapter6"),
+            List.of("chapter0", "problem1", "problem2", "problem3", "problem4", "chapter5", "chapter6", "chapter7"),
             // grading runs: the course (its chapters' tables in order) run as JUnit tests, isolated, submission,
             // batch, results, score table
             List.of("grade"),
