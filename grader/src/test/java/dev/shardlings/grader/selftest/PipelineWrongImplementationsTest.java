@@ -2,6 +2,8 @@ package dev.shardlings.grader.selftest;
 
 import dev.shardlings.array.DType;
 import dev.shardlings.array.NDArray;
+import dev.shardlings.autodiff.Autodiff;
+import dev.shardlings.autodiff.VjpResult;
 import dev.shardlings.grader.chapter7.Chapter7Checks;
 import dev.shardlings.grader.chapter7.PipelineCase;
 import dev.shardlings.grader.chapter7.PipelineChecks;
@@ -38,7 +40,7 @@ class PipelineWrongImplementationsTest {
 
     /** One mistake each. */
     private enum Bend {
-        NONE, SERIAL, GRADIENTS_SENT_UP, AVERAGED_TWICE, WRAPPING_RING, WHOLE_BATCH
+        NONE, WITH_VJP, SERIAL, GRADIENTS_SENT_UP, AVERAGED_TWICE, WRAPPING_RING, WHOLE_BATCH
     }
 
     private static GradingFailure rejected(Kind kind, Executable check) {
@@ -52,6 +54,14 @@ class PipelineWrongImplementationsTest {
         assertTrue(CHAPTER_7.containsAll(PipelineChecks.PARTS));
         PipelineChecks.pipeline((w, x, t) -> pipeline(w, x, t, false, Bend.NONE), CASE, Schedule.GPIPE);
         PipelineChecks.pipeline((w, x, t) -> pipeline(w, x, t, true, Bend.NONE), CASE, Schedule.ONE_F_ONE_B);
+    }
+
+    /** Autodiff.vjp at each forward, its pullback kept for the backward: the same schedule, read the same way. */
+    @Test
+    void aStageDifferentiatedByAutodiffPassesToo() {
+        PipelineChecks.pipeline((w, x, t) -> pipeline(w, x, t, true, Bend.WITH_VJP), CASE, Schedule.ONE_F_ONE_B);
+        PipelineChecks.pipeline((w, x, t) -> pipeline(w, x, t, false, Bend.WITH_VJP),
+                new PipelineCase(1, 2, 3, 2, 4, 703), Schedule.GPIPE);
     }
 
     @Test
@@ -214,12 +224,37 @@ class PipelineWrongImplementationsTest {
             Map<Integer, NDArray> inbox = new HashMap<>();
             Map<Integer, NDArray> gradInbox = new HashMap<>();
             Map<Integer, List<NDArray>> kept = new HashMap<>();
+            Map<Integer, VjpResult<NDArray>> pullbacks = new HashMap<>();
             float scale = 1f / (micro * rows * (bend == Bend.AVERAGED_TWICE ? micro : 1));
             for (int step = 0; step < table[0].length; step++) {
                 Unit op = table[s][step];
                 NDArray sendUp = NDArray.zeros(DType.FLOAT32, rows, d);
                 NDArray sendDown = NDArray.zeros(DType.FLOAT32, rows, d);
-                if (op != null && op.forward()) {
+                if (op != null && op.forward() && bend == Bend.WITH_VJP) {
+                    NDArray a0 = s == 0 ? xb.index(op.microbatch()) : inbox.remove(op.microbatch());
+                    // Stage 0's input X is the same on every stage: its cotangent would be psummed over 'stage'
+                    // (the transpose of the implicit pvary), so stage 0 differentiates with respect to W alone.
+                    VjpResult<NDArray> r = Autodiff.vjp(q -> {
+                        NDArray a = s == 0 ? a0 : q.get(0);
+                        NDArray wq = q.get(q.size() - 1);
+                        for (int j = 0; j < k; j++) {
+                            a = a.matmul(wq.index(j)).relu();
+                        }
+                        return List.of(a);
+                    }, s == 0 ? List.of(wb) : List.of(a0, wb));
+                    pullbacks.put(op.microbatch(), r);
+                    sendUp = r.outputs().get(0);
+                } else if (op != null && !op.forward() && bend == Bend.WITH_VJP) {
+                    VjpResult<NDArray> r = pullbacks.remove(op.microbatch());
+                    NDArray g = s == stages - 1 ? r.outputs().get(0).sub(tb.index(op.microbatch())).mul(scale)
+                            : gradInbox.remove(op.microbatch());
+                    List<NDArray> cts = r.pullback().apply(List.of(g));
+                    NDArray dw = cts.get(cts.size() - 1);
+                    for (int j = 0; j < k; j++) {
+                        grads.set(j, grads.get(j).add(dw.index(j)));
+                    }
+                    sendDown = s == 0 ? sendDown : cts.get(0);
+                } else if (op != null && op.forward()) {
                     NDArray a = s == 0 ? xb.index(op.microbatch()) : inbox.remove(op.microbatch());
                     List<NDArray> acts = new ArrayList<>();
                     for (int j = 0; j < k; j++) {
