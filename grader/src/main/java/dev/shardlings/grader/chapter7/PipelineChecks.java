@@ -3,6 +3,7 @@ package dev.shardlings.grader.chapter7;
 import dev.shardlings.array.BinaryOp;
 import dev.shardlings.array.NDArray;
 import dev.shardlings.array.UnaryOp;
+import dev.shardlings.cost.ModelDtype;
 import dev.shardlings.events.Collective;
 import dev.shardlings.events.DeviceTrace;
 import dev.shardlings.events.TraceEvent;
@@ -11,6 +12,7 @@ import dev.shardlings.events.TraceEvent.LocalOpEvent;
 import dev.shardlings.events.TraceEvent.MatmulEvent;
 import dev.shardlings.grader.checks.Checks;
 import dev.shardlings.grader.checks.Checks.Tolerance;
+import dev.shardlings.grader.checks.ModelledTime;
 import dev.shardlings.grader.checks.TraceRules;
 import dev.shardlings.grader.checks.TraceRules.Rule;
 import dev.shardlings.grader.judge.CaseRun;
@@ -21,6 +23,9 @@ import dev.shardlings.grader.parts.Check;
 import dev.shardlings.grader.parts.CheckLog;
 import dev.shardlings.grader.parts.CourseMethod;
 import dev.shardlings.grader.parts.Part;
+import dev.shardlings.grader.parts.Requirement;
+import dev.shardlings.grader.parts.TimedResult;
+import dev.shardlings.grader.parts.TimedSetting;
 import dev.shardlings.spmd.ShardedArray;
 
 import java.util.ArrayList;
@@ -106,8 +111,25 @@ public final class PipelineChecks {
                     Check.DEVICE_MEMORY)
             .graded(cases(), examples(), c -> pipeline(C7_ONE_F_ONE_B.proxy(), c, Schedule.ONE_F_ONE_B));
 
-    /** Chapter 7's pipeline parts, in course order. */
-    public static final List<Part> PARTS = List.of(P7_2A, P7_2B);
+    /** 7.2p's measured run: 4 stages of 2 layers, D = 256, 8 microbatches of 32 rows (the values drawn per run). */
+    static final PipelineCase PERF_SHAPE = new PipelineCase(4, 2, 8, 32, 256, 0);
+
+    /** 7.2p's hardware and dtype: TPU v5e in bfloat16, as the other performance parts of the course. */
+    public static final TimedSetting SETTING_72 = new TimedSetting("tpu-v5e", ModelDtype.BFLOAT16, "mesh ('stage':"
+            + " 4); L = 8 layers of D = 256, M = 8 microbatches of b = 32 rows, 1F1B");
+
+    /** Part 7.2p. */
+    public static final Part P7_2P = CHAPTER.part("7.2p", "7.2b modelled time, TPU v5e", 1, "Performance")
+            .calls(C7_ONE_F_ONE_B)
+            .docs(D + "performance-72p")
+            .hint("the reference runs each stage's unit as soon as its input has arrived and sends one ppermute per"
+                    + " direction per step only when some stage has something to send; compare your timeline"
+                    + " (written under grader/target/grade/profiles/) with the schedule in docs/chapter-7.md.")
+            .requires(Requirement.trainingPerformance(C7_ONE_F_ONE_B, Check.USES_SHARD_MAP))
+            .timed(SETTING_72, () -> oneFOneBTime(C7_ONE_F_ONE_B.proxy()));
+
+    /** Chapter 7's pipeline parts, in course order: the programs, then the modelled-time part. */
+    public static final List<Part> PARTS = List.of(P7_2A, P7_2B, P7_2P);
 
     private static Part.Property<PipelineCase> cases() {
         return property("stagesMicrobatchesAndValues", 25, "7002", PipelineCase::cases);
@@ -158,6 +180,35 @@ public final class PipelineChecks {
         if (schedule == Schedule.ONE_F_ONE_B) {
             activationsKept(run, c, steps);
         }
+    }
+
+    /**
+     * The seeds of the measured run's values, drawn by the judge for every run: the modelled time depends on shapes
+     * only, so the grade stays the same, and values nobody knows before the run leave nothing to precompute.
+     */
+    private static final java.security.SecureRandom PERF_SEEDS = new java.security.SecureRandom();
+
+    /** 7.2p: the 1F1B pipeline at the measured size, modelled, after 7.2b's first example passes. */
+    public static TimedResult oneFOneBTime(Pipeline impl) {
+        PipelineCase c = new PipelineCase(PERF_SHAPE.stages(), PERF_SHAPE.layersPerStage(), PERF_SHAPE.micro(),
+                PERF_SHAPE.rows(), PERF_SHAPE.width(), PERF_SEEDS.nextLong());
+        NDArray w = c.weights();
+        NDArray x = c.inputs();
+        NDArray t = c.targets();
+        ShardedArray ws = ShardedArray.devicePut(w, c.mesh(), P("stage"));
+        ShardedArray xs = ShardedArray.devicePut(x, c.mesh(), P());
+        ShardedArray ts = ShardedArray.devicePut(t, c.mesh(), P());
+        return ModelledTime.check(P7_2P, P7_2B, () -> pipeline(impl, examples().get(0).value(),
+                Schedule.ONE_F_ONE_B), SETTING_72, () -> impl.apply(ws, xs, ts), run -> {
+                    if (!(run.value() instanceof ShardedArray got)) {
+                        throw run.report("returned something other than a placed array")
+                                .failure(GradingFailure.Kind.WRONG_SHAPE, "not a ShardedArray");
+                    }
+                    CaseRun<ShardedArray> r = new CaseRun<>(run.part(), run.caseText(), got, run.trace());
+                    Checks.usesShardMap(r);
+                    Checks.shardedResult(r, "(the performance part's inputs)", gradients(w, x, t), P("stage"),
+                            TOLERANCE, null);
+                });
     }
 
     /** Every collective is a ppermute over 'stage' whose pairs all go one stage up, or all one stage down. */
