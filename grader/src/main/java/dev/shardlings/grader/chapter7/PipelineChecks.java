@@ -111,17 +111,17 @@ public final class PipelineChecks {
                     Check.DEVICE_MEMORY)
             .graded(cases(), examples(), c -> pipeline(C7_ONE_F_ONE_B.proxy(), c, Schedule.ONE_F_ONE_B));
 
-    /** 7.2p's measured run: 4 stages of 2 layers, D = 256, 8 microbatches of 32 rows (the values drawn per run). */
+    /** 7.2bp's measured run: 4 stages of 2 layers, D = 256, 8 microbatches of 32 rows (the values drawn per run). */
     static final PipelineCase PERF_SHAPE = new PipelineCase(4, 2, 8, 32, 256, 0);
 
-    /** 7.2p's hardware and dtype: TPU v5e in bfloat16, as the other performance parts of the course. */
+    /** 7.2bp's hardware and dtype: TPU v5e in bfloat16, as the other performance parts of the course. */
     public static final TimedSetting SETTING_72 = new TimedSetting("tpu-v5e", ModelDtype.BFLOAT16, "mesh ('stage':"
             + " 4); L = 8 layers of D = 256, M = 8 microbatches of b = 32 rows, 1F1B");
 
-    /** Part 7.2p. */
-    public static final Part P7_2P = CHAPTER.part("7.2p", "7.2b modelled time, TPU v5e", 1, "Performance")
+    /** Part 7.2bp. */
+    public static final Part P7_2P = CHAPTER.part("7.2bp", "7.2b modelled time, TPU v5e", 1, "Performance")
             .calls(C7_ONE_F_ONE_B)
-            .docs(D + "performance-72p")
+            .docs(D + "performance-72bp")
             .hint("the reference runs each stage's unit as soon as its input has arrived and sends one ppermute per"
                     + " direction per step only when some stage has something to send; compare your timeline"
                     + " (written under grader/target/grade/profiles/) with the schedule in docs/chapter-7.md.")
@@ -188,7 +188,7 @@ public final class PipelineChecks {
      */
     private static final java.security.SecureRandom PERF_SEEDS = new java.security.SecureRandom();
 
-    /** 7.2p: the 1F1B pipeline at the measured size, modelled, after 7.2b's first example passes. */
+    /** 7.2bp: the 1F1B pipeline at the measured size, modelled, after 7.2b's first example passes. */
     public static TimedResult oneFOneBTime(Pipeline impl) {
         PipelineCase c = new PipelineCase(PERF_SHAPE.stages(), PERF_SHAPE.layersPerStage(), PERF_SHAPE.micro(),
                 PERF_SHAPE.rows(), PERF_SHAPE.width(), PERF_SEEDS.nextLong());
