@@ -6,6 +6,7 @@ import dev.shardlings.array.UnaryOp;
 import dev.shardlings.cost.ModelDtype;
 import dev.shardlings.events.Collective;
 import dev.shardlings.events.DeviceTrace;
+import dev.shardlings.events.ShardMapTrace;
 import dev.shardlings.events.TraceEvent;
 import dev.shardlings.events.TraceEvent.CollectiveEvent;
 import dev.shardlings.events.TraceEvent.LocalOpEvent;
@@ -242,25 +243,40 @@ public final class PipelineChecks {
     }
 
     /**
-     * What one stage did in each step of the program, a step being the stretch between two of its collectives
-     * (every collective is a barrier of all stages, so step t is the same stretch of time on every stage): the
+     * What one stage did in each step of the program, a step being the stretch between two of its collectives or
+     * programs (every collective is a barrier of all stages, so step t is the same stretch of time on every stage): the
      * layers it ran forward (ReLUs of shape [b, D]) and backward (weight-gradient matmuls [D, b] · [b, D]), and the
      * running count of microbatches it keeps activations for (forwards done minus backwards done, in event order).
      */
     record StageSteps(int stage, int[] forwardLayers, int[] backwardLayers, int peakKept, int firstBackwardBefore) {
     }
 
-    /** Each stage's steps, in stage order; the number of steps is one more than the number of collectives. */
+    /**
+     * Each stage's steps, in stage order. A step ends at every collective and at the end of every program (a
+     * shardMap call, or an eager operation on placed arrays: its end is a barrier too), so a pipeline written as one
+     * shardMap per step reads the same as one written in a single shardMap.
+     */
     private static StageSteps[] read(CaseRun<?> run, PipelineCase c) {
-        List<DeviceTrace> devices = TraceRules.devices(run.trace());
+        java.util.Map<Integer, List<TraceEvent>> byStage = new java.util.TreeMap<>();
+        List<ShardMapTrace> programs = run.trace().shardMaps();
+        for (int call = 0; call < programs.size(); call++) {
+            for (DeviceTrace d : programs.get(call).devices()) {
+                List<TraceEvent> events = byStage.computeIfAbsent(d.coords().get(0), k -> new ArrayList<>());
+                if (call > 0) {
+                    events.add(null);
+                }
+                events.addAll(d.events());
+            }
+        }
         int gaps = 1;
-        for (DeviceTrace d : devices) {
-            gaps = Math.max(gaps, d.collectives().size() + 1);
+        for (List<TraceEvent> events : byStage.values()) {
+            gaps = Math.max(gaps, (int) events.stream().filter(e -> e == null || e instanceof CollectiveEvent)
+                    .count() + 1);
         }
         StageSteps[] out = new StageSteps[c.stages()];
         List<Integer> act = List.of(c.rows(), c.width());
-        for (DeviceTrace d : devices) {
-            int stage = d.coords().get(0);
+        for (var entry : byStage.entrySet()) {
+            int stage = entry.getKey();
             int[] fwd = new int[gaps];
             int[] bwd = new int[gaps];
             int gap = 0;
@@ -268,8 +284,8 @@ public final class PipelineChecks {
             int backwards = 0;
             int peak = 0;
             int forwardsBeforeBackward = -1;
-            for (TraceEvent e : d.events()) {
-                if (e instanceof CollectiveEvent) {
+            for (TraceEvent e : entry.getValue()) {
+                if (e == null || e instanceof CollectiveEvent) {
                     gap++;
                 } else if (e instanceof LocalOpEvent op && op.shape().equals(act)
                         && (op.op() == UnaryOp.RELU || op.op() == BinaryOp.MAX)) {
