@@ -123,8 +123,8 @@ public final class PipelineChecks {
     public static final Part P7_2P = CHAPTER.part("7.2bp", "7.2b modelled time, TPU v5e", 1, "Performance")
             .calls(C7_ONE_F_ONE_B)
             .docs(D + "performance-72bp")
-            .hint("the reference runs each stage's unit as soon as its input has arrived and sends one ppermute per"
-                    + " direction per step only when some stage has something to send; compare your timeline"
+            .hint("the reference runs each stage's unit as soon as its input has arrived, writes the backward by hand"
+                    + " (two matmuls and a mask per layer) and does nothing else at full size; compare your timeline"
                     + " (written under grader/target/grade/profiles/) with the schedule in docs/chapter-7.md.")
             .requires(Requirement.trainingPerformance(C7_ONE_F_ONE_B, Check.USES_SHARD_MAP))
             .timed(SETTING_72, () -> oneFOneBTime(C7_ONE_F_ONE_B.proxy()));

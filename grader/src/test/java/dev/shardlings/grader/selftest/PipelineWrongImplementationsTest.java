@@ -64,6 +64,14 @@ class PipelineWrongImplementationsTest {
                 new PipelineCase(1, 2, 3, 2, 4, 703), Schedule.GPIPE);
     }
 
+    /** The pullback's extra work (slices of the stage's W block, transposes) is visible in 7.2bp's model. */
+    @Test
+    void aStageDifferentiatedByAutodiffIsSlowerThanTheModelledLimit() {
+        GradingFailure f = rejected(Kind.PERFORMANCE, () -> PipelineChecks.oneFOneBTime((w, x, t) -> pipeline(w, x, t,
+                true, Bend.WITH_VJP)));
+        assertTrue(f.reason().startsWith("modelled "), f.reason());
+    }
+
     @Test
     void aSerialRunLeavesTheBubbleOfPStages() {
         GradingFailure f = rejected(Kind.STRUCTURE, () -> PipelineChecks.pipeline((w, x, t) -> pipeline(w, x, t,
