@@ -33,6 +33,53 @@ public final class Chapter7 {
 
     // ---- Part 7.2: pipeline parallelism ----
 
+    /**
+     * Part 7.2a — pipeline parallelism, GPipe's schedule.
+     *
+     * <p>Input: W[L_stage, D, D], a stack of L layers split over 'stage' (stage s holds k = L / p of them, in
+     * order; layer l maps x to relu(x · W[l])); X[M, b, D] and T[M, b, D], replicated: M microbatches of b rows and
+     * their targets. Return dW[L_stage, D, D], the gradient of the mean over all M·b rows of ½‖y − t‖², laid out
+     * {@code P("stage")}. In one shardMap, stage s works out from {@code axisIndex("stage")} what it does at each
+     * step: the forward or the backward of one microbatch through its k layers, or nothing. Activations go to
+     * stage s + 1 and gradients to stage s − 1 with {@code ppermute}. GPipe's order: every microbatch's forward
+     * first, then every backward.
+     *
+     * <p>Graded: dW (float tolerance) laid out P('stage'); a hand-written shardMap; only ppermutes over 'stage', each
+     * between neighbouring stages; the schedule read from the trace: each stage runs every microbatch's forward once
+     * and its backward once, at most one of each per step, every forward before any backward; a bubble of at most
+     * (p − 1)/(M + p − 1) of the steps.
+     * Docs: docs/chapter-7.md#part-72a-gpipe
+     */
+    public static ShardedArray gpipe(ShardedArray w, ShardedArray x, ShardedArray t) {
+        // TODO(7.2a): At step t, which microbatch can stage s run forward, given that stage s − 1 handed it on at
+        //  the end of step t − 1? Every device calls the same ppermutes: what does a stage with nothing to send
+        //  hand over, and how does the receiver know which microbatch arrived? What must a stage keep from each
+        //  forward for its backward, and which matmul gives dW from it?
+        throw new ExerciseNotDone("7.2a");
+    }
+
+    /**
+     * Part 7.2b — pipeline parallelism, the 1F1B schedule (one forward, one backward).
+     *
+     * <p>Input and output as in {@link #gpipe}: W[L_stage, D, D] laid out {@code P("stage")}, X[M, b, D] and
+     * T[M, b, D] replicated; return dW[L_stage, D, D] laid out {@code P("stage")}. The schedule changes: stage s
+     * starts a backward as soon as it can and then alternates a forward and a backward, so that it never keeps
+     * the activations of more microbatches than it must.
+     *
+     * <p>Graded: dW (float tolerance) laid out P('stage'); a hand-written shardMap; only ppermutes over 'stage', each
+     * between neighbouring stages; the schedule read from the trace: each stage runs every microbatch's forward once
+     * and its backward once, at most one of each per step; a bubble of at most (p − 1)/(M + p − 1) of the steps;
+     * stage s keeps at most p − s microbatches' activations at once.
+     * Docs: docs/chapter-7.md#part-72b-one-forward-one-backward
+     */
+    public static ShardedArray oneFOneB(ShardedArray w, ShardedArray x, ShardedArray t) {
+        // TODO(7.2b): How many microbatches must stage s have run forward before the first gradient reaches it?
+        //  Write down each stage's order of forwards and backwards first, then the step at which each one can
+        //  start (its input must have arrived, and the stage must be free). Does your GPipe program still work if
+        //  only that table changes?
+        throw new ExerciseNotDone("7.2b");
+    }
+
 
     // ---- Part 7.3: ring attention ----
 

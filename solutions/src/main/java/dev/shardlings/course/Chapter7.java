@@ -1,6 +1,7 @@
 package dev.shardlings.course;
 
 // What the tasks below use; an import left unused is harmless.
+import dev.shardlings.array.DType;
 import dev.shardlings.array.NDArray;
 import dev.shardlings.autodiff.Autodiff;
 import dev.shardlings.sharding.Mesh;
@@ -8,6 +9,7 @@ import dev.shardlings.spmd.Collectives;
 import dev.shardlings.spmd.ShardMap;
 import dev.shardlings.spmd.ShardedArray;
 
+import java.util.ArrayList;
 import java.util.List;
 
 import static dev.shardlings.sharding.PartitionSpec.P;
@@ -31,6 +33,195 @@ public final class Chapter7 {
 
 
     // ---- Part 7.2: pipeline parallelism ----
+
+    /**
+     * 7.2a: the gradients of a pipelined stack of L layers, GPipe's schedule (every microbatch forward, then every
+     * one backward). Stage s (its index along 'stage') holds layers s·k … s·k + k − 1 (k = L / stages); microbatch
+     * m's activations travel stage → stage + 1 and its gradients back, each by a ppermute between neighbours.
+     *
+     * @param w f32[L_stage, D, D], P('stage'): layer l maps x to relu(x · W[l])
+     * @param x f32[M, b, D], P(): M microbatches of b rows
+     * @param t f32[M, b, D], P(): their targets
+     * @return dW f32[L_stage, D, D], P('stage'): the gradient of mean over all M·b rows of ½‖y − t‖²
+     */
+    public static ShardedArray gpipe(ShardedArray w, ShardedArray x, ShardedArray t) {
+        return pipeline(w, x, t, false, "gpipe");
+    }
+
+    /**
+     * 7.2b: the same gradients as {@link #gpipe}, on 1F1B's schedule: stage s runs stages − s − 1 forwards, then
+     * alternates a forward and a backward, so it keeps at most stages − s microbatches' activations.
+     *
+     * @param w f32[L_stage, D, D], P('stage')
+     * @param x f32[M, b, D], P()
+     * @param t f32[M, b, D], P()
+     * @return dW f32[L_stage, D, D], P('stage')
+     */
+    public static ShardedArray oneFOneB(ShardedArray w, ShardedArray x, ShardedArray t) {
+        return pipeline(w, x, t, true, "one_f_one_b");
+    }
+
+    /** One stage's unit of work: the forward or the backward of one microbatch through its k layers. */
+    private record StageOp(boolean forward, int microbatch) {
+    }
+
+    /** A stage's units in the order it runs them (the schedule's only difference between GPipe and 1F1B). */
+    private static List<StageOp> stageOrder(int stage, int stages, int micro, boolean oneFOneB) {
+        List<StageOp> ops = new ArrayList<>();
+        int warm = oneFOneB ? Math.min(stages - stage - 1, micro) : micro;
+        for (int m = 0; m < warm; m++) {
+            ops.add(new StageOp(true, m));
+        }
+        for (int m = 0; m < micro; m++) {
+            if (warm + m < micro) {
+                ops.add(new StageOp(true, warm + m));
+            }
+            ops.add(new StageOp(false, m));
+        }
+        return ops;
+    }
+
+    /**
+     * The step at which each stage runs each unit, [stage][step] (null: idle): every unit takes one step and
+     * starts as soon as its stage is free and its input arrived (a forward needs the previous stage's forward of
+     * the same microbatch, a backward the next stage's backward). Every device computes the same table.
+     */
+    private static StageOp[][] timetable(int stages, int micro, boolean oneFOneB) {
+        List<List<StageOp>> orders = new ArrayList<>();
+        for (int s = 0; s < stages; s++) {
+            orders.add(stageOrder(s, stages, micro, oneFOneB));
+        }
+        int[][] fwdEnd = new int[stages][micro];
+        int[][] bwdEnd = new int[stages][micro];
+        int[] next = new int[stages];
+        int[] free = new int[stages];
+        List<java.util.Map<Integer, StageOp>> at = new ArrayList<>();
+        for (int s = 0; s < stages; s++) {
+            at.add(new java.util.HashMap<>());
+        }
+        int left = 2 * stages * micro;
+        int steps = 0;
+        while (left > 0) {
+            for (int s = 0; s < stages; s++) {
+                if (next[s] == orders.get(s).size()) {
+                    continue;
+                }
+                StageOp op = orders.get(s).get(next[s]);
+                int m = op.microbatch();
+                // 0 means "not done yet": ends are stored plus one.
+                int ready = op.forward() ? (s == 0 ? 1 : fwdEnd[s - 1][m]) : (s == stages - 1 ? 1 : bwdEnd[s + 1][m]);
+                if (ready == 0) {
+                    continue;
+                }
+                int start = Math.max(free[s], ready - 1);
+                (op.forward() ? fwdEnd : bwdEnd)[s][m] = start + 2;
+                free[s] = start + 1;
+                steps = Math.max(steps, start + 1);
+                at.get(s).put(start, op);
+                next[s]++;
+                left--;
+            }
+        }
+        StageOp[][] table = new StageOp[stages][steps];
+        for (int s = 0; s < stages; s++) {
+            for (var e : at.get(s).entrySet()) {
+                table[s][e.getKey()] = e.getValue();
+            }
+        }
+        return table;
+    }
+
+    /**
+     * Both schedules: each step, every stage runs its unit of the timetable, then the activations go one stage on
+     * and the gradients one stage back, each by one ppermute (skipped when no stage sends that way).
+     */
+    private static ShardedArray pipeline(ShardedArray w, ShardedArray x, ShardedArray t, boolean oneFOneB,
+                                         String name) {
+        int stages = w.mesh().shape().get("stage");
+        int micro = x.shape()[0];
+        int rows = x.shape()[1];
+        int d = x.shape()[2];
+        StageOp[][] table = timetable(stages, micro, oneFOneB);
+        int[][] up = new int[Math.max(0, stages - 1)][];
+        int[][] down = new int[Math.max(0, stages - 1)][];
+        for (int s = 0; s + 1 < stages; s++) {
+            up[s] = new int[]{s, s + 1};
+            down[s] = new int[]{s + 1, s};
+        }
+        return ShardMap.shardMap(b -> {
+            NDArray wb = b.get(0);
+            NDArray xb = b.get(1);
+            NDArray tb = b.get(2);
+            int s = Collectives.axisIndex("stage").intAt();
+            int k = wb.shape()[0];
+            List<NDArray> layers = new ArrayList<>();
+            List<NDArray> grads = new ArrayList<>();
+            for (int j = 0; j < k; j++) {
+                layers.add(wb.index(j));
+                grads.add(NDArray.zeros(DType.FLOAT32, d, d));
+            }
+            java.util.Map<Integer, NDArray> inbox = new java.util.HashMap<>();
+            java.util.Map<Integer, NDArray> gradInbox = new java.util.HashMap<>();
+            // Per microbatch: the input of each layer, then the stage's output (what the backward needs).
+            java.util.Map<Integer, List<NDArray>> kept = new java.util.HashMap<>();
+            float scale = 1f / (micro * rows);
+            for (int step = 0; step < table[0].length; step++) {
+                StageOp op = table[s][step];
+                NDArray sendUp = NDArray.zeros(DType.FLOAT32, rows, d);
+                NDArray sendDown = NDArray.zeros(DType.FLOAT32, rows, d);
+                if (op != null && op.forward()) {
+                    int m = op.microbatch();
+                    NDArray a = s == 0 ? xb.index(m) : inbox.remove(m);
+                    List<NDArray> acts = new ArrayList<>();
+                    for (NDArray layer : layers) {
+                        acts.add(a);
+                        a = a.matmul(layer).relu();
+                    }
+                    acts.add(a);
+                    kept.put(m, acts);
+                    sendUp = a;
+                } else if (op != null) {
+                    int m = op.microbatch();
+                    List<NDArray> acts = kept.remove(m);
+                    NDArray g = s == stages - 1 ? acts.get(k).sub(tb.index(m)).mul(scale) : gradInbox.remove(m);
+                    for (int j = k - 1; j >= 0; j--) {
+                        NDArray gz = NDArray.where(acts.get(j + 1).greater(0), g, 0.0);
+                        grads.set(j, grads.get(j).add(acts.get(j).matmul(true, gz, false)));
+                        if (j > 0 || s > 0) {
+                            g = gz.matmul(false, layers.get(j), true);
+                        }
+                    }
+                    sendDown = g;
+                }
+                if (sends(table, step, true)) {
+                    NDArray got = Collectives.ppermute(sendUp, "stage", up);
+                    StageOp from = s > 0 ? table[s - 1][step] : null;
+                    if (from != null && from.forward()) {
+                        inbox.put(from.microbatch(), got);
+                    }
+                }
+                if (sends(table, step, false)) {
+                    NDArray got = Collectives.ppermute(sendDown, "stage", down);
+                    StageOp from = s + 1 < stages ? table[s + 1][step] : null;
+                    if (from != null && !from.forward()) {
+                        gradInbox.put(from.microbatch(), got);
+                    }
+                }
+            }
+            return List.of(NDArray.stack(0, grads));
+        }, w.mesh(), List.of(P("stage"), P(), P()), List.of(P("stage"))).named(name).call(List.of(w, x, t)).get(0);
+    }
+
+    /** Whether some stage sends this step: a forward below the last stage (up) or a backward above the first. */
+    private static boolean sends(StageOp[][] table, int step, boolean up) {
+        for (int s = 0; s < table.length; s++) {
+            StageOp op = table[s][step];
+            if (op != null && op.forward() == up && (up ? s + 1 < table.length : s > 0)) {
+                return true;
+            }
+        }
+        return false;
+    }
 
 
     // ---- Part 7.3: ring attention ----

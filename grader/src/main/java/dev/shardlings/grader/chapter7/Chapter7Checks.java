@@ -8,15 +8,16 @@ import java.util.stream.Stream;
 /**
  * Chapter 7's table of parts (training at scale: 2-D FSDP × tensor parallelism, pipeline parallelism, ring
  * attention): the rows live beside their checks, one class per topic in this package; this class lists them in
- * course order, the programs first, then their modelled-time parts.
+ * course order (each topic's programs, then its modelled-time parts).
  */
 public final class Chapter7Checks {
 
     /** Chapter 7, whose stubs are in {@code Chapter7.java}. */
-    public static final Part.Chapter CHAPTER = new Part.Chapter("chapter 7", "training at scale", "Chapter7");
+    public static final Part.Chapter CHAPTER = Chapter7Course.CHAPTER;
 
-    /** The parts of chapter 7, in course order (each topic's class lists its programs, then its timed parts). */
+    /** The parts of chapter 7, in course order. */
     public static final List<Part> PARTS = Stream.of(
+            PipelineChecks.PARTS,
             RingAttentionChecks.PARTS
     ).flatMap(List::stream).toList();
 

@@ -24,7 +24,7 @@ import dev.shardlings.spmd.ShardedArray;
 
 import java.util.List;
 
-import static dev.shardlings.grader.chapter7.Chapter7Checks.CHAPTER;
+import static dev.shardlings.grader.chapter7.Chapter7Course.CHAPTER;
 import static dev.shardlings.grader.parts.Part.example;
 import static dev.shardlings.grader.parts.Part.property;
 import static dev.shardlings.sharding.PartitionSpec.P;

@@ -38,6 +38,8 @@ public enum Check {
     OVERLAP,
     /** A figure the student reports about a compiled program (bytes received), against that program's trace. */
     REPORTED_COMMUNICATION,
+    /** A pipeline's schedule read from the trace: which stage runs which microbatch at each step, and its bubble. */
+    SCHEDULE,
     /** The modelled time on the part's hardware, against the reference. */
     MODELLED_TIME
 }

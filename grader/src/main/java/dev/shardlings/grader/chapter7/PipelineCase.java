@@ -1,0 +1,91 @@
+package dev.shardlings.grader.chapter7;
+
+import dev.shardlings.array.NDArray;
+import dev.shardlings.grader.checks.Generators;
+import dev.shardlings.sharding.AxisType;
+import dev.shardlings.sharding.Mesh;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Combinators;
+
+import java.util.Random;
+
+/**
+ * One case of part 7.2: a stack of {@code stages · layersPerStage} layers relu(x · W[l]) of width {@code width}, split
+ * over a mesh ('stage': stages), and {@code micro} microbatches of {@code rows} rows each.
+ *
+ * @param stages         devices along 'stage' (p)
+ * @param layersPerStage layers each stage holds (k = L / p)
+ * @param micro          microbatches (M)
+ * @param rows           rows per microbatch (b); never equal to width, so that a weight gradient's matmul (which
+ *                       contracts b) is told apart from a forward matmul (which contracts D) by its shape
+ * @param width          D
+ * @param seed           the seed of the values
+ */
+public record PipelineCase(int stages, int layersPerStage, int micro, int rows, int width, long seed) {
+
+    /** @throws IllegalArgumentException if rows equals width (the schedule could not be read from the trace) */
+    public PipelineCase {
+        if (rows == width) {
+            throw new IllegalArgumentException("rows must differ from width: " + rows);
+        }
+    }
+
+    /** L, the number of layers. */
+    public int layers() {
+        return stages * layersPerStage;
+    }
+
+    /** The mesh ('stage': stages), Auto axis. */
+    public Mesh mesh() {
+        return Mesh.makeMesh(new int[]{stages}, new String[]{"stage"}, AxisType.AUTO);
+    }
+
+    /** W f32[L, D, D], multiples of 1/16 scaled by 2/√D: activations neither vanish nor grow through the stack. */
+    public NDArray weights() {
+        return values(seed, (float) (2.5 / Math.sqrt(width)), layers(), width, width);
+    }
+
+    /** X f32[M, b, D]. */
+    public NDArray inputs() {
+        return values(seed ^ 0x5eed_7002L, 2f, micro, rows, width);
+    }
+
+    /** T f32[M, b, D]. */
+    public NDArray targets() {
+        return values(seed ^ 0x7a12_9e75L, 1f, micro, rows, width);
+    }
+
+    /** The case in words, for reports. */
+    public String describe() {
+        return "Case: mesh ('stage': " + stages + "), Auto axis; L = " + layers() + " layers (" + layersPerStage
+                + " per stage), D = " + width + ", M = " + micro + " microbatches of b = " + rows + " rows; W f32["
+                + layers() + ", " + width + ", " + width + "] P('stage'), X and T f32[" + micro + ", " + rows + ", "
+                + width + "] P() (value seed " + seed + ")";
+    }
+
+    /** Values for one array: multiples of 1/16 in [−1/2, 1/2], times {@code scale}. */
+    private static NDArray values(long seed, float scale, int... shape) {
+        int n = 1;
+        for (int d : shape) {
+            n *= d;
+        }
+        Random r = new Random(seed);
+        float[] v = new float[n];
+        for (int i = 0; i < n; i++) {
+            v[i] = (r.nextInt(17) - 8) / 16f * scale;
+        }
+        return NDArray.fromFloats(v, shape);
+    }
+
+    /**
+     * The cases: 1–16 stages, 1–2 layers each, M from p + 1 to p + 3 microbatches (more than the stages, so GPipe
+     * keeps more activations than 1F1B may), 1–3 rows, width 4–6, any value seed.
+     */
+    public static Arbitrary<PipelineCase> cases() {
+        return Arbitraries.integers().between(1, Generators.MAX_DEVICES).flatMap(p -> Combinators.combine(
+                Arbitraries.integers().between(1, 2), Arbitraries.integers().between(p + 1, p + 3),
+                Arbitraries.integers().between(1, 3), Arbitraries.integers().between(4, 6), Arbitraries.longs())
+                .as((k, m, b, d, seed) -> new PipelineCase(p, k, m, b, d, seed)));
+    }
+}
