@@ -10,7 +10,6 @@ import dev.shardlings.grader.chapter7.PipelineChecks;
 import dev.shardlings.grader.chapter7.PipelineChecks.Schedule;
 import dev.shardlings.grader.judge.GradingFailure;
 import dev.shardlings.grader.judge.GradingFailure.Kind;
-import dev.shardlings.grader.parts.Part;
 import dev.shardlings.spmd.Collectives;
 import dev.shardlings.spmd.ShardMap;
 import dev.shardlings.spmd.ShardedArray;
