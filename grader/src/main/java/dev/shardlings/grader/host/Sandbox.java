@@ -50,9 +50,10 @@ public final class Sandbox implements AutoCloseable {
      */
     public static final Duration DEFAULT_CALL_LIMIT = Duration.ofSeconds(Long.getLong("grade.timeLimitSeconds", 10));
     /**
-     * How long a fresh sandbox JVM may take to boot (start, module layer, guard) before a call fails. Boot time is
-     * not the student's: neither a call's limit nor the part's budget counts it, so a loaded machine (a CI runner,
-     * a class graded at once) does not turn a JVM start into a "ran longer than 10 s" (-Dgrade.bootLimitSeconds).
+     * How long a fresh sandbox JVM may take to boot (start, module layer, guard) before it is started once more, and
+     * then before the call fails (-Dgrade.bootLimitSeconds). Boot time is not the student's: neither a call's limit
+     * nor the part's budget counts it, so a loaded machine (a CI runner, a class graded at once) does not turn a JVM
+     * start into a "ran longer than 10 s".
      */
     public static final Duration BOOT_LIMIT = Duration.ofSeconds(Long.getLong("grade.bootLimitSeconds", 120));
     /** Bytes of student output kept per part: this many from the start and this many from the end. */
@@ -385,7 +386,13 @@ public final class Sandbox implements AutoCloseable {
                 start();
             }
             if (fresh || booted.getCount() > 0) { // a prestarted JVM may still be booting
-                if (!awaitBoot()) {
+                boolean up = awaitBoot();
+                if (!up) { // once more, in a fresh JVM: a stalled start is the machine's, never the student's
+                    stop();
+                    start();
+                    up = awaitBoot();
+                }
+                if (!up) {
                     throw kill(FailureKind.BOOT_TIMEOUT, "the sandbox JVM did not start within "
                             + BOOT_LIMIT.toSeconds() + " s", BOOT_LIMIT);
                 }
