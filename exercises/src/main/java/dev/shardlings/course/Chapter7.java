@@ -30,6 +30,32 @@ public final class Chapter7 {
 
     // ---- Part 7.1: 2-D FSDP × tensor parallelism ----
 
+    /**
+     * Part 7.1 — 2-D FSDP × tensor parallelism: one SGD step of a transformer's MLP block.
+     *
+     * <p>Input on a mesh ('data', 'model'): X[B_data, D] and T[B_data, D], the batch and its targets split over
+     * 'data' (replicated over 'model'); the weights W1[D_data, F_model] and W2[F_model, D_data], each split over
+     * both axes; {@code lr}, the learning rate. The block is Y = relu(X·W1)·W2 and the loss the mean over the B rows
+     * of ‖Y − T‖². Return [W1 − lr·dW1, W2 − lr·dW2], laid out P('data', 'model') and P('model', 'data'), with one
+     * hand-written shardMap.
+     *
+     * <p>Graded: W1 and W2 after one step (float tolerance) laid out P('data', 'model') and P('model', 'data'); a
+     * hand-written shardMap; per device one all-gather over 'data' of each weight's block (kept for the backward pass,
+     * or gathered once more there), one reduce-scatter over 'data' of each gathered weight's gradient, and one
+     * all-reduce (psum) over 'model' of the activations Y[B/data, D] (or a reduce-scatter over 'model': the
+     * sequence-parallel variant), nothing else; no program hands a device more than 1/(data·model) of the weights
+     * and its rows, and no array on a device is larger than one gathered layer.
+     * Docs: docs/chapter-7.md#part-71-2-d-fsdp--tensor-parallelism
+     */
+    public static List<ShardedArray> fsdpTpStep(ShardedArray x, ShardedArray t, ShardedArray w1, ShardedArray w2,
+                                                float lr) {
+        // TODO(7.1): Which axis must a device gather W1's block over before X's rows can multiply it, and which
+        //  axis stays split? After the second matmul, which sum is still missing, and over which axis? What does
+        //  the autodiff turn an all-gather into on the way back? Every 'data' row of devices averages its own
+        //  rows: what factor makes the sum over the rows the mean over the whole batch?
+        throw new ExerciseNotDone("7.1");
+    }
+
 
     // ---- Part 7.2: pipeline parallelism ----
 

@@ -8,6 +8,7 @@ import dev.shardlings.sharding.Mesh;
 import dev.shardlings.spmd.Collectives;
 import dev.shardlings.spmd.ShardMap;
 import dev.shardlings.spmd.ShardedArray;
+import dev.shardlings.spmd.Tiling;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -30,6 +31,31 @@ public final class Chapter7 {
     }
 
     // ---- Part 7.1: 2-D FSDP × tensor parallelism ----
+
+    /**
+     * 7.1: one SGD step of the MLP block Y = relu(X·W1)·W2 on a mesh ('data', 'model'), weights stored
+     * W1[D_data, F_model] and W2[F_model, D_data]. Each weight is all-gathered over 'data' inside the
+     * differentiated function, so the autodiff keeps the gathered layer for the backward pass and transposes the
+     * gather into a reduce-scatter of its gradient. The second matmul leaves partial sums over 'model', completed
+     * by one psum whose pullback needs no communication. Each 'data' row of devices sees 1/data of the batch, so
+     * its mean loss is divided by the number of rows: the reduce-scatter's sum is then the batch mean's gradient.
+     */
+    public static List<ShardedArray> fsdpTpStep(ShardedArray x, ShardedArray t, ShardedArray w1, ShardedArray w2,
+                                                float lr) {
+        return ShardMap.shardMap(b -> {
+            NDArray xb = b.get(0);
+            NDArray tb = b.get(1);
+            int rows = Collectives.axisSize("data");
+            List<NDArray> grads = Autodiff.<NDArray>gradList(w -> {
+                NDArray w1g = Collectives.allGather(w.get(0), "data", 0, Tiling.TILED);
+                NDArray w2g = Collectives.allGather(w.get(1), "data", 1, Tiling.TILED);
+                NDArray y = Collectives.psum(xb.matmul(w1g).relu().matmul(w2g), "model");
+                return y.sub(tb).square().sum(-1).mean().div(rows);
+            }).apply(List.of(b.get(2), b.get(3)));
+            return List.of(b.get(2).sub(grads.get(0).mul(lr)), b.get(3).sub(grads.get(1).mul(lr)));
+        }, x.mesh(), List.of(P("data", null), P("data", null), P("data", "model"), P("model", "data")),
+                List.of(P("data", "model"), P("model", "data"))).named("fsdp_tp_step").call(List.of(x, t, w1, w2));
+    }
 
 
     // ---- Part 7.2: pipeline parallelism ----

@@ -17,6 +17,7 @@ public final class Chapter7Checks {
 
     /** The parts of chapter 7, in course order. */
     public static final List<Part> PARTS = Stream.of(
+            FsdpTpChecks.PARTS,
             PipelineChecks.PARTS,
             RingAttentionChecks.PARTS
     ).flatMap(List::stream).toList();

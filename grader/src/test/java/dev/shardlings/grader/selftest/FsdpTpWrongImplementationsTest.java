@@ -1,0 +1,110 @@
+package dev.shardlings.grader.selftest;
+
+import dev.shardlings.array.NDArray;
+import dev.shardlings.autodiff.Autodiff;
+import dev.shardlings.grader.chapter7.Chapter7Checks;
+import dev.shardlings.grader.chapter7.FsdpTpCase;
+import dev.shardlings.grader.chapter7.FsdpTpChecks;
+import dev.shardlings.grader.chapter7.FsdpTpChecks.FsdpTpStep;
+import dev.shardlings.grader.judge.GradingFailure;
+import dev.shardlings.grader.judge.GradingFailure.Kind;
+import dev.shardlings.spmd.Collectives;
+import dev.shardlings.spmd.ShardMap;
+import dev.shardlings.spmd.Tiling;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.function.Executable;
+
+import java.util.List;
+
+import static dev.shardlings.sharding.PartitionSpec.P;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The grader's own tests for part 7.1: plausible wrong 2-D FSDP × TP steps, each rejected by the check that names
+ * its mistake, and a right one (written here, not the solution) accepted.
+ */
+class FsdpTpWrongImplementationsTest {
+
+    private static final FsdpTpCase CASE = new FsdpTpCase(2, 2, 2, 3, 2, 7101);
+
+    @Test
+    void thePartIsInChapter7sTable() {
+        assertTrue(Chapter7Checks.PARTS.containsAll(FsdpTpChecks.PARTS));
+    }
+
+    private static GradingFailure rejected(Kind kind, Executable check) {
+        GradingFailure f = assertThrows(GradingFailure.class, check);
+        assertEquals(kind, f.kind(), () -> "rejected for another reason: " + f.reason() + "\n" + f.getMessage());
+        return f;
+    }
+
+    /** What a wrong step changes: the loss's divisor (as a power of the 'data' size) and how gradients come back. */
+    private record Step(int divisorPower, boolean allReduce, boolean modelSum) {
+        static final Step RIGHT = new Step(1, false, true);
+
+        FsdpTpStep program() {
+            return (x, t, w1, w2, lr) -> ShardMap.shardMap(b -> {
+                int rows = Collectives.axisSize("data");
+                NDArray xb = b.get(0);
+                NDArray tb = b.get(1);
+                List<NDArray> weights = List.of(b.get(2), b.get(3));
+                List<NDArray> grads;
+                if (allReduce) {
+                    // gathered outside the gradient: the gradient of the whole layer, summed by a psum
+                    NDArray g1 = Collectives.allGather(weights.get(0), "data", 0, Tiling.TILED);
+                    NDArray g2 = Collectives.allGather(weights.get(1), "data", 1, Tiling.TILED);
+                    List<NDArray> whole = Autodiff.<NDArray>gradList(w -> loss(xb, tb, w.get(0), w.get(1), rows))
+                            .apply(List.of(g1, g2));
+                    grads = List.of(
+                            Collectives.psumScatter(Collectives.psum(whole.get(0), "data"), "data", 0, Tiling.TILED)
+                                    .div(rows),
+                            Collectives.psumScatter(Collectives.psum(whole.get(1), "data"), "data", 1, Tiling.TILED)
+                                    .div(rows));
+                } else {
+                    grads = Autodiff.<NDArray>gradList(w -> loss(xb, tb,
+                            Collectives.allGather(w.get(0), "data", 0, Tiling.TILED),
+                            Collectives.allGather(w.get(1), "data", 1, Tiling.TILED), rows)).apply(weights);
+                }
+                return List.of(weights.get(0).sub(grads.get(0).mul(lr)), weights.get(1).sub(grads.get(1).mul(lr)));
+            }, x.mesh(), List.of(P("data", null), P("data", null), P("data", "model"), P("model", "data")),
+                    List.of(P("data", "model"), P("model", "data"))).call(List.of(x, t, w1, w2));
+        }
+
+        NDArray loss(NDArray x, NDArray t, NDArray w1, NDArray w2, int rows) {
+            NDArray partial = x.matmul(w1).relu().matmul(w2);
+            NDArray y = modelSum ? Collectives.psum(partial, "model") : partial;
+            return y.sub(t).square().sum(-1).mean().div((float) Math.pow(rows, divisorPower));
+        }
+    }
+
+    @Test
+    void aRightStepPasses() {
+        FsdpTpChecks.fsdpTpStep(Step.RIGHT.program(), CASE);
+    }
+
+    @Test
+    void aGradientNeverAveragedOverDataIsNamed() {
+        GradingFailure f = rejected(Kind.WRONG_VALUES, () -> FsdpTpChecks.fsdpTpStep(
+                new Step(0, false, true).program(), CASE));
+        assertTrue(f.getMessage().contains("summed over 'data' instead of averaged"), f.getMessage());
+    }
+
+    @Test
+    void aGradientAveragedTwiceIsRejected() {
+        rejected(Kind.WRONG_VALUES, () -> FsdpTpChecks.fsdpTpStep(new Step(2, false, true).program(), CASE));
+    }
+
+    @Test
+    void partialSumsNeverSummedOverModelAreRejected() {
+        rejected(Kind.WRONG_VALUES, () -> FsdpTpChecks.fsdpTpStep(new Step(1, false, false).program(), CASE));
+    }
+
+    @Test
+    void anAllReduceInsteadOfAReduceScatterIsRejected() {
+        GradingFailure f = rejected(Kind.STRUCTURE, () -> FsdpTpChecks.fsdpTpStep(
+                new Step(1, true, true).program(), CASE));
+        assertTrue(f.reason().startsWith("communicates other than 2-D FSDP × TP: it calls psum"), f.reason());
+    }
+}
