@@ -107,4 +107,51 @@ class FsdpTpWrongImplementationsTest {
                 new Step(1, true, true).program(), CASE));
         assertTrue(f.reason().startsWith("communicates other than 2-D FSDP × TP: it calls psum"), f.reason());
     }
+
+    /**
+     * Full weights resident: W1 handed in as P(None, 'model') and W2 as P('model', None), whole along D on every
+     * device; each device slices out its 'data' block and then does exactly the right collectives, so only the
+     * memory rule can tell.
+     */
+    @Test
+    void fullWeightsResidentAreRejectedByTheMemoryRule() {
+        FsdpTpStep resident = (x, t, w1, w2, lr) -> ShardMap.shardMap(b -> {
+            int rows = Collectives.axisSize("data");
+            int d = (int) Collectives.axisIndex("data").item();
+            int n = b.get(2).shape()[0] / rows;
+            // The slice differs per 'data' index, which a Java int start does not say: pvary does.
+            NDArray s1 = b.get(2).dynamicSlice(0, d * n, n).pvary("data");
+            NDArray s2 = b.get(3).dynamicSlice(1, d * n, n).pvary("data");
+            NDArray xb = b.get(0);
+            NDArray tb = b.get(1);
+            List<NDArray> grads = Autodiff.<NDArray>gradList(w -> {
+                NDArray y = Collectives.psum(xb.matmul(Collectives.allGather(w.get(0), "data", 0, Tiling.TILED))
+                        .relu().matmul(Collectives.allGather(w.get(1), "data", 1, Tiling.TILED)), "model");
+                return y.sub(tb).square().sum(-1).mean().div(rows);
+            }).apply(List.of(s1, s2));
+            return List.of(s1.sub(grads.get(0).mul(lr)), s2.sub(grads.get(1).mul(lr)));
+        }, x.mesh(), List.of(P("data", null), P("data", null), P(null, "model"), P("model", null)),
+                List.of(P("data", "model"), P("model", "data"))).call(List.of(x, t, w1.reshard(P(null, "model")),
+                w2.reshard(P("model", null))));
+        GradingFailure f = rejected(Kind.STRUCTURE, () -> FsdpTpChecks.fsdpTpStep(resident, CASE));
+        assertTrue(f.reason().startsWith("stores whole weights"), f.reason());
+    }
+
+    /** The weights gathered over 'model' instead of 'data': on a 2 × 2 mesh the shapes even fit. */
+    @Test
+    void aGatherOverTheWrongAxisIsRejected() {
+        FsdpTpStep wrongAxis = (x, t, w1, w2, lr) -> ShardMap.shardMap(b -> {
+            int rows = Collectives.axisSize("data");
+            NDArray xb = b.get(0);
+            NDArray tb = b.get(1);
+            List<NDArray> grads = Autodiff.<NDArray>gradList(w -> {
+                NDArray y = Collectives.psum(xb.matmul(Collectives.allGather(w.get(0), "model", 0, Tiling.TILED))
+                        .relu().matmul(Collectives.allGather(w.get(1), "model", 1, Tiling.TILED)), "model");
+                return y.sub(tb).square().sum(-1).mean().div(rows);
+            }).apply(List.of(b.get(2), b.get(3)));
+            return List.of(b.get(2).sub(grads.get(0).mul(lr)), b.get(3).sub(grads.get(1).mul(lr)));
+        }, x.mesh(), List.of(P("data", null), P("data", null), P("data", "model"), P("model", "data")),
+                List.of(P("data", "model"), P("model", "data"))).call(List.of(x, t, w1, w2));
+        rejected(Kind.WRONG_VALUES, () -> FsdpTpChecks.fsdpTpStep(wrongAxis, CASE));
+    }
 }
