@@ -264,6 +264,11 @@ class RingAttentionWrongImplementationsTest {
                 EIGHT));
         assertTrue(f.reason().startsWith("holds more than one block at a time: its concatenate makes an array of"
                 + " shape [2, 16]"), f.reason());
+        // 7.3p modelled this one within its limit (40.78 µs against 45.10): it now needs 7.3 first
+        GradingFailure timed = rejected(Kind.STRUCTURE, () -> RingAttentionChecks.ringAttentionTime(
+                keepingEveryBlock(true)));
+        assertTrue(timed.reason().startsWith("needs part 7.3 first: holds more than one block at a time"),
+                timed.reason());
     }
 
     @Test
