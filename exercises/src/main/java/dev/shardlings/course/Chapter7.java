@@ -122,7 +122,9 @@ public final class Chapter7 {
      * shardMap; per device only ppermutes over 'seq', each a one-step shift of its K and V blocks (f32[S/n, D]
      * each, or both in one array), n − 1 shifts of each in all; every matmul multiplies one block by one block
      * (scores [S/n, D]·[D, S/n], output [S/n, S/n]·[S/n, D]) and no program hands a device more than its blocks of
-     * Q, K and V.
+     * Q, K and V; each V block that arrives multiplied by its weights before the shift after next (a device holds
+     * at most two K/V blocks beyond its own) and no local operation making an array of more than
+     * 2·(S/n)·max(S/n, D) elements.
      * Docs: docs/chapter-7.md#part-73-ring-attention
      */
     public static ShardedArray ringAttention(ShardedArray q, ShardedArray k, ShardedArray v) {
@@ -143,7 +145,9 @@ public final class Chapter7 {
      * overflow exp; a hand-written shardMap; per device only ppermutes over 'seq', each a one-step shift of its K
      * and V blocks (f32[S/n, D] each, or both in one array), n − 1 shifts of each in all; every matmul multiplies
      * one block by one block (scores [S/n, D]·[D, S/n], output [S/n, S/n]·[S/n, D]) and no program hands a device
-     * more than its blocks of Q, K and V.
+     * more than its blocks of Q, K and V; each V block that arrives multiplied by its weights before the shift after
+     * next (a device holds at most two K/V blocks beyond its own) and no local operation making an array of more
+     * than 2·(S/n)·max(S/n, D) elements.
      * Docs: docs/chapter-7.md#part-73-ring-attention
      */
     public static ShardedArray causalRingAttention(ShardedArray q, ShardedArray k, ShardedArray v) {

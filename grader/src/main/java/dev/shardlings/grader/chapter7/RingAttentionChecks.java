@@ -3,7 +3,9 @@ package dev.shardlings.grader.chapter7;
 import dev.shardlings.array.NDArray;
 import dev.shardlings.cost.ModelDtype;
 import dev.shardlings.events.Collective;
+import dev.shardlings.events.TraceEvent;
 import dev.shardlings.events.TraceEvent.CollectiveEvent;
+import dev.shardlings.events.TraceEvent.LocalOpEvent;
 import dev.shardlings.events.TraceEvent.MatmulEvent;
 import dev.shardlings.grader.checks.Checks;
 import dev.shardlings.grader.checks.ModelledTime;
@@ -22,7 +24,13 @@ import dev.shardlings.grader.parts.TimedResult;
 import dev.shardlings.grader.parts.TimedSetting;
 import dev.shardlings.spmd.ShardedArray;
 
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 
 import static dev.shardlings.grader.chapter7.Chapter7Course.CHAPTER;
 import static dev.shardlings.grader.parts.Part.example;
@@ -50,6 +58,9 @@ public final class RingAttentionChecks {
             + " blocks (f32[S/n, D] each, or both in one array), n − 1 shifts of each in all";
     private static final String BLOCKS = "every matmul multiplies one block by one block (scores [S/n, D]·[D, S/n],"
             + " output [S/n, S/n]·[S/n, D]) and no program hands a device more than its blocks of Q, K and V";
+    private static final String HOLD = "each V block that arrives multiplied by its weights before the shift after"
+            + " next (a device holds at most two K/V blocks beyond its own) and no local operation making an array"
+            + " of more than 2·(S/n)·max(S/n, D) elements";
 
     /** Part 7.3. */
     public static final Part P7_3 = CHAPTER.part("7.3", "ring attention (context parallelism)", 3, "RingAttention")
@@ -64,11 +75,13 @@ public final class RingAttentionChecks {
             .requires(C7_RING_ATTENTION, "a hand-written shardMap", Check.USES_SHARD_MAP)
             .requires(C7_RING_ATTENTION, RING, Check.COLLECTIVES, Check.RING_STEPS, Check.OPERANDS)
             .requires(C7_RING_ATTENTION, BLOCKS, Check.MATMULS, Check.DEVICE_MEMORY)
+            .requires(C7_RING_ATTENTION, HOLD, Check.SCHEDULE, Check.DEVICE_MEMORY)
             .requires(C7_CAUSAL_RING_ATTENTION, "O (float tolerance) laid out P('seq'), query i seeing the keys"
                     + " j ≤ i, on scores large enough to overflow exp", Check.VALUES, Check.LAYOUT)
             .requires(C7_CAUSAL_RING_ATTENTION, "a hand-written shardMap", Check.USES_SHARD_MAP)
             .requires(C7_CAUSAL_RING_ATTENTION, RING, Check.COLLECTIVES, Check.RING_STEPS, Check.OPERANDS)
             .requires(C7_CAUSAL_RING_ATTENTION, BLOCKS, Check.MATMULS, Check.DEVICE_MEMORY)
+            .requires(C7_CAUSAL_RING_ATTENTION, HOLD, Check.SCHEDULE, Check.DEVICE_MEMORY)
             .graded(property("meshesShapesAndScores", 25, "7003", RingAttentionCase::cases), List.of(
                     example("eightDevicesLargeScores", new RingAttentionCase(8, 2, 4, false,
                             RingAttentionCase.LARGE, 731)),
@@ -117,7 +130,8 @@ public final class RingAttentionChecks {
      * 7.3: {@code impl} is the case's method (causal or not); O (float tolerance) laid out P('seq'), on scores
      * that overflow exp without the running max; a hand-written shardMap; only ppermutes over 'seq', each a
      * one-step shift, carrying at most one K and one V block at a time and 2(n − 1)·(S/n)·D elements in all; every
-     * matmul one block by one block, at most 2n of them; no program hands a device more than its three blocks.
+     * matmul one block by one block, at most 2n of them; no program hands a device more than its three blocks; each
+     * arriving V block multiplied before the shift after next, and no local array larger than two blocks.
      */
     public static void ringAttention(RingAttention impl, RingAttentionCase c) {
         NDArray q = c.q();
@@ -152,6 +166,13 @@ public final class RingAttentionChecks {
                 + " block, scores f32[" + c.rows() + ", " + c.d() + "]·[" + c.d() + ", " + c.rows() + "] or output f32["
                 + c.rows() + ", " + c.rows() + "]·[" + c.rows() + ", " + c.d() + "], at most 2n = " + 2 * n + " of"
                 + " them", blockMatmuls(c.rows(), c.d(), 2 * n));
+        long largest = 2L * c.rows() * Math.max(c.rows(), c.d());
+        TraceRules.perDevice(run, "holds more than one block at a time", "no local operation makes an array of more"
+                + " than 2·(S/n)·max(S/n, D) = " + largest + " elements (two blocks: a score block, or K and V joined"
+                + " to travel together)", smallArrays(largest));
+        TraceRules.perDevice(run, "keeps the blocks that came round the ring", "every V block that arrives is"
+                + " multiplied by its weights ([S/n, S/n]·[S/n, D]) before the shift after next, so a device holds"
+                + " at most two K/V blocks beyond its own", promptOutputs(c.rows(), c.d(), block));
         long bytes = 3 * 4 * block;
         TraceRules.perDevice(run, "is handed more than its blocks", "no program hands a device more than its blocks"
                 + " of Q, K and V, 3·4·(S/n)·D = " + bytes + " bytes", TraceRules.argumentBytesAtMost(bytes,
@@ -219,6 +240,82 @@ public final class RingAttentionChecks {
                     + ")";
         }).withHint("multiply Q's block by each K block as it arrives and the weights by the V block beside it;"
                 + " never join the blocks into the whole K or V, which is what the ring is there to avoid");
+    }
+
+    /**
+     * No local operation makes an array of more than {@code most} elements: a block of scores against all S keys,
+     * or the blocks joined, is the softmax taken over the whole row at once.
+     */
+    private static Rule smallArrays(long most) {
+        return Rule.of(Check.DEVICE_MEMORY, d -> {
+            for (TraceEvent e : d.events()) {
+                if (e instanceof LocalOpEvent op) {
+                    long size = op.shape().stream().mapToLong(Integer::longValue).reduce(1, (a, b) -> a * b);
+                    if (size > most) {
+                        return "its " + op.name() + " makes an array of shape " + op.shape() + ", " + size
+                                + " elements, more than " + most;
+                    }
+                }
+            }
+            return null;
+        }).withHint("a device sees one block of keys at a time: keep per query row the running max, the running sum"
+                + " and the running output, never the scores of every key");
+    }
+
+    /**
+     * Every output matmul ([r, r]·[r, D]) whose V operand came round the ring runs before the shift two steps after
+     * that block's: the ppermutes before it in the device's program order reach at most one step past its block
+     * (the next block may be fetched ahead). A block's step is the lowest step among the nearest ppermutes its V
+     * operand was computed from (walking back through local operations), each ppermute's step its carried elements
+     * so far over one K and one V block, rounded up. A program that keeps every block and multiplies them after the
+     * last shift holds all S keys, and it needs that only to take the softmax over the whole row.
+     */
+    private static Rule promptOutputs(int r, int dim, long block) {
+        return Rule.of(Check.SCHEDULE, d -> {
+            Map<Long, TraceEvent> byId = new HashMap<>();
+            Map<Long, Long> stepOf = new HashMap<>();
+            long carried = 0;
+            long lastStep = 0;
+            for (TraceEvent e : d.events()) {
+                byId.put(e.id(), e);
+                if (e instanceof CollectiveEvent c && c.kind() == Collective.PPERMUTE) {
+                    carried += c.inputShape().stream().mapToLong(Integer::longValue).reduce(1, (a, b) -> a * b);
+                    stepOf.put(c.id(), (carried + 2 * block - 1) / (2 * block));
+                }
+            }
+            for (TraceEvent e : d.events()) {
+                if (e instanceof CollectiveEvent c && stepOf.containsKey(c.id())) {
+                    lastStep = stepOf.get(c.id());
+                }
+                if (!(e instanceof MatmulEvent m) || m.m() != r || m.k() != r || m.n() != dim
+                        || m.inputs().size() < 2) {
+                    continue;
+                }
+                long arrived = Long.MAX_VALUE;
+                Deque<Long> todo = new ArrayDeque<>(List.of(m.inputs().get(1)));
+                Set<Long> seen = new HashSet<>();
+                while (!todo.isEmpty()) {
+                    long id = todo.pop();
+                    if (!seen.add(id)) {
+                        continue;
+                    }
+                    TraceEvent from = byId.get(id);
+                    if (from instanceof CollectiveEvent c && stepOf.containsKey(c.id())) {
+                        arrived = Math.min(arrived, stepOf.get(c.id()));
+                    } else if (from instanceof LocalOpEvent op) {
+                        todo.addAll(op.inputs());
+                    }
+                }
+                if (arrived != Long.MAX_VALUE && lastStep > arrived + 1) {
+                    return "it multiplies the V block of shift " + arrived + " by its weights only after shift "
+                            + lastStep + ": it holds " + (lastStep - arrived + 1) + " blocks that came round the ring"
+                            + " at once";
+                }
+            }
+            return null;
+        }).withHint("fold each block into the running max, sum and output as soon as it has arrived (you may shift"
+                + " the next one first, so that its transfer overlaps); keeping the blocks to take the softmax over"
+                + " the whole row at the end is an all-gather done by hand");
     }
 
     /** Which keys each query sees. */

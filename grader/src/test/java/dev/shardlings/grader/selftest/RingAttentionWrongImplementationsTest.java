@@ -209,6 +209,155 @@ class RingAttentionWrongImplementationsTest {
         assertTrue(f.reason().startsWith("modelled "), f.reason());
     }
 
+    /** The ring with every block kept and the product taken after the last shift (the reviewer's cheats). */
+    private static RingAttention keepingEveryBlock(boolean joinScores) {
+        return (q, k, v) -> ShardMap.shardMap(b -> {
+            NDArray qb = b.get(0);
+            int n = Collectives.axisSize("seq");
+            int me = Collectives.axisIndex("seq").intAt();
+            int r = qb.shape(0);
+            NDArray[] scores = new NDArray[n];
+            NDArray[] vs = new NDArray[n];
+            NDArray kb = b.get(1);
+            NDArray vb = b.get(2);
+            for (int t = 0; t < n; t++) {
+                if (t > 0) {
+                    kb = Collectives.ppermute(kb, "seq", up(n));
+                    vb = Collectives.ppermute(vb, "seq", up(n));
+                }
+                int src = Math.floorMod(me - t, n);
+                scores[src] = qb.matmul(false, kb, true).mul(1 / Math.sqrt(qb.shape(1)));
+                vs[src] = vb;
+            }
+            NDArray out = null;
+            if (joinScores) {
+                // all S scores of each row side by side, one softmax over them
+                NDArray p = NDArray.concat(1, scores).softmax(1);
+                for (int j = 0; j < n; j++) {
+                    NDArray o = p.slice(1, j * r, (j + 1) * r).matmul(vs[j]);
+                    out = out == null ? o : out.add(o);
+                }
+                return List.of(out);
+            }
+            // two passes over the kept blocks: the row's max, then its sum, then the products
+            NDArray m = scores[0].max(KeepDims.KEEP, 1);
+            for (int j = 1; j < n; j++) {
+                m = m.maximum(scores[j].max(KeepDims.KEEP, 1));
+            }
+            NDArray l = null;
+            for (int j = 0; j < n; j++) {
+                NDArray p = scores[j].sub(m).exp();
+                NDArray o = p.matmul(vs[j]);
+                l = l == null ? p.sum(KeepDims.KEEP, 1) : l.add(p.sum(KeepDims.KEEP, 1));
+                out = out == null ? o : out.add(o);
+            }
+            return List.of(out.div(l));
+        }, q.mesh(), List.of(P("seq"), P("seq"), P("seq")), List.of(P("seq"))).call(q, k, v).get(0);
+    }
+
+    private static final RingAttentionCase EIGHT = new RingAttentionCase(8, 2, 4, false, RingAttentionCase.LARGE,
+            731);
+
+    @Test
+    void shiftedBlocksJoinedIntoAWholeRowOfScoresAreAnAllGather() {
+        GradingFailure f = rejected(Kind.STRUCTURE, () -> RingAttentionChecks.ringAttention(keepingEveryBlock(true),
+                EIGHT));
+        assertTrue(f.reason().startsWith("holds more than one block at a time: its concatenate makes an array of"
+                + " shape [2, 16]"), f.reason());
+        // 7.3p modelled this one within its limit (40.78 µs against 45.10): it now needs 7.3 first
+        GradingFailure timed = rejected(Kind.STRUCTURE, () -> RingAttentionChecks.ringAttentionTime(
+                keepingEveryBlock(true)));
+        assertTrue(timed.reason().startsWith("needs part 7.3 first: holds more than one block at a time"),
+                timed.reason());
+    }
+
+    @Test
+    void keptBlocksSoftmaxedInTwoPassesAfterTheLastShiftAreAnAllGather() {
+        GradingFailure f = rejected(Kind.STRUCTURE, () -> RingAttentionChecks.ringAttention(keepingEveryBlock(false),
+                EIGHT));
+        // device 0 multiplies its blocks in source order: the block of device 1, shift 7's, is in time, the block
+        // of device 3, which came at shift 5, is not
+        assertTrue(f.reason().startsWith("keeps the blocks that came round the ring: it multiplies the V block of"
+                + " shift 5 by its weights only after shift 7"), f.reason());
+        rejected(Kind.STRUCTURE, () -> RingAttentionChecks.ringAttention(keepingEveryBlock(false), PLAIN));
+    }
+
+    /**
+     * Right rings written otherwise: the next block shifted before the current one is folded in (the prefetch
+     * 7.3p's hint recommends), the own block folded in last, and the causal ring that skips the blocks wholly in
+     * its future with K and V travelling in one array.
+     */
+    private static RingAttention otherRing(boolean ownLast, boolean joined, boolean causal) {
+        return (q, k, v) -> ShardMap.shardMap(b -> {
+            NDArray qb = b.get(0);
+            int n = Collectives.axisSize("seq");
+            int me = Collectives.axisIndex("seq").intAt();
+            int r = qb.shape(0);
+            NDArray[] state = {NDArray.full(Float.NEGATIVE_INFINITY, r, 1), NDArray.full(0f, r, 1),
+                NDArray.full(0f, r, qb.shape(1))};
+            // cur[0]: K and V in one array [2r, D] when joined, else K; cur[1]: V
+            NDArray[] cur = joined ? new NDArray[]{NDArray.concat(0, b.get(1), b.get(2))}
+                    : new NDArray[]{b.get(1), b.get(2)};
+            int first = 0;
+            if (ownLast) {
+                cur = shift(cur, n);
+                first = 1;
+            }
+            for (int t = first; t < n; t++) {
+                // prefetch: the shift for step t + 1 is issued before step t's arithmetic
+                NDArray[] next = t + 1 < n ? shift(cur, n) : null;
+                int src = Math.floorMod(me - t, n);
+                if (!(causal && src > me)) {
+                    NDArray kt = joined ? cur[0].slice(0, 0, r) : cur[0];
+                    NDArray vt = joined ? cur[0].slice(0, r, 2 * r) : cur[1];
+                    fold(state, qb, kt, vt, causal && src == me);
+                }
+                cur = next;
+            }
+            if (ownLast) {
+                fold(state, qb, b.get(1), b.get(2), causal);
+            }
+            return List.of(state[2].div(state[1]));
+        }, q.mesh(), List.of(P("seq"), P("seq"), P("seq")), List.of(P("seq"))).call(q, k, v).get(0);
+    }
+
+    private static NDArray[] shift(NDArray[] blocks, int n) {
+        NDArray[] out = new NDArray[blocks.length];
+        for (int i = 0; i < blocks.length; i++) {
+            out[i] = Collectives.ppermute(blocks[i], "seq", up(n));
+        }
+        return out;
+    }
+
+    /** One step of the online softmax: {m, l, acc} updated with the block (its diagonal cut when asked). */
+    private static void fold(NDArray[] state, NDArray q, NDArray k, NDArray v, boolean diagonal) {
+        int r = q.shape(0);
+        NDArray s = q.matmul(false, k, true).mul(1 / Math.sqrt(q.shape(1)));
+        if (diagonal) {
+            s = NDArray.where(NDArray.arange(r).reshape(1, r).lessEqual(NDArray.arange(r).reshape(r, 1)), s,
+                    Double.NEGATIVE_INFINITY);
+        }
+        NDArray mNew = state[0].maximum(s.max(KeepDims.KEEP, 1));
+        NDArray p = s.sub(mNew).exp();
+        NDArray keep = state[0].sub(mNew).exp();
+        state[1] = state[1].mul(keep).add(p.sum(KeepDims.KEEP, 1));
+        state[2] = state[2].mul(keep).add(p.matmul(v));
+        state[0] = mNew;
+    }
+
+    @Test
+    void rightRingsWrittenOtherwiseAreAccepted() {
+        for (RingAttentionCase c : List.of(PLAIN, CAUSAL, LARGE, EIGHT, new RingAttentionCase(4, 3, 4, true,
+                RingAttentionCase.LARGE, 732), new RingAttentionCase(1, 3, 2, true, 1f, 7304))) {
+            RingAttentionChecks.ringAttention(otherRing(false, false, c.causal()), c);
+            RingAttentionChecks.ringAttention(otherRing(false, true, c.causal()), c);
+        }
+        for (RingAttentionCase c : List.of(PLAIN, CAUSAL, LARGE, EIGHT)) {
+            RingAttentionChecks.ringAttention(otherRing(true, false, c.causal()), c);
+            RingAttentionChecks.ringAttention(otherRing(true, true, c.causal()), c);
+        }
+    }
+
     @Test
     void theRightRingMeetsTheReferenceTime() {
         assertTrue(RingAttentionChecks.ringAttentionTime(Ring.RIGHT.program(false)).micros() <= 1.25 * 36.0798);
