@@ -127,5 +127,29 @@ public final class Chapter7 {
         throw new ExerciseNotDone("7.3");
     }
 
+    // ---- Part 7.4: gradient accumulation and ZeRO-1 ----
+
+    /**
+     * Part 7.4a — gradient accumulation.
+     *
+     * <p>Input: a layer W f32[D, F] laid out {@code P()}, a batch X f32[B_data, D] and its targets T f32[B_data, F]
+     * laid out {@code P("data")} on a mesh with axis 'data', and a number of microbatches M that divides B/data.
+     * Compute dW f32[D, F], the gradient of L = (1/B)·Σ_rows ½‖relu(X·W) − T‖² over the whole batch, but let each
+     * device work through its B/data rows M microbatches at a time, r = B/(data·M) rows each (as a device whose
+     * memory holds only one microbatch's activations must). Return dW laid out {@code P()}.
+     *
+     * <p>Graded: dW (float tolerance) laid out P(), equal to the big-batch gradient; a hand-written shardMap; per
+     * device exactly one psum (or pmean) over 'data' per step, of the accumulated gradient f32[D, F]; every matmul
+     * is sized per microbatch ([B/(data·M), D]·[D, F] or [D, B/(data·M)]·[B/(data·M), F]).
+     * Docs: docs/chapter-7.md#part-74a-gradient-accumulation
+     */
+    public static ShardedArray accumulatedGradient(ShardedArray w, ShardedArray x, ShardedArray t,
+                                                   int microbatches) {
+        // TODO(7.4a): the loss is a mean over all B rows. Written as a sum over microbatches, which factor does each
+        //  microbatch's gradient carry, and how many times may 1/B be applied in all? Does another device need each
+        //  microbatch's gradient as it is computed, or only the total at the end?
+        throw new ExerciseNotDone("7.4a");
+    }
+
     // ---- end of the parts ----
 }

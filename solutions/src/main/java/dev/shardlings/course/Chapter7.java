@@ -298,5 +298,39 @@ public final class Chapter7 {
     }
 
 
+    // ---- Part 7.4: gradient accumulation and ZeRO-1 ----
+
+    /**
+     * 7.4a: the gradient of L = (1/B)·Σ_rows ½‖relu(X·W) − T‖² on a mesh ('data'), each device taking its rows
+     * B/data in M microbatches of r = B/(data·M) rows; the microbatch gradients are summed locally and reduced once
+     * (JAX: a shard_map whose body loops over microbatches, then one psum).
+     *
+     * @param w            f32[D, F], P()
+     * @param x            f32[B_data, D], P('data')
+     * @param t            f32[B_data, F], P('data')
+     * @param microbatches M, dividing B/data
+     * @return dW f32[D, F], P()
+     */
+    public static ShardedArray accumulatedGradient(ShardedArray w, ShardedArray x, ShardedArray t,
+                                                   int microbatches) {
+        return ShardMap.shardMap(b -> {
+            NDArray wb = b.get(0);
+            NDArray xb = b.get(1);
+            NDArray tb = b.get(2);
+            int r = xb.shape(0) / microbatches;
+            NDArray g = NDArray.zeros(DType.FLOAT32, wb.shape(0), wb.shape(1));
+            for (int m = 0; m < microbatches; m++) {
+                NDArray xm = xb.slice(0, m * r, (m + 1) * r);
+                NDArray y = xm.matmul(wb).relu();
+                NDArray dz = NDArray.where(y.greater(0), y.sub(tb.slice(0, m * r, (m + 1) * r)), 0.0);
+                g = g.add(xm.matmul(true, dz, false));
+            }
+            // One reduction of the sum, and the mean's 1/B applied once to the whole batch.
+            int batch = Collectives.axisSize("data") * xb.shape(0);
+            return List.of(Collectives.psum(g, "data").mul(1f / batch));
+        }, w.mesh(), List.of(P(), P("data"), P("data")), List.of(P())).call(w, x, t).get(0);
+    }
+
+
     // ---- end of the parts ----
 }

@@ -18,7 +18,8 @@ public final class Chapter7Checks {
     /** The parts of chapter 7, in course order. */
     public static final List<Part> PARTS = Stream.of(
             PipelineChecks.PARTS,
-            RingAttentionChecks.PARTS
+            RingAttentionChecks.PARTS,
+            ZeroChecks.PARTS
     ).flatMap(List::stream).toList();
 
     private Chapter7Checks() {
