@@ -164,7 +164,7 @@ public final class Chapter7 {
      *
      * <p>Graded: W' (float tolerance) laid out P(), mu' and nu' laid out P('data'), equal to one step of Adam on the
      * whole arrays; a hand-written shardMap; per device one psumScatter over 'data' of the gradient f32[D, F], then
-     * one allGather (allGatherInvariant) over 'data' of its rows of W f32[D/data, F], and no all-reduce; no program hands a device more
+     * one allGather over 'data' of its rows of W f32[D/data, F], and no all-reduce; no program hands a device more
      * than W, its 1/data of mu and nu and its rows of X and T.
      * Docs: docs/chapter-7.md#part-74b-zero-1
      */
