@@ -157,5 +157,54 @@ public final class Chapter7 {
         throw new ExerciseNotDone("7.3");
     }
 
+    // ---- Part 7.4: gradient accumulation and ZeRO-1 ----
+
+    /**
+     * Part 7.4a — gradient accumulation.
+     *
+     * <p>Input: a layer W f32[D, F] laid out {@code P()}, a batch X f32[B_data, D] and its targets T f32[B_data, F]
+     * laid out {@code P("data")} on a mesh with axis 'data', and a number of microbatches M that divides B/data.
+     * Compute dW f32[D, F], the gradient of L = (1/B)·Σ_rows ½‖relu(X·W) − T‖² over the whole batch, but let each
+     * device work through its B/data rows M microbatches at a time, r = B/(data·M) rows each (as a device whose
+     * memory holds only one microbatch's activations must). Return dW laid out {@code P()}.
+     *
+     * <p>Graded: dW (float tolerance) laid out P(), equal to the big-batch gradient; a hand-written shardMap; per
+     * device exactly one psum (or pmean) over 'data' per step, of the accumulated gradient f32[D, F]; every matmul
+     * is sized per microbatch ([B/(data·M), D]·[D, F] or [D, B/(data·M)]·[B/(data·M), F]).
+     * Docs: docs/chapter-7.md#part-74a-gradient-accumulation
+     */
+    public static ShardedArray accumulatedGradient(ShardedArray w, ShardedArray x, ShardedArray t,
+                                                   int microbatches) {
+        // TODO(7.4a): the loss is a mean over all B rows. Written as a sum over microbatches, which factor does each
+        //  microbatch's gradient carry, and how many times may 1/B be applied in all? Does another device need each
+        //  microbatch's gradient as it is computed, or only the total at the end?
+        throw new ExerciseNotDone("7.4a");
+    }
+
+    /**
+     * Part 7.4b — ZeRO-1: Adam's state sharded over 'data'.
+     *
+     * <p>Input: the layer and batch of {@link #accumulatedGradient} (W f32[D, F] {@code P()}, X f32[B_data, D], T
+     * f32[B_data, F] {@code P("data")}), Adam's moments mu and nu f32[D_data, F] laid out {@code P("data")} (device i
+     * owns rows i·D/data … (i + 1)·D/data − 1 of each), the step number t ≥ 1 and the learning rate. Take one Adam
+     * step as optax computes it (b1 = 0.9, b2 = 0.999, eps = 1e-8: mu' = b1·mu + (1 − b1)·g, nu' = b2·nu + (1 − b2)·g²,
+     * W' = W − lr·m̂/(√n̂ + eps) with m̂ = mu'/(1 − b1^t), n̂ = nu'/(1 − b2^t)) on the gradient g of the mean loss over
+     * all B rows, without any device holding more than its rows of mu and nu. Return [W' laid out {@code P()}, mu'
+     * and nu' laid out {@code P("data")}].
+     *
+     * <p>Graded: W' (float tolerance) laid out P(), mu' and nu' laid out P('data'), equal to one step of Adam on the
+     * whole arrays; a hand-written shardMap; per device one psumScatter over 'data' of the gradient f32[D, F], then
+     * one allGather over 'data' of its rows of W f32[D/data, F], and no all-reduce; no program hands a device more
+     * than W, its 1/data of mu and nu and its rows of X and T.
+     * Docs: docs/chapter-7.md#part-74b-zero-1
+     */
+    public static List<ShardedArray> zeroAdamStep(ShardedArray w, ShardedArray mu, ShardedArray nu, ShardedArray x,
+                                                  ShardedArray t, int step, float learningRate) {
+        // TODO(7.4b): a device owns some rows of mu and nu. Which rows of the gradient does it need to update them,
+        //  and must they be summed over every device first? Which collective hands each device exactly its rows of
+        //  a sum? Once each device has new values for its rows of W, how does every device get the whole W back?
+        throw new ExerciseNotDone("7.4b");
+    }
+
     // ---- end of the parts ----
 }

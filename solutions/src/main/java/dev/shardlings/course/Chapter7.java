@@ -324,5 +324,81 @@ public final class Chapter7 {
     }
 
 
+    // ---- Part 7.4: gradient accumulation and ZeRO-1 ----
+
+    /**
+     * 7.4a: the gradient of L = (1/B)·Σ_rows ½‖relu(X·W) − T‖² on a mesh ('data'), each device taking its rows
+     * B/data in M microbatches of r = B/(data·M) rows; the microbatch gradients are summed locally and reduced once
+     * (JAX: a shard_map whose body loops over microbatches, then one psum).
+     *
+     * @param w            f32[D, F], P()
+     * @param x            f32[B_data, D], P('data')
+     * @param t            f32[B_data, F], P('data')
+     * @param microbatches M, dividing B/data
+     * @return dW f32[D, F], P()
+     */
+    public static ShardedArray accumulatedGradient(ShardedArray w, ShardedArray x, ShardedArray t,
+                                                   int microbatches) {
+        return ShardMap.shardMap(b -> {
+            NDArray wb = b.get(0);
+            NDArray xb = b.get(1);
+            NDArray tb = b.get(2);
+            int r = xb.shape(0) / microbatches;
+            NDArray g = NDArray.zeros(DType.FLOAT32, wb.shape(0), wb.shape(1));
+            for (int m = 0; m < microbatches; m++) {
+                NDArray xm = xb.slice(0, m * r, (m + 1) * r);
+                NDArray y = xm.matmul(wb).relu();
+                NDArray dz = NDArray.where(y.greater(0), y.sub(tb.slice(0, m * r, (m + 1) * r)), 0.0);
+                g = g.add(xm.matmul(true, dz, false));
+            }
+            // One reduction of the sum, and the mean's 1/B applied once to the whole batch.
+            int batch = Collectives.axisSize("data") * xb.shape(0);
+            return List.of(Collectives.psum(g, "data").mul(1f / batch));
+        }, w.mesh(), List.of(P(), P("data"), P("data")), List.of(P())).call(w, x, t).get(0);
+    }
+
+    /**
+     * 7.4b: one Adam step (optax's defaults b1 = 0.9, b2 = 0.999, eps = 1e-8) of the loss of
+     * {@link #accumulatedGradient} with Adam's state sharded over 'data' (ZeRO-1): the gradient is reduce-scattered
+     * so each device holds the summed gradient of the rows of W it owns, updates those rows and its rows of mu and
+     * nu, and the rows of W are all-gathered again (JAX: psum_scatter, then all_gather, inside a shard_map).
+     *
+     * @param w            f32[D, F], P()
+     * @param mu           f32[D_data, F], P('data'): Adam's first moment
+     * @param nu           f32[D_data, F], P('data'): Adam's second moment
+     * @param x            f32[B_data, D], P('data')
+     * @param t            f32[B_data, F], P('data')
+     * @param step         Adam's step number t ≥ 1, the count after this update
+     * @param learningRate the step size
+     * @return [W' f32[D, F] P(), mu' f32[D_data, F] P('data'), nu' f32[D_data, F] P('data')]
+     */
+    public static List<ShardedArray> zeroAdamStep(ShardedArray w, ShardedArray mu, ShardedArray nu, ShardedArray x,
+                                                  ShardedArray t, int step, float learningRate) {
+        double b1 = 0.9;
+        double b2 = 0.999;
+        return ShardMap.shardMap(b -> {
+            NDArray wb = b.get(0);
+            NDArray xb = b.get(3);
+            NDArray y = xb.matmul(wb).relu();
+            NDArray dz = NDArray.where(y.greater(0), y.sub(b.get(4)), 0.0);
+            int batch = Collectives.axisSize("data") * xb.shape(0);
+            // Each device receives the summed gradient of its own rows of W only: the rows its mu and nu cover.
+            NDArray g = Collectives.psumScatter(xb.matmul(true, dz, false), "data", 0, Tiling.TILED)
+                    .mul(1f / batch);
+            int rows = g.shape(0);
+            int me = Collectives.axisIndex("data").intAt();
+            NDArray own = wb.slice(0, me * rows, (me + 1) * rows);
+            NDArray m = b.get(1).mul((float) b1).add(g.mul((float) (1 - b1)));
+            NDArray v = b.get(2).mul((float) b2).add(g.mul(g).mul((float) (1 - b2)));
+            NDArray mHat = m.div((float) (1 - Math.pow(b1, step)));
+            NDArray vHat = v.div((float) (1 - Math.pow(b2, step)));
+            NDArray updated = own.sub(mHat.div(vHat.sqrt().add(1e-8f)).mul(learningRate));
+            // The invariant all-gather: W' is the same everywhere, so out spec P() may leave out 'data'.
+            return List.of(Collectives.allGatherInvariant(updated, List.of("data"), 0, Tiling.TILED), m, v);
+        }, w.mesh(), List.of(P(), P("data"), P("data"), P("data"), P("data")),
+                List.of(P(), P("data"), P("data"))).call(w, mu, nu, x, t);
+    }
+
+
     // ---- end of the parts ----
 }

@@ -19,7 +19,8 @@ public final class Chapter7Checks {
     public static final List<Part> PARTS = Stream.of(
             FsdpTpChecks.PARTS,
             PipelineChecks.PARTS,
-            RingAttentionChecks.PARTS
+            RingAttentionChecks.PARTS,
+            ZeroChecks.PARTS
     ).flatMap(List::stream).toList();
 
     private Chapter7Checks() {

@@ -1,0 +1,133 @@
+package dev.shardlings.grader.selftest;
+
+import dev.shardlings.array.DType;
+import dev.shardlings.array.NDArray;
+import dev.shardlings.grader.chapter7.AccumulationCase;
+import dev.shardlings.grader.chapter7.Chapter7Checks;
+import dev.shardlings.grader.chapter7.ZeroChecks;
+import dev.shardlings.grader.chapter7.ZeroChecks.Accumulate;
+import dev.shardlings.grader.judge.GradingFailure;
+import dev.shardlings.grader.judge.GradingFailure.Kind;
+import dev.shardlings.spmd.Collectives;
+import dev.shardlings.spmd.ShardMap;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.function.Executable;
+
+import java.util.List;
+
+import static dev.shardlings.sharding.PartitionSpec.P;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The grader's own tests for part 7.4a: plausible wrong accumulation programs, each rejected by the check that
+ * names its mistake, and a right one (written here, not the solution) accepted.
+ */
+class AccumulationWrongImplementationsTest {
+
+    @Test
+    void thePartIsInChapter7sTable() {
+        assertTrue(Chapter7Checks.PARTS.containsAll(ZeroChecks.PARTS));
+    }
+
+    private static final AccumulationCase CASE = new AccumulationCase(4, 3, 2, 3, 2, 7401);
+
+    private static GradingFailure rejected(Kind kind, Executable check) {
+        GradingFailure f = Pinned.record(assertThrows(GradingFailure.class, check));
+        assertEquals(kind, f.kind(), () -> "rejected for another reason: " + f.reason() + "\n" + f.getMessage());
+        return f;
+    }
+
+    /** Where the wrong program reduces and scales: each mode one mistake. */
+    private enum Mode { RIGHT, REDUCE_EACH, MEAN_TWICE, MEANS_SUMMED, WHOLE_ROWS }
+
+    private static Accumulate program(Mode mode) {
+        return (w, x, t, microbatches) -> ShardMap.shardMap(b -> {
+            NDArray wb = b.get(0);
+            NDArray xb = b.get(1);
+            NDArray tb = b.get(2);
+            int n = Collectives.axisSize("data");
+            int steps = mode == Mode.WHOLE_ROWS ? 1 : microbatches;
+            int r = xb.shape(0) / steps;
+            NDArray g = NDArray.zeros(DType.FLOAT32, wb.shape(0), wb.shape(1));
+            for (int m = 0; m < steps; m++) {
+                NDArray xm = xb.slice(0, m * r, (m + 1) * r);
+                NDArray y = xm.matmul(wb).relu();
+                NDArray dz = NDArray.where(y.greater(0), y.sub(tb.slice(0, m * r, (m + 1) * r)), 0.0);
+                NDArray gm = xm.matmul(true, dz, false);
+                g = g.add(switch (mode) {
+                    case REDUCE_EACH -> Collectives.psum(gm, "data").mul(1f / (n * xb.shape(0)));
+                    case MEAN_TWICE -> gm.mul(1f / (n * xb.shape(0)));
+                    case MEANS_SUMMED -> gm.mul(1f / (n * r));
+                    default -> gm;
+                });
+            }
+            NDArray out = switch (mode) {
+                case REDUCE_EACH -> g;
+                case MEAN_TWICE -> Collectives.psum(g, "data").mul(1f / microbatches);
+                case MEANS_SUMMED -> Collectives.psum(g, "data");
+                default -> Collectives.psum(g, "data").mul(1f / (n * xb.shape(0)));
+            };
+            return List.of(out);
+        }, w.mesh(), List.of(P(), P("data"), P("data")), List.of(P())).call(w, x, t).get(0);
+    }
+
+    @Test
+    void aRightAccumulationIsAcceptedOnEveryKindOfCase() {
+        for (AccumulationCase c : List.of(CASE, new AccumulationCase(1, 3, 2, 2, 2, 7402),
+                new AccumulationCase(8, 1, 1, 1, 4, 7403), new AccumulationCase(16, 4, 3, 6, 6, 7404))) {
+            ZeroChecks.accumulatedGradient(program(Mode.RIGHT), c);
+        }
+    }
+
+    @Test
+    void anAllReducePerMicrobatchMovesTheGradientMTimes() {
+        GradingFailure f = rejected(Kind.STRUCTURE, () -> ZeroChecks.accumulatedGradient(
+                program(Mode.REDUCE_EACH), CASE));
+        assertTrue(f.reason().startsWith("reduces the gradient other than once per step: it calls 3 collective(s)"),
+                f.reason());
+    }
+
+    @Test
+    void averagingTwiceIsNamed() {
+        GradingFailure f = rejected(Kind.WRONG_VALUES, () -> ZeroChecks.accumulatedGradient(
+                program(Mode.MEAN_TWICE), CASE));
+        assertTrue(f.getMessage().contains("exactly what averaging twice"), f.getMessage());
+    }
+
+    @Test
+    void summingMicrobatchMeansIsNamed() {
+        GradingFailure f = rejected(Kind.WRONG_VALUES, () -> ZeroChecks.accumulatedGradient(
+                program(Mode.MEANS_SUMMED), CASE));
+        assertTrue(f.getMessage().contains("exactly what summing the microbatch means without dividing by M"),
+                f.getMessage());
+    }
+
+    @Test
+    void theWholeRowsAtOnceAreNotMicrobatches() {
+        GradingFailure f = rejected(Kind.STRUCTURE, () -> ZeroChecks.accumulatedGradient(
+                program(Mode.WHOLE_ROWS), CASE));
+        assertTrue(f.reason().startsWith("multiplies more than a microbatch at a time"), f.reason());
+    }
+
+    @Test
+    void aReplicatedBatchNeverReduces() {
+        // every device runs the whole batch in microbatches: the right values, no psum, matmuls data times too large
+        Accumulate replicated = (w, x, t, microbatches) -> ShardMap.shardMap(b -> {
+            NDArray xb = b.get(1);
+            int r = xb.shape(0) / microbatches;
+            NDArray g = NDArray.zeros(DType.FLOAT32, b.get(0).shape(0), b.get(0).shape(1));
+            for (int m = 0; m < microbatches; m++) {
+                NDArray xm = xb.slice(0, m * r, (m + 1) * r);
+                NDArray y = xm.matmul(b.get(0)).relu();
+                NDArray dz = NDArray.where(y.greater(0), y.sub(b.get(2).slice(0, m * r, (m + 1) * r)), 0.0);
+                g = g.add(xm.matmul(true, dz, false));
+            }
+            return List.of(g.mul(1f / xb.shape(0)));
+        }, w.mesh(), List.of(P(), P(), P()), List.of(P())).call(w, x, t).get(0);
+        GradingFailure f = rejected(Kind.STRUCTURE, () -> ZeroChecks.accumulatedGradient(replicated, CASE));
+        assertTrue(f.reason().startsWith("reduces the gradient other than once per step: it calls 0 collective(s)"),
+                f.reason());
+    }
+}
