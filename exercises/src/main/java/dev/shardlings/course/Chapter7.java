@@ -56,7 +56,6 @@ public final class Chapter7 {
         throw new ExerciseNotDone("7.1");
     }
 
-
     // ---- Part 7.2: pipeline parallelism ----
 
     /**
@@ -105,7 +104,6 @@ public final class Chapter7 {
         //  only that table changes?
         throw new ExerciseNotDone("7.2b");
     }
-
 
     // ---- Part 7.3: ring attention ----
 
@@ -206,5 +204,4 @@ public final class Chapter7 {
         throw new ExerciseNotDone("7.4b");
     }
 
-    // ---- end of the parts ----
 }

@@ -57,7 +57,6 @@ public final class Chapter7 {
                 List.of(P("data", "model"), P("model", "data"))).named("fsdp_tp_step").call(List.of(x, t, w1, w2));
     }
 
-
     // ---- Part 7.2: pipeline parallelism ----
 
     /**
@@ -249,7 +248,6 @@ public final class Chapter7 {
         return false;
     }
 
-
     // ---- Part 7.3: ring attention ----
 
     /**
@@ -322,7 +320,6 @@ public final class Chapter7 {
         }
         return p;
     }
-
 
     // ---- Part 7.4: gradient accumulation and ZeRO-1 ----
 
@@ -398,7 +395,4 @@ public final class Chapter7 {
         }, w.mesh(), List.of(P(), P("data"), P("data"), P("data"), P("data")),
                 List.of(P(), P("data"), P("data"))).call(w, mu, nu, x, t);
     }
-
-
-    // ---- end of the parts ----
 }
