@@ -203,5 +203,4 @@ public final class Chapter7 {
         //  a sum? Once each device has new values for its rows of W, how does every device get the whole W back?
         throw new ExerciseNotDone("7.4b");
     }
-
 }
