@@ -70,9 +70,10 @@ public final class Chapter7 {
      * first, then every backward.
      *
      * <p>Graded: dW (float tolerance) laid out P('stage'); a hand-written shardMap; only ppermutes over 'stage', each
-     * between neighbouring stages; the schedule read from the trace: each stage runs every microbatch's forward once
-     * and its backward once, at most one of each per step, every forward before any backward; a bubble of at most
-     * (p − 1)/(M + p − 1) of the steps.
+     * between neighbouring stages and of at most one microbatch's activations or gradients (b·D elements); no
+     * program hands a stage more than its own k layers of W and the whole X and T; the schedule read from the trace:
+     * each stage runs every microbatch's forward once and its backward once, at most one of each per step, every
+     * forward before any backward; a bubble of at most (p − 1)/(M + p − 1) of the steps.
      * Docs: docs/chapter-7.md#part-72a-gpipe
      */
     public static ShardedArray gpipe(ShardedArray w, ShardedArray x, ShardedArray t) {
@@ -92,9 +93,10 @@ public final class Chapter7 {
      * the activations of more microbatches than it must.
      *
      * <p>Graded: dW (float tolerance) laid out P('stage'); a hand-written shardMap; only ppermutes over 'stage', each
-     * between neighbouring stages; the schedule read from the trace: each stage runs every microbatch's forward once
-     * and its backward once, at most one of each per step; a bubble of at most (p − 1)/(M + p − 1) of the steps;
-     * stage s keeps at most p − s microbatches' activations at once.
+     * between neighbouring stages and of at most one microbatch's activations or gradients (b·D elements); no
+     * program hands a stage more than its own k layers of W and the whole X and T; the schedule read from the trace:
+     * each stage runs every microbatch's forward once and its backward once, at most one of each per step; a bubble
+     * of at most (p − 1)/(M + p − 1) of the steps; stage s keeps at most p − s microbatches' activations at once.
      * Docs: docs/chapter-7.md#part-72b-one-forward-one-backward
      */
     public static ShardedArray oneFOneB(ShardedArray w, ShardedArray x, ShardedArray t) {

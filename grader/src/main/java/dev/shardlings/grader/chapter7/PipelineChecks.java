@@ -1,6 +1,8 @@
 package dev.shardlings.grader.chapter7;
 
 import dev.shardlings.array.BinaryOp;
+import dev.shardlings.array.CompareOp;
+import dev.shardlings.array.DataOp;
 import dev.shardlings.array.NDArray;
 import dev.shardlings.array.UnaryOp;
 import dev.shardlings.cost.ModelDtype;
@@ -87,8 +89,10 @@ public final class PipelineChecks {
                     + " backward's gradient arrive from the last stage?")
             .requires(C7_GPIPE, "dW (float tolerance) laid out P('stage')", Check.VALUES, Check.LAYOUT)
             .requires(C7_GPIPE, "a hand-written shardMap", Check.USES_SHARD_MAP)
-            .requires(C7_GPIPE, "only ppermutes over 'stage', each between neighbouring stages", Check.COLLECTIVES,
-                    Check.RING_STEPS)
+            .requires(C7_GPIPE, "only ppermutes over 'stage', each between neighbouring stages and of at most one"
+                    + " microbatch's activations or gradients (b·D elements)", Check.COLLECTIVES, Check.RING_STEPS)
+            .requires(C7_GPIPE, "no program hands a stage more than its own k layers of W and the whole X and T",
+                    Check.DEVICE_MEMORY)
             .requires(C7_GPIPE, "the schedule read from the trace: each stage runs every microbatch's forward once"
                     + " and its backward once, at most one of each per step, every forward before any backward",
                     Check.SCHEDULE)
@@ -103,8 +107,10 @@ public final class PipelineChecks {
                     + " After those, let every forward be followed by a backward: what does each stage keep then?")
             .requires(C7_ONE_F_ONE_B, "dW (float tolerance) laid out P('stage')", Check.VALUES, Check.LAYOUT)
             .requires(C7_ONE_F_ONE_B, "a hand-written shardMap", Check.USES_SHARD_MAP)
-            .requires(C7_ONE_F_ONE_B, "only ppermutes over 'stage', each between neighbouring stages",
-                    Check.COLLECTIVES, Check.RING_STEPS)
+            .requires(C7_ONE_F_ONE_B, "only ppermutes over 'stage', each between neighbouring stages and of at most"
+                    + " one microbatch's activations or gradients (b·D elements)", Check.COLLECTIVES, Check.RING_STEPS)
+            .requires(C7_ONE_F_ONE_B, "no program hands a stage more than its own k layers of W and the whole X and"
+                    + " T", Check.DEVICE_MEMORY)
             .requires(C7_ONE_F_ONE_B, "the schedule read from the trace: each stage runs every microbatch's forward"
                     + " once and its backward once, at most one of each per step", Check.SCHEDULE)
             .requires(C7_ONE_F_ONE_B, "a bubble of at most (p − 1)/(M + p − 1) of the steps", Check.SCHEDULE)
@@ -173,8 +179,14 @@ public final class PipelineChecks {
                         + " added up")));
         Checks.usesShardMap(run);
         TraceRules.perDevice(run, "communicates other than by neighbour ppermutes", "only ppermutes over 'stage',"
-                + " each sending from every stage s to s + 1 (activations) or from every s + 1 to s (gradients)",
-                neighbourPpermutes());
+                + " each sending from every stage s to s + 1 (activations) or from every s + 1 to s (gradients) at"
+                + " most one microbatch's f32[" + c.rows() + ", " + c.width() + "]", neighbourPpermutes(c));
+        long bytes = 4L * ((long) c.layersPerStage() * c.width() * c.width() + 2L * c.micro() * c.rows() * c.width())
+                + Math.min(CONSTANTS, 4L * c.width() * c.width() - 4);
+        TraceRules.perDevice(run, "holds more than its own layers", "no program hands a stage more than its own "
+                + c.layersPerStage() + " layer(s) of W and the whole X and T, 4·(k·D² + 2·M·b·D) = " + bytes
+                + " bytes (a few scalar constants included)", TraceRules.argumentBytesAtMost(bytes, "keep W split"
+                + " over 'stage' (in spec P('stage')) so that each stage holds only its own layers"));
         StageSteps[] steps = read(run, c);
         scheduleKept(run, c, schedule, steps);
         bubbleKept(run, c, steps);
@@ -213,12 +225,25 @@ public final class PipelineChecks {
     }
 
     /** Every collective is a ppermute over 'stage' whose pairs all go one stage up, or all one stage down. */
-    private static Rule neighbourPpermutes() {
+    /**
+     * What a program's scalar constants may add to its arguments (the 0 of the relu, 1/(M·b), …): a few float32
+     * scalars, always less than one layer of W (the bound takes the smaller).
+     */
+    static final long CONSTANTS = 8 * 4;
+
+    private static Rule neighbourPpermutes(PipelineCase c) {
+        long most = (long) c.rows() * c.width();
         return Rule.of(Check.COLLECTIVES, d -> {
             for (CollectiveEvent e : d.collectives()) {
                 if (e.kind() != Collective.PPERMUTE || !e.axes().equals(List.of("stage"))) {
                     return "it runs " + e.describe() + "; a pipeline hands activations and gradients on with"
                             + " ppermute over 'stage' alone";
+                }
+                long size = e.inputShape().stream().mapToLong(Integer::longValue).reduce(1, (a, b) -> a * b);
+                if (size > most) {
+                    return "it runs " + e.describe() + ", which sends " + size + " elements; a step hands on one"
+                            + " microbatch's activations or gradients, f32[" + c.rows() + ", " + c.width() + "] = "
+                            + most + " elements";
                 }
                 int up = 0;
                 int down = 0;
@@ -284,11 +309,16 @@ public final class PipelineChecks {
             int backwards = 0;
             int peak = 0;
             int forwardsBeforeBackward = -1;
+            java.util.Map<Long, TraceEvent> byId = new java.util.HashMap<>();
+            for (TraceEvent e : entry.getValue()) {
+                if (e != null) {
+                    byId.put(e.id(), e);
+                }
+            }
             for (TraceEvent e : entry.getValue()) {
                 if (e == null || e instanceof CollectiveEvent) {
                     gap++;
-                } else if (e instanceof LocalOpEvent op && op.shape().equals(act)
-                        && (op.op() == UnaryOp.RELU || op.op() == BinaryOp.MAX)) {
+                } else if (e instanceof LocalOpEvent op && op.shape().equals(act) && isRelu(op, byId)) {
                     fwd[gap]++;
                     forwards++;
                     peak = Math.max(peak, ceilDiv(forwards, c.layersPerStage()) - backwards / c.layersPerStage());
@@ -304,6 +334,36 @@ public final class PipelineChecks {
             out[stage] = new StageSteps(stage, fwd, bwd, peak, forwardsBeforeBackward);
         }
         return out;
+    }
+
+    /**
+     * Whether an operation is a layer's relu: relu(z) or max(z, 0), or z masked by its own sign, as where(z &gt; 0,
+     * z, 0) or z · (z &gt; 0) write it (one of the operation's operands is z itself, another a comparison of z,
+     * perhaps converted). The backward's mask where(a &gt; 0, g, 0) masks another array than the one compared, so
+     * it is no forward.
+     */
+    static boolean isRelu(LocalOpEvent op, java.util.Map<Long, TraceEvent> byId) {
+        if (op.op() == UnaryOp.RELU || op.op() == BinaryOp.MAX) {
+            return true;
+        }
+        for (long in : op.inputs()) {
+            TraceEvent cmp = byId.get(in);
+            if (cmp instanceof LocalOpEvent conv && conv.op() == DataOp.CONVERT && conv.inputs().size() == 1) {
+                cmp = byId.get(conv.inputs().get(0));
+            }
+            if (cmp instanceof LocalOpEvent c && c.op() instanceof CompareOp) {
+                for (long z : c.inputs()) {
+                    // z must be an array of the layer's shape (a scalar 0 of the comparison is no z).
+                    TraceEvent made = byId.get(z);
+                    boolean sameShape = made instanceof LocalOpEvent o && o.shape().equals(op.shape())
+                            || made instanceof MatmulEvent m && List.of(m.m(), m.n()).equals(op.shape());
+                    if (z != in && sameShape && op.inputs().contains(z)) {
+                        return true;
+                    }
+                }
+            }
+        }
+        return false;
     }
 
     private static int ceilDiv(int a, int b) {
@@ -447,7 +507,7 @@ public final class PipelineChecks {
      * mean over all M·b rows of ½‖y − t‖², so dY = (y − t)/(M·b), then back through the layers: dZ = dA where
      * z &gt; 0 (else 0), dW[l] += aᵀ · dZ, dA = dZ · W[l]ᵀ.
      */
-    static NDArray gradients(NDArray w, NDArray x, NDArray t) {
+    public static NDArray gradients(NDArray w, NDArray x, NDArray t) {
         int layers = w.shape()[0];
         int d = w.shape()[1];
         int micro = x.shape()[0];

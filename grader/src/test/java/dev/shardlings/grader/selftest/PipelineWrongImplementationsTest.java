@@ -36,8 +36,12 @@ class PipelineWrongImplementationsTest {
 
     /** One mistake each. */
     private enum Bend {
-        NONE, WITH_VJP, SERIAL, GRADIENTS_SENT_UP, AVERAGED_TWICE, WRAPPING_RING, WHOLE_BATCH
+        NONE, WITH_VJP, SERIAL, GRADIENTS_SENT_UP, AVERAGED_TWICE, WRAPPING_RING, WHOLE_BATCH, WHERE_RELU, MUL_RELU,
+        REPLICATED_WEIGHTS, WEIGHTS_BY_PPERMUTE, ZEROS, GRADIENTS_TO_NEXT_STAGE
     }
+
+    /** The deepest case: 16 stages of 2 layers, where random weights once let an all-zero dW pass. */
+    private static final PipelineCase DEEP = new PipelineCase(16, 2, 17, 2, 5, 716);
 
     private static GradingFailure rejected(Kind kind, Executable check) {
         GradingFailure f = Pinned.record(assertThrows(GradingFailure.class, check));
@@ -79,8 +83,8 @@ class PipelineWrongImplementationsTest {
     void theWholeBatchThroughEachStageAtOnceIsNoPipeline() {
         GradingFailure f = rejected(Kind.STRUCTURE, () -> PipelineChecks.pipeline((w, x, t) -> pipeline(w, x, t,
                 false, Bend.WHOLE_BATCH), CASE, Schedule.GPIPE));
-        assertTrue(f.reason().startsWith("does not run each microbatch through each stage once: stage 0 runs 0"),
-                f.reason());
+        assertTrue(f.reason().startsWith("communicates other than by neighbour ppermutes"), f.reason());
+        assertTrue(f.reason().contains("which sends 60 elements"), f.reason());
     }
 
     @Test
@@ -120,6 +124,80 @@ class PipelineWrongImplementationsTest {
                 true, Bend.WRAPPING_RING), CASE, Schedule.ONE_F_ONE_B));
         assertTrue(f.reason().startsWith("communicates other than by neighbour ppermutes"), f.reason());
         assertTrue(f.reason().contains("[3, 0] is not between neighbouring stages"), f.reason());
+    }
+
+    /** A relu written as a mask of z by its own sign is a forward layer as relu() is. */
+    @Test
+    void aReluWrittenAsWhereOrAsAMaskPasses() {
+        for (Bend bend : List.of(Bend.WHERE_RELU, Bend.MUL_RELU)) {
+            PipelineChecks.pipeline((w, x, t) -> pipeline(w, x, t, false, bend), CASE, Schedule.GPIPE);
+            PipelineChecks.pipeline((w, x, t) -> pipeline(w, x, t, true, bend), CASE, Schedule.ONE_F_ONE_B);
+        }
+    }
+
+    /** Fewer microbatches than stages (the pipeline never fills), and one microbatch: both schedules pass. */
+    @Test
+    void fewerMicrobatchesThanStagesPass() {
+        for (int m = 1; m <= 4; m++) {
+            PipelineCase c = new PipelineCase(5, 2, m, 2, 4, 704 + m);
+            PipelineChecks.pipeline((w, x, t) -> pipeline(w, x, t, false, Bend.NONE), c, Schedule.GPIPE);
+            PipelineChecks.pipeline((w, x, t) -> pipeline(w, x, t, true, Bend.NONE), c, Schedule.ONE_F_ONE_B);
+        }
+    }
+
+    @Test
+    void theDeepestStackPassesAndItsGradientsAreFarAboveTheTolerance() {
+        PipelineChecks.pipeline((w, x, t) -> pipeline(w, x, t, true, Bend.NONE), DEEP, Schedule.ONE_F_ONE_B);
+        for (long seed = 0; seed < 200; seed++) {
+            for (int d = 4; d <= 6; d++) {
+                PipelineCase c = new PipelineCase(16, 2, 1, 1, d, seed);
+                NDArray dw = PipelineChecks.gradients(c.weights(), c.inputs(), c.targets());
+                for (int l = 0; l < c.layers(); l++) {
+                    double most = 0;
+                    for (int i = 0; i < d; i++) {
+                        for (int j = 0; j < d; j++) {
+                            most = Math.max(most, Math.abs(dw.floatAt(l, i, j)));
+                        }
+                    }
+                    final double m = most;
+                    final int layer = l;
+                    assertTrue(m > 1e-2, () -> c.describe() + ": layer " + layer + "'s largest |dW| is " + m);
+                }
+            }
+        }
+    }
+
+    @Test
+    void zerosForDwAreRejectedOnTheDeepestStack() {
+        GradingFailure f = rejected(Kind.WRONG_VALUES, () -> PipelineChecks.pipeline((w, x, t) -> pipeline(w, x, t,
+                true, Bend.ZEROS), DEEP, Schedule.ONE_F_ONE_B));
+        assertTrue(f.getMessage().contains("computed wrong values"), f.getMessage());
+    }
+
+    @Test
+    void gradientsAddedToTheNextStagesLayersAreRejectedOnTheDeepestStack() {
+        GradingFailure f = rejected(Kind.WRONG_VALUES, () -> PipelineChecks.pipeline((w, x, t) -> pipeline(w, x, t,
+                false, Bend.GRADIENTS_TO_NEXT_STAGE), DEEP, Schedule.GPIPE));
+        assertTrue(f.getMessage().contains("computed wrong values"), f.getMessage());
+    }
+
+    /** The reviewer's cheat: W handed whole to every stage (in spec P()), each stage slicing its own layers. */
+    @Test
+    void weightsReplicatedOnEveryStageAreRefused() {
+        for (Schedule s : Schedule.values()) {
+            GradingFailure f = rejected(Kind.STRUCTURE, () -> PipelineChecks.pipeline((w, x, t) -> pipeline(w, x,
+                    t, s == Schedule.ONE_F_ONE_B, Bend.REPLICATED_WEIGHTS), CASE, s));
+            assertTrue(f.reason().startsWith("holds more than its own layers"), f.reason());
+        }
+    }
+
+    /** Weights moved between stages by ppermute instead of activations: more than one microbatch per hand-off. */
+    @Test
+    void weightsSentByPpermuteAreRefused() {
+        GradingFailure f = rejected(Kind.STRUCTURE, () -> PipelineChecks.pipeline((w, x, t) -> pipeline(w, x, t,
+                true, Bend.WEIGHTS_BY_PPERMUTE), CASE, Schedule.ONE_F_ONE_B));
+        assertTrue(f.reason().startsWith("communicates other than by neighbour ppermutes"), f.reason());
+        assertTrue(f.reason().contains("which sends 25 elements"), f.reason());
     }
 
     // ------------------------------------------------------------------------------------------ the pipeline
@@ -213,11 +291,20 @@ class PipelineWrongImplementationsTest {
             up[stages - 1] = new int[]{stages - 1, 0};
         }
         return ShardMap.shardMap(b -> {
+            int s = Collectives.axisIndex("stage").intAt();
             NDArray wb = b.get(0);
+            if (bend == Bend.REPLICATED_WEIGHTS) {
+                int kk = wb.shape()[0] / stages;
+                wb = wb.slice(0, s * kk, (s + 1) * kk);
+            }
+            if (bend == Bend.WEIGHTS_BY_PPERMUTE && stages > 1) {
+                // A pointless hand-off of the stage's first layer to its neighbour: no activation is that big.
+                Collectives.ppermute(wb.index(0), "stage", up);
+            }
             NDArray xb = b.get(1);
             NDArray tb = b.get(2);
-            int s = Collectives.axisIndex("stage").intAt();
             int k = wb.shape()[0];
+            final NDArray wFinal = wb;
             if (bend == Bend.WHOLE_BATCH) {
                 return List.of(wholeBatch(wb, xb, tb, s, stages, up, down));
             }
@@ -245,7 +332,7 @@ class PipelineWrongImplementationsTest {
                             a = a.matmul(wq.index(j)).relu();
                         }
                         return List.of(a);
-                    }, s == 0 ? List.of(wb) : List.of(a0, wb));
+                    }, s == 0 ? List.of(wFinal) : List.of(a0, wFinal));
                     pullbacks.put(op.microbatch(), r);
                     sendUp = r.outputs().get(0);
                 } else if (op != null && !op.forward() && bend == Bend.WITH_VJP) {
@@ -263,7 +350,9 @@ class PipelineWrongImplementationsTest {
                     List<NDArray> acts = new ArrayList<>();
                     for (int j = 0; j < k; j++) {
                         acts.add(a);
-                        a = a.matmul(wb.index(j)).relu();
+                        NDArray z = a.matmul(wb.index(j));
+                        a = bend == Bend.WHERE_RELU ? NDArray.where(z.greater(0), z, 0.0)
+                                : bend == Bend.MUL_RELU ? z.mul(z.greater(0)) : z.relu();
                     }
                     acts.add(a);
                     kept.put(op.microbatch(), acts);
@@ -297,8 +386,15 @@ class PipelineWrongImplementationsTest {
                     }
                 }
             }
+            if (bend == Bend.ZEROS) {
+                return List.of(NDArray.stack(0, grads).mul(0f));
+            }
+            if (bend == Bend.GRADIENTS_TO_NEXT_STAGE && stages > 1) {
+                return List.of(Collectives.ppermute(NDArray.stack(0, grads), "stage", up));
+            }
             return List.of(NDArray.stack(0, grads));
-        }, w.mesh(), List.of(P("stage"), P(), P()), List.of(P("stage"))).named("pipeline").call(List.of(w, x, t)).get(0);
+        }, w.mesh(), List.of(bend == Bend.REPLICATED_WEIGHTS ? P() : P("stage"), P(), P()), List.of(P("stage")))
+                .named("pipeline").call(List.of(w, x, t)).get(0);
     }
 
     /** No microbatches: all M·b rows through stage 0, then stage 1, …, and back (one stage busy at a time). */
