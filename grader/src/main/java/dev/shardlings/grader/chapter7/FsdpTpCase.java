@@ -13,11 +13,12 @@ import java.util.Random;
 /**
  * One case of part 7.1: X[B, D], T[B, D], W1[D, F], W2[F, D] on a mesh ('data', 'model') with B = data·rows,
  * D = data·dPer and F = model·fPer, so every split in X[B_data, D], W1[D_data, F_model], W2[F_model, D_data] is
- * even.
+ * even; rows is a multiple of model, so the sequence-parallel variant's reduce-scatter of Y's rows over 'model'
+ * splits evenly too.
  *
  * @param data  devices along 'data'
  * @param model devices along 'model' (data·model at most 16)
- * @param rows  rows of the batch per 'data' index, B/data
+ * @param rows  rows of the batch per 'data' index, B/data (a multiple of model in the generated cases)
  * @param dPer  D/data
  * @param fPer  F/model
  * @param seed  the seed of the values
@@ -57,14 +58,22 @@ public record FsdpTpCase(int data, int model, int rows, int dPer, int fPer, long
         return values(seed + 1, 1f, b(), d());
     }
 
-    /** W1 f32[D, F], scaled by 1/√D so the hidden activations stay near 1. */
+    /**
+     * W1 f32[D, F], scaled by the power of two nearest 1/√D so the hidden activations stay near 1. A power of two
+     * keeps every value a short binary fraction: float32 sums X·W1 exactly, so a pre-activation that is exactly 0 in
+     * double is exactly 0 in float too, and relu′ there agrees with the oracle.
+     */
     public NDArray w1() {
-        return values(seed + 2, (float) (1 / Math.sqrt(d())), d(), f());
+        return values(seed + 2, powerOfTwoNear(1 / Math.sqrt(d())), d(), f());
     }
 
-    /** W2 f32[F, D], scaled by 1/√F. */
+    /** W2 f32[F, D], scaled by the power of two nearest 1/√F. */
     public NDArray w2() {
-        return values(seed + 3, (float) (1 / Math.sqrt(f())), f(), d());
+        return values(seed + 3, powerOfTwoNear(1 / Math.sqrt(f())), f(), d());
+    }
+
+    private static float powerOfTwoNear(double v) {
+        return Math.scalb(1f, (int) Math.round(Math.log(v) / Math.log(2)));
     }
 
     private static NDArray values(long s, float times, int r, int c) {
@@ -83,10 +92,13 @@ public record FsdpTpCase(int data, int model, int rows, int dPer, int fPer, long
                 + "] P('model', 'data'); learning rate " + LR + " (value seed " + seed + ")";
     }
 
-    /** 'data' × 'model' of 1–16 devices, 1–3 rows, D/data and F/model of 1–3, any value seed. */
+    /**
+     * 'data' × 'model' of 1–16 devices, 1–3 rows per device (model·1–3 per 'data' index), D/data and F/model of
+     * 1–3, any value seed.
+     */
     public static Arbitrary<FsdpTpCase> cases() {
         return Generators.meshXY().flatMap(m -> Combinators.combine(Arbitraries.integers().between(1, 3),
                 Arbitraries.integers().between(1, 3), Arbitraries.integers().between(1, 3), Arbitraries.longs())
-                .as((r, dp, fp, s) -> new FsdpTpCase(m[0], m[1], r, dp, fp, s)));
+                .as((r, dp, fp, s) -> new FsdpTpCase(m[0], m[1], m[1] * r, dp, fp, s)));
     }
 }
