@@ -42,9 +42,11 @@ public final class Chapter7 {
      * <p>Graded: W1 and W2 after one step (float tolerance) laid out P('data', 'model') and P('model', 'data'); a
      * hand-written shardMap; per device one all-gather over 'data' of each weight's block (kept for the backward pass,
      * or gathered once more there), one reduce-scatter over 'data' of each gathered weight's gradient, and one
-     * all-reduce (psum) over 'model' of the activations Y[B/data, D] (or a reduce-scatter over 'model': the
-     * sequence-parallel variant), nothing else; no program hands a device more than 1/(data·model) of the weights
-     * and its rows, and no array on a device is larger than one gathered layer.
+     * all-reduce (psum) over 'model' of the activations Y[B/data, D] (or the sequence-parallel variant:
+     * reduce-scatters of Y's rows over 'model', each with an all-gather of the rows back), besides at most two psums
+     * or pmeans of the scalar loss, nothing else; no program hands a device more than 1/(data·model) of the weights
+     * and its rows, and no array on a device is larger than one gathered layer; the weights are never gathered whole
+     * on the host.
      * Docs: docs/chapter-7.md#part-71-2-d-fsdp--tensor-parallelism
      */
     public static List<ShardedArray> fsdpTpStep(ShardedArray x, ShardedArray t, ShardedArray w1, ShardedArray w2,

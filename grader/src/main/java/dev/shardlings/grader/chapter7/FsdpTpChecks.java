@@ -52,13 +52,15 @@ public final class FsdpTpChecks {
             .requires(C7_FSDP_TP_STEP, "per device one all-gather over 'data' of each weight's block (kept for the"
                     + " backward pass, or gathered once more there), one reduce-scatter over 'data' of each gathered"
                     + " weight's gradient, and one all-reduce (psum) over 'model' of the activations Y[B/data, D]"
-                    + " (or a reduce-scatter over 'model': the sequence-parallel variant), nothing else",
-                    Check.COLLECTIVES, Check.OPERANDS)
+                    + " (or the sequence-parallel variant: reduce-scatters of Y's rows over 'model', each with an"
+                    + " all-gather of the rows back), besides at most two psums or pmeans of the scalar loss,"
+                    + " nothing else", Check.COLLECTIVES, Check.OPERANDS)
             .requires(C7_FSDP_TP_STEP, "no program hands a device more than 1/(data·model) of the weights and its"
                     + " rows, and no array on a device is larger than one gathered layer", Check.DEVICE_MEMORY)
+            .requires(C7_FSDP_TP_STEP, "the weights are never gathered whole on the host", Check.HOST_MEMORY)
             .graded(property("meshesAndShapes", 25, "7001", FsdpTpCase::cases), List.of(
-                    example("twoByFour", new FsdpTpCase(2, 4, 2, 3, 2, 711)),
-                    example("fourByTwo", new FsdpTpCase(4, 2, 3, 2, 3, 712)),
+                    example("twoByFour", new FsdpTpCase(2, 4, 4, 3, 2, 711)),
+                    example("fourByTwo", new FsdpTpCase(4, 2, 2, 2, 3, 712)),
                     example("oneDevice", new FsdpTpCase(1, 1, 2, 3, 4, 713))),
                     c -> fsdpTpStep(C7_FSDP_TP_STEP.proxy(), c));
 
@@ -138,6 +140,8 @@ public final class FsdpTpChecks {
         TraceRules.perDevice(run, "holds more than one gathered layer", "no array on a device is larger than one"
                 + " gathered layer f32[" + dim + ", " + c.fPer() + "] or a block of activations, " + layer + " bytes",
                 TraceRules.largestArrayBelow(layer + 1, "gather over 'data' only: the 'model' split stays"));
+        // Values computed on the host from gathered weights would pass every rule above with a throwaway shardMap.
+        Checks.noHostGather(run, 4L * dim * c.f(), c.data() * c.model());
     }
 
     /**
@@ -163,6 +167,7 @@ public final class FsdpTpChecks {
         int psumModel = 0;
         int scatterModel = 0;
         int gatherModel = 0;
+        int scalars = 0;
         for (CollectiveEvent e : d.collectives()) {
             List<Integer> in = e.inputShape();
             boolean overData = e.axes().equals(List.of("data"));
@@ -178,11 +183,19 @@ public final class FsdpTpChecks {
                 psumModel++;
             } else if (overModel && e.kind() == Collective.PSUM_SCATTER && in.equals(activations)) {
                 scatterModel++;
-            } else if (overModel && e.kind() == Collective.ALL_GATHER) {
+            } else if (overModel && e.kind() == Collective.ALL_GATHER && in.size() == 2
+                    && in.get(1).equals(activations.get(1)) && in.get(0) <= activations.get(0)) {
+                // Y's (or dY's) rows after the sequence-parallel reduce-scatter, gathered back
                 gatherModel++;
+            } else if ((e.kind() == Collective.PSUM || e.kind() == Collective.PMEAN) && in.isEmpty()) {
+                // the scalar loss summed or averaged (jax's usual pmean over 'data'): four bytes
+                scalars++;
             } else {
                 return "it calls " + e.describe() + ", which 2-D FSDP × TP has no use for";
             }
+        }
+        if (scalars > 2) {
+            return "it reduces " + scalars + " scalars; the loss needs at most two psums or pmeans";
         }
         boolean sameBlocks = w1Block.equals(w2Block);
         boolean gathersOk = sameBlocks ? gather1 >= 2 && gather1 <= 4
@@ -199,11 +212,16 @@ public final class FsdpTpChecks {
                     + " reduce-scatter of each gathered weight's gradient";
         }
         boolean allReduce = psumModel == 1 && scatterModel == 0 && gatherModel == 0;
-        boolean sequenceParallel = psumModel == 0 && scatterModel == 1 && gatherModel == 1;
+        // a reduce-scatter in the forward has an all-gather as its transpose in the backward; an all-gather of the
+        // rows back in the forward adds a second all-gather (invariant: its transpose is a slice) or, plain, a
+        // reduce-scatter in the backward: one or two of each
+        boolean sequenceParallel = psumModel == 0 && scatterModel >= 1 && scatterModel <= 2 && gatherModel >= 1
+                && gatherModel <= 2;
         return allReduce || sequenceParallel ? null : "over 'model' it runs " + psumModel + " psum(s) of Y's rows, "
                 + scatterModel + " reduce-scatter(s) and " + gatherModel + " all-gather(s); expected one psum of"
-                + " Y's rows (or one reduce-scatter and one all-gather)";
+                + " Y's rows (or, sequence-parallel, one or two reduce-scatters and one or two all-gathers of its rows)";
     }
+
 
     /**
      * One SGD step of relu(X·W1)·W2 on the loss mean over rows of ‖Y − T‖², in double on the whole arrays;

@@ -10,11 +10,13 @@ import dev.shardlings.grader.judge.GradingFailure;
 import dev.shardlings.grader.judge.GradingFailure.Kind;
 import dev.shardlings.spmd.Collectives;
 import dev.shardlings.spmd.ShardMap;
+import dev.shardlings.spmd.ShardedArray;
 import dev.shardlings.spmd.Tiling;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
 
 import java.util.List;
+import java.util.Random;
 
 import static dev.shardlings.sharding.PartitionSpec.P;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -29,13 +31,18 @@ class FsdpTpWrongImplementationsTest {
 
     private static final FsdpTpCase CASE = new FsdpTpCase(2, 2, 2, 3, 2, 7101);
 
+    /** Meshes of every shape, rows a multiple of 'model' as the generator makes them. */
+    private static final List<FsdpTpCase> MESHES = List.of(new FsdpTpCase(2, 4, 4, 3, 2, 711),
+            new FsdpTpCase(4, 2, 2, 2, 3, 712), new FsdpTpCase(1, 1, 2, 3, 4, 713), new FsdpTpCase(16, 1, 3, 3, 3, 9),
+            new FsdpTpCase(1, 16, 16, 3, 3, 9), new FsdpTpCase(4, 4, 4, 1, 1, 5), CASE);
+
     @Test
     void thePartIsInChapter7sTable() {
         assertTrue(Chapter7Checks.PARTS.containsAll(FsdpTpChecks.PARTS));
     }
 
     private static GradingFailure rejected(Kind kind, Executable check) {
-        GradingFailure f = assertThrows(GradingFailure.class, check);
+        GradingFailure f = Pinned.record(assertThrows(GradingFailure.class, check));
         assertEquals(kind, f.kind(), () -> "rejected for another reason: " + f.reason() + "\n" + f.getMessage());
         return f;
     }
@@ -153,5 +160,108 @@ class FsdpTpWrongImplementationsTest {
         }, x.mesh(), List.of(P("data", null), P("data", null), P("data", "model"), P("model", "data")),
                 List.of(P("data", "model"), P("model", "data"))).call(List.of(x, t, w1, w2));
         rejected(Kind.WRONG_VALUES, () -> FsdpTpChecks.fsdpTpStep(wrongAxis, CASE));
+    }
+    /** The right step never fails, relu′ at an exactly-zero pre-activation included (power-of-two weight scales). */
+    @Test
+    void aRightStepPassesOnHundredsOfRandomCases() {
+        Random r = new Random(7101);
+        for (int i = 0; i < 300; i++) {
+            int data = 1 + r.nextInt(4);
+            int model = 1 + r.nextInt(2);
+            FsdpTpCase c = new FsdpTpCase(data, model, model * (1 + r.nextInt(3)), 1 + r.nextInt(3),
+                    1 + r.nextInt(3), r.nextLong());
+            FsdpTpChecks.fsdpTpStep(Step.RIGHT.program(), c);
+        }
+        // the case the reviewer found: an exactly-zero pre-activation that the old 1/√D scale made ±1e-9 in double
+        FsdpTpChecks.fsdpTpStep(Step.RIGHT.program(), new FsdpTpCase(1, 1, 2, 3, 2, -3622597253628401501L));
+    }
+
+    /**
+     * Correct alternatives: the sequence-parallel variant (Y's rows reduce-scattered over 'model', the loss taken on
+     * each device's rows, or the rows all-gathered back), and jax's usual pmean of the scalar loss over 'data'.
+     */
+    @Test
+    void sequenceParallelAndPmeanOfTheLossPass() {
+        for (int v = 1; v <= 3; v++) {
+            for (FsdpTpCase c : MESHES) {
+                int variant = v;
+                try {
+                    FsdpTpChecks.fsdpTpStep(alternative(v), c);
+                } catch (GradingFailure f) {
+                    throw new AssertionError("variant " + variant + " on " + c + ": " + f.getMessage(), f);
+                }
+            }
+        }
+    }
+
+    private static FsdpTpStep alternative(int v) {
+        return (x, t, w1, w2, lr) -> ShardMap.shardMap(b -> {
+            NDArray xb = b.get(0);
+            NDArray tb = b.get(1);
+            int rows = Collectives.axisSize("data");
+            List<NDArray> grads = Autodiff.<NDArray>gradList(w -> {
+                NDArray part = xb.matmul(Collectives.allGather(w.get(0), "data", 0, Tiling.TILED)).relu()
+                        .matmul(Collectives.allGather(w.get(1), "data", 1, Tiling.TILED));
+                if (v == 1) {
+                    // sequence parallel: each 'model' index keeps its rows of Y and their loss
+                    int me = Collectives.axisIndex("model").intAt();
+                    NDArray ys = Collectives.psumScatter(part, "model", 0, Tiling.TILED);
+                    int n = ys.shape(0);
+                    NDArray ts = tb.slice(0, me * n, (me + 1) * n);
+                    return ys.sub(ts).square().sum().div((float) xb.shape(0) * rows);
+                }
+                if (v == 2) {
+                    // sequence parallel, the rows gathered back before the loss: an invariant all-gather, whose
+                    // transpose is a slice (a plain one would sum 'model' copies of dY in the backward)
+                    NDArray y = Collectives.allGatherInvariant(Collectives.psumScatter(part, "model", 0,
+                            Tiling.TILED), "model", 0, Tiling.TILED);
+                    return y.sub(tb).square().sum(-1).mean().div(rows);
+                }
+                NDArray loss = Collectives.psum(part, "model").sub(tb).square().sum(-1).mean();
+                return Collectives.pmean(loss, "data");
+            }).apply(List.of(b.get(2), b.get(3)));
+            return List.of(b.get(2).sub(grads.get(0).mul(lr)), b.get(3).sub(grads.get(1).mul(lr)));
+        }, x.mesh(), List.of(P("data", null), P("data", null), P("data", "model"), P("model", "data")),
+                List.of(P("data", "model"), P("model", "data"))).call(List.of(x, t, w1, w2));
+    }
+
+    /**
+     * The reviewer's host cheat: values computed with NDArray operations on gathered whole arrays, handed back by
+     * devicePut, and a throwaway shardMap on zeros performing exactly the expected collectives.
+     */
+    static List<ShardedArray> fsdpHost(ShardedArray x, ShardedArray t, ShardedArray w1, ShardedArray w2, float lr) {
+        NDArray xw = x.gather();
+        NDArray tw = t.gather();
+        NDArray w1w = w1.gather();
+        NDArray w2w = w2.gather();
+        int b = xw.shape(0);
+        NDArray pre = xw.matmul(w1w);
+        NDArray h = pre.relu();
+        NDArray dy = h.matmul(w2w).sub(tw).mul(2f / b);
+        NDArray g2 = h.matmul(true, dy, false);
+        NDArray dpre = NDArray.where(pre.greater(0), dy.matmul(false, w2w, true), 0.0);
+        NDArray g1 = xw.matmul(true, dpre, false);
+        ShardMap.shardMap(bl -> {
+            NDArray a = Collectives.allGather(bl.get(2), "data", 0, Tiling.TILED);
+            NDArray c = Collectives.allGather(bl.get(3), "data", 1, Tiling.TILED);
+            Collectives.psum(bl.get(0).mul(0f), "model");
+            Collectives.psumScatter(a.mul(0f), "data", 0, Tiling.TILED);
+            Collectives.psumScatter(c.mul(0f), "data", 1, Tiling.TILED);
+            return List.of(bl.get(2), bl.get(3));
+        }, x.mesh(), List.of(P("data", null), P("data", null), P("data", "model"), P("model", "data")),
+                List.of(P("data", "model"), P("model", "data"))).call(List.of(x, t, w1, w2));
+        return List.of(ShardedArray.devicePut(w1w.sub(g1.mul(lr)), x.mesh(), P("data", "model")),
+                ShardedArray.devicePut(w2w.sub(g2.mul(lr)), x.mesh(), P("model", "data")));
+    }
+
+    @Test
+    void valuesComputedOnTheHostAreRejected() {
+        for (FsdpTpCase c : MESHES) {
+            if (c.data() * c.model() > 1) {
+                GradingFailure f = rejected(Kind.STRUCTURE, () -> FsdpTpChecks.fsdpTpStep(
+                        FsdpTpWrongImplementationsTest::fsdpHost, c));
+                assertEquals("gathers the whole array on the host", f.reason(), f.getMessage());
+            }
+        }
     }
 }
