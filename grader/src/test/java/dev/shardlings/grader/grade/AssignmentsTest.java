@@ -38,7 +38,7 @@ class AssignmentsTest {
 
     @Test
     void mistakesInTheFileAreNamed() {
-        assertMessage("f: 'w': '7.1', 'x' match no part (the parts: 0.1", "{\"w\": [\"7.1\", \"1.*\", \"x\"]}");
+        assertMessage("f: 'w': '9.1', 'x' match no part (the parts: 0.1", "{\"w\": [\"9.1\", \"1.*\", \"x\"]}");
         assertMessage("f: 'problem-1' is already an assignment", "{\"problem-1\": [\"1.*\"]}");
         assertMessage("f: the assignment name 'Week 1' must be", "{\"Week 1\": [\"1.*\"]}");
         assertMessage("f: 'w' must be a non-empty list", "{\"w\": []}");
