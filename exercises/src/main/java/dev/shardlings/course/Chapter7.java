@@ -172,7 +172,8 @@ public final class Chapter7 {
      *
      * <p>Graded: dW (float tolerance) laid out P(), equal to the big-batch gradient; a hand-written shardMap; per
      * device exactly one psum (or pmean) over 'data' per step, of the accumulated gradient f32[D, F]; every matmul
-     * is sized per microbatch ([B/(data·M), D]·[D, F] or [D, B/(data·M)]·[B/(data·M), F]).
+     * is sized per microbatch ([B/(data·M), D]·[D, F] or [D, B/(data·M)]·[B/(data·M), F]); no device allocates an
+     * array larger than f32[D, F], f32[B/(data·M), D] or f32[B/(data·M), F]; the batch is never gathered on the host.
      * Docs: docs/chapter-7.md#part-74a-gradient-accumulation
      */
     public static ShardedArray accumulatedGradient(ShardedArray w, ShardedArray x, ShardedArray t,
@@ -197,7 +198,7 @@ public final class Chapter7 {
      * <p>Graded: W' (float tolerance) laid out P(), mu' and nu' laid out P('data'), equal to one step of Adam on the
      * whole arrays; a hand-written shardMap; per device one psumScatter over 'data' of the gradient f32[D, F], then
      * one allGather over 'data' of its rows of W f32[D/data, F], and no all-reduce; no program hands a device more
-     * than W, its 1/data of mu and nu and its rows of X and T.
+     * than W, its 1/data of mu and nu and its rows of X and T; the batch is never gathered on the host.
      * Docs: docs/chapter-7.md#part-74b-zero-1
      */
     public static List<ShardedArray> zeroAdamStep(ShardedArray w, ShardedArray mu, ShardedArray nu, ShardedArray x,

@@ -53,6 +53,9 @@ public final class ZeroChecks {
                     + " accumulated gradient f32[D, F]", Check.COLLECTIVES, Check.OPERANDS)
             .requires(C7_ACCUMULATED_GRADIENT, "every matmul is sized per microbatch ([B/(data·M), D]·[D, F] or"
                     + " [D, B/(data·M)]·[B/(data·M), F])", Check.MATMULS)
+            .requires(C7_ACCUMULATED_GRADIENT, "no device allocates an array larger than f32[D, F], f32[B/(data·M),"
+                    + " D] or f32[B/(data·M), F]", Check.DEVICE_MEMORY)
+            .requires(C7_ACCUMULATED_GRADIENT, "the batch is never gathered on the host", Check.HOST_MEMORY)
             .graded(property("meshesMicrobatchesAndShapes", 25, "7004", AccumulationCase::cases), List.of(
                     example("eightDevicesFourMicrobatches", new AccumulationCase(8, 4, 2, 3, 2, 741)),
                     example("oneMicrobatch", new AccumulationCase(4, 1, 3, 2, 3, 742)),
@@ -79,6 +82,7 @@ public final class ZeroChecks {
                     Check.OPERANDS)
             .requires(C7_ZERO_ADAM_STEP, "no program hands a device more than W, its 1/data of mu and nu and its"
                     + " rows of X and T", Check.DEVICE_MEMORY)
+            .requires(C7_ZERO_ADAM_STEP, "the batch is never gathered on the host", Check.HOST_MEMORY)
             .graded(property("meshesShapesAndSteps", 25, "7014", ZeroCase::cases), List.of(
                     example("eightDevicesFirstStep", new ZeroCase(8, 2, 1, 3, 1, 744)),
                     example("laterStep", new ZeroCase(4, 3, 2, 2, 3, 745)),
@@ -112,7 +116,8 @@ public final class ZeroChecks {
 
     /**
      * 7.4a: dW (float tolerance) laid out P(); a hand-written shardMap; exactly one psum or pmean over 'data' of
-     * f32[D, F]; every matmul [r, D]·[D, F] or [D, r]·[r, F] with r = B/(data·M).
+     * f32[D, F]; every matmul [r, D]·[D, F] or [D, r]·[r, F] with r = B/(data·M); no device array larger than
+     * f32[D, F], f32[r, D] or f32[r, F]; X and T never gathered on the host.
      */
     public static void accumulatedGradient(Accumulate impl, AccumulationCase c) {
         NDArray w = c.w();
@@ -146,6 +151,14 @@ public final class ZeroChecks {
                 + " microbatch, f32[" + r + ", " + c.d() + "]·[" + c.d() + ", " + c.f() + "] or f32[" + c.d() + ", " + r
                 + "]·[" + r + ", " + c.f() + "]", TraceRules.everyMatmul(m -> m.m() == r && m.k() == c.d()
                 && m.n() == c.f() || m.m() == c.d() && m.k() == r && m.n() == c.f(), "a microbatch's product"));
+        // Activation memory: one microbatch's rows, the weight-sized gradient and accumulator, nothing larger. The
+        // whole local batch at once without a matmul (X[b, D, 1]·W[1, D, F] summed, say) shows here.
+        long largest = 4L * Math.max((long) c.d() * c.f(), (long) r * Math.max(c.d(), c.f()));
+        TraceRules.perDevice(run, "holds more than a microbatch's activations", "no device allocates an array"
+                + " larger than f32[" + c.d() + ", " + c.f() + "], f32[" + r + ", " + c.d() + "] or f32[" + r + ", "
+                + c.f() + "], " + largest + " bytes", TraceRules.largestArrayBelow(largest + 1, "larger than the"
+                + " gradient or one microbatch's rows: take the rows r at a time"));
+        Checks.noHostGather(run, wholeBatchBytes(c.batch(), c.d(), c.f()), c.devices());
     }
 
     /** Adam's decay rates and epsilon, optax's defaults. */
@@ -160,9 +173,16 @@ public final class ZeroChecks {
     static final Tolerance ADAM_TOLERANCE = new Tolerance(1e-5, 1e-6);
 
     /**
+     * nu' = b2·nu + (1 − b2)·g²: its gradient term is 1e-3·g², often below 1e-6, so nu' is compared relative to its
+     * own size (float32 rounding of its two terms is below 1e-6 of it) with an absolute floor far below any g² term
+     * that matters: the error a float32 gradient brings, (1 − b2)·2|g|·δg, stays under 1e-9.
+     */
+    static final Tolerance NU_TOLERANCE = new Tolerance(1e-6, 1e-9);
+
+    /**
      * 7.4b: W' (float tolerance) laid out P(), mu' and nu' laid out P('data'); a hand-written shardMap; exactly one
      * psumScatter of f32[D, F] then one allGather of f32[D/data, F], both over 'data'; no program hands a device more
-     * than W, its rows of mu and nu and its rows of X and T.
+     * than W, its rows of mu and nu and its rows of X and T; X and T never gathered on the host.
      */
     public static void zeroAdamStep(Zero impl, ZeroCase c) {
         NDArray w = c.w();
@@ -190,7 +210,9 @@ public final class ZeroChecks {
                 List.of(new Checks.Mistake("Adam without bias correction", uncorrected[0], "divide mu' by"
                         + " 1 − b1^t and nu' by 1 − b2^t before the update, t the step number")));
         Checks.shardedResult(part(run, 1), inputs, right[1], P("data"), ADAM_TOLERANCE, Reports.picture(mus));
-        Checks.shardedResult(part(run, 2), inputs, right[2], P("data"), ADAM_TOLERANCE, Reports.picture(nus));
+        Checks.shardedResult(part(run, 2), inputs, right[2], P("data"), NU_TOLERANCE, Reports.picture(nus),
+                List.of(new Checks.Mistake("nu' without its gradient term", stale(nu), "nu' = b2·nu + (1 − b2)·g²:"
+                        + " the second moment takes in the square of this step's gradient")));
 
         int n = c.devices();
         TraceRules.perDevice(run, "communicates other than reduce-scatter then all-gather", "every device runs one"
@@ -204,6 +226,26 @@ public final class ZeroChecks {
                 + " device more than W, its 1/" + n + " of mu and nu and its rows of X and T, " + bytes + " bytes",
                 TraceRules.argumentBytesAtMost(bytes, "take mu and nu with in spec P(\"data\"): each device"
                         + " updates only the rows it owns"));
+        Checks.noHostGather(run, wholeBatchBytes(c.devices() * c.rows(), c.d(), c.f()), n);
+    }
+
+    /** b2·nu: the second moment decayed, without this step's (1 − b2)·g². */
+    private static NDArray stale(NDArray nu) {
+        float[] v = nu.toFloatArray();
+        float[] out = new float[v.length];
+        for (int i = 0; i < v.length; i++) {
+            out[i] = (float) (B2 * v[i]);
+        }
+        return NDArray.fromFloats(out, nu.shape());
+    }
+
+    /**
+     * The bytes of the larger of X f32[B, D] and T f32[B, F] whole, the least a host computation of the gradient
+     * gathers, but at least one byte more than f32[D, F]: the judge itself reads blocks of W and of the results on
+     * the host (each at most f32[D, F], or one device's rows of X or T), and those are not gathering.
+     */
+    static long wholeBatchBytes(int batch, int d, int f) {
+        return Math.max(4L * batch * Math.max(d, f), 4L * d * f + 1);
     }
 
     /** The {@code i}th array of a list-valued run, as a run of its own for the value checks. */

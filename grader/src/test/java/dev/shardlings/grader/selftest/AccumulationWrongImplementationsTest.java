@@ -10,6 +10,7 @@ import dev.shardlings.grader.judge.GradingFailure;
 import dev.shardlings.grader.judge.GradingFailure.Kind;
 import dev.shardlings.spmd.Collectives;
 import dev.shardlings.spmd.ShardMap;
+import dev.shardlings.spmd.ShardedArray;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
 
@@ -78,6 +79,90 @@ class AccumulationWrongImplementationsTest {
         for (AccumulationCase c : List.of(CASE, new AccumulationCase(1, 3, 2, 2, 2, 7402),
                 new AccumulationCase(8, 1, 1, 1, 4, 7403), new AccumulationCase(16, 4, 3, 6, 6, 7404))) {
             ZeroChecks.accumulatedGradient(program(Mode.RIGHT), c);
+        }
+    }
+
+    /** Right programs written other ways: pmean, 1/B before the psum, 1/B after the shardMap, a list summed last. */
+    private static Accumulate alternative(int way) {
+        return (w, x, t, microbatches) -> {
+            ShardedArray out = ShardMap.shardMap(b -> {
+                NDArray wb = b.get(0);
+                NDArray xb = b.get(1);
+                int n = Collectives.axisSize("data");
+                int r = xb.shape(0) / microbatches;
+                List<NDArray> parts = new java.util.ArrayList<>();
+                for (int m = 0; m < microbatches; m++) {
+                    NDArray xm = xb.slice(0, m * r, (m + 1) * r);
+                    NDArray y = xm.matmul(wb).relu();
+                    NDArray dz = NDArray.where(y.greater(0), y.sub(b.get(2).slice(0, m * r, (m + 1) * r)), 0.0);
+                    parts.add(xm.matmul(true, dz, false));
+                }
+                NDArray g = parts.get(0);
+                for (int m = 1; m < parts.size(); m++) {
+                    g = g.add(parts.get(m));
+                }
+                return List.of(switch (way) {
+                    case 0 -> Collectives.pmean(g.mul(1f / xb.shape(0)), "data");
+                    case 1 -> Collectives.psum(g.mul(1f / (n * xb.shape(0))), "data");
+                    default -> Collectives.psum(g, "data");
+                });
+            }, w.mesh(), List.of(P(), P("data"), P("data")), List.of(P())).call(w, x, t).get(0);
+            return way == 2 ? out.mul(1.0 / x.shape()[0]) : out;
+        };
+    }
+
+    @Test
+    void pmeanAndScalingBeforeOrAfterTheReductionAreAccepted() {
+        for (AccumulationCase c : List.of(CASE, new AccumulationCase(2, 1, 1, 6, 6, 7405),
+                new AccumulationCase(16, 4, 3, 6, 6, 7404), new AccumulationCase(3, 2, 1, 1, 1, 7406))) {
+            for (int way = 0; way < 3; way++) {
+                ZeroChecks.accumulatedGradient(alternative(way), c);
+            }
+        }
+    }
+
+    /** Reviewer's cheat: the gradient computed on the host, a psum of it run only to show in the trace. */
+    private static ShardedArray onTheHost(ShardedArray w, ShardedArray x, ShardedArray t, int microbatches) {
+        NDArray wh = w.gather();
+        NDArray xh = x.gather();
+        NDArray th = t.gather();
+        NDArray y = xh.matmul(wh).relu();
+        NDArray g = xh.matmul(true, NDArray.where(y.greater(0), y.sub(th), 0.0), false).mul(1f / xh.shape(0));
+        ShardedArray gs = ShardedArray.devicePut(g.mul(1f / w.mesh().size()), w.mesh(), P());
+        return ShardMap.shardMap(b -> List.of(Collectives.psum(b.get(0), "data")), w.mesh(), List.of(P()),
+                List.of(P())).call(gs).get(0);
+    }
+
+    @Test
+    void aGradientComputedOnTheHostIsNotAccumulation() {
+        GradingFailure f = rejected(Kind.STRUCTURE, () -> ZeroChecks.accumulatedGradient(
+                AccumulationWrongImplementationsTest::onTheHost, CASE));
+        assertEquals("gathers the whole array on the host", f.reason());
+    }
+
+    /** Reviewer's cheat: the whole local batch at once, by broadcasting instead of a matmul, then one psum. */
+    private static ShardedArray broadcast(ShardedArray w, ShardedArray x, ShardedArray t, int microbatches) {
+        return ShardMap.shardMap(b -> {
+            NDArray wb = b.get(0);
+            NDArray xb = b.get(1);
+            int bl = xb.shape(0);
+            int d = wb.shape(0);
+            int f = wb.shape(1);
+            NDArray y = xb.reshape(bl, d, 1).mul(wb.reshape(1, d, f)).sum(1).relu();
+            NDArray dz = NDArray.where(y.greater(0), y.sub(b.get(2)), 0.0);
+            NDArray g = xb.reshape(bl, d, 1).mul(dz.reshape(bl, 1, f)).sum(0);
+            return List.of(Collectives.psum(g, "data").mul(1f / (Collectives.axisSize("data") * bl)));
+        }, w.mesh(), List.of(P(), P("data"), P("data")), List.of(P())).call(w, x, t).get(0);
+    }
+
+    @Test
+    void theWholeBatchByBroadcastingHoldsMoreThanAMicrobatch() {
+        for (AccumulationCase c : List.of(CASE, new AccumulationCase(8, 4, 2, 3, 2, 741),
+                new AccumulationCase(1, 3, 2, 2, 2, 743))) {
+            GradingFailure f = rejected(Kind.STRUCTURE, () -> ZeroChecks.accumulatedGradient(
+                    AccumulationWrongImplementationsTest::broadcast, c));
+            assertTrue(f.reason().startsWith("holds more than a microbatch's activations: it allocates an array of"),
+                    f.reason());
         }
     }
 
