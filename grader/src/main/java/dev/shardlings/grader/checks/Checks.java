@@ -375,6 +375,21 @@ public final class Checks {
                     .noHint()
                     .failure(GradingFailure.Kind.STRUCTURE, "gathers the whole array on the host");
         }
+        // Reading the blocks one at a time on the host never allocates the whole array, but a matmul there is the
+        // part's work done off the devices (a throwaway shardMap can still show the expected collectives).
+        List<TraceEvent.MatmulEvent> host = run.trace().hostEvents().stream()
+                .filter(TraceEvent.MatmulEvent.class::isInstance).map(TraceEvent.MatmulEvent.class::cast).toList();
+        if (!host.isEmpty()) {
+            TraceEvent.MatmulEvent m = host.get(0);
+            throw run.report("computes on the host")
+                    .paragraph("Outside shardMap the code multiplied " + host.size() + " matrix product(s) on the"
+                            + " host, the first f32[" + m.m() + ", " + m.k() + "]·[" + m.k() + ", " + m.n() + "]."
+                            + " Reading each device's block on the host and computing there is gathering the input"
+                            + " piece by piece: multiply inside shardMap, where each device works on its own block.")
+                    .noHint()
+                    .failure(GradingFailure.Kind.STRUCTURE, "computes on the host: " + host.size()
+                            + " matmul(s) outside shardMap");
+        }
     }
 
     /** All global indices where the values differ (row-major order). */

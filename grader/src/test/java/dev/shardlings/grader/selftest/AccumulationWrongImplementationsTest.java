@@ -140,6 +140,34 @@ class AccumulationWrongImplementationsTest {
         assertEquals("gathers the whole array on the host", f.reason());
     }
 
+    /**
+     * Hostile fixture: each device's block read on the host (never the whole batch, so no gather shows), the
+     * gradient summed there block by block, put back replicated, and a throwaway psum of zeros for the trace.
+     */
+    private static ShardedArray blockwiseOnTheHost(ShardedArray w, ShardedArray x, ShardedArray t, int microbatches) {
+        NDArray wh = w.blocks().get(0);
+        List<NDArray> xs = x.blocks();
+        List<NDArray> ts = t.blocks();
+        NDArray g = NDArray.zeros(DType.FLOAT32, wh.shape(0), wh.shape(1));
+        for (int i = 0; i < xs.size(); i++) {
+            NDArray y = xs.get(i).matmul(wh).relu();
+            g = g.add(xs.get(i).matmul(true, NDArray.where(y.greater(0), y.sub(ts.get(i)), 0.0), false));
+        }
+        ShardedArray gs = ShardedArray.devicePut(g.mul(1f / x.shape()[0]), w.mesh(), P());
+        ShardedArray zeros = ShardedArray.devicePut(NDArray.zeros(DType.FLOAT32, wh.shape(0), wh.shape(1)),
+                w.mesh(), P());
+        ShardedArray none = ShardMap.shardMap(b -> List.of(Collectives.psum(b.get(0), "data")), w.mesh(),
+                List.of(P()), List.of(P())).call(zeros).get(0);
+        return gs.add(none);
+    }
+
+    @Test
+    void aGradientComputedOnTheHostBlockByBlockIsNotAccumulation() {
+        GradingFailure f = rejected(Kind.STRUCTURE, () -> ZeroChecks.accumulatedGradient(
+                AccumulationWrongImplementationsTest::blockwiseOnTheHost, CASE));
+        assertTrue(f.reason().startsWith("computes on the host:"), f.reason());
+    }
+
     /** Reviewer's cheat: the whole local batch at once, by broadcasting instead of a matmul, then one psum. */
     private static ShardedArray broadcast(ShardedArray w, ShardedArray x, ShardedArray t, int microbatches) {
         return ShardMap.shardMap(b -> {

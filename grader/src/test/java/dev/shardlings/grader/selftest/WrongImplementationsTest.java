@@ -35,6 +35,25 @@ class WrongImplementationsTest {
         return f;
     }
 
+    /**
+     * Hostile fixture: each block's mean taken on the host (never the whole array, so no gather shows), put back as
+     * device blocks, and a throwaway shardMap with no collective run for the trace.
+     */
+    private static ShardedArray blockMeansOnTheHost(ShardedArray a) {
+        java.util.List<NDArray> means = a.blocks().stream().map(b -> b.mean(KeepDims.KEEP)).toList();
+        int[] shape = {a.mesh().axisSize("X"), a.mesh().axisSize("Y")};
+        ShardedArray out = ShardedArray.fromDeviceBlocks(dev.shardlings.sharding.NamedSharding.of(a.mesh(),
+                P("X", "Y")), shape, means);
+        return shardMap(b -> b, a.mesh(), P("X", "Y"), P("X", "Y")).apply(out);
+    }
+
+    @Test
+    void blockMeansTakenOnTheHostAreNotShardMap() {
+        GradingFailure f = rejected(Kind.STRUCTURE, () -> Problem1Checks.perShardMean(
+                WrongImplementationsTest::blockMeansOnTheHost, TWO_BY_TWO));
+        assertTrue(f.reason().startsWith("computes on the host:"), f.reason());
+    }
+
     @Test
     void rollOfTheWholeArrayInJitMakesTheCompilerCommunicate() {
         Problem1Case c = new Problem1Case(2, 1, 3, 2, 5, 1, DType.FLOAT32);
