@@ -7,7 +7,8 @@ import java.util.List;
  * plus the work done on the calling (host) thread outside shardMap.
  *
  * @param shardMaps            the shardMap calls, in the order they finished
- * @param hostEvents           matmuls done on the host thread outside shardMap
+ * @param hostEvents           matmuls and arithmetic (elementwise, reductions) done on the host thread outside
+ *                             shardMap
  * @param hostLargestAllocation bytes of the largest array allocated on the host thread outside shardMap
  * @param resultPrograms       for each array the recorded code returned (a list's elements in order, or the value
  *                             itself), the index in {@code shardMaps} of the program whose events made it, or

@@ -121,7 +121,26 @@ public final class Tracing {
         @Override
         public long op(dev.shardlings.array.LocalOp op, DType dtype, int[] shape, long[] inputs, long flops,
                        long bytes) {
-            return Ids.next();
+            long id = Ids.next();
+            // Arithmetic on the host is kept (data movement and creation are not: devicePut and block reads do
+            // them), so a grader can tell work done on the host from work done on the devices.
+            dev.shardlings.array.OpKind kind = op.kind();
+            if (kind == dev.shardlings.array.OpKind.ELEMENTWISE || kind == dev.shardlings.array.OpKind.REDUCTION
+                    || kind == dev.shardlings.array.OpKind.ADD_N) {
+                List<Integer> dims = new ArrayList<>();
+                for (int d : shape) {
+                    dims.add(d);
+                }
+                List<Long> in = new ArrayList<>();
+                for (long i : inputs) {
+                    in.add(i);
+                }
+                TraceEvent e = new TraceEvent.LocalOpEvent(op, dtype, dims, flops, bytes, id, in);
+                for (Recorder r = this; r != null; r = r.parent) {
+                    r.hostEvents.add(e);
+                }
+            }
+            return id;
         }
 
         Trace toTrace() {

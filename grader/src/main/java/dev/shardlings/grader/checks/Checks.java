@@ -390,6 +390,23 @@ public final class Checks {
                     .failure(GradingFailure.Kind.STRUCTURE, "computes on the host: " + host.size()
                             + " matmul(s) outside shardMap");
         }
+        // Arithmetic on the host over a block's worth of elements: a block read and reduced there, say.
+        long block = Math.max(1, wholeBytes / (4L * Math.max(1, devices)));
+        List<TraceEvent.LocalOpEvent> work = run.trace().hostEvents().stream()
+                .filter(TraceEvent.LocalOpEvent.class::isInstance).map(TraceEvent.LocalOpEvent.class::cast)
+                .filter(e -> e.flops() >= block).toList();
+        if (!work.isEmpty()) {
+            TraceEvent.LocalOpEvent e = work.get(0);
+            throw run.report("computes on the host")
+                    .paragraph("Outside shardMap the code ran " + work.size() + " arithmetic operation(s) on the"
+                            + " host over a block's worth of elements or more (" + block + "), the first "
+                            + e.name() + " giving " + e.dtype().jaxName() + e.shape() + " (" + e.flops() + " FLOPs)."
+                            + " Reading each device's block on the host and computing there is gathering the input"
+                            + " piece by piece: compute inside shardMap, where each device works on its own block.")
+                    .noHint()
+                    .failure(GradingFailure.Kind.STRUCTURE, "computes on the host: " + e.name() + " of "
+                            + e.flops() + " FLOPs outside shardMap");
+        }
     }
 
     /** All global indices where the values differ (row-major order). */
