@@ -51,4 +51,20 @@ final class OsProbes {
         }
         return false;
     }
+
+    /** The resident memory of a process in bytes (VmRSS in /proc/PID/status), or -1 where it cannot be read. */
+    static long residentBytes(long pid) {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "status"))) {
+                if (line.startsWith("VmRSS:")) {
+                    String[] f = line.substring(6).trim().split("\\s+");
+                    long kb = Long.parseLong(f[0]);
+                    return f.length > 1 && f[1].equalsIgnoreCase("kB") ? kb << 10 : -1;
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // not Linux, or the process is gone
+        }
+        return -1;
+    }
 }

@@ -423,7 +423,7 @@ public final class Sandbox implements AutoCloseable {
             boolean budget = partDeadline - now <= limit.toNanos();
             Duration d = budget ? config.partBudget() : limit;
             throw kill(budget ? FailureKind.PART_TIMEOUT : FailureKind.CALL_TIMEOUT, "ran longer than "
-                    + d.toSeconds() + " s" + (budget ? " in all" : ""), d);
+                    + d.toSeconds() + " s" + (budget ? " in all" : "") + memoryNote(), d);
         }
         if (got == END) {
             return awaitDeath();
@@ -466,6 +466,41 @@ public final class Sandbox implements AutoCloseable {
                     output.text(), null));
         }
         return reply;
+    }
+
+    /**
+     * When a call runs out of time with the sandbox's memory near its heap limit, says so: filling the heap touches
+     * every page of it, and where fresh memory is slow to hand out (a virtual machine whose host lends pages lazily:
+     * the CI machine took over 10 s for 256 MB) an allocation without end reaches the time limit before the
+     * {@code OutOfMemoryError}. Empty when the memory is not known (no /proc) or not near the limit.
+     */
+    private String memoryNote() {
+        long heap = heapBytes(config.heap());
+        long resident = process == null ? -1 : OsProbes.residentBytes(process.pid());
+        if (heap <= 0 || resident < heap * 9 / 10) {
+            return "";
+        }
+        return " (its memory had grown to " + (resident >> 20) + " MB, near the heap's limit of " + config.heap()
+                + ": is something allocating without end?)";
+    }
+
+    /** Bytes in a JVM heap size such as {@code "256m"} or {@code "2g"}; -1 when it is not one. */
+    static long heapBytes(String size) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?i)(\\d+)([kmg]?)").matcher(size.strip());
+        if (!m.matches()) {
+            return -1;
+        }
+        int shift = switch (m.group(2).toLowerCase(java.util.Locale.ROOT)) {
+            case "k" -> 10;
+            case "m" -> 20;
+            case "g" -> 30;
+            default -> 0;
+        };
+        try {
+            return Math.multiplyExact(Long.parseLong(m.group(1)), 1L << shift);
+        } catch (ArithmeticException | NumberFormatException e) {
+            return -1;
+        }
     }
 
     /** Waits for the boot's marker (or the end of its standard error); false after {@link #BOOT_LIMIT}. */

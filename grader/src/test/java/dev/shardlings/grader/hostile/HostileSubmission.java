@@ -28,10 +28,17 @@ public final class HostileSubmission {
         HALT("0.2", "matmulGatherA", "Runtime.getRuntime().halt(4);"),
         /** 0.3: a loop that never ends. */
         ENDLESS("0.3", "matmulPsum", "while (System.nanoTime() > 0) { Thread.onSpinWait(); }"),
-        /** 0.4: all the memory there is. */
+        /**
+         * 0.4: all the memory there is, in blocks of 512 MB: each larger than the graded heap (256m), so the heap's
+         * limit ends it at the first block. A fill in small blocks ends the same way (OutOfMemoryError, exit 3) but
+         * only after every page of the heap was touched, which took over 10 s on the CI machine (a virtual machine
+         * whose host hands out fresh pages slowly): there it was a time-out (see Sandbox's memory note). Without
+         * the limit the blocks would fit and fill the machine, and the part would time out: the reason checked
+         * below catches that too.
+         */
         OUT_OF_MEMORY("0.4", "matmulReduceScatterAllGather",
                 "java.util.List<long[]> hog = new java.util.ArrayList<>();"
-                        + " while (hog.size() >= 0) { hog.add(new long[1 << 20]); }"),
+                        + " while (hog.size() >= 0) { hog.add(new long[1 << 26]); }"),
         /** 0.5: a thread that never stops, named like a thread of the JDK's common pool. */
         DISGUISED_THREAD("0.5", "matmulSameAxisGatherB",
                 "if (System.getProperty(\"hostile.thread\") == null) { System.setProperty(\"hostile.thread\", \"1\");"

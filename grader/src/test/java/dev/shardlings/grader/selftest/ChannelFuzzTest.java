@@ -144,6 +144,31 @@ class ChannelFuzzTest {
         }
     }
 
+    /**
+     * A call that times out with the sandbox's memory near its heap limit says so (the CI machine's slow fresh
+     * pages turned an allocation without end into a time-out); a silent sandbox far below its limit does not.
+     */
+    @net.jqwik.api.Example
+    void aTimeOutNearTheHeapLimitNamesTheMemory() throws IOException {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        List<String> fake = List.of(java, "-Xmx256m", "-XX:TieredStopAtLevel=1", "-cp",
+                System.getProperty("java.class.path"), FakeSandbox.class.getName());
+        for (String heap : List.of("48m", "2g")) {
+            try (Sandbox s = SandboxSeam.withCommand(new Sandbox.Config(course, heap, PART_BUDGET, false), fake)) {
+                s.beginPart();
+                try {
+                    Sandbox.SandboxFailure f = assertThrows(Sandbox.SandboxFailure.class,
+                            () -> s.call(request("hoard", 1), Duration.ofSeconds(3)));
+                    assertEquals(Sandbox.FailureKind.CALL_TIMEOUT, f.kind(), f.getMessage());
+                    assertEquals(heap.equals("48m"), f.getMessage().contains("near the heap's limit of " + heap),
+                            f.getMessage());
+                } finally {
+                    s.endPart();
+                }
+            }
+        }
+    }
+
     @Property(tries = 500, seed = "1602")
     void decodingRandomBytesOnlyEverFailsWithAProtocolException(@ForAll("bytes") byte[] bytes) {
         for (int shift = 0; shift < 2; shift++) {

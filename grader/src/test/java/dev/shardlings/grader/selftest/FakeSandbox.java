@@ -19,6 +19,8 @@ import java.util.Random;
  */
 public final class FakeSandbox {
 
+    private static final java.util.List<byte[]> HOARD = new java.util.ArrayList<>();
+
     private FakeSandbox() {
     }
 
@@ -97,6 +99,13 @@ public final class FakeSandbox {
                     Wire.writeFrame(out, bytes.toByteArray());
                 }
                 case "silent" -> {
+                }
+                case "hoard" -> { // 48 MB held and written, then no reply: memory that grows, then a time-out
+                    for (int i = 0; i < 48; i++) {
+                        byte[] b = new byte[1 << 20];
+                        java.util.Arrays.fill(b, (byte) 1);
+                        HOARD.add(b);
+                    }
                 }
                 case "exit" -> Runtime.getRuntime().halt(7);
                 default -> throw new IllegalArgumentException(script);
