@@ -66,7 +66,7 @@ public final class Tour08Pipeline {
     }
 
     /** (i mod period − shift) / divisor for i = 0, 1, …, as float32 of the given shape (numpy's arange pattern). */
-    private static NDArray pattern(int n, int period, int shift, int divisor, int... shape) {
+    static NDArray pattern(int n, int period, int shift, int divisor, int... shape) {
         float[] v = new float[n];
         for (int i = 0; i < n; i++) {
             v[i] = (float) (i % period - shift) / divisor;
@@ -74,7 +74,7 @@ public final class Tour08Pipeline {
         return NDArray.fromFloats(v, shape);
     }
 
-    private static String shape(int[] s) {
+    static String shape(int[] s) {
         StringBuilder sb = new StringBuilder("(");
         for (int i = 0; i < s.length; i++) {
             sb.append(i > 0 ? ", " : "").append(s[i]);
