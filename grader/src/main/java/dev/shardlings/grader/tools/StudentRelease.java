@@ -39,8 +39,9 @@ import java.util.stream.Stream;
  * instructor's packaging; the Classroom workflow is put where GitHub reads it, {@code .github/workflows/});
  * {@code DEVELOPERS.md} and {@code .ci/} (the instructor's repository and its tools); {@code docs/performance/}
  * (benchmark reports of the solutions); the framework's {@code JitTest} (it jits a mixture-of-experts program
- * equal to part 2.2's answer) and {@code Tour07Training} with its transcript (it lays out the training step as
- * parts 6.2 … 6.5 ask). The instructor's pages ({@link #INSTRUCTOR_PAGES}) are replaced by a page that says so,
+ * equal to part 2.2's answer) and the tours that hold a part's answer ({@link #ANSWER_TOURS}), with their
+ * transcripts and JAX scripts: Tour 7 lays out the training step as parts 6.2 … 6.5 ask, Tours 9, 10 and 11 write
+ * the programs of parts 7.1, 7.3 and 7.4. The instructor's pages ({@link #INSTRUCTOR_PAGES}) are replaced by a page that says so,
  * and every block of a docs page between {@code <!-- instructor-only -->} and {@code <!-- /instructor-only -->}
  * is dropped. The release is checked before it is written out as done: no file of it is a solution's, the course
  * files are the stubs, the root pom names no solutions module, and nothing instructor-only is in it.
@@ -56,7 +57,20 @@ public final class StudentRelease implements Callable<Integer> {
             "framework/src/test/java/dev/shardlings/jit/JitTest.java",
             "docs/src/main/java/dev/shardlings/tours/Tour07Training.java",
             "docs/src/test/resources/tours/Tour07Training.txt",
-            "docs/src/test/resources/jax-checks/seed001_explicit.py");
+            "docs/src/test/resources/jax-checks/seed001_explicit.py",
+            "docs/src/main/java/dev/shardlings/tours/Tour09FsdpTp.java",
+            "docs/src/test/resources/tours/Tour09FsdpTp.txt",
+            "docs/src/test/resources/jax-checks/tour09_fsdp_tp.py",
+            "docs/src/main/java/dev/shardlings/tours/Tour10RingAttention.java",
+            "docs/src/test/resources/tours/Tour10RingAttention.txt",
+            "docs/src/test/resources/jax-checks/tour10_ring_attention.py",
+            "docs/src/main/java/dev/shardlings/tours/Tour11Zero.java",
+            "docs/src/test/resources/tours/Tour11Zero.txt",
+            "docs/src/test/resources/jax-checks/tour11_zero.py");
+
+    /** The tours left out of a release because each writes a graded part's program; its ToursTest skips them. */
+    public static final List<String> ANSWER_TOURS = List.of("Tour07Training", "Tour09FsdpTp", "Tour10RingAttention",
+            "Tour11Zero");
 
     /** Pages for instructors: a release has a page in their place that says so (links to them still resolve). */
     public static final List<String> INSTRUCTOR_PAGES = List.of("docs/classroom.md", "docs/grading-integrity.md",
@@ -191,10 +205,12 @@ public final class StudentRelease implements Callable<Integer> {
         rewrite(to.resolve("grader/pom.xml"), "<grader.stubs.dir>${project.basedir}/../exercises/src/main/java/dev/"
                 + "shardlings/course</grader.stubs.dir>", "<grader.stubs.dir>${project.basedir}/src/stubs</grader.stubs.dir>");
         Files.writeString(to.resolve("README.md"), resource("release/README.md"));
-        // Tour 7 is left out: its test no longer runs it.
+        // The answer tours are left out: their test no longer runs them.
         Path tours = to.resolve("docs/src/test/java/dev/shardlings/docs/ToursTest.java");
         if (Files.isRegularFile(tours)) {
-            rewrite(tours, ", \"Tour07Training\"", "");
+            for (String tour : ANSWER_TOURS) {
+                rewrite(tours, ", \"" + tour + "\"", "");
+            }
         }
         for (String page : INSTRUCTOR_PAGES) {
             Path p = to.resolve(page);
