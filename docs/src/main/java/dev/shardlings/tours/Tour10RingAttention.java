@@ -19,8 +19,9 @@ import static dev.shardlings.sharding.PartitionSpec.P;
  * query row after each block it folds in (against the row's max and sum taken at once), and the ring's output,
  * plain and causal, against attention computed on the whole arrays (JAX's {@code jax.nn.dot_product_attention}).
  * The ring is written here, in the tour, as a shardMap of ppermutes; the causal mask compares positions in the
- * whole sequence, so a block wholly in a query's future adds exp(−inf) = 0. JAX 0.10.2 prints the same lines for
- * the same program (docs/src/test/resources/jax-checks/tour10_ring_attention.py). Run:
+ * whole sequence, so a block wholly in a query's future adds exp(−inf) = 0. The outputs are printed to 5 decimals
+ * (O·10^5 as integers): XLA's exp and Java's differ in the last bit. JAX 0.10.2 prints the same lines for the same
+ * program (docs/src/test/resources/jax-checks/tour10_ring_attention.py). Run:
  * {@code mvn -q -pl docs exec:exec -Dtour=Tour10RingAttention}.
  */
 public final class Tour10RingAttention {
@@ -78,7 +79,7 @@ public final class Tour10RingAttention {
             System.out.println((causal ? "causal ring attention " : "ring attention ") + o.spec()
                     + ", O · 10^5 rounded to integers:");
             NDArray out = o.gather();
-            System.out.println(round5(out));
+            System.out.println(toFiveDecimals(out));
             System.out.println("equal to jax.nn.dot_product_attention" + (causal ? " with is_causal=True" : "") + ": "
                     + (out.allclose(attention(q, k, v, causal), 1e-6, 1e-6) ? "True" : "False"));
         }
@@ -131,7 +132,7 @@ public final class Tour10RingAttention {
      * none occurs in this tour). The outputs pass through exp, whose last bit differs between XLA's CPU kernel and
      * Java's, so the tour prints them to 5 decimals; as integers, since dividing by 10^5 again would round anew.
      */
-    private static NDArray round5(NDArray x) {
+    private static NDArray toFiveDecimals(NDArray x) {
         return x.mul(1e5f).add(0.5f).floorDiv(1f).astype(DType.INT32);
     }
 
