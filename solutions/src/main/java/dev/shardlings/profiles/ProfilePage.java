@@ -58,7 +58,9 @@ final class ProfilePage {
             new Comparison("all-reduce-matmul", List.of("collective-4-tiles", "bidirectional"), true),
             new Comparison("reduce-scatter-matmul", List.of("collective", "bidirectional"), true),
             new Comparison("transformer-block", List.of("jit", "naive", "collective"), true),
-            new Comparison("seed-001-mlp-step", List.of("8-way-data-parallel", "4x2-data-tensor-parallel"), false));
+            new Comparison("seed-001-mlp-step", List.of("8-way-data-parallel", "4x2-data-tensor-parallel"), false),
+            // the same bubble: 1F1B saves activation memory, not time
+            new Comparison("pipeline", List.of("gpipe", "1f1b"), false));
 
     /**
      * The commit the page was made from and when.
@@ -208,7 +210,7 @@ final class ProfilePage {
                 + " modelled time. Where the course teaches the variants in an order (each one meant to improve on"
                 + " the one before), a variant that is slower than one before it is flagged in red, with how much"
                 + " slower: there the \"better\" variant loses on that chip at these sizes. Seed 001's two layouts"
-                + " are alternatives, not an order.</p>\n"
+                + " and chapter 7's two pipeline schedules are alternatives, not an order.</p>\n"
                 + "<div class=\"scroll\"><table><tr><th>problem</th><th>variants compared</th>");
         for (HardwareModel m : models) {
             sb.append("<th>").append(esc(m.name())).append("</th>");

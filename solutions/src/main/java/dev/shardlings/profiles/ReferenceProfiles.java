@@ -20,6 +20,7 @@ import dev.shardlings.cost.PerfettoTrace;
 import dev.shardlings.cost.Timeline;
 import dev.shardlings.cost.TimelineSvg;
 import dev.shardlings.course.Chapter0;
+import dev.shardlings.course.Chapter7;
 import dev.shardlings.course.Problem1;
 import dev.shardlings.course.Problem2;
 import dev.shardlings.course.Problem3;
@@ -284,6 +285,53 @@ public final class ReferenceProfiles {
         ps.add(new Program("problem-1", "1.2a-roll-within-shards", "1.2a", "int32[512, 8] on X = 4, Y = 2, shift 5",
                 ModelDtype.INT32, () -> Problem1.rollWithinShards(x1.get(), 5)));
         ps.addAll(training());
+        ps.addAll(chapter7());
+        return ps;
+    }
+
+    /**
+     * Chapter 7's solutions in bfloat16 on TPU-sized pieces: 7.1, 7.2 and 7.3 at their performance parts' sizes
+     * (their modelled times are the references of 7.1p, 7.2bp and 7.3p), 7.4's two data-parallel steps on one
+     * weight of 512 × 512 and 512 rows per device.
+     */
+    static List<Program> chapter7() {
+        ModelDtype bf16 = ModelDtype.BFLOAT16;
+        List<Program> ps = new ArrayList<>();
+        Mesh dm = Mesh.makeMesh(new int[]{4, 4}, new String[]{"data", "model"}, AxisType.AUTO, AxisType.AUTO);
+        ps.add(new Program("fsdp-tp-step", "4x4-data-model", "7.1", "B, D, F = 512, 512, 2048 on data = 4,"
+                + " model = 4", bf16, () -> Chapter7.fsdpTpStep(put(512, 512, dm, P("data", null)),
+                put(512, 512, dm, P("data", null)), put(512, 2048, dm, P("data", "model")),
+                put(2048, 512, dm, P("model", "data")), 0.05f)));
+
+        // 4 stages of 2 layers of D = 256, M = 8 microbatches of b = 32 rows
+        Mesh stages = Mesh.makeMesh(new int[]{4}, new String[]{"stage"}, AxisType.AUTO);
+        String pipe = "L = 8 layers of D = 256, M = 8 microbatches of b = 32 rows on stage = 4";
+        Supplier<ShardedArray> layers = () -> ShardedArray.devicePut(NDArray.zeros(DType.FLOAT32, 8, 256, 256),
+                stages, P("stage"));
+        Supplier<ShardedArray> micro = () -> ShardedArray.devicePut(NDArray.zeros(DType.FLOAT32, 8, 32, 256),
+                stages, P());
+        ps.add(new Program("pipeline", "gpipe", "7.2a", pipe, bf16,
+                () -> Chapter7.gpipe(layers.get(), micro.get(), micro.get())));
+        ps.add(new Program("pipeline", "1f1b", "7.2b", pipe, bf16,
+                () -> Chapter7.oneFOneB(layers.get(), micro.get(), micro.get())));
+
+        Mesh seq = Mesh.makeMesh(new int[]{8}, new String[]{"seq"}, AxisType.AUTO);
+        String ring = "Q, K, V [2048, 128] on seq = 8";
+        Supplier<ShardedArray> qkv = () -> put(2048, 128, seq, P("seq"));
+        ps.add(new Program("ring-attention", "plain", "7.3", ring, bf16,
+                () -> Chapter7.ringAttention(qkv.get(), qkv.get(), qkv.get())));
+        ps.add(new Program("ring-attention", "causal", "7.3", ring, bf16,
+                () -> Chapter7.causalRingAttention(qkv.get(), qkv.get(), qkv.get())));
+
+        Mesh data = Mesh.makeMesh(new int[]{8}, new String[]{"data"}, AxisType.AUTO);
+        String dp = "W [512, 512], B = 4096 on data = 8";
+        Supplier<ShardedArray> w = () -> put(512, 512, data, P());
+        Supplier<ShardedArray> rows = () -> put(4096, 512, data, P("data"));
+        ps.add(new Program("data-parallel-step", "accumulation-4-microbatches", "7.4a", dp + ", 4 microbatches of"
+                + " 128 rows", bf16, () -> Chapter7.accumulatedGradient(w.get(), rows.get(), rows.get(), 4)));
+        Supplier<ShardedArray> moment = () -> put(512, 512, data, P("data"));
+        ps.add(new Program("data-parallel-step", "zero-1-adam", "7.4b", dp + ", Adam step 1", bf16,
+                () -> Chapter7.zeroAdamStep(w.get(), moment.get(), moment.get(), rows.get(), rows.get(), 1, 1e-3f)));
         return ps;
     }
 

@@ -1,11 +1,13 @@
 package dev.shardlings.grader.chapter7;
 
 import dev.shardlings.array.NDArray;
+import dev.shardlings.cost.ModelDtype;
 import dev.shardlings.events.Collective;
 import dev.shardlings.events.DeviceTrace;
 import dev.shardlings.events.TraceEvent.CollectiveEvent;
 import dev.shardlings.grader.checks.Checks;
 import dev.shardlings.grader.checks.Checks.Tolerance;
+import dev.shardlings.grader.checks.ModelledTime;
 import dev.shardlings.grader.checks.TraceRules;
 import dev.shardlings.grader.checks.TraceRules.Rule;
 import dev.shardlings.grader.judge.CaseRun;
@@ -16,6 +18,9 @@ import dev.shardlings.grader.parts.Check;
 import dev.shardlings.grader.parts.CheckLog;
 import dev.shardlings.grader.parts.CourseMethod;
 import dev.shardlings.grader.parts.Part;
+import dev.shardlings.grader.parts.Requirement;
+import dev.shardlings.grader.parts.TimedResult;
+import dev.shardlings.grader.parts.TimedSetting;
 import dev.shardlings.sharding.PartitionSpec;
 import dev.shardlings.spmd.ShardedArray;
 
@@ -39,6 +44,9 @@ public final class FsdpTpChecks {
     public static final CourseMethod<FsdpTpStep> C7_FSDP_TP_STEP = CHAPTER.method("fsdpTpStep", FsdpTpStep.class, List.class,
             ShardedArray.class, ShardedArray.class, ShardedArray.class, ShardedArray.class, float.class);
 
+    /** 7.1's first example, which 7.1p checks before it times anything. */
+    static final FsdpTpCase TWO_BY_FOUR = new FsdpTpCase(2, 4, 4, 3, 2, 711);
+
     /** Part 7.1. */
     public static final Part P7_1 = CHAPTER.part("7.1", "2-D FSDP × tensor parallelism", 3, "FsdpTpStep")
             .calls(C7_FSDP_TP_STEP)
@@ -59,13 +67,35 @@ public final class FsdpTpChecks {
                     + " rows, and no array on a device is larger than one gathered layer", Check.DEVICE_MEMORY)
             .requires(C7_FSDP_TP_STEP, "the weights are never gathered whole on the host", Check.HOST_MEMORY)
             .graded(property("meshesAndShapes", 25, "7001", FsdpTpCase::cases), List.of(
-                    example("twoByFour", new FsdpTpCase(2, 4, 4, 3, 2, 711)),
+                    example("twoByFour", TWO_BY_FOUR),
                     example("fourByTwo", new FsdpTpCase(4, 2, 2, 2, 3, 712)),
                     example("oneDevice", new FsdpTpCase(1, 1, 2, 3, 4, 713))),
                     c -> fsdpTpStep(C7_FSDP_TP_STEP.proxy(), c));
 
-    /** Part 7.1's rows. */
-    public static final List<Part> PARTS = List.of(P7_1);
+    /**
+     * 7.1p's measured run: ('data': 4, 'model': 4), D = 512, F = 4·D = 2048 (an MLP block's shape), B = 512, so
+     * each gather and reduce-scatter moves 384 KiB per device in bfloat16 (8.7 µs on a v5e link, more than the
+     * hop latencies) and each matmul has 128 rows, a whole pass of the MXU; the values are drawn per run.
+     */
+    static final FsdpTpCase PERF_SHAPE = new FsdpTpCase(4, 4, 128, 128, 512, 0);
+
+    /** 7.1p's hardware and dtype: TPU v5e in bfloat16, as the other performance parts of the course. */
+    public static final TimedSetting SETTING_71P = new TimedSetting("tpu-v5e", ModelDtype.BFLOAT16, "mesh ('data':"
+            + " 4, 'model': 4); X, T f32[512, 512], W1 f32[512, 2048], W2 f32[2048, 512]; one step");
+
+    /** Part 7.1p. */
+    public static final Part P7_1P = CHAPTER.part("7.1p", "7.1 modelled time, TPU v5e", 1, "Performance")
+            .calls(C7_FSDP_TP_STEP)
+            .docs(D + "part-71p-modelled-time-tpu-v5e")
+            .hint("at this size the step is bound by its links, and the reference adds nothing beside them: each"
+                    + " matmul takes all of a device's rows at once (a matmul of fewer than 128 rows still costs a"
+                    + " whole pass of the MXU) and nothing is computed twice; compare your timeline (written under"
+                    + " grader/target/grade/profiles/) with the table in docs/chapter-7.md, part 7.1p.")
+            .requires(Requirement.trainingPerformance(C7_FSDP_TP_STEP, Check.USES_SHARD_MAP))
+            .timed(SETTING_71P, () -> fsdpTpTime(C7_FSDP_TP_STEP.proxy()));
+
+    /** Part 7.1's rows, the program, then its modelled time. */
+    public static final List<Part> PARTS = List.of(P7_1, P7_1P);
 
     private FsdpTpChecks() {
     }
@@ -142,6 +172,45 @@ public final class FsdpTpChecks {
                 TraceRules.largestArrayBelow(layer + 1, "gather over 'data' only: the 'model' split stays"));
         // Values computed on the host from gathered weights would pass every rule above with a throwaway shardMap.
         Checks.noHostGather(run, 4L * dim * c.f(), c.data() * c.model());
+    }
+
+    /**
+     * The seeds of the measured run's values, drawn by the judge for every run: the modelled time depends on shapes
+     * only, so the grade stays the same, and values nobody knows before the run leave nothing to precompute.
+     */
+    private static final java.security.SecureRandom PERF_SEEDS = new java.security.SecureRandom();
+
+    /**
+     * 7.1p: {@code fsdpTpStep} at the measured size, modelled, after 7.1's first example passes; the run's two
+     * weights are compared whole with the oracle, and the weights must not have been gathered on the host.
+     */
+    public static TimedResult fsdpTpTime(FsdpTpStep impl) {
+        FsdpTpCase c = new FsdpTpCase(PERF_SHAPE.data(), PERF_SHAPE.model(), PERF_SHAPE.rows(), PERF_SHAPE.dPer(),
+                PERF_SHAPE.fPer(), PERF_SEEDS.nextLong());
+        NDArray x = c.x();
+        NDArray t = c.t();
+        NDArray w1 = c.w1();
+        NDArray w2 = c.w2();
+        ShardedArray xs = ShardedArray.devicePut(x, c.mesh(), P("data", null));
+        ShardedArray ts = ShardedArray.devicePut(t, c.mesh(), P("data", null));
+        ShardedArray w1s = ShardedArray.devicePut(w1, c.mesh(), SPECS.get(0));
+        ShardedArray w2s = ShardedArray.devicePut(w2, c.mesh(), SPECS.get(1));
+        return ModelledTime.check(P7_1P, P7_1, () -> fsdpTpStep(impl, TWO_BY_FOUR), SETTING_71P,
+                () -> impl.apply(xs, ts, w1s, w2s, FsdpTpCase.LR), run -> {
+                    if (!(run.value() instanceof List<?> got) || got.size() != 2
+                            || !(got.get(0) instanceof ShardedArray) || !(got.get(1) instanceof ShardedArray)) {
+                        throw run.report("returned something other than two placed arrays")
+                                .failure(GradingFailure.Kind.WRONG_SHAPE, "not [W1, W2]");
+                    }
+                    Checks.usesShardMap(run);
+                    Checks.noHostGather(run, 4L * c.d() * c.f(), c.data() * c.model());
+                    List<NDArray> expected = step(x, t, w1, w2, FsdpTpCase.LR, 1);
+                    for (int k = 0; k < 2; k++) {
+                        Checks.shardedResult(new CaseRun<>(run.part(), run.caseText() + " (result " + NAMES.get(k)
+                                        + ")", (ShardedArray) got.get(k), run.trace()),
+                                "(the performance part's inputs)", expected.get(k), SPECS.get(k), TOLERANCE, null);
+                    }
+                });
     }
 
     /**
@@ -237,21 +306,28 @@ public final class FsdpTpChecks {
         float[] w2v = w2.toFloatArray();
         double[] g1 = new double[d * f];
         double[] g2 = new double[f * d];
+        // Loops ordered for contiguous reads (7.1p's size is B, D, F = 512, 512, 2048); every sum still runs over
+        // its index in ascending order.
         for (int r = 0; r < b; r++) {
             double[] pre = new double[f];
+            for (int i = 0; i < d; i++) {
+                double xi = xv[r * d + i];
+                for (int j = 0; j < f; j++) {
+                    pre[j] += xi * w1v[i * f + j];
+                }
+            }
+            double[] y = new double[d];
             for (int j = 0; j < f; j++) {
-                for (int i = 0; i < d; i++) {
-                    pre[j] += (double) xv[r * d + i] * w1v[i * f + j];
+                double h = Math.max(pre[j], 0);
+                for (int k = 0; k < d; k++) {
+                    y[k] += h * w2v[j * d + k];
                 }
             }
             double[] dy = new double[d];
             for (int k = 0; k < d; k++) {
-                double y = 0;
-                for (int j = 0; j < f; j++) {
-                    y += Math.max(pre[j], 0) * w2v[j * d + k];
-                }
-                dy[k] = 2 * (y - tv[r * d + k]) / b * scale;
+                dy[k] = 2 * (y[k] - tv[r * d + k]) / b * scale;
             }
+            double[] dpre = new double[f];
             for (int j = 0; j < f; j++) {
                 double h = Math.max(pre[j], 0);
                 double dh = 0;
@@ -259,9 +335,13 @@ public final class FsdpTpChecks {
                     g2[j * d + k] += h * dy[k];
                     dh += dy[k] * w2v[j * d + k];
                 }
-                if (pre[j] > 0) {
-                    for (int i = 0; i < d; i++) {
-                        g1[i * f + j] += xv[r * d + i] * dh;
+                dpre[j] = pre[j] > 0 ? dh : 0;
+            }
+            for (int i = 0; i < d; i++) {
+                double xi = xv[r * d + i];
+                for (int j = 0; j < f; j++) {
+                    if (pre[j] > 0) {
+                        g1[i * f + j] += xi * dpre[j];
                     }
                 }
             }

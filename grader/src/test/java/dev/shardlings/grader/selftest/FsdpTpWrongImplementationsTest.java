@@ -6,6 +6,7 @@ import dev.shardlings.grader.chapter7.Chapter7Checks;
 import dev.shardlings.grader.chapter7.FsdpTpCase;
 import dev.shardlings.grader.chapter7.FsdpTpChecks;
 import dev.shardlings.grader.chapter7.FsdpTpChecks.FsdpTpStep;
+import dev.shardlings.grader.checks.ModelledTime;
 import dev.shardlings.grader.judge.GradingFailure;
 import dev.shardlings.grader.judge.GradingFailure.Kind;
 import dev.shardlings.spmd.Collectives;
@@ -263,5 +264,62 @@ class FsdpTpWrongImplementationsTest {
                 assertEquals("gathers the whole array on the host", f.reason(), f.getMessage());
             }
         }
+    }
+
+    /** 7.1p's limit: 1.25 × the stored reference time. */
+    private static double limit71p() {
+        return ModelledTime.LIMIT * ModelledTime.reference(FsdpTpChecks.P7_1P);
+    }
+
+    @Test
+    void theRightStepMeetsTheReferenceTime() {
+        assertTrue(FsdpTpChecks.fsdpTpTime(Step.RIGHT.program()).micros() <= limit71p());
+    }
+
+    /**
+     * The slowest variant part 7.1 accepts, sequence parallel with the rows gathered back (its backward adds an
+     * all-gather of dY's rows over 'model'), stays within 7.1p's limit: the part grades overlap, not the variant.
+     */
+    @Test
+    void theSequenceParallelVariantMeetsTheReferenceTime() {
+        assertTrue(FsdpTpChecks.fsdpTpTime(alternative(2)).micros() <= limit71p());
+    }
+
+    /**
+     * Right and within 7.1's rules, but each device's rows cut into eight chunks (to save activation memory): at
+     * 7.1p's size a chunk is 16 rows, and a matmul of 16 rows costs a whole 128-row pass of the MXU, so the matmuls
+     * take eight times as long.
+     */
+    @Test
+    void aBatchCutIntoChunksIsRightButSlow() {
+        FsdpTpStep chunked = (x, t, w1, w2, lr) -> ShardMap.shardMap(b -> {
+            int rows = Collectives.axisSize("data");
+            NDArray xb = b.get(0);
+            NDArray tb = b.get(1);
+            int chunk = Math.max(1, xb.shape(0) / 8);
+            List<NDArray> grads = Autodiff.<NDArray>gradList(w -> {
+                NDArray w1g = Collectives.allGather(w.get(0), "data", 0, Tiling.TILED);
+                NDArray w2g = Collectives.allGather(w.get(1), "data", 1, Tiling.TILED);
+                NDArray[] parts = new NDArray[xb.shape(0) / chunk];
+                for (int k = 0; k < parts.length; k++) {
+                    parts[k] = xb.slice(0, k * chunk, (k + 1) * chunk).matmul(w1g).relu().matmul(w2g);
+                }
+                NDArray y = Collectives.psum(NDArray.concat(0, parts), "model");
+                return y.sub(tb).square().sum(-1).mean().div(rows);
+            }).apply(List.of(b.get(2), b.get(3)));
+            return List.of(b.get(2).sub(grads.get(0).mul(lr)), b.get(3).sub(grads.get(1).mul(lr)));
+        }, x.mesh(), List.of(P("data", null), P("data", null), P("data", "model"), P("model", "data")),
+                List.of(P("data", "model"), P("model", "data"))).call(List.of(x, t, w1, w2));
+        FsdpTpChecks.fsdpTpStep(chunked, CASE);
+        GradingFailure f = rejected(Kind.PERFORMANCE, () -> FsdpTpChecks.fsdpTpTime(chunked));
+        assertTrue(f.reason().startsWith("modelled "), f.reason());
+    }
+
+    /** A fast step with the wrong values earns no time: 7.1's first example must pass first. */
+    @Test
+    void aWrongStepIsNotTimed() {
+        GradingFailure f = rejected(Kind.WRONG_VALUES, () -> FsdpTpChecks.fsdpTpTime(new Step(0, false, true)
+                .program()));
+        assertTrue(f.reason().startsWith("needs part 7.1 first"), f.reason());
     }
 }
