@@ -46,6 +46,9 @@ import java.util.function.Supplier;
  */
 final class LocalTape extends Tape<NDArray> implements GradRecorder {
 
+    /** What this tape keeps for its backward pass, reported to the device's observer as activation memory. */
+    private final Residuals residuals = new Residuals();
+
     // ------------------------------------------------------------------------------------------ recording
 
     /** A collective's transpose, as {@link dev.shardlings.spmd.Collectives} gives it through {@link #custom}. */
@@ -60,8 +63,15 @@ final class LocalTape extends Tape<NDArray> implements GradRecorder {
     private void primitive(Primitive p, NDArray out, NDArray... inputs) {
         List<Object> in = Arrays.asList((Object[]) inputs);
         if (anyLive(in)) {
-            record(new PrimitiveNode(p, in, List.of(out)));
+            keep(new PrimitiveNode(p, in, List.of(out)));
         }
+    }
+
+    /** Records {@code n}; the arrays it reads and makes stay held until the backward pass has run. */
+    void keep(Node<NDArray> n) {
+        record(n);
+        residuals.hold(n.inputs());
+        residuals.hold(n.outputs());
     }
 
     /**
@@ -258,7 +268,7 @@ final class LocalTape extends Tape<NDArray> implements GradRecorder {
     public void custom(List<NDArray> inputs, NDArray out, Function<NDArray, List<NDArray>> pullback) {
         List<Object> in = new ArrayList<>(inputs);
         if (anyLive(in)) {
-            record(new CollectiveNode(in, List.of(out), pullback));
+            keep(new CollectiveNode(in, List.of(out), pullback));
         }
     }
 
@@ -272,6 +282,15 @@ final class LocalTape extends Tape<NDArray> implements GradRecorder {
                 return tape.backward(outputs, seeds, wrt);
             }
         }
+
+        /** {@link #pullback} for a tape that is not used again: its residuals are released after it. */
+        List<NDArray> pullbackOnce(List<NDArray> seeds) {
+            try {
+                return pullback(seeds);
+            } finally {
+                tape.residuals.release();
+            }
+        }
     }
 
     /**
@@ -282,9 +301,11 @@ final class LocalTape extends Tape<NDArray> implements GradRecorder {
         LocalTape tape = new LocalTape();
         List<NDArray> args = new ArrayList<>(primals);
         List<NDArray> watched = new ArrayList<>();
+        primals.forEach(tape.residuals::exclude); // resident for the whole call anyway: not activation memory
         for (int k : wrt) {
             NDArray fresh = primals.get(k).pvary(); // a view: a new identity for the same data
             tape.watch(fresh);
+            tape.residuals.exclude(fresh);
             args.set(k, fresh);
             watched.add(fresh);
         }
@@ -320,7 +341,7 @@ final class LocalTape extends Tape<NDArray> implements GradRecorder {
         for (int j = 0; j < seeded.size(); j++) {
             seeds.set(seeded.get(j), cts.get(j));
         }
-        return fw.pullback(seeds);
+        return fw.pullbackOnce(seeds);
     }
 
     // ------------------------------------------------------------------------------------------ the pass
