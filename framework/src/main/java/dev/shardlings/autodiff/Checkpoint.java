@@ -33,7 +33,8 @@ import java.util.function.UnaryOperator;
  * no input is being differentiated) the function is simply called.
  *
  * <p>The block must take every differentiated array it reads as an argument: an array it captures from the
- * enclosing code is a constant to its recomputation, so no cotangent would reach it (JAX closure-converts instead).
+ * enclosing code would be a constant to its recomputation, so no cotangent would reach it (JAX closure-converts
+ * instead). The backward pass detects such a read and throws {@link IllegalArgumentException}.
  *
  * <pre>{@code
  * // each layer keeps only its input H[B, D] for the backward pass
@@ -79,14 +80,14 @@ public final class Checkpoint {
             try (var unrecorded = GradRecorders.install(null)) {
                 outs = run(f, in);
             }
-            tape.keep(new Rematerialised(f, List.<Object>copyOf(in), outs));
+            tape.keep(new Rematerialised(f, tape, List.<Object>copyOf(in), outs));
             return outs;
         };
     }
 
     /** The block as the outer tape sees it: its inputs and outputs; its pullback recomputes it. */
-    private record Rematerialised(Function<List<NDArray>, List<NDArray>> f, List<Object> inputs,
-                                  List<NDArray> outputs) implements Tape.Node<NDArray> {
+    private record Rematerialised(Function<List<NDArray>, List<NDArray>> f, LocalTape recordedOn,
+                                  List<Object> inputs, List<NDArray> outputs) implements Tape.Node<NDArray> {
 
         @Override
         public List<NDArray> pullback(List<NDArray> outCts, boolean[] needs) {
@@ -99,7 +100,7 @@ public final class Checkpoint {
                 }
             }
             // the recomputation: the block runs forward again, traced, on a tape of its own
-            LocalTape.Forward again = LocalTape.forward(xs -> run(f, xs), primals, wrt);
+            LocalTape.Forward again = LocalTape.forward(xs -> run(f, xs), primals, wrt, recordedOn);
             List<NDArray> cts = again.pullbackOnce(outCts);
             List<NDArray> result = new ArrayList<>(Collections.nCopies(inputs.size(), (NDArray) null));
             for (int j = 0; j < wrt.size(); j++) {

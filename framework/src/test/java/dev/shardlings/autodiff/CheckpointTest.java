@@ -242,4 +242,21 @@ class CheckpointTest {
         assertEquals("checkpoint: the checkpointed function returned null as output 0", nullOut.getMessage());
         assertThrows(NullPointerException.class, () -> Checkpoint.checkpointList(LAYER).apply(withNull));
     }
+
+    @Test
+    void aBlockThatCapturesADifferentiatedArrayIsRejectedInsteadOfLosingItsGradient() {
+        NDArray x = values(7, 3, 4, 3);
+        Function<List<NDArray>, NDArray> loss = ws -> Checkpoint.checkpointList(
+                a -> List.of(a.get(0).matmul(ws.get(0)).relu())).apply(List.of(ws.get(1))).get(0).sum();
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> Autodiff.gradList(loss, 0, 1).apply(List.of(values(3, 13, 3, 3), x)));
+        assertEquals("checkpoint: the checkpointed function reads a float32[3,3] that is being differentiated but is"
+                + " not one of its arguments; pass it in the argument list (a captured array is a constant to the"
+                + " recomputation, so no gradient would reach it)", e.getMessage());
+        // captured but not differentiated: a constant, as in JAX
+        NDArray w = values(3, 13, 3, 3);
+        UnaryOperator<NDArray> layer = Checkpoint.checkpoint(h -> h.matmul(w).relu());
+        assertArrayEquals(Autodiff.grad((NDArray h) -> h.matmul(w).relu().sum()).apply(x).toFloatArray(),
+                Autodiff.grad((NDArray h) -> layer.apply(h).sum()).apply(x).toFloatArray());
+    }
 }
