@@ -38,7 +38,8 @@ import java.util.function.UnaryOperator;
  *
  * <pre>{@code
  * // each layer keeps only its input H[B, D] for the backward pass
- * Function<List<NDArray>, List<NDArray>> layer = Checkpoint.checkpointList(a -> List.of(a.get(0).matmul(a.get(1)).relu()));
+ * Function<List<NDArray>, List<NDArray>> layer =
+ *         Checkpoint.checkpointList(a -> List.of(a.get(0).matmul(a.get(1)).relu()));
  * NDArray h = layer.apply(List.of(x, w1)).get(0);
  * }</pre>
  *
