@@ -41,15 +41,35 @@ class RematWrongImplementationsTest {
 
     /** Each mode one mistake. */
     private enum Mode {
-        RIGHT, NO_CHECKPOINT, CHECKPOINT_IN_CHECKPOINT, DETACHED_BY_HAND, NOT_SUMMED, AVERAGED_TWICE, HAND_BACKWARD
+        RIGHT, NO_CHECKPOINT, CHECKPOINT_IN_CHECKPOINT, DETACHED_BY_HAND, NOT_SUMMED, AVERAGED_TWICE, HAND_BACKWARD,
+        /** Right: blocks of two layers checkpointed (four layers: two block inputs kept, four recomputed). */
+        TWO_LAYER_BLOCKS,
+        /** The whole stack as one checkpoint: its recomputation holds every intermediate again. */
+        ONE_BLOCK
     }
+
+    /** Layers per checkpointed block. */
+    private static int block(Mode mode, int layers) {
+        return mode == Mode.TWO_LAYER_BLOCKS ? 2 : mode == Mode.ONE_BLOCK ? layers : 1;
+    }
+
 
     private static final Function<List<NDArray>, List<NDArray>> LAYER =
             a -> List.of(a.get(0).matmul(a.get(1)).relu());
 
+    /** [h, W_a, W_a+1, …] → [h after those layers], the layers applied in order. */
+    private static final Function<List<NDArray>, List<NDArray>> STACK = a -> {
+        NDArray h = a.get(0);
+        for (NDArray w : a.subList(1, a.size())) {
+            h = LAYER.apply(List.of(h, w)).get(0);
+        }
+        return List.of(h);
+    };
+
     private static Function<List<NDArray>, List<NDArray>> layer(Mode mode) {
         return switch (mode) {
             case NO_CHECKPOINT -> LAYER;
+            case TWO_LAYER_BLOCKS, ONE_BLOCK -> Checkpoint.checkpointList(STACK);
             case CHECKPOINT_IN_CHECKPOINT -> Checkpoint.checkpointList(Checkpoint.checkpointList(LAYER));
             // a "checkpoint" that copies the layer's output into a fresh array: no intermediates kept, and no
             // gradient reaches the layers below either
@@ -90,8 +110,11 @@ class RematWrongImplementationsTest {
                 } else {
                     var step = Autodiff.<NDArray>valueAndGradList(xs -> {
                         NDArray h = xs.get(layers);
-                        for (int l = 0; l < layers; l++) {
-                            h = layer.apply(List.of(h, xs.get(l))).get(0);
+                        int k = block(mode, layers);
+                        for (int l = 0; l < layers; l += k) {
+                            List<NDArray> operands = new ArrayList<>(List.of(h));
+                            operands.addAll(xs.subList(l, Math.min(l + k, layers)));
+                            h = layer.apply(operands).get(0);
                         }
                         return h.sub(xs.get(layers + 1)).square().sum().mul(0.5f / batch);
                     }, argnums).apply(ws);
@@ -131,6 +154,21 @@ class RematWrongImplementationsTest {
                 new RematCase(16, 5, 2, 2, 7614))) {
             RematChecks.rematerialisedStep(program(Mode.RIGHT), c);
         }
+    }
+
+    @Test
+    void blocksOfTwoLayersAreAccepted() {
+        for (RematCase c : List.of(CASE, new RematCase(2, 6, 3, 4, 7615))) {
+            RematChecks.rematerialisedStep(program(Mode.TWO_LAYER_BLOCKS), c);
+        }
+    }
+
+    @Test
+    void theWholeStackAsOneCheckpointHoldsEveryIntermediateWhileRecomputed() {
+        GradingFailure f = rejected(Kind.STRUCTURE, () -> RematChecks.rematerialisedStep(program(Mode.ONE_BLOCK),
+                CASE));
+        assertTrue(f.reason().startsWith("holds more activations than rematerialisation allows: its tapes held"),
+                f.reason());
     }
 
     @Test
