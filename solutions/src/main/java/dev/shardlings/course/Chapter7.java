@@ -411,7 +411,7 @@ public final class Chapter7 {
      */
     public static List<ShardedArray> rematerialisedStep(List<ShardedArray> weights, ShardedArray x, ShardedArray t) {
         int layers = weights.size();
-        var layer = Checkpoint.checkpointList(a -> List.of(a.get(0).matmul(a.get(1)).relu()));
+        var layer = Checkpoint.<NDArray>checkpointList(a -> List.of(a.get(0).matmul(a.get(1)).relu()));
         int[] argnums = new int[layers];
         for (int l = 0; l < layers; l++) {
             argnums[l] = l;
