@@ -4,6 +4,7 @@ package dev.shardlings.course;
 import dev.shardlings.ExerciseNotDone;
 import dev.shardlings.array.NDArray;
 import dev.shardlings.autodiff.Autodiff;
+import dev.shardlings.autodiff.Checkpoint;
 import dev.shardlings.sharding.Mesh;
 import dev.shardlings.spmd.Collectives;
 import dev.shardlings.spmd.ShardMap;
@@ -207,5 +208,33 @@ public final class Chapter7 {
         //  and must they be summed over every device first? Which collective hands each device exactly its rows of
         //  a sum? Once each device has new values for its rows of W, how does every device get the whole W back?
         throw new ExerciseNotDone("7.4b");
+    }
+
+    // ---- Part 7.6: rematerialisation ----
+
+    /**
+     * Part 7.6 — rematerialisation.
+     *
+     * <p>Input: L layers W_1 … W_L f32[D, D] laid out {@code P()}, a batch X f32[B_data, D] and its targets T
+     * f32[B_data, D] laid out {@code P("data")} on a mesh with axis 'data'. The network is h_0 = X, h_l =
+     * relu(h_{l−1}·W_l), and the loss L = (1/B)·Σ_rows ½‖h_L − T‖². Take one data-parallel step: return [L f32[],
+     * dW_1 … dW_L f32[D, D]], all laid out {@code P()}, computing the gradients with {@link Autodiff} on each device
+     * — but let each device keep, for its backward pass, no more than the layers' inputs and the intermediates of
+     * one layer at a time (r = B/data rows per device), at the price of at most one extra forward pass.
+     *
+     * <p>Graded: the loss f32[] and dW_1 … dW_L f32[D, D] (float tolerance) laid out P(), equal to the whole batch's;
+     * a hand-written shardMap; per device one psum (or pmean) over 'data' of each gradient f32[D, D] and one of the
+     * loss f32[], and no other collective; the gradients are taken with Autodiff on each device, whose tapes hold at
+     * most (L + 5)·r·D floats and 4 scalars at once (the layers' outputs, one layer's intermediates while it is
+     * recomputed, and the loss's), r = B/data; matmul FLOPs per device at most those of the forward and backward
+     * passes plus one forward, (4L − 1)·2·r·D²; the batch is never gathered on the host.
+     * Docs: docs/chapter-7.md#part-76-rematerialisation
+     */
+    public static List<ShardedArray> rematerialisedStep(List<ShardedArray> weights, ShardedArray x, ShardedArray t) {
+        // TODO(7.6): what does the backward pass of relu(h·W) read: h, W, the product, the ReLU's output? Which of
+        //  those could it compute again from h and W alone, and what would that cost in FLOPs? Read Checkpoint's
+        //  Javadoc: what does a checkpointed function keep, and when does it run again? With every layer handled so,
+        //  how many activations f32[r, D] does a device hold at the worst moment of its backward pass?
+        throw new ExerciseNotDone("7.6");
     }
 }

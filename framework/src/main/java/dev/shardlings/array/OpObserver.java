@@ -48,4 +48,14 @@ public interface OpObserver {
     default long op(LocalOp op, DType dtype, int[] shape, long[] inputs, long flops, long bytes) {
         return 0;
     }
+
+    /**
+     * Called when a differentiation tape on this thread starts or stops holding arrays for its backward pass
+     * (residuals: the values a vjp rule reads), so an observer can model activation memory. Nothing is allocated:
+     * the arrays exist already; what changes is how long they must stay.
+     *
+     * @param deltaBytes bytes newly held (positive) or released (negative)
+     */
+    default void residuals(long deltaBytes) {
+    }
 }

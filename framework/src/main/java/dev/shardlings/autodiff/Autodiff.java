@@ -177,7 +177,7 @@ public final class Autodiff {
             @SuppressWarnings("unchecked")
             LocalTape.Forward fw = LocalTape.forward((Function<List<NDArray>, List<NDArray>>) (Function<?, ?>) one,
                     (List<NDArray>) args, wrt);
-            List<NDArray> grads = fw.pullback(List.of(NDArray.scalar(1f)));
+            List<NDArray> grads = fw.pullbackOnce(List.of(NDArray.scalar(1f)));
             @SuppressWarnings("unchecked")
             ValueAndGrad<T> r = (ValueAndGrad<T>) new ValueAndGrad<>(fw.outputs().get(0), grads);
             return r;

@@ -43,6 +43,11 @@ final class GlobalTape extends Tape<ShardedArray> implements Staging.Binder {
         return fresh;
     }
 
+    /** Runs {@code body} on the enclosing binder: bound into the trace, not recorded (a checkpointed block). */
+    <R> R unrecorded(java.util.function.Supplier<R> body) {
+        return Staging.run(outer, body);
+    }
+
     /** Runs {@code body} with this tape recording. */
     <R> R recording(java.util.function.Supplier<R> body) {
         return Staging.run(this, body);

@@ -46,6 +46,15 @@ import java.util.function.Supplier;
  */
 final class LocalTape extends Tape<NDArray> implements GradRecorder {
 
+    /** What this tape keeps for its backward pass, reported to the device's observer as activation memory. */
+    private final Residuals residuals = new Residuals();
+    /** While a checkpointed block is recomputed: the tape that recorded the block; null otherwise. */
+    private final LocalTape enclosing;
+
+    private LocalTape(LocalTape enclosing) {
+        this.enclosing = enclosing;
+    }
+
     // ------------------------------------------------------------------------------------------ recording
 
     /** A collective's transpose, as {@link dev.shardlings.spmd.Collectives} gives it through {@link #custom}. */
@@ -59,9 +68,35 @@ final class LocalTape extends Tape<NDArray> implements GradRecorder {
 
     private void primitive(Primitive p, NDArray out, NDArray... inputs) {
         List<Object> in = Arrays.asList((Object[]) inputs);
-        if (anyLive(in)) {
-            record(new PrimitiveNode(p, in, List.of(out)));
+        if (recorded(in)) {
+            keep(new PrimitiveNode(p, in, List.of(out)));
         }
+    }
+
+    /**
+     * Whether an operation on {@code inputs} is recorded (one of them is live). A checkpointed block recomputed on
+     * this tape must not read a floating-point value live on an enclosing tape other than through its arguments:
+     * no cotangent would reach it.
+     */
+    private boolean recorded(List<?> inputs) {
+        for (LocalTape t = enclosing; t != null; t = t.enclosing) {
+            for (Object o : inputs) {
+                if (o instanceof NDArray a && a.dtype().isFloating() && t.isLive(a) && !isLive(a)) {
+                    throw new IllegalArgumentException("checkpoint: the checkpointed function reads a "
+                            + a.dtype().jaxName() + Arrays.toString(a.shape()).replace(" ", "") + " that is being"
+                            + " differentiated but is not one of its arguments; pass it in the argument list (a"
+                            + " captured array is a constant to the recomputation, so no gradient would reach it)");
+                }
+            }
+        }
+        return anyLive(inputs);
+    }
+
+    /** Records {@code n}; the arrays it reads and makes stay held until the backward pass has run. */
+    void keep(Node<NDArray> n) {
+        record(n);
+        residuals.hold(n.inputs());
+        residuals.hold(n.outputs());
     }
 
     /**
@@ -105,7 +140,7 @@ final class LocalTape extends Tape<NDArray> implements GradRecorder {
      */
     @Override
     public void addN(List<NDArray> xs, NDArray out) {
-        if (!anyLive(xs)) {
+        if (!recorded(xs)) {
             return;
         }
         Pvary widen = new Pvary(List.copyOf(new TreeSet<>(out.varyingAxes())));
@@ -139,7 +174,7 @@ final class LocalTape extends Tape<NDArray> implements GradRecorder {
      */
     @Override
     public void reduce(ReduceOp op, int[] axes, NDArray x, NDArray out) {
-        if (!anyLive(List.of(x))) {
+        if (!recorded(List.of(x))) {
             return;
         }
         List<Integer> ax = boxed(axes);
@@ -210,7 +245,7 @@ final class LocalTape extends Tape<NDArray> implements GradRecorder {
      */
     @Override
     public void roll(int shift, int axis, NDArray x, NDArray out) {
-        if (!anyLive(List.of(x))) {
+        if (!recorded(List.of(x))) {
             return;
         }
         if (axis >= 0) {
@@ -257,8 +292,8 @@ final class LocalTape extends Tape<NDArray> implements GradRecorder {
     @Override
     public void custom(List<NDArray> inputs, NDArray out, Function<NDArray, List<NDArray>> pullback) {
         List<Object> in = new ArrayList<>(inputs);
-        if (anyLive(in)) {
-            record(new CollectiveNode(in, List.of(out), pullback));
+        if (recorded(in)) {
+            keep(new CollectiveNode(in, List.of(out), pullback));
         }
     }
 
@@ -272,6 +307,15 @@ final class LocalTape extends Tape<NDArray> implements GradRecorder {
                 return tape.backward(outputs, seeds, wrt);
             }
         }
+
+        /** {@link #pullback} for a tape that is not used again: its residuals are released after it. */
+        List<NDArray> pullbackOnce(List<NDArray> seeds) {
+            try {
+                return pullback(seeds);
+            } finally {
+                tape.residuals.release();
+            }
+        }
     }
 
     /**
@@ -279,12 +323,20 @@ final class LocalTape extends Tape<NDArray> implements GradRecorder {
      * fresh views that the tape watches.
      */
     static Forward forward(Function<List<NDArray>, List<NDArray>> f, List<NDArray> primals, List<Integer> wrt) {
-        LocalTape tape = new LocalTape();
+        return forward(f, primals, wrt, null);
+    }
+
+    /** {@link #forward}, recomputing a block that {@code enclosing} recorded (null: none). */
+    static Forward forward(Function<List<NDArray>, List<NDArray>> f, List<NDArray> primals, List<Integer> wrt,
+                           LocalTape enclosing) {
+        LocalTape tape = new LocalTape(enclosing);
         List<NDArray> args = new ArrayList<>(primals);
         List<NDArray> watched = new ArrayList<>();
+        primals.forEach(tape.residuals::exclude); // resident for the whole call anyway: not activation memory
         for (int k : wrt) {
             NDArray fresh = primals.get(k).pvary(); // a view: a new identity for the same data
             tape.watch(fresh);
+            tape.residuals.exclude(fresh);
             args.set(k, fresh);
             watched.add(fresh);
         }
@@ -320,7 +372,7 @@ final class LocalTape extends Tape<NDArray> implements GradRecorder {
         for (int j = 0; j < seeded.size(); j++) {
             seeds.set(seeded.get(j), cts.get(j));
         }
-        return fw.pullback(seeds);
+        return fw.pullbackOnce(seeds);
     }
 
     // ------------------------------------------------------------------------------------------ the pass

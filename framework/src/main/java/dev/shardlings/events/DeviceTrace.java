@@ -13,13 +13,23 @@ import java.util.List;
  * @param allocatedBytes      bytes of all arrays this device allocated, added up
  * @param argumentBytes       bytes of the argument blocks shardMap handed this device (what its inputs occupy in
  *                            its memory: a replicated argument counts whole, one split over n devices 1/n)
+ * @param peakResidualBytes   the most bytes this device's differentiation tapes held at once for their backward
+ *                            passes (the modelled activation memory: every array a recorded operation read or made,
+ *                            except the differentiated function's arguments; a {@code checkpoint}ed block holds
+ *                            only its inputs and outputs, and its intermediates while it is recomputed)
  */
 public record DeviceTrace(int deviceId, List<Integer> coords, List<TraceEvent> events,
-                          long largestAllocation, long allocatedBytes, long argumentBytes) {
+                          long largestAllocation, long allocatedBytes, long argumentBytes, long peakResidualBytes) {
     /** @throws NullPointerException naming the component if coords, events or an element of them is null */
     public DeviceTrace {
         coords = Lists.copyOfNonNull(coords, "coords");
         events = Lists.copyOfNonNull(events, "events");
+    }
+
+    /** A device that differentiated nothing (or whose program is compiled: jit models its memory itself). */
+    public DeviceTrace(int deviceId, List<Integer> coords, List<TraceEvent> events,
+                       long largestAllocation, long allocatedBytes, long argumentBytes) {
+        this(deviceId, coords, events, largestAllocation, allocatedBytes, argumentBytes, 0);
     }
 
     /** The collectives, in program order. */

@@ -33,6 +33,9 @@ final class DeviceContext implements OpObserver {
     private int step;
     private long largest;
     private long allocated;
+    /** Bytes the device's differentiation tapes hold now, and the most they held (the modelled activation memory). */
+    private long residualBytes;
+    private long peakResidualBytes;
     /** While a collective builds its result: its id, which every array it makes carries. 0 otherwise. */
     private long collectiveId;
     private long collectiveInput;
@@ -139,6 +142,12 @@ final class DeviceContext implements OpObserver {
     }
 
     @Override
+    public void residuals(long deltaBytes) {
+        residualBytes += deltaBytes;
+        peakResidualBytes = Math.max(peakResidualBytes, residualBytes);
+    }
+
+    @Override
     public void matmul(int m, int k, int n, DType dtype) {
         if (tracing) {
             pendingMatmul = new int[] {m, k, n}; // the op(...) call that follows records it
@@ -167,6 +176,7 @@ final class DeviceContext implements OpObserver {
     }
 
     DeviceTrace toTrace() {
-        return new DeviceTrace(device.id(), device.coords(), events, largest, allocated, argumentBytes);
+        return new DeviceTrace(device.id(), device.coords(), events, largest, allocated, argumentBytes,
+                peakResidualBytes);
     }
 }

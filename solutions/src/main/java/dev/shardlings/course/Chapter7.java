@@ -4,6 +4,7 @@ package dev.shardlings.course;
 import dev.shardlings.array.DType;
 import dev.shardlings.array.NDArray;
 import dev.shardlings.autodiff.Autodiff;
+import dev.shardlings.autodiff.Checkpoint;
 import dev.shardlings.sharding.Mesh;
 import dev.shardlings.spmd.Collectives;
 import dev.shardlings.spmd.ShardMap;
@@ -394,5 +395,47 @@ public final class Chapter7 {
             return List.of(Collectives.allGatherInvariant(updated, List.of("data"), 0, Tiling.TILED), m, v);
         }, w.mesh(), List.of(P(), P("data"), P("data"), P("data"), P("data")),
                 List.of(P(), P("data"), P("data"))).call(w, mu, nu, x, t);
+    }
+
+    // ---- Part 7.6: rematerialisation ----
+
+    /**
+     * 7.6: one data-parallel step of an L-layer ReLU MLP, h_l = relu(h_{l−1}·W_l), L = (1/B)·Σ_rows ½‖h_L − T‖², on
+     * a mesh ('data'), each layer checkpointed: the backward pass keeps only the layers' inputs and runs each layer
+     * forward again when it reaches it (JAX: {@code jax.checkpoint} around the layer inside a shard_map).
+     *
+     * @param weights W_1 … W_L, each f32[D, D], P()
+     * @param x       f32[B_data, D], P('data')
+     * @param t       f32[B_data, D], P('data')
+     * @return [loss f32[], dW_1 … dW_L f32[D, D]], all P()
+     */
+    public static List<ShardedArray> rematerialisedStep(List<ShardedArray> weights, ShardedArray x, ShardedArray t) {
+        int layers = weights.size();
+        var layer = Checkpoint.<NDArray>checkpointList(a -> List.of(a.get(0).matmul(a.get(1)).relu()));
+        int[] argnums = new int[layers];
+        for (int l = 0; l < layers; l++) {
+            argnums[l] = l;
+        }
+        var in = new ArrayList<>(java.util.Collections.nCopies(layers, P()));
+        in.add(P("data"));
+        in.add(P("data"));
+        List<ShardedArray> args = new ArrayList<>(weights);
+        args.add(x);
+        args.add(t);
+        return ShardMap.shardMap(b -> {
+            int batch = Collectives.axisSize("data") * b.get(layers).shape(0);
+            var step = Autodiff.<NDArray>valueAndGradList(xs -> {
+                NDArray h = xs.get(layers);
+                for (int l = 0; l < layers; l++) {
+                    h = layer.apply(List.of(h, xs.get(l))).get(0);
+                }
+                return h.sub(xs.get(layers + 1)).square().sum().mul(0.5f / batch);
+            }, argnums).apply(b);
+            List<NDArray> out = new ArrayList<>();
+            out.add(Collectives.psum(step.value(), "data"));
+            // W is invariant over 'data': Autodiff psums its cotangent over 'data' as it pulls it back
+            out.addAll(step.grads());
+            return out;
+        }, x.mesh(), in, java.util.Collections.nCopies(layers + 1, P())).call(args);
     }
 }

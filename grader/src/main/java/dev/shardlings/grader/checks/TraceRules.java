@@ -128,7 +128,7 @@ public final class TraceRules {
     /**
      * Each device's events over every shardMap call of the trace, joined in call order, one record per device id
      * in the order of the first call's mesh. Allocation figures are the largest (resp. the sum) over the calls; argument
-     * bytes the largest any one call handed the device.
+     * bytes the largest any one call handed the device; peak residual bytes the most any one call's tapes held.
      */
     public static List<DeviceTrace> devices(Trace trace) {
         Map<Integer, DeviceTrace> byId = new LinkedHashMap<>();
@@ -140,7 +140,8 @@ public final class TraceRules {
                     return new DeviceTrace(a.deviceId(), a.coords(), events,
                             Math.max(a.largestAllocation(), b.largestAllocation()),
                             a.allocatedBytes() + b.allocatedBytes(),
-                            Math.max(a.argumentBytes(), b.argumentBytes()));
+                            Math.max(a.argumentBytes(), b.argumentBytes()),
+                            Math.max(a.peakResidualBytes(), b.peakResidualBytes()));
                 });
             }
         }

@@ -696,6 +696,7 @@ public final class Wire {
                 out.writeLong(d.largestAllocation());
                 out.writeLong(d.allocatedBytes());
                 out.writeLong(d.argumentBytes());
+                out.writeLong(d.peakResidualBytes());
             }
         }
         writeEvents(out, t.hostEvents());
@@ -726,7 +727,7 @@ public final class Wire {
             List<DeviceTrace> devs = new ArrayList<>();
             for (int k = readCount(in, Mesh.MAX_DEVICES); k > 0; k--) {
                 devs.add(new DeviceTrace(in.readInt(), readIntList(in, MAX_RANK), readEvents(in), in.readLong(),
-                        in.readLong(), in.readLong()));
+                        in.readLong(), in.readLong(), in.readLong()));
             }
             maps.add(new ShardMapTrace(name, mesh, ins, outs, devs, origin));
         }

@@ -1,0 +1,220 @@
+package dev.shardlings.grader.selftest;
+
+import dev.shardlings.array.NDArray;
+import dev.shardlings.autodiff.Autodiff;
+import dev.shardlings.autodiff.Checkpoint;
+import dev.shardlings.grader.chapter7.RematCase;
+import dev.shardlings.grader.chapter7.RematChecks;
+import dev.shardlings.grader.chapter7.RematChecks.Remat;
+import dev.shardlings.grader.judge.GradingFailure;
+import dev.shardlings.grader.judge.GradingFailure.Kind;
+import dev.shardlings.sharding.PartitionSpec;
+import dev.shardlings.spmd.Collectives;
+import dev.shardlings.spmd.ShardMap;
+import dev.shardlings.spmd.ShardedArray;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.function.Executable;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.function.Function;
+
+import static dev.shardlings.sharding.PartitionSpec.P;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The grader's own tests for part 7.6: plausible wrong rematerialisation programs, each rejected by the check that
+ * names its mistake, and a right one (written here, not the solution) accepted.
+ */
+class RematWrongImplementationsTest {
+
+    private static final RematCase CASE = new RematCase(4, 4, 2, 3, 7611);
+
+    private static GradingFailure rejected(Kind kind, Executable check) {
+        GradingFailure f = Pinned.record(assertThrows(GradingFailure.class, check));
+        assertEquals(kind, f.kind(), () -> "rejected for another reason: " + f.reason() + "\n" + f.getMessage());
+        return f;
+    }
+
+    /** Each mode one mistake. */
+    private enum Mode {
+        RIGHT, NO_CHECKPOINT, CHECKPOINT_IN_CHECKPOINT, DETACHED_BY_HAND, NOT_SUMMED, AVERAGED_TWICE, HAND_BACKWARD,
+        /** Right: blocks of two layers checkpointed (four layers: two block inputs kept, four recomputed). */
+        TWO_LAYER_BLOCKS,
+        /** The whole stack as one checkpoint: its recomputation holds every intermediate again. */
+        ONE_BLOCK
+    }
+
+    /** Layers per checkpointed block. */
+    private static int block(Mode mode, int layers) {
+        return mode == Mode.TWO_LAYER_BLOCKS ? 2 : mode == Mode.ONE_BLOCK ? layers : 1;
+    }
+
+
+    private static final Function<List<NDArray>, List<NDArray>> LAYER =
+            a -> List.of(a.get(0).matmul(a.get(1)).relu());
+
+    /** [h, W_a, W_a+1, …] → [h after those layers], the layers applied in order. */
+    private static final Function<List<NDArray>, List<NDArray>> STACK = a -> {
+        NDArray h = a.get(0);
+        for (NDArray w : a.subList(1, a.size())) {
+            h = LAYER.apply(List.of(h, w)).get(0);
+        }
+        return List.of(h);
+    };
+
+    private static Function<List<NDArray>, List<NDArray>> layer(Mode mode) {
+        return switch (mode) {
+            case NO_CHECKPOINT -> LAYER;
+            case TWO_LAYER_BLOCKS, ONE_BLOCK -> Checkpoint.checkpointList(STACK);
+            case CHECKPOINT_IN_CHECKPOINT -> Checkpoint.checkpointList(Checkpoint.checkpointList(LAYER));
+            // a "checkpoint" that copies the layer's output into a fresh array: no intermediates kept, and no
+            // gradient reaches the layers below either
+            case DETACHED_BY_HAND -> a -> {
+                NDArray h = LAYER.apply(a).get(0);
+                return List.of(NDArray.fromFloats(h.toFloatArray(), h.shape()).pvary("data"));
+            };
+            default -> Checkpoint.checkpointList(LAYER);
+        };
+    }
+
+    private static Remat program(Mode mode) {
+        return (weights, x, t) -> {
+            int layers = weights.size();
+            int[] argnums = new int[layers];
+            for (int l = 0; l < layers; l++) {
+                argnums[l] = l;
+            }
+            List<PartitionSpec> in = new ArrayList<>(Collections.nCopies(layers, P()));
+            in.add(P("data"));
+            in.add(P("data"));
+            List<ShardedArray> args = new ArrayList<>(weights);
+            args.add(x);
+            args.add(t);
+            Function<List<NDArray>, List<NDArray>> layer = layer(mode);
+            boolean local = mode == Mode.NOT_SUMMED || mode == Mode.AVERAGED_TWICE;
+            return ShardMap.shardMap(b -> {
+                int batch = Collectives.axisSize("data") * b.get(layers).shape(0);
+                List<NDArray> ws = new ArrayList<>(b);
+                if (local) { // W made varying: its cotangent is this device's alone until reduced by hand
+                    for (int l = 0; l < layers; l++) {
+                        ws.set(l, b.get(l).pvary("data"));
+                    }
+                }
+                List<NDArray> out = new ArrayList<>();
+                if (mode == Mode.HAND_BACKWARD) {
+                    out.addAll(byHand(ws, batch));
+                } else {
+                    var step = Autodiff.<NDArray>valueAndGradList(xs -> {
+                        NDArray h = xs.get(layers);
+                        int k = block(mode, layers);
+                        for (int l = 0; l < layers; l += k) {
+                            List<NDArray> operands = new ArrayList<>(List.of(h));
+                            operands.addAll(xs.subList(l, Math.min(l + k, layers)));
+                            h = layer.apply(operands).get(0);
+                        }
+                        return h.sub(xs.get(layers + 1)).square().sum().mul(0.5f / batch);
+                    }, argnums).apply(ws);
+                    out.add(step.value());
+                    for (NDArray g : step.grads()) {
+                        out.add(mode == Mode.AVERAGED_TWICE ? Collectives.pmean(g, "data") : g);
+                    }
+                }
+                out.set(0, Collectives.psum(out.get(0), "data"));
+                return out;
+            }, x.mesh(), in, Collections.nCopies(layers + 1, P())).checkVma(mode != Mode.NOT_SUMMED).call(args);
+        };
+    }
+
+    /** The backward pass written out, every activation kept in a list: no tape, so nothing modelled. */
+    private static List<NDArray> byHand(List<NDArray> b, int batch) {
+        int layers = b.size() - 2;
+        List<NDArray> hs = new ArrayList<>(List.of(b.get(layers)));
+        for (int l = 0; l < layers; l++) {
+            hs.add(hs.get(l).matmul(b.get(l)).relu());
+        }
+        NDArray e = hs.get(layers).sub(b.get(layers + 1));
+        List<NDArray> out = new ArrayList<>(Collections.nCopies(layers + 1, (NDArray) null));
+        out.set(0, e.square().sum().mul(0.5f / batch));
+        NDArray dh = e.mul(1f / batch);
+        for (int l = layers; l >= 1; l--) {
+            NDArray dz = NDArray.where(hs.get(l).greater(0), dh, 0.0);
+            out.set(l, Collectives.psum(hs.get(l - 1).matmul(true, dz, false), "data"));
+            dh = dz.matmul(false, b.get(l - 1), true);
+        }
+        return out;
+    }
+
+    @Test
+    void aRightRematerialisedStepIsAcceptedOnEveryKindOfCase() {
+        for (RematCase c : List.of(CASE, new RematCase(1, 4, 2, 2, 7612), new RematCase(8, 6, 3, 4, 7613),
+                new RematCase(16, 5, 2, 2, 7614))) {
+            RematChecks.rematerialisedStep(program(Mode.RIGHT), c);
+        }
+    }
+
+    @Test
+    void blocksOfTwoLayersAreAccepted() {
+        for (RematCase c : List.of(CASE, new RematCase(2, 6, 3, 4, 7615))) {
+            RematChecks.rematerialisedStep(program(Mode.TWO_LAYER_BLOCKS), c);
+        }
+    }
+
+    @Test
+    void theWholeStackAsOneCheckpointHoldsEveryIntermediateWhileRecomputed() {
+        GradingFailure f = rejected(Kind.STRUCTURE, () -> RematChecks.rematerialisedStep(program(Mode.ONE_BLOCK),
+                CASE));
+        assertTrue(f.reason().startsWith("holds more activations than rematerialisation allows: its tapes held"),
+                f.reason());
+    }
+
+    @Test
+    void keepingEveryIntermediateBreaksTheMemoryBound() {
+        for (RematCase c : List.of(CASE, new RematCase(1, 4, 2, 2, 7612), new RematCase(8, 6, 3, 4, 7613))) {
+            GradingFailure f = rejected(Kind.STRUCTURE, () -> RematChecks.rematerialisedStep(
+                    program(Mode.NO_CHECKPOINT), c));
+            assertTrue(f.reason().startsWith("holds more activations than rematerialisation allows: its tapes held"),
+                    f.reason());
+        }
+    }
+
+    @Test
+    void aCheckpointInsideACheckpointRecomputesTwice() {
+        GradingFailure f = rejected(Kind.STRUCTURE, () -> RematChecks.rematerialisedStep(
+                program(Mode.CHECKPOINT_IN_CHECKPOINT), CASE));
+        assertTrue(f.reason().startsWith("recomputes more than one forward: its matmuls do"), f.reason());
+    }
+
+    @Test
+    void aCheckpointByHandThatDetachesTheGraphGivesWrongGradients() {
+        GradingFailure f = rejected(Kind.WRONG_VALUES, () -> RematChecks.rematerialisedStep(
+                program(Mode.DETACHED_BY_HAND), CASE));
+        assertTrue(f.getMessage().contains("dW_1"), f.getMessage());
+    }
+
+    @Test
+    void gradientsNotSummedOverDataAreNamed() {
+        GradingFailure f = rejected(Kind.WRONG_VALUES, () -> RematChecks.rematerialisedStep(
+                program(Mode.NOT_SUMMED), CASE));
+        assertTrue(f.getMessage().contains("exactly what device 0's gradient alone, not summed over 'data'"),
+                f.getMessage());
+    }
+
+    @Test
+    void averagingTwiceIsNamed() {
+        GradingFailure f = rejected(Kind.WRONG_VALUES, () -> RematChecks.rematerialisedStep(
+                program(Mode.AVERAGED_TWICE), CASE));
+        assertTrue(f.getMessage().contains("exactly what averaging twice"), f.getMessage());
+    }
+
+    @Test
+    void aBackwardPassByHandHasNoTapeToModel() {
+        GradingFailure f = rejected(Kind.STRUCTURE, () -> RematChecks.rematerialisedStep(
+                program(Mode.HAND_BACKWARD), CASE));
+        assertTrue(f.reason().startsWith("holds more activations than rematerialisation allows: its"
+                + " differentiation tapes held nothing"), f.reason());
+    }
+}
