@@ -20,7 +20,8 @@ public final class Chapter7Checks {
             FsdpTpChecks.PARTS,
             PipelineChecks.PARTS,
             RingAttentionChecks.PARTS,
-            ZeroChecks.PARTS
+            ZeroChecks.PARTS,
+            MixedPrecisionChecks.PARTS
     ).flatMap(List::stream).toList();
 
     private Chapter7Checks() {
