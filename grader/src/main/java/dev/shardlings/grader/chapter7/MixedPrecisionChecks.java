@@ -48,7 +48,7 @@ public final class MixedPrecisionChecks {
 
     /** {@code Chapter7.mixedPrecisionStep}. */
     public static final CourseMethod<Mixed> C7_MIXED_PRECISION_STEP = CHAPTER.method("mixedPrecisionStep",
-            Mixed.class, ShardedArray.class, ShardedArray.class, ShardedArray.class, ShardedArray.class,
+            Mixed.class, List.class, ShardedArray.class, ShardedArray.class, ShardedArray.class, ShardedArray.class,
             float.class);
 
     /** Part 7.5. */
