@@ -60,8 +60,8 @@ class BFloat16GradTest {
     @Test
     void productOfBFloat16ValuesHasBFloat16Cotangents() {
         NDArray y = vals(12, 41, 9.0, 3, 4).astype(BF);
-        List<NDArray> g = Autodiff.<NDArray>gradList(a -> a.get(0).mul(a.get(1)).mul(a.get(0)).sum().astype(DType.FLOAT32),
-                0, 1).apply(List.of(x.astype(BF), y));
+        List<NDArray> g = Autodiff.<NDArray>gradList(a -> a.get(0).mul(a.get(1)).mul(a.get(0)).sum()
+                .astype(DType.FLOAT32), 0, 1).apply(List.of(x.astype(BF), y));
         expect("bfloat16 4203 3fc4 4121 416b bf03 c1a7 4017 404d c167 c086 c11c 3fec", g.get(0));
         expect("bfloat16 410a 3f16 4000 40b2 3d00 4080 4048 3e2e 40d7 3fb2 3f80 40f5", g.get(1));
     }
