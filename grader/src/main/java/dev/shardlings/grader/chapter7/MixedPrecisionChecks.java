@@ -281,7 +281,7 @@ public final class MixedPrecisionChecks {
      * the largest sum of the devices' gradients in magnitude, since a device's gradient rounded the other way at a
      * tie-near value is as right as this one, plus float32 rounding of W' itself.
      */
-    private record Oracle(NDArray loss, NDArray w1, NDArray w2, double largestShare) {
+    record Oracle(NDArray loss, NDArray w1, NDArray w2, double largestShare) {
         Tolerance tolerance() {
             return new Tolerance(0, MixedCase.LEARNING_RATE * largestShare / 64 + 2e-7);
         }
