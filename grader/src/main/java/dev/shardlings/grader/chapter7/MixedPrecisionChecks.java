@@ -5,7 +5,6 @@ import dev.shardlings.array.DataOp;
 import dev.shardlings.array.NDArray;
 import dev.shardlings.array.OpKind;
 import dev.shardlings.events.Collective;
-import dev.shardlings.events.DeviceTrace;
 import dev.shardlings.events.TraceEvent;
 import dev.shardlings.events.TraceEvent.CollectiveEvent;
 import dev.shardlings.events.TraceEvent.LocalOpEvent;
