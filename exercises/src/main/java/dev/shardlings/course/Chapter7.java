@@ -210,6 +210,39 @@ public final class Chapter7 {
         throw new ExerciseNotDone("7.4b");
     }
 
+    // ---- Part 7.5: mixed precision ----
+
+    /**
+     * Part 7.5 — mixed precision: bf16 compute, f32 master weights.
+     *
+     * <p>Input: the f32 master weights of a two-layer MLP, W1 f32[D_data, H] and W2 f32[H_data, F] laid out
+     * {@code P("data")} (each device keeps its rows, as under FSDP), a batch X f32[B_data, D] and its targets T
+     * f32[B_data, F] laid out {@code P("data")}, on a mesh with axis 'data', and a learning rate. Take one step of
+     * plain gradient descent on L = (1/B)·Σ_rows ½‖relu(X·W1)·W2 − T‖² computing in bfloat16 as JAX's mixed-precision
+     * training does: the weights and the batch cast to bfloat16, both matmuls on bfloat16 operands accumulating in
+     * float32 ({@code preferred_element_type} float32), the hidden activations cast to bfloat16 before the second
+     * matmul, the loss in float32, the weights gathered in bfloat16, the gradients reduced in float32 and the update
+     * W − lr·dW applied to the f32 masters. Return [L f32[] laid out {@code P()}, W1' and W2' f32 laid out
+     * {@code P("data")}].
+     *
+     * <p>Graded: L, W1' and W2' (L to float32 rounding, the weights to a bfloat16 rounding of the update) laid out
+     * P(), P('data'), P('data'), equal to a step that rounds to bfloat16 where JAX does; a hand-written shardMap; per
+     * device one allGather over 'data' of each weight's block, one psumScatter over 'data' of each weight's gradient
+     * and one psum (or pmean) of the loss; the all-gathers carry bfloat16 (half the bytes of float32) and the
+     * reductions float32; every matmul reads a bfloat16 operand and accumulates in float32; the batch is never
+     * gathered on the host.
+     * Docs: docs/chapter-7.md#part-75-mixed-precision
+     */
+    public static List<ShardedArray> mixedPrecisionStep(ShardedArray w1, ShardedArray w2, ShardedArray x,
+                                                        ShardedArray t, float learningRate) {
+        // TODO(7.5): which of the arrays must keep float32 and which may travel and be multiplied in bfloat16?
+        //  If each device holds its rows of the masters, what is the smallest thing it can send the others, and
+        //  which dtype should the products add up in? Differentiated through an all-gather, in which dtype would
+        //  the gradient be reduced, and what would that do to each device's share of the sum? Where does the
+        //  update of the masters happen, and in which dtype?
+        throw new ExerciseNotDone("7.5");
+    }
+
     // ---- Part 7.6: rematerialisation ----
 
     /**

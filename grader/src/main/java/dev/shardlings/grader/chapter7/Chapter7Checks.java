@@ -21,6 +21,7 @@ public final class Chapter7Checks {
             PipelineChecks.PARTS,
             RingAttentionChecks.PARTS,
             ZeroChecks.PARTS,
+            MixedPrecisionChecks.PARTS,
             RematChecks.PARTS
     ).flatMap(List::stream).toList();
 
