@@ -77,7 +77,7 @@ public final class ScoreTable {
     }
 
     /**
-     * One line of progress, e.g. {@code Progress: 38/105 points, 17 of 54 parts passing.}, saying how many parts
+     * One line of progress, e.g. {@code Progress: 38/112 points, 17 of 57 parts passing.}, saying how many parts
      * have no grade yet and whether some results are from an earlier run.
      */
     static String progress(Results results) {
