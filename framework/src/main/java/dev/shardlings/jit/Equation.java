@@ -1,5 +1,6 @@
 package dev.shardlings.jit;
 
+import dev.shardlings.primitive.DotGeneral;
 import dev.shardlings.primitive.Primitive;
 
 import java.util.List;
@@ -38,10 +39,25 @@ public record Equation(Primitive primitive, List<Atom> inputs, List<Var> outputs
         return outputs.get(0);
     }
 
-    /** {@code c:f32[8@X,4@Y] = sin a}, as a jaxpr prints an equation. */
+    /**
+     * {@code c:f32[8@X,4@Y] = sin a}, as a jaxpr prints an equation; parameters are left out, except a
+     * dot_general's {@code preferred_element_type}, printed with its dimension numbers in JAX 0.10.2's layout (one
+     * per line, the equation continuing over the following lines as a jaxpr indents them).
+     */
     @Override
     public String toString() {
-        return outputs.stream().map(Var::toString).collect(Collectors.joining(" ")) + " = " + primitive.name() + " "
-                + inputs.stream().map(a -> a instanceof Var v ? v.name() : a.toString()).collect(Collectors.joining(" "));
+        return outputs.stream().map(Var::toString).collect(Collectors.joining(" ")) + " = " + primitive.name()
+                + params() + " " + inputs.stream().map(a -> a instanceof Var v ? v.name() : a.toString())
+                .collect(Collectors.joining(" "));
+    }
+
+    /** JAX's {@code _dot_general_pp_rule}: dimension numbers as lists, None parameters and out_sharding left out. */
+    private String params() {
+        if (!(primitive instanceof DotGeneral d) || d.preferredElementType() == null) {
+            return "";
+        }
+        return "[\n      dimension_numbers=((" + d.lhsContracting() + ", " + d.rhsContracting() + "), ("
+                + d.lhsBatch() + ", " + d.rhsBatch() + "))\n      preferred_element_type="
+                + d.preferredElementType().jaxName() + "\n    ]";
     }
 }

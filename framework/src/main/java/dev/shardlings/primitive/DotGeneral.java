@@ -38,10 +38,23 @@ import java.util.Set;
  * @param rhsContracting the rhs dimensions they contract with, pairwise
  * @param lhsBatch       lhs batch dimensions
  * @param rhsBatch       the rhs batch dimensions they pair with
- * @param outSharding    the result's sharding, or null to let the typing rule decide
+ * <p>{@code preferred_element_type} (JAX's {@code _maybe_upcast}): the result's dtype when given. Float32 from
+ * bfloat16 operands accumulates the products in float32 and leaves the sum unrounded (mixed precision's dot); the
+ * local products of a split contraction are then float32 partial sums, and their all-reduce runs in float32 (4
+ * bytes an element). Each cotangent's contraction keeps the same preferred dtype and is then converted to its
+ * operand's dtype, as JAX's {@code _dot_general_transpose_lhs} does.
+ *
+ * @param lhsContracting       lhs dimensions contracted
+ * @param rhsContracting       the rhs dimensions they contract with, pairwise
+ * @param lhsBatch             lhs batch dimensions
+ * @param rhsBatch             the rhs batch dimensions they pair with
+ * @param outSharding          the result's sharding, or null to let the typing rule decide
+ * @param preferredElementType the result's dtype ({@code preferred_element_type}), or null for the operands'
+ *                             promoted dtype; besides that dtype only float32 from bfloat16 is computed here
  */
 public record DotGeneral(List<Integer> lhsContracting, List<Integer> rhsContracting, List<Integer> lhsBatch,
-                         List<Integer> rhsBatch, PartitionSpec outSharding) implements Primitive {
+                         List<Integer> rhsBatch, PartitionSpec outSharding, DType preferredElementType)
+        implements Primitive {
 
     /** @throws NullPointerException if a dimension list is null */
     public DotGeneral {
@@ -51,9 +64,29 @@ public record DotGeneral(List<Integer> lhsContracting, List<Integer> rhsContract
         rhsBatch = List.copyOf(rhsBatch);
     }
 
+    /**
+     * Without {@code preferred_element_type}: the result has the operands' promoted dtype.
+     *
+     * @throws NullPointerException if a dimension list is null
+     */
+    public DotGeneral(List<Integer> lhsContracting, List<Integer> rhsContracting, List<Integer> lhsBatch,
+                      List<Integer> rhsBatch, PartitionSpec outSharding) {
+        this(lhsContracting, rhsContracting, lhsBatch, rhsBatch, outSharding, null);
+    }
+
     /** {@code jnp.matmul} of two 2-D arrays: contracts lhs dimension 1 with rhs dimension 0. */
     public static DotGeneral matmul(PartitionSpec outSharding) {
-        return new DotGeneral(List.of(1), List.of(0), List.of(), List.of(), outSharding);
+        return matmul(outSharding, null);
+    }
+
+    /**
+     * {@code jnp.matmul(x, y, preferred_element_type=preferredElementType)} of two 2-D arrays.
+     *
+     * @param outSharding          the result's sharding, or null
+     * @param preferredElementType the result's dtype, or null for the operands' promoted dtype
+     */
+    public static DotGeneral matmul(PartitionSpec outSharding, DType preferredElementType) {
+        return new DotGeneral(List.of(1), List.of(0), List.of(), List.of(), outSharding, preferredElementType);
     }
 
     @Override
@@ -90,7 +123,37 @@ public record DotGeneral(List<Integer> lhsContracting, List<Integer> rhsContract
         List<Integer> shape = new ArrayList<>(sizes(l, lhsBatch));
         shape.addAll(sizes(l, free(l.rank(), lhsContracting, lhsBatch)));
         shape.addAll(sizes(r, free(r.rank(), rhsContracting, rhsBatch)));
-        return new Shaped(DType.promoteTypes(l.dtype(), r.dtype()), shape);
+        return new Shaped(resultType(DType.promoteTypes(l.dtype(), r.dtype())), shape);
+    }
+
+    /**
+     * JAX's {@code _maybe_upcast}: the preferred dtype where given; narrowing an integral result is JAX's error.
+     * Of the rest only float32 from bfloat16 is computed here (it is what mixed precision needs).
+     */
+    private DType resultType(DType natural) {
+        if (preferredElementType == null || preferredElementType == natural) {
+            return natural;
+        }
+        if (!natural.isFloating() && bitWidth(preferredElementType) < bitWidth(natural)) {
+            throw new IllegalArgumentException("`preferred_element_type` must not be narrower than the original type,"
+                    + " got preferred_element_type of " + preferredElementType.jaxName() + " for result type of "
+                    + natural.jaxName() + ".");
+        }
+        if (!upcast(natural)) {
+            throw new IllegalArgumentException("dot_general: preferred_element_type=" + preferredElementType.jaxName()
+                    + " for " + natural.jaxName() + " operands is not supported; use float32 with bfloat16"
+                    + " operands, or leave it out");
+        }
+        return preferredElementType;
+    }
+
+    /** Whether the products of operands promoting to {@code natural} accumulate in float32 unrounded. */
+    private boolean upcast(DType natural) {
+        return natural == DType.BFLOAT16 && preferredElementType == DType.FLOAT32;
+    }
+
+    private static int bitWidth(DType t) {
+        return t == DType.BOOL ? 1 : 8 * t.byteSize();
     }
 
     private static void checkDims(String side, ArrayType t, List<Integer> contracting, List<Integer> batch) {
@@ -185,18 +248,18 @@ public record DotGeneral(List<Integer> lhsContracting, List<Integer> rhsContract
         }
         if (v.needs(0) && v.operandType(0).dtype().isFloating()) {
             out.set(0, transposeLhs(v, v.operandType(0), v.operandType(1), v.operand(1), lhsContracting,
-                    rhsContracting, lhsBatch, rhsBatch, false));
+                    rhsContracting, lhsBatch, rhsBatch, false, preferredElementType));
         }
         if (v.needs(1) && v.operandType(1).dtype().isFloating()) {
             out.set(1, transposeLhs(v, v.operandType(1), v.operandType(0), v.operand(0), rhsContracting,
-                    lhsContracting, rhsBatch, lhsBatch, true));
+                    lhsContracting, rhsBatch, lhsBatch, true, preferredElementType));
         }
         return out;
     }
 
     private static <T> T transposeLhs(Vjp<T> v, ArrayType x, ArrayType yType, Object y, List<Integer> xContract,
                                       List<Integer> yContract, List<Integer> xBatch, List<Integer> yBatch,
-                                      boolean swapAns) {
+                                      boolean swapAns, DType preferred) {
         List<Integer> xKept = free(x.rank(), xContract, xBatch);
         List<Integer> yKept = free(yType.rank(), yContract, yBatch);
         int nb = xBatch.size();
@@ -238,9 +301,10 @@ public record DotGeneral(List<Integer> lhsContracting, List<Integer> rhsContract
             outSharding = PartitionSpec.P(entries.toArray());
         }
         if (swap) {
-            return v.bind(new DotGeneral(yKept, ansY, yBatch, ansBatch, outSharding), y, v.ct());
+            return toDType(v, v.bind(new DotGeneral(yKept, ansY, yBatch, ansBatch, outSharding, preferred), y,
+                    v.ct()), x.dtype());
         }
-        T product = v.bind(new DotGeneral(ansY, yKept, ansBatch, yBatch, outSharding), v.ct(), y);
+        T product = v.bind(new DotGeneral(ansY, yKept, ansBatch, yBatch, outSharding, preferred), v.ct(), y);
         Integer[] outAxes = new Integer[order.size()];
         for (int k = 0; k < outAxes.length; k++) {
             outAxes[order.get(k)] = k;
@@ -249,7 +313,12 @@ public record DotGeneral(List<Integer> lhsContracting, List<Integer> rhsContract
         for (int k = 0; k < outAxes.length; k++) {
             identity &= outAxes[k] == k;
         }
-        return identity ? product : v.bind(new Transpose(List.of(outAxes)), product);
+        return toDType(v, identity ? product : v.bind(new Transpose(List.of(outAxes)), product), x.dtype());
+    }
+
+    /** JAX converts a cotangent that the preferred dtype left wider than its operand back to the operand's dtype. */
+    private static <T> T toDType(Vjp<T> v, T ct, DType dtype) {
+        return v.type(ct).dtype() == dtype ? ct : v.bind(new ConvertType(dtype), ct);
     }
 
     private static boolean isIdentity(List<Integer> order) {
@@ -288,6 +357,19 @@ public record DotGeneral(List<Integer> lhsContracting, List<Integer> rhsContract
         int[] outShape = shape.stream().mapToInt(Integer::intValue).toArray();
         int[] lp = concat(lhsBatch, lf, lhsContracting);
         int[] rp = concat(rhsBatch, rhsContracting, rf);
+        DType natural = DType.promoteTypes(l.dtype(), r.dtype());
+        DType preferred = resultType(natural);
+        if (upcast(natural)) {
+            // float32 accumulation, unrounded: NDArray#matmul(NDArray, DType) on operands in matmul order (the
+            // transposes move bfloat16 values exactly)
+            NDArray l3 = l.transpose(lp).reshape(b, m, k);
+            NDArray r3 = r.transpose(rp).reshape(b, k, n);
+            List<NDArray> products = new ArrayList<>(b);
+            for (int i = 0; i < b; i++) {
+                products.add(l3.index(i).matmul(r3.index(i), preferred));
+            }
+            return (b == 1 ? products.get(0) : NDArray.stack(0, products)).reshape(outShape);
+        }
         if (b == 1) {
             // one matmul: no batch to index, and operands already in [free, contracted] / [contracted, free] order
             // are only reshaped (views), so a plain matmul runs the kernel on the blocks as they are
@@ -668,7 +750,8 @@ public record DotGeneral(List<Integer> lhsContracting, List<Integer> rhsContract
 
     @Override
     public Partitioning partition(List<ArrayType> operands, ArrayType out) {
-        DotGeneral local = new DotGeneral(lhsContracting, rhsContracting, lhsBatch, rhsBatch, null);
+        DotGeneral local = new DotGeneral(lhsContracting, rhsContracting, lhsBatch, rhsBatch, null,
+                preferredElementType);
         Plan p = plan(operands.get(0), operands.get(1), out);
         return Partitioning.withVia(List.of(p.lhs, p.rhs), local, p.contracted, ReduceOp.SUM, p.natural,
                 List.of(p.lhsVia, p.rhsVia), p.share);

@@ -1,5 +1,6 @@
 package dev.shardlings.spmd;
 
+import dev.shardlings.array.DType;
 import dev.shardlings.primitive.DotGeneral;
 import dev.shardlings.sharding.PartitionSpec;
 
@@ -18,13 +19,15 @@ final class Einsum {
     }
 
     /**
-     * {@code jnp.einsum(subscripts, x, y, out_sharding=outSharding)}; a null outSharding lets dot_general's typing
-     * rule choose.
+     * {@code jnp.einsum(subscripts, x, y, out_sharding=outSharding, preferred_element_type=preferredElementType)};
+     * a null outSharding lets dot_general's typing rule choose, a null preferredElementType gives the promoted
+     * dtype.
      *
      * @throws IllegalArgumentException for malformed subscripts, a subscript count that is not an operand's rank,
      *                                  or sizes that differ for one letter
      */
-    static ShardedArray einsum(String subscripts, ShardedArray x, ShardedArray y, PartitionSpec outSharding) {
+    static ShardedArray einsum(String subscripts, ShardedArray x, ShardedArray y, PartitionSpec outSharding,
+                               DType preferredElementType) {
         String s = subscripts.replace(" ", "");
         int arrow = s.indexOf("->");
         int comma = s.indexOf(',');
@@ -103,7 +106,7 @@ final class Einsum {
             }
             dotSharding = PartitionSpec.P(entries.toArray());
         }
-        ShardedArray out = GlobalOps.apply(a, new DotGeneral(lc, rc, lb, rbatch, dotSharding), GlobalOps.of(b));
+        ShardedArray out = GlobalOps.apply(a, new DotGeneral(lc, rc, lb, rbatch, dotSharding, preferredElementType), GlobalOps.of(b));
         return identity ? out : out.transpose(perm);
     }
 

@@ -783,6 +783,41 @@ public final class ShardedArray {
     }
 
     /**
+     * {@code jnp.matmul(x, y, preferred_element_type=preferredElementType)}: A[I, J] · B[J, K] → C[I, K] in
+     * {@code preferredElementType}, sharded as {@link #matmul(ShardedArray)}. With {@link DType#FLOAT32} and
+     * bfloat16 operands every device accumulates its products in float32 and the result is not rounded to bfloat16;
+     * where J is split, the partial sums are all-reduced in float32 (4 bytes an element on the wire). Mirrors
+     * {@code lax.dot_general}'s {@code preferred_element_type}.
+     *
+     * @throws NullPointerException     if an argument is null
+     * @throws IllegalArgumentException as {@link #matmul(ShardedArray)}; for an int32 product asked as bool (JAX's
+     *                                  text); for a preferred dtype other than the promoted one or float32 from
+     *                                  bfloat16
+     */
+    public ShardedArray matmul(ShardedArray other, DType preferredElementType) {
+        Objects.requireNonNull(other, "other");
+        Objects.requireNonNull(preferredElementType, "preferredElementType");
+        DeviceAssignment.check("matmul", MATMUL_NAMES, this, other);
+        return GlobalOps.apply(this, DotGeneral.matmul(null, preferredElementType), GlobalOps.of(other));
+    }
+
+    /**
+     * {@code jnp.matmul(x, y, out_sharding=outSharding, preferred_element_type=preferredElementType)}: the
+     * result of {@link #matmul(ShardedArray, DType)} laid out as {@link #matmul(ShardedArray, PartitionSpec)} lays
+     * it out.
+     *
+     * @throws NullPointerException     if an argument is null
+     * @throws IllegalArgumentException as {@link #matmul(ShardedArray, DType)}
+     */
+    public ShardedArray matmul(ShardedArray other, PartitionSpec outSharding, DType preferredElementType) {
+        Objects.requireNonNull(other, "other");
+        Objects.requireNonNull(outSharding, "outSharding");
+        Objects.requireNonNull(preferredElementType, "preferredElementType");
+        DeviceAssignment.check("matmul", MATMUL_NAMES, this, other);
+        return GlobalOps.apply(this, DotGeneral.matmul(outSharding, preferredElementType), GlobalOps.of(other));
+    }
+
+    /**
      * {@code lax.dot_general(x, y, dimension_numbers, out_sharding)} with the dimensions and out sharding of
      * {@code dims}: batch dimensions first in the result, then x's free dimensions, then y's.
      */
@@ -804,7 +839,7 @@ public final class ShardedArray {
      *                                  an operand's rank, or sizes that differ for one letter
      */
     public static ShardedArray einsum(String subscripts, ShardedArray x, ShardedArray y) {
-        return einsumChecked(subscripts, x, y, null);
+        return einsumChecked(subscripts, x, y, null, null);
     }
 
     /**
@@ -814,16 +849,44 @@ public final class ShardedArray {
      * @throws IllegalArgumentException as {@link #einsum(String, ShardedArray, ShardedArray)}
      */
     public static ShardedArray einsum(String subscripts, ShardedArray x, ShardedArray y, PartitionSpec outSharding) {
-        return einsumChecked(subscripts, x, y, Objects.requireNonNull(outSharding, "outSharding"));
+        return einsumChecked(subscripts, x, y, Objects.requireNonNull(outSharding, "outSharding"), null);
+    }
+
+    /**
+     * {@code jnp.einsum(subscripts, x, y, preferred_element_type=preferredElementType)}: e.g. {@code "bd,df->bf"}
+     * of X[B, D] in bfloat16 and W[D, F] in bfloat16 gives Y[B, F] in float32, the products accumulated in float32
+     * and not rounded (a split D is all-reduced in float32); its dot_general carries the preferred dtype, as
+     * {@link #matmul(ShardedArray, DType)}'s does.
+     *
+     * @throws NullPointerException     if an argument is null
+     * @throws IllegalArgumentException as {@link #einsum(String, ShardedArray, ShardedArray)} and
+     *                                  {@link #matmul(ShardedArray, DType)}
+     */
+    public static ShardedArray einsum(String subscripts, ShardedArray x, ShardedArray y, DType preferredElementType) {
+        return einsumChecked(subscripts, x, y, null,
+                Objects.requireNonNull(preferredElementType, "preferredElementType"));
+    }
+
+    /**
+     * {@link #einsum(String, ShardedArray, ShardedArray, DType)} with {@code out_sharding}, as
+     * {@link #einsum(String, ShardedArray, ShardedArray, PartitionSpec)}.
+     *
+     * @throws NullPointerException     if an argument is null
+     * @throws IllegalArgumentException as {@link #einsum(String, ShardedArray, ShardedArray, DType)}
+     */
+    public static ShardedArray einsum(String subscripts, ShardedArray x, ShardedArray y, PartitionSpec outSharding,
+                                      DType preferredElementType) {
+        return einsumChecked(subscripts, x, y, Objects.requireNonNull(outSharding, "outSharding"),
+                Objects.requireNonNull(preferredElementType, "preferredElementType"));
     }
 
     private static ShardedArray einsumChecked(String subscripts, ShardedArray x, ShardedArray y,
-                                              PartitionSpec outSharding) {
+                                              PartitionSpec outSharding, DType preferredElementType) {
         Objects.requireNonNull(subscripts, "subscripts");
         Objects.requireNonNull(x, "x");
         Objects.requireNonNull(y, "y");
         DeviceAssignment.check("_einsum", DeviceAssignment.indexed("operands", 2), x, y);
-        return Einsum.einsum(subscripts, x, y, outSharding);
+        return Einsum.einsum(subscripts, x, y, outSharding, preferredElementType);
     }
 
     /**
