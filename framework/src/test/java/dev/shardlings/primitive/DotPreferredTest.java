@@ -149,6 +149,11 @@ class DotPreferredTest {
         String text = c.asText();
         // XLA: %dot = f32[8,16] dot(bf16[8,4], bf16[4,16]); all-reduce = f32[8,16] over the 8 devices
         assertTrue(text.contains("f32[8,16] dot_general(") && text.contains("f32[8,16] all-reduce("), text);
+        // the float32 partial sums cost 4 bytes an element: twice the bfloat16 product's all-reduce
+        Compiled bf16 = Jit.jit((a, b) -> a.matmul(b, P())).lower(cols, wRows);
+        assertTrue(bf16.asText().contains("bf16[8,16] all-reduce("), bf16.asText());
+        assertEquals(2 * bf16.costAnalysis().bytesReceivedPerDevice(), c.costAnalysis().bytesReceivedPerDevice());
+        assertTrue(c.costAnalysis().bytesReceivedPerDevice() > 0);
         assertEquals(SPLIT, bits(Jit.jit((a, b) -> a.matmul(b, P(), F32)).call(cols, wRows).get(0).gather()));
         assertEquals(SPLIT, bits(ShardedArray.einsum("bd,df->bf", cols, wRows, P(), F32).gather()));
     }
