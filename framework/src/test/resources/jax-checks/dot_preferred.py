@@ -1,7 +1,8 @@
 # dot_general's preferred_element_type on global arrays, as JAX 0.10.2 computes and prints it on CPU: bf16 operands,
 # f32 result unrounded, eager and under jit, a contraction split over 8 devices (f32 partial sums all-reduced in f32),
 # the jaxpr's dot_general parameters, the transpose (the cotangent's dot keeps preferred_element_type=float32 and is
-# converted to the operand's bf16), and the error for narrowing an integral result.
+# converted to the operand's bf16), and the error for narrowing an integral result. The batched einsum's K = 8 sums
+# come out in XLA:CPU's bf16 kernel order: the test holds them to one ulp (3 of 256 differ in the last bit).
 # Pinned by framework/src/test/java/dev/shardlings/primitive/DotPreferredTest.java.
 # Run: XLA_FLAGS=--xla_force_host_platform_device_count=8 /work/jaxvenv/bin/python dot_preferred.py
 import numpy as np
@@ -52,6 +53,10 @@ with jax.set_mesh(mesh):
     print(jax.jit(split).lower(cols, wrows).compile().as_text())
     show('einsum_jit', jax.jit(es)(rows, wrep))
     print(jax.make_jaxpr(es)(rows, wrep))
+    # a batch dimension split over x: one product per batch index, each accumulated in f32
+    xb3 = jax.device_put(x.reshape(8, 4, 8), NamedSharding(mesh, P('x', None, None)))
+    wb3 = jax.device_put(w.reshape(8, 8, 8), NamedSharding(mesh, P('x', None, None)))
+    show('batched', jnp.einsum('bij,bjk->bik', xb3, wb3, preferred_element_type=f32))
     print(jax.make_jaxpr(lambda a, b: jnp.matmul(a, b))(rows, wrep))
     loss = lambda a, b: jnp.sum(jnp.einsum('bd,df->bf', a, b, preferred_element_type=f32))
     g = jax.jit(jax.grad(loss, argnums=(0, 1)))(rows, wrep)
