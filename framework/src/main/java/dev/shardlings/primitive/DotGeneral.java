@@ -34,10 +34,6 @@ import java.util.Set;
  * gathered otherwise; split on both over different axes into as many parts, the smaller operand moves onto the
  * larger's axes. {@code jit/XlaMatmulPlansTest} pins these plans against XLA's compiled text.
  *
- * @param lhsContracting lhs dimensions contracted
- * @param rhsContracting the rhs dimensions they contract with, pairwise
- * @param lhsBatch       lhs batch dimensions
- * @param rhsBatch       the rhs batch dimensions they pair with
  * <p>{@code preferred_element_type} (JAX's {@code _maybe_upcast}): the result's dtype when given. Float32 from
  * bfloat16 operands accumulates the products in float32 and leaves the sum unrounded (mixed precision's dot); the
  * local products of a split contraction are then float32 partial sums, and their all-reduce runs in float32 (4
@@ -316,7 +312,10 @@ public record DotGeneral(List<Integer> lhsContracting, List<Integer> rhsContract
         return toDType(v, identity ? product : v.bind(new Transpose(List.of(outAxes)), product), x.dtype());
     }
 
-    /** JAX converts a cotangent that the preferred dtype left wider than its operand back to the operand's dtype. */
+    /**
+     * A cotangent has its operand's dtype: one left wider by the preferred dtype (or by a float32 operand beside a
+     * bfloat16 one) is converted back, as JAX's transpose rule converts it.
+     */
     private static <T> T toDType(Vjp<T> v, T ct, DType dtype) {
         return v.type(ct).dtype() == dtype ? ct : v.bind(new ConvertType(dtype), ct);
     }

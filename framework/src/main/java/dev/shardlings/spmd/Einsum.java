@@ -106,7 +106,8 @@ final class Einsum {
             }
             dotSharding = PartitionSpec.P(entries.toArray());
         }
-        ShardedArray out = GlobalOps.apply(a, new DotGeneral(lc, rc, lb, rbatch, dotSharding, preferredElementType), GlobalOps.of(b));
+        ShardedArray out = GlobalOps.apply(a, new DotGeneral(lc, rc, lb, rbatch, dotSharding, preferredElementType),
+                GlobalOps.of(b));
         return identity ? out : out.transpose(perm);
     }
 
