@@ -292,7 +292,8 @@ public final class ReferenceProfiles {
     /**
      * Chapter 7's solutions in bfloat16 on TPU-sized pieces: 7.1, 7.2 and 7.3 at their performance parts' sizes
      * (their modelled times are the references of 7.1p, 7.2bp and 7.3p), 7.4's two data-parallel steps on one
-     * weight of 512 × 512 and 512 rows per device.
+     * weight of 512 × 512 and 512 rows per device, 7.5's mixed-precision step and 7.6's checkpointed stack at the
+     * same width.
      */
     static List<Program> chapter7() {
         ModelDtype bf16 = ModelDtype.BFLOAT16;
@@ -332,6 +333,17 @@ public final class ReferenceProfiles {
         Supplier<ShardedArray> moment = () -> put(512, 512, data, P("data"));
         ps.add(new Program("data-parallel-step", "zero-1-adam", "7.4b", dp + ", Adam step 1", bf16,
                 () -> Chapter7.zeroAdamStep(w.get(), moment.get(), moment.get(), rows.get(), rows.get(), 1, 1e-3f)));
+
+        // 7.5 computes in both dtypes on purpose (bf16 copies and products, f32 masters and reductions): modelled
+        // as written, each event at its own dtype's bytes, not rescaled.
+        ps.add(new Program("mixed-precision-step", "bf16-gather-f32-reduce", "7.5", "D, H, F = 512, 2048, 512,"
+                + " B = 4096 on data = 8; masters f32 P('data')", ModelDtype.FLOAT32,
+                () -> Chapter7.mixedPrecisionStep(put(512, 2048, data, P("data")), put(2048, 512, data, P("data")),
+                        put(4096, 512, data, P("data")), put(4096, 512, data, P("data")), 0.05f)));
+        // 7.6: 8 layers of D = 512, each checkpointed; the backward recomputes every layer's forward once.
+        ps.add(new Program("rematerialised-step", "checkpoint-every-layer", "7.6", "L = 8 layers of D = 512,"
+                + " B = 4096 on data = 8", bf16, () -> Chapter7.rematerialisedStep(
+                java.util.stream.Stream.generate(w).limit(8).toList(), rows.get(), rows.get())));
         return ps;
     }
 

@@ -145,7 +145,7 @@ class ReferenceProfilesTest {
         List<String> parts = ps.stream().map(ReferenceProfiles.Program::part).distinct().toList();
         for (String part : List.of("0.1", "0.2", "0.3", "0.4", "0.5", "0.6", "0.7", "0.8", "0.9", "0.10", "1.1a",
                 "1.2a", "2.3a", "2.3b", "2.4", "3.0", "3.1", "3.2", "3.3", "4.0", "4.1", "4.2", "7.1", "7.2a", "7.2b", "7.3",
-                "7.4a", "7.4b")) {
+                "7.4a", "7.4b", "7.5", "7.6")) {
             assertTrue(parts.contains(part), "part " + part + " is profiled");
         }
         assertEquals(List.of("naive", "collective", "jit"), ps.stream()
