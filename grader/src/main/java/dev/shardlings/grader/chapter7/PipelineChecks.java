@@ -265,12 +265,19 @@ public final class PipelineChecks {
         return NDArray.fromFloats(v, micro, rows, d);
     }
 
-    /** The smallest |z| of the pre-activations z = a·W_l of one row's path through the stack (see perfInputs). */
+    /**
+     * The smallest |z| of the pre-activations z = a·W_l of one row's path through the stack (see perfInputs). A row
+     * that dies (every relu output zero) at some layer gives exact zeros in every later layer, in float32 as in
+     * double, so those are no ties: they end the walk (counting them redrew such a row a thousand times in vain).
+     */
     static double nearestReluTie(double[][][] w, double[] row) {
         int d = row.length;
         double[] a = row.clone();
         double nearest = Double.POSITIVE_INFINITY;
         for (int l = 0; l < w.length; l++) {
+            if (java.util.Arrays.stream(a).allMatch(ai -> ai == 0)) {
+                break;
+            }
             double[] z = new double[d];
             for (int i = 0; i < d; i++) {
                 double ai = a[i];
