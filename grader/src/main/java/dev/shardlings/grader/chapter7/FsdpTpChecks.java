@@ -149,7 +149,15 @@ public final class FsdpTpChecks {
             Checks.shardedResult(new CaseRun<>(run.part(), run.caseText() + " (result " + NAMES.get(k) + ")",
                     got.get(k), run.trace()), inputs, expected.get(k), SPECS.get(k), TOLERANCE, null, known);
         }
+        structure(run, c);
+    }
 
+    /**
+     * 7.1's structural rules on a run's trace: the collectives, the arguments' bytes, the largest array and no
+     * gather on the host. 7.1p applies them to its measured run too: a program that runs other code at the measured
+     * size (devices reading each other's blocks through views the host took, no collective at all) must not be timed.
+     */
+    static void structure(CaseRun<?> run, FsdpTpCase c) {
         int dim = c.d();
         List<Integer> w1Block = List.of(c.dPer(), c.fPer());
         List<Integer> w2Block = List.of(c.fPer(), c.dPer());
@@ -182,7 +190,7 @@ public final class FsdpTpChecks {
 
     /**
      * 7.1p: {@code fsdpTpStep} at the measured size, modelled, after 7.1's first example passes; the run's two
-     * weights are compared whole with the oracle, and the weights must not have been gathered on the host.
+     * weights are compared whole with the oracle, and the run must keep 7.1's structural rules ({@link #structure}).
      */
     public static TimedResult fsdpTpTime(FsdpTpStep impl) {
         FsdpTpCase c = new FsdpTpCase(PERF_SHAPE.data(), PERF_SHAPE.model(), PERF_SHAPE.rows(), PERF_SHAPE.dPer(),
@@ -203,13 +211,20 @@ public final class FsdpTpChecks {
                                 .failure(GradingFailure.Kind.WRONG_SHAPE, "not [W1, W2]");
                     }
                     Checks.usesShardMap(run);
-                    Checks.noHostGather(run, 4L * c.d() * c.f(), c.data() * c.model());
                     List<NDArray> expected = step(x, t, w1, w2, FsdpTpCase.LR, 1);
                     for (int k = 0; k < 2; k++) {
                         Checks.shardedResult(new CaseRun<>(run.part(), run.caseText() + " (result " + NAMES.get(k)
                                         + ")", (ShardedArray) got.get(k), run.trace()),
                                 "(the performance part's inputs)", expected.get(k), SPECS.get(k), TOLERANCE, null);
                     }
+                    // 7.1's own rules at the measured size: the collectives they require are what every device
+                    // must receive (the floor 3.0p–4.2p set with MeasuredRun), read from the trace.
+                    structure(run, c);
+                    long share = 8L * c.rows() * c.d() * c.fPer();
+                    TraceRules.perDevice(run, "does less than its share of the work on the devices", "every device"
+                            + " multiplies its rows by its gathered layers forward and takes both weights' gradients,"
+                            + " at least 8·(B/data)·D·(F/model) = " + share + " FLOPs", TraceRules.flopsAtLeast(share,
+                            "8·(B/data)·D·(F/model)"));
                 });
     }
 

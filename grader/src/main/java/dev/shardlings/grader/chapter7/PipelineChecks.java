@@ -178,6 +178,16 @@ public final class PipelineChecks {
                         + " mean over all M·b rows, so dY = (y − t)/(M·b) and the microbatches' gradients are only"
                         + " added up")));
         Checks.usesShardMap(run);
+        structure(run, c, schedule);
+    }
+
+    /**
+     * 7.2a/7.2b's structural rules on a run's trace: neighbour ppermutes only, a stage's arguments, the schedule,
+     * the bubble and (1F1B) the activations kept. 7.2bp applies them to its measured run too: a program that runs
+     * other code at the measured size (the whole stack on every stage, read through views the host took) must not
+     * be timed.
+     */
+    static void structure(CaseRun<?> run, PipelineCase c, Schedule schedule) {
         TraceRules.perDevice(run, "communicates other than by neighbour ppermutes", "only ppermutes over 'stage',"
                 + " each sending from every stage s to s + 1 (activations) or from every s + 1 to s (gradients) at"
                 + " most one microbatch's f32[" + c.rows() + ", " + c.width() + "]", neighbourPpermutes(c));
@@ -201,7 +211,7 @@ public final class PipelineChecks {
      */
     private static final java.security.SecureRandom PERF_SEEDS = new java.security.SecureRandom();
 
-    /** 7.2bp: the 1F1B pipeline at the measured size, modelled, after 7.2b's first example passes. */
+    /** 7.2bp: the 1F1B pipeline at the measured size, modelled, after 7.2b's first example passes; 7.2b's rules on its run. */
     public static TimedResult oneFOneBTime(Pipeline impl) {
         PipelineCase c = new PipelineCase(PERF_SHAPE.stages(), PERF_SHAPE.layersPerStage(), PERF_SHAPE.micro(),
                 PERF_SHAPE.rows(), PERF_SHAPE.width(), PERF_SEEDS.nextLong());
@@ -221,6 +231,13 @@ public final class PipelineChecks {
                     Checks.usesShardMap(r);
                     Checks.shardedResult(r, "(the performance part's inputs)", gradients(w, x, t), P("stage"),
                             TOLERANCE, null);
+                    // 7.2b's own rules at the measured size: the schedule's ppermutes are what every stage must
+                    // receive (the floor 3.0p–4.2p set with MeasuredRun), read from the trace.
+                    structure(r, c, Schedule.ONE_F_ONE_B);
+                    long share = 4L * c.micro() * c.layersPerStage() * c.rows() * c.width() * c.width();
+                    TraceRules.perDevice(r, "does less than its share of the work on the devices", "every stage runs"
+                            + " each microbatch forward through its layers and takes their weights' gradients, at"
+                            + " least 4·M·k·b·D² = " + share + " FLOPs", TraceRules.flopsAtLeast(share, "4·M·k·b·D²"));
                 });
     }
 
@@ -265,12 +282,19 @@ public final class PipelineChecks {
         return NDArray.fromFloats(v, micro, rows, d);
     }
 
-    /** The smallest |z| of the pre-activations z = a·W_l of one row's path through the stack (see perfInputs). */
+    /**
+     * The smallest |z| of the pre-activations z = a·W_l of one row's path through the stack (see perfInputs). A row
+     * that dies (every relu output zero) at some layer gives exact zeros in every later layer, in float32 as in
+     * double, so those are no ties: they end the walk (counting them redrew such a row a thousand times in vain).
+     */
     static double nearestReluTie(double[][][] w, double[] row) {
         int d = row.length;
         double[] a = row.clone();
         double nearest = Double.POSITIVE_INFINITY;
         for (int l = 0; l < w.length; l++) {
+            if (java.util.Arrays.stream(a).allMatch(ai -> ai == 0)) {
+                break;
+            }
             double[] z = new double[d];
             for (int i = 0; i < d; i++) {
                 double ai = a[i];

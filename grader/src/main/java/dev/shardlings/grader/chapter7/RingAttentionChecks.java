@@ -149,7 +149,15 @@ public final class RingAttentionChecks {
         Checks.shardedResult(run, Reports.inputs("Input Q", q, "Input K", k, "Input V", v),
                 attention(q, k, v, c.rows(), c.causal() ? Mask.CAUSAL : Mask.NONE), P("seq"), TOLERANCE,
                 Reports.picture(qs), known);
+        structure(run, c);
+    }
 
+    /**
+     * 7.3's structural rules on a run's trace: the ring of ppermutes, the blocks each matmul sees, what a device
+     * holds and is handed. 7.3p applies them to its measured run too: a program that runs other code at the measured
+     * size (all of K and V read through views the host took, no ring) must not be timed.
+     */
+    static void structure(CaseRun<?> run, RingAttentionCase c) {
         int n = c.devices();
         long block = (long) c.rows() * c.d();
         TraceRules.perDevice(run, "communicates other than the K/V ring", "every device runs ppermutes over 'seq'"
@@ -185,7 +193,7 @@ public final class RingAttentionChecks {
      */
     private static final java.security.SecureRandom PERF_SEEDS = new java.security.SecureRandom();
 
-    /** 7.3p: {@code ringAttention} at 8 × 256 rows of 128, modelled; its answer checked first. */
+    /** 7.3p: {@code ringAttention} at 8 × 256 rows of 128, modelled; its answer and 7.3's rules checked first. */
     public static TimedResult ringAttentionTime(RingAttention impl) {
         RingAttentionCase c = new RingAttentionCase(8, 256, 128, false, 1f, PERF_SEEDS.nextLong());
         NDArray q = c.q();
@@ -204,6 +212,14 @@ public final class RingAttentionChecks {
                     Checks.usesShardMap(r);
                     Checks.shardedResult(r, "(the performance part's inputs)", attention(q, k, v, c.rows(),
                             Mask.NONE), P("seq"), TOLERANCE, null);
+                    // 7.3's own rules at the measured size: the ring's n − 1 shifts of K and V are what every
+                    // device must receive (the floor 3.0p–4.2p set with MeasuredRun), read from the trace.
+                    structure(r, c);
+                    long share = 4L * c.devices() * c.rows() * c.rows() * c.d();
+                    TraceRules.perDevice(r, "does less than its share of the work on the devices", "every device"
+                            + " takes its queries' scores against every K block and multiplies every V block by"
+                            + " their weights, 4·n·(S/n)²·D = " + share + " FLOPs", TraceRules.flopsAtLeast(share,
+                            "4·n·(S/n)²·D"));
                 });
     }
 

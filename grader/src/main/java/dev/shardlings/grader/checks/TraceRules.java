@@ -383,6 +383,17 @@ public final class TraceRules {
                 + " expected exactly " + flops + " = " + formula + " (no product computed twice, none left out)"));
     }
 
+    /**
+     * The device's matmul FLOPs are at least {@code flops}: a performance part's measured run must do its share of
+     * the work on the device (as {@code MeasuredRun}'s floor for 3.0p–4.2p), or work done where the model cannot see
+     * it (plain loops on the host over views of the blocks, beside a shardMap that only communicates) is timed free.
+     */
+    public static Rule flopsAtLeast(long flops, String formula) {
+        return hinted("do the part's matmuls inside shardMap, each device on its own blocks",
+                Rule.of(Check.FLOPS, d -> d.flops() >= flops ? null : "its matmuls do " + d.flops() + " FLOPs,"
+                + " fewer than its share of the work, " + flops + " = " + formula));
+    }
+
     /** Every matmul satisfies {@code ok}. */
     public static Rule everyMatmul(Predicate<MatmulEvent> ok, String what) {
         return hinted("split the matmul by chunk and multiply each chunk as soon as it is there, instead of one"

@@ -50,4 +50,12 @@ class PipelinePerfCaseTest {
         // An exact zero of the first layer is exact in float32 too: not a tie.
         assertEquals(2, PipelineChecks.nearestReluTie(new double[][][]{{{1, -1}, {1, 1}}}, new double[]{1, 1}), 0);
     }
+
+    @Test
+    void aDeadRowIsNoTie() {
+        // Layer 0 sends both units below zero, so the row dies: layers 1 and 2 see an all-zero row and give exact
+        // zeros (in float32 too), which must not count as ties, or perfInputs would redraw the row in vain.
+        double[][][] w = {{{-1, 0}, {0, -1}}, {{1, 0}, {0, 1}}, {{1, 1}, {1, 1}}};
+        assertEquals(1, PipelineChecks.nearestReluTie(w, new double[]{1, 1}), 0);
+    }
 }

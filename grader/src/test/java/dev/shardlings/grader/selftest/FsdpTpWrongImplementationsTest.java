@@ -322,4 +322,55 @@ class FsdpTpWrongImplementationsTest {
                 .program()));
         assertTrue(f.reason().startsWith("needs part 7.1 first"), f.reason());
     }
+
+    /**
+     * Found by a review (cheat 7.1p-V): at the measured size (B ≥ 512) every device reads the others' blocks through
+     * views the host took before the shardMap, joins them into the whole X, T, W1 and W2, differentiates the whole
+     * step and slices out its own block; smaller cases run the right step, so 7.1's example passes. The measured run
+     * had only its values and a shardMap checked, and was timed with no collective at all. 7.1's own rules now run
+     * on the measured trace.
+     */
+    @Test
+    void devicesReadingEachOthersBlocksAtTheMeasuredSizeAreNotTimed() {
+        FsdpTpStep right = Step.RIGHT.program();
+        FsdpTpStep views = (x, t, w1, w2, lr) -> {
+            if (x.shape()[0] < 512) {
+                return right.apply(x, t, w1, w2, lr);
+            }
+            java.util.function.Supplier<NDArray> xw = whole(x), tw = whole(t), w1w = whole(w1), w2w = whole(w2);
+            return ShardMap.shardMap(b -> {
+                int di = Collectives.axisIndex("data").intAt();
+                int mi = Collectives.axisIndex("model").intAt();
+                NDArray xa = xw.get();
+                NDArray ta = tw.get();
+                List<NDArray> g = Autodiff.<NDArray>gradList(w -> xa.matmul(w.get(0)).relu().matmul(w.get(1))
+                        .sub(ta).square().sum(-1).mean()).apply(List.of(w1w.get(), w2w.get()));
+                int r1 = b.get(2).shape(0), c1 = b.get(2).shape(1), r2 = b.get(3).shape(0), c2 = b.get(3).shape(1);
+                NDArray g1 = g.get(0).slice(0, di * r1, (di + 1) * r1).slice(1, mi * c1, (mi + 1) * c1);
+                NDArray g2 = g.get(1).slice(0, mi * r2, (mi + 1) * r2).slice(1, di * c2, (di + 1) * c2);
+                return List.of(b.get(2).sub(g1.mul(lr)), b.get(3).sub(g2.mul(lr)));
+            }, x.mesh(), List.of(P("data", null), P("data", null), P("data", "model"), P("model", "data")),
+                    List.of(P("data", "model"), P("model", "data"))).call(List.of(x, t, w1, w2));
+        };
+        GradingFailure f = rejected(Kind.STRUCTURE, () -> FsdpTpChecks.fsdpTpTime(views));
+        assertTrue(f.reason().startsWith("communicates other than 2-D FSDP × TP: it all-gathers W1's block 0"
+                + " time(s)"), f.reason());
+    }
+
+    /** Views of every block of {@code a}, taken on the host; the supplier joins them (no collective). */
+    static java.util.function.Supplier<NDArray> whole(ShardedArray a) {
+        java.util.TreeMap<Integer, java.util.TreeMap<Integer, NDArray>> grid = new java.util.TreeMap<>();
+        for (ShardedArray.Shard sh : a.addressableShards()) {
+            grid.computeIfAbsent(sh.index().slices().get(0).full() ? 0 : sh.index().slices().get(0).start(),
+                    k -> new java.util.TreeMap<>()).put(sh.index().slices().size() < 2
+                    || sh.index().slices().get(1).full() ? 0 : sh.index().slices().get(1).start(), sh.data());
+        }
+        return () -> {
+            List<NDArray> rows = new java.util.ArrayList<>();
+            for (java.util.TreeMap<Integer, NDArray> r : grid.values()) {
+                rows.add(r.size() == 1 ? r.firstEntry().getValue() : NDArray.concat(1, new java.util.ArrayList<>(r.values())));
+            }
+            return rows.size() == 1 ? rows.get(0) : NDArray.concat(0, rows);
+        };
+    }
 }

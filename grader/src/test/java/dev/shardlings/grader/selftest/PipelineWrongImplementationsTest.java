@@ -434,4 +434,49 @@ class PipelineWrongImplementationsTest {
         }
         return NDArray.stack(0, grads);
     }
+
+    /**
+     * 7.2bp's analogue of the reviewed cheats 7.1p-V and 7.3p-V: at the measured size (D ≥ 256) every stage reads the
+     * whole stack W through views the host took before the shardMap, differentiates all L layers on all M·b rows and
+     * keeps its own layers' gradients, no ppermute at all; smaller cases run the right pipeline, so 7.2b's example
+     * passes. 7.2b's own rules now run on the measured trace.
+     */
+    @Test
+    void theWholeStackReadThroughHostViewsAtTheMeasuredSizeIsNotTimed() {
+        PipelineChecks.Pipeline views = (w, x, t) -> {
+            if (w.shape()[1] < 256) {
+                return pipeline(w, x, t, true, Bend.NONE);
+            }
+            java.util.function.Supplier<NDArray> ww = FsdpTpWrongImplementationsTest.whole(w);
+            int layers = w.shape()[0];
+            int d = w.shape()[1];
+            return ShardMap.shardMap(b -> {
+                int stages = Collectives.axisSize("stage");
+                int me = Collectives.axisIndex("stage").intAt();
+                int k = layers / stages;
+                NDArray whole = ww.get();
+                List<NDArray> stack = new ArrayList<>();
+                for (int l = 0; l < layers; l++) {
+                    stack.add(whole.slice(0, l, l + 1).reshape(d, d));
+                }
+                NDArray xs = b.get(1).reshape(x.shape()[0] * x.shape()[1], d);
+                NDArray ts = b.get(2).reshape(x.shape()[0] * x.shape()[1], d);
+                List<NDArray> g = Autodiff.<NDArray>gradList(ws -> {
+                    NDArray a = xs;
+                    for (NDArray wl : ws) {
+                        a = a.matmul(wl).relu();
+                    }
+                    return a.sub(ts).square().sum(-1).mean().mul(0.5f);
+                }).apply(stack);
+                List<NDArray> mine = new ArrayList<>();
+                for (int l = me * k; l < (me + 1) * k; l++) {
+                    mine.add(g.get(l).reshape(1, d, d));
+                }
+                return List.of(NDArray.concat(0, mine));
+            }, w.mesh(), List.of(P("stage"), P(), P()), List.of(P("stage"))).call(List.of(w, x, t)).get(0);
+        };
+        GradingFailure f = rejected(Kind.STRUCTURE, () -> PipelineChecks.oneFOneBTime(views));
+        assertTrue(f.reason().startsWith("does not run each microbatch through each stage once: stage 0 runs 0"
+                + " forward(s)"), f.reason());
+    }
 }

@@ -362,4 +362,87 @@ class RingAttentionWrongImplementationsTest {
     void theRightRingMeetsTheReferenceTime() {
         assertTrue(RingAttentionChecks.ringAttentionTime(Ring.RIGHT.program(false)).micros() <= 1.25 * 36.0798);
     }
+
+    /**
+     * Found by a review (cheat 7.3p-V): at the measured size (S ≥ 2048) every device reads all of K and V through
+     * views the host took before the shardMap and takes softmax(Q_b·Kᵀ/√D)·V with no ring; smaller cases run the
+     * ring, so 7.3's example passes. The measured run had only its values and a shardMap checked, and was timed
+     * faster than the reference. 7.3's own rules now run on the measured trace.
+     */
+    @Test
+    void allOfKAndVReadThroughHostViewsAtTheMeasuredSizeIsNotTimed() {
+        RingAttention right = Ring.RIGHT.program(false);
+        RingAttention views = (q, k, v) -> {
+            if (q.shape()[0] < 2048) {
+                return right.apply(q, k, v);
+            }
+            java.util.function.Supplier<NDArray> kw = FsdpTpWrongImplementationsTest.whole(k);
+            java.util.function.Supplier<NDArray> vw = FsdpTpWrongImplementationsTest.whole(v);
+            return ShardMap.shardMap(b -> List.of(b.get(0).matmul(false, kw.get(), true)
+                            .mul((float) (1 / Math.sqrt(b.get(0).shape(1)))).softmax(1).matmul(vw.get())),
+                    q.mesh(), List.of(P("seq")), List.of(P("seq"))).call(List.of(q)).get(0);
+        };
+        GradingFailure f = rejected(Kind.STRUCTURE, () -> RingAttentionChecks.ringAttentionTime(views));
+        assertTrue(f.reason().startsWith("moves the K/V blocks other than n − 1 times: its ppermutes carry 0"
+                + " elements"), f.reason());
+    }
+
+    /**
+     * Every rule of 7.3 kept by a shardMap that only passes K and V round the ring, the answer computed on the host
+     * by plain loops over views of the blocks (no framework operation records them) and placed on the devices: the
+     * modelled time was the ring's transfers alone. Every device must do its share of the matmuls.
+     */
+    @Test
+    void aRingThatOnlyCommunicatesBesideHostLoopsIsNotTimed() {
+        RingAttention right = Ring.RIGHT.program(false);
+        RingAttention hostLoops = (q, k, v) -> {
+            if (q.shape()[0] < 2048) {
+                return right.apply(q, k, v);
+            }
+            ShardMap.shardMap(b -> {
+                int n = Collectives.axisSize("seq");
+                NDArray kb = b.get(1);
+                NDArray vb = b.get(2);
+                for (int step = 1; step < n; step++) {
+                    kb = Collectives.ppermute(kb, "seq", up(n));
+                    vb = Collectives.ppermute(vb, "seq", up(n));
+                }
+                return List.of(b.get(0));
+            }, q.mesh(), List.of(P("seq"), P("seq"), P("seq")), List.of(P("seq"))).call(q, k, v);
+            float[] qv = FsdpTpWrongImplementationsTest.whole(q).get().toFloatArray();
+            float[] kv = FsdpTpWrongImplementationsTest.whole(k).get().toFloatArray();
+            float[] vv = FsdpTpWrongImplementationsTest.whole(v).get().toFloatArray();
+            int s = q.shape()[0];
+            int d = q.shape()[1];
+            float[] out = new float[s * d];
+            double[] score = new double[s];
+            for (int i = 0; i < s; i++) {
+                double max = Double.NEGATIVE_INFINITY;
+                for (int j = 0; j < s; j++) {
+                    double dot = 0;
+                    for (int x = 0; x < d; x++) {
+                        dot += (double) qv[i * d + x] * kv[j * d + x];
+                    }
+                    score[j] = dot / Math.sqrt(d);
+                    max = Math.max(max, score[j]);
+                }
+                double sum = 0;
+                double[] o = new double[d];
+                for (int j = 0; j < s; j++) {
+                    double w = Math.exp(score[j] - max);
+                    sum += w;
+                    for (int x = 0; x < d; x++) {
+                        o[x] += w * vv[j * d + x];
+                    }
+                }
+                for (int x = 0; x < d; x++) {
+                    out[i * d + x] = (float) (o[x] / sum);
+                }
+            }
+            return ShardedArray.devicePut(NDArray.fromFloats(out, s, d), q.mesh(), P("seq"));
+        };
+        GradingFailure f = rejected(Kind.STRUCTURE, () -> RingAttentionChecks.ringAttentionTime(hostLoops));
+        assertTrue(f.reason().startsWith("does less than its share of the work on the devices: its matmuls do 0"
+                + " FLOPs"), f.reason());
+    }
 }
