@@ -2,6 +2,9 @@ package dev.shardlings.autodiff;
 
 import dev.shardlings.array.GradRecorders;
 import dev.shardlings.array.NDArray;
+import dev.shardlings.array.OpObserver;
+import dev.shardlings.array.OpObserver.Work;
+import dev.shardlings.array.OpObservers;
 import dev.shardlings.spmd.ShardedArray;
 import dev.shardlings.spmd.Staging;
 
@@ -24,7 +27,8 @@ import java.util.function.UnaryOperator;
  *   <li><b>FLOPs:</b> the backward pass runs the block forward once more (on a tape of its own, then pulls the
  *       cotangents back through it), so differentiating a checkpointed block costs one forward of the block more:
  *       for a matmul layer 2·B·D·F more FLOPs, on top of the forward's 2·B·D·F and the backward's 4·B·D·F (about a
- *       third more in all). Every recomputed operation shows in the device's trace a second time.</li>
+ *       third more in all). Every recomputed operation shows in the device's trace a second time, and the
+ *       device's {@link dev.shardlings.events.DeviceTrace#recomputedFlops} counts the recomputed matmuls.</li>
  *   <li><b>Memory:</b> the recomputed intermediates are held only while that block is pulled back; the device's
  *       {@link dev.shardlings.events.DeviceTrace#peakResidualBytes} shows the saving.</li>
  * </ul>
@@ -137,8 +141,18 @@ public final class Checkpoint {
                     wrt.add(k);
                 }
             }
-            // the recomputation: the block runs forward again, traced, on a tape of its own
-            LocalTape.Forward again = LocalTape.forward(xs -> run(f, xs), primals, wrt, recordedOn);
+            // the recomputation: the block runs forward again, traced, on a tape of its own; its matmuls are
+            // counted as recomputed (DeviceTrace.recomputedFlops), which a hand-written backward cannot fake
+            OpObserver observer = OpObservers.current();
+            Work before = observer == null ? null : observer.work(Work.RECOMPUTE);
+            LocalTape.Forward again;
+            try {
+                again = LocalTape.forward(xs -> run(f, xs), primals, wrt, recordedOn);
+            } finally {
+                if (observer != null) {
+                    observer.work(before);
+                }
+            }
             List<NDArray> cts = again.pullbackOnce(outCts);
             return spread(cts, wrt, inputs.size());
         }

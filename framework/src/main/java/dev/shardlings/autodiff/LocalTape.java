@@ -3,6 +3,8 @@ package dev.shardlings.autodiff;
 import dev.shardlings.array.BinaryOp;
 import dev.shardlings.array.GradRecorder;
 import dev.shardlings.array.NDArray;
+import dev.shardlings.array.OpObserver;
+import dev.shardlings.array.OpObserver.Work;
 import dev.shardlings.array.OpObservers;
 import dev.shardlings.array.ReduceOp;
 import dev.shardlings.array.UnaryOp;
@@ -376,6 +378,27 @@ final class LocalTape extends Tape<NDArray> implements GradRecorder {
     }
 
     // ------------------------------------------------------------------------------------------ the pass
+
+    /**
+     * Tells the device's observer that a vjp rule's matmuls are the autodiff's backward pass
+     * ({@link dev.shardlings.events.DeviceTrace#pullbackFlops}). Only {@link PrimitiveNode}s count: a collective's
+     * transpose does no matmul, a checkpoint says itself which of its work is recomputation, and a pullback handed
+     * to {@link #custom} by other code is that code's work, so a backward pass written by hand cannot pass for the
+     * autodiff's.
+     */
+    @Override
+    List<NDArray> pullbackOf(Node<NDArray> n, List<NDArray> outCts, boolean[] needs) {
+        OpObserver observer = OpObservers.current();
+        if (observer == null) {
+            return n.pullback(outCts, needs);
+        }
+        Work before = observer.work(n instanceof PrimitiveNode ? Work.PULLBACK : Work.PROGRAM);
+        try {
+            return n.pullback(outCts, needs);
+        } finally {
+            observer.work(before);
+        }
+    }
 
     @Override
     NDArray add(NDArray a, NDArray b) {

@@ -180,6 +180,23 @@ class CheckpointTest {
     }
 
     /**
+     * The trace says whose the matmuls are: the vjp rules' 2L − 1 (dW_l for every layer, dh_{l−1} for all but the
+     * first, whose input is not differentiated) with or without checkpoints, and each checkpointed layer's forward
+     * once more as recomputed; a backward pass written by hand has none of either.
+     */
+    @Test
+    void theTraceCountsTheVjpRulesAndTheRecomputationApart() {
+        long unit = 2L * ROWS * WIDTH * WIDTH;
+        DeviceTrace plain = device0(sharded(DATA, fourLayers(), LAYER));
+        DeviceTrace remat = device0(sharded(DATA, fourLayers(), Checkpoint.checkpointList(LAYER)));
+        assertEquals((2L * LAYERS - 1) * unit, plain.pullbackFlops());
+        assertEquals(0, plain.recomputedFlops());
+        assertEquals((2L * LAYERS - 1) * unit, remat.pullbackFlops());
+        assertEquals(LAYERS * unit, remat.recomputedFlops());
+        assertEquals((4L * LAYERS - 1) * unit, remat.flops());
+    }
+
+    /**
      * Held for the backward pass, per device, in f32 activations [b, F] of 4·b·F bytes: plain, each layer's
      * product and its ReLU (2L) and the loss's difference and square (2), and the loss itself (4 bytes);
      * checkpointed, each layer's output only (L) and the same loss terms, plus while one layer is recomputed its
