@@ -55,7 +55,9 @@ class RematWrongImplementationsTest {
         /** 7.6-A padded with a right autodiff step whose results are dropped, so the tapes' counts are met. */
         LOSS_TAPE_PADDED,
         /** The written-out backward handed to the tape as a custom node's pullback, so that the tape runs it. */
-        CUSTOM_PULLBACK
+        CUSTOM_PULLBACK,
+        /** Right, as JAX users write it (reviewer's 7.6-C): checkpoint(a -> relu(a·W)) with W captured. */
+        CLOSURE
     }
 
     /** Layers per checkpointed block. */
@@ -81,6 +83,10 @@ class RematWrongImplementationsTest {
             case NO_CHECKPOINT -> LAYER;
             case TWO_LAYER_BLOCKS, ONE_BLOCK -> Checkpoint.checkpointList(STACK);
             case CHECKPOINT_IN_CHECKPOINT -> Checkpoint.checkpointList(Checkpoint.checkpointList(LAYER));
+            case CLOSURE -> a -> {
+                NDArray w = a.get(1);
+                return List.of(Checkpoint.<NDArray>checkpoint(h -> h.matmul(w).relu()).apply(a.get(0)));
+            };
             // a "checkpoint" that copies the layer's output into a fresh array: no intermediates kept, and no
             // gradient reaches the layers below either
             case DETACHED_BY_HAND -> a -> {
@@ -255,6 +261,13 @@ class RematWrongImplementationsTest {
         for (RematCase c : List.of(CASE, new RematCase(1, 4, 2, 2, 7612), new RematCase(8, 6, 3, 4, 7613),
                 new RematCase(16, 5, 2, 2, 7614))) {
             RematChecks.rematerialisedStep(program(Mode.RIGHT), c);
+        }
+    }
+
+    @Test
+    void aLayerThatCapturesItsWeightIsAccepted() {
+        for (RematCase c : List.of(CASE, new RematCase(1, 4, 2, 2, 7612), new RematCase(8, 6, 3, 4, 7613))) {
+            RematChecks.rematerialisedStep(program(Mode.CLOSURE), c);
         }
     }
 
