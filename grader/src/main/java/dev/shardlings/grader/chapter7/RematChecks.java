@@ -28,7 +28,8 @@ import static dev.shardlings.sharding.PartitionSpec.P;
 /**
  * Part 7.6 (rematerialisation): its row, then its check. Loss and gradients come from a whole-array oracle in
  * double; the activation memory is the trace's {@code peakResidualBytes} (what each device's differentiation tapes
- * held for their backward passes), the FLOPs its matmuls, the collectives its events.
+ * held for their backward passes), the FLOPs its matmuls (and which of them Autodiff's vjp rules and checkpoints ran:
+ * the trace's pullbackFlops and recomputedFlops), the collectives its events.
  */
 public final class RematChecks {
 
@@ -83,7 +84,8 @@ public final class RematChecks {
      * 7.6: loss and dW_l (float tolerance) laid out P(); a hand-written shardMap; per device L psums (or pmeans)
      * over 'data' of f32[D, D] and one of f32[]; peak residual bytes in (0, 4·(L + 5)·r·D + 16]; of the matmul
      * FLOPs, at least (2L − 1)·2·r·D² run by Autodiff's vjp rules and L·2·r·D² recomputed by checkpoints (the
-     * trace's counts, which only the tapes set), and at most (4L − 1)·2·r·D² in all; X and T never gathered on the host.
+     * trace's counts, which only the tapes set), and at most (4L − 1)·2·r·D² in all; X and T never gathered on the
+     * host.
      */
     public static void rematerialisedStep(Remat impl, RematCase c) {
         List<NDArray> ws = c.weights();
@@ -141,8 +143,8 @@ public final class RematChecks {
         TraceRules.perDevice(run, "its backward pass is not Autodiff's", "Autodiff's vjp rules run the"
                 + " backward matmuls, at least (2L − 1)·2·r·D² = " + (2L * layers - 1) * matmul + " FLOPs per device",
                 autodiffBackward((2L * layers - 1) * matmul));
-        TraceRules.perDevice(run, "recomputes less than one forward", "the checkpoints run every layer forward again in the"
-                + " backward pass, at least L·2·r·D² = " + layers * matmul + " FLOPs per device",
+        TraceRules.perDevice(run, "recomputes less than one forward", "the checkpoints run every layer forward again"
+                + " in the backward pass, at least L·2·r·D² = " + layers * matmul + " FLOPs per device",
                 recomputed(layers * matmul));
         TraceRules.perDevice(run, "recomputes more than one forward", "the matmuls do at most (4L − 1)·2·r·D² = "
                 + flops + " FLOPs per device: the forward (L matmuls), the backward (2L − 1) and one forward again",
