@@ -58,4 +58,26 @@ public interface OpObserver {
      */
     default void residuals(long deltaBytes) {
     }
+
+    /** Whose work the matmuls this thread runs now are, as the trace splits its FLOPs. */
+    enum Work {
+        /** The program's own code (also a pullback it handed a tape itself): the default. */
+        PROGRAM,
+        /** A differentiation tape's vjp rules, pulling cotangents back. */
+        PULLBACK,
+        /** A checkpointed block run forward again by the backward pass. */
+        RECOMPUTE
+    }
+
+    /**
+     * Called by the differentiation tapes as their backward pass enters and leaves their own rules and a
+     * checkpoint's recomputation, so an observer can tell the autodiff's work from a backward pass written by hand
+     * (only the framework reaches a device's observer: {@link OpObservers#current()} refuses course code).
+     *
+     * @param work what the matmuls that follow are part of
+     * @return what they were part of before, to restore
+     */
+    default Work work(Work work) {
+        return Work.PROGRAM;
+    }
 }

@@ -2,6 +2,9 @@ package dev.shardlings.autodiff;
 
 import dev.shardlings.array.GradRecorders;
 import dev.shardlings.array.NDArray;
+import dev.shardlings.array.OpObserver;
+import dev.shardlings.array.OpObserver.Work;
+import dev.shardlings.array.OpObservers;
 import dev.shardlings.spmd.ShardedArray;
 import dev.shardlings.spmd.Staging;
 
@@ -24,7 +27,8 @@ import java.util.function.UnaryOperator;
  *   <li><b>FLOPs:</b> the backward pass runs the block forward once more (on a tape of its own, then pulls the
  *       cotangents back through it), so differentiating a checkpointed block costs one forward of the block more:
  *       for a matmul layer 2·B·D·F more FLOPs, on top of the forward's 2·B·D·F and the backward's 4·B·D·F (about a
- *       third more in all). Every recomputed operation shows in the device's trace a second time.</li>
+ *       third more in all). Every recomputed operation shows in the device's trace a second time, and the
+ *       device's {@link dev.shardlings.events.DeviceTrace#recomputedFlops} counts the recomputed matmuls.</li>
  *   <li><b>Memory:</b> the recomputed intermediates are held only while that block is pulled back; the device's
  *       {@link dev.shardlings.events.DeviceTrace#peakResidualBytes} shows the saving.</li>
  * </ul>
@@ -38,9 +42,12 @@ import java.util.function.UnaryOperator;
  * the inner block once more per level, as JAX's do. Outside differentiation (or when no input is being
  * differentiated) the function is simply called.
  *
- * <p>The block must take every differentiated array it reads as an argument: an array it captures from the
- * enclosing code would be a constant to its recomputation, so no cotangent would reach it (JAX closure-converts
- * instead). The backward pass detects such a read and throws {@link IllegalArgumentException}.
+ * <p>On one device's arrays a block may capture differentiated arrays from the enclosing code, as JAX's closure
+ * conversion allows ({@code jax.checkpoint(lambda h: relu(h @ w))}): the forward pass notes every array live on
+ * the tape that the block reads without taking it, and those become inputs of the block, recomputed from and given
+ * their cotangents like its arguments (also when no argument is differentiated). This closure conversion is
+ * implemented for one device's {@link NDArray}s only: on global arrays inside a traced {@code grad}, pass them as
+ * arguments.
  *
  * <pre>{@code
  * // each layer keeps only its input H[B, D] for the backward pass
@@ -97,14 +104,23 @@ public final class Checkpoint {
     }
 
     private static List<NDArray> local(Function<List<NDArray>, List<NDArray>> f, List<NDArray> in) {
-        if (!(GradRecorders.current() instanceof LocalTape tape) || !tape.anyLive(in)) {
-            return run(f, in); // nothing to differentiate through: the plain function
+        if (!(GradRecorders.current() instanceof LocalTape tape) || tape.probing()) {
+            return run(f, in); // nothing to differentiate through, or an enclosing block's probe sees it all
         }
+        // the forward pass records nothing, but notes the differentiated arrays f captures: as JAX's closure
+        // conversion does, they become inputs of the block, recomputed from and given their cotangents
+        LocalTape probe = LocalTape.probe(tape, in);
         List<NDArray> outs;
-        try (var unrecorded = GradRecorders.install(null)) {
+        try (var unrecorded = GradRecorders.install(probe)) {
             outs = run(f, in);
         }
-        tape.keep(new Rematerialised(f, tape, List.<Object>copyOf(in), outs));
+        List<NDArray> captured = probe.captured();
+        if (!tape.anyLive(in) && captured.isEmpty()) {
+            return outs; // nothing differentiated reaches the block: a constant
+        }
+        List<Object> inputs = new ArrayList<>(in);
+        inputs.addAll(captured);
+        tape.keep(new Rematerialised(f, tape, in.size(), List.copyOf(inputs), outs));
         return outs;
     }
 
@@ -123,22 +139,41 @@ public final class Checkpoint {
         return outs;
     }
 
-    /** The block as the outer tape sees it: its inputs and outputs; its pullback recomputes it. */
-    private record Rematerialised(Function<List<NDArray>, List<NDArray>> f, LocalTape recordedOn,
+    /**
+     * The block as the outer tape sees it: its inputs (its {@code arguments} arguments, then the arrays it
+     * captured) and outputs; its pullback recomputes it.
+     */
+    private record Rematerialised(Function<List<NDArray>, List<NDArray>> f, LocalTape recordedOn, int arguments,
                                   List<Object> inputs, List<NDArray> outputs) implements Tape.Node<NDArray> {
 
         @Override
         public List<NDArray> pullback(List<NDArray> outCts, boolean[] needs) {
-            List<NDArray> primals = new ArrayList<>(inputs.size());
+            List<NDArray> primals = new ArrayList<>(arguments);
+            List<NDArray> captured = new ArrayList<>();
             List<Integer> wrt = new ArrayList<>();
             for (int k = 0; k < inputs.size(); k++) {
-                primals.add((NDArray) inputs.get(k));
+                if (k < arguments) {
+                    primals.add((NDArray) inputs.get(k));
+                } else if (needs[k]) {
+                    captured.add((NDArray) inputs.get(k));
+                }
                 if (needs[k]) {
                     wrt.add(k);
                 }
             }
-            // the recomputation: the block runs forward again, traced, on a tape of its own
-            LocalTape.Forward again = LocalTape.forward(xs -> run(f, xs), primals, wrt, recordedOn);
+            // the recomputation: the block runs forward again, traced, on a tape of its own; its matmuls are
+            // counted as recomputed (DeviceTrace.recomputedFlops), which a hand-written backward cannot fake
+            OpObserver observer = OpObservers.current();
+            Work before = observer == null ? null : observer.work(Work.RECOMPUTE);
+            LocalTape.Forward again;
+            try {
+                again = LocalTape.forward(xs -> run(f, xs), primals,
+                        wrt.stream().filter(k -> k < arguments).toList(), recordedOn, captured);
+            } finally {
+                if (observer != null) {
+                    observer.work(before);
+                }
+            }
             List<NDArray> cts = again.pullbackOnce(outCts);
             return spread(cts, wrt, inputs.size());
         }

@@ -3,6 +3,8 @@ package dev.shardlings.autodiff;
 import dev.shardlings.array.BinaryOp;
 import dev.shardlings.array.GradRecorder;
 import dev.shardlings.array.NDArray;
+import dev.shardlings.array.OpObserver;
+import dev.shardlings.array.OpObserver.Work;
 import dev.shardlings.array.OpObservers;
 import dev.shardlings.array.ReduceOp;
 import dev.shardlings.array.UnaryOp;
@@ -51,8 +53,43 @@ final class LocalTape extends Tape<NDArray> implements GradRecorder {
     /** While a checkpointed block is recomputed: the tape that recorded the block; null otherwise. */
     private final LocalTape enclosing;
 
+    /**
+     * While a checkpointed block first runs forward: its arguments (nothing is recorded; the tape only looks for
+     * the arrays the block captures); null on a recording tape.
+     */
+    private final Set<Object> probedArguments;
+    /** The floating-point arrays live on an enclosing tape that the probed block read without taking them. */
+    private final List<NDArray> captured = new ArrayList<>();
+
     private LocalTape(LocalTape enclosing) {
         this.enclosing = enclosing;
+        this.probedArguments = null;
+    }
+
+    private LocalTape(LocalTape enclosing, List<NDArray> arguments) {
+        this.enclosing = enclosing;
+        this.probedArguments = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        this.probedArguments.addAll(arguments);
+    }
+
+    /**
+     * A tape that records nothing while a checkpointed block's forward pass runs under it, but notes every array
+     * live on {@code tape} (or a tape enclosing it) that the block reads other than through {@code arguments}:
+     * JAX closure-converts such captured values into inputs of the checkpoint, so they must be recomputed from and
+     * receive their cotangents like arguments ({@link #captured()}).
+     */
+    static LocalTape probe(LocalTape tape, List<NDArray> arguments) {
+        return new LocalTape(tape, arguments);
+    }
+
+    /** Whether this tape only looks for captured arrays ({@link #probe}). */
+    boolean probing() {
+        return probedArguments != null;
+    }
+
+    /** What the probed block captured, each once, in the order it first read them. */
+    List<NDArray> captured() {
+        return List.copyOf(captured);
     }
 
     // ------------------------------------------------------------------------------------------ recording
@@ -79,6 +116,16 @@ final class LocalTape extends Tape<NDArray> implements GradRecorder {
      * no cotangent would reach it.
      */
     private boolean recorded(List<?> inputs) {
+        if (probing()) {
+            for (Object o : inputs) {
+                if (o instanceof NDArray a && a.dtype().isFloating() && !probedArguments.contains(a)
+                        && liveOnEnclosing(a)) {
+                    probedArguments.add(a); // noted once
+                    captured.add(a);
+                }
+            }
+            return false;
+        }
         for (LocalTape t = enclosing; t != null; t = t.enclosing) {
             for (Object o : inputs) {
                 if (o instanceof NDArray a && a.dtype().isFloating() && t.isLive(a) && !isLive(a)) {
@@ -90,6 +137,15 @@ final class LocalTape extends Tape<NDArray> implements GradRecorder {
             }
         }
         return anyLive(inputs);
+    }
+
+    private boolean liveOnEnclosing(NDArray a) {
+        for (LocalTape t = enclosing; t != null; t = t.enclosing) {
+            if (t.isLive(a)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Records {@code n}; the arrays it reads and makes stay held until the backward pass has run. */
@@ -329,6 +385,16 @@ final class LocalTape extends Tape<NDArray> implements GradRecorder {
     /** {@link #forward}, recomputing a block that {@code enclosing} recorded (null: none). */
     static Forward forward(Function<List<NDArray>, List<NDArray>> f, List<NDArray> primals, List<Integer> wrt,
                            LocalTape enclosing) {
+        return forward(f, primals, wrt, enclosing, List.of());
+    }
+
+    /**
+     * {@link #forward}, recomputing a block that captured {@code captured} (arrays live on {@code enclosing} that
+     * it reads without taking them): the tape watches them as they are, since the block reads those very objects,
+     * and their cotangents follow the arguments' in {@link Forward#wrt()}.
+     */
+    static Forward forward(Function<List<NDArray>, List<NDArray>> f, List<NDArray> primals, List<Integer> wrt,
+                           LocalTape enclosing, List<NDArray> captured) {
         LocalTape tape = new LocalTape(enclosing);
         List<NDArray> args = new ArrayList<>(primals);
         List<NDArray> watched = new ArrayList<>();
@@ -339,6 +405,11 @@ final class LocalTape extends Tape<NDArray> implements GradRecorder {
             tape.residuals.exclude(fresh);
             args.set(k, fresh);
             watched.add(fresh);
+        }
+        for (NDArray c : captured) {
+            tape.watch(c);
+            tape.residuals.exclude(c); // held by the enclosing tape already
+            watched.add(c);
         }
         List<NDArray> outs;
         try (var ignored = dev.shardlings.array.GradRecorders.install(tape)) {
@@ -376,6 +447,27 @@ final class LocalTape extends Tape<NDArray> implements GradRecorder {
     }
 
     // ------------------------------------------------------------------------------------------ the pass
+
+    /**
+     * Tells the device's observer that a vjp rule's matmuls are the autodiff's backward pass
+     * ({@link dev.shardlings.events.DeviceTrace#pullbackFlops}). Only {@link PrimitiveNode}s count: a collective's
+     * transpose does no matmul, a checkpoint says itself which of its work is recomputation, and a pullback handed
+     * to {@link #custom} by other code is that code's work, so a backward pass written by hand cannot pass for the
+     * autodiff's.
+     */
+    @Override
+    List<NDArray> pullbackOf(Node<NDArray> n, List<NDArray> outCts, boolean[] needs) {
+        OpObserver observer = OpObservers.current();
+        if (observer == null) {
+            return n.pullback(outCts, needs);
+        }
+        Work before = observer.work(n instanceof PrimitiveNode ? Work.PULLBACK : Work.PROGRAM);
+        try {
+            return n.pullback(outCts, needs);
+        } finally {
+            observer.work(before);
+        }
+    }
 
     @Override
     NDArray add(NDArray a, NDArray b) {

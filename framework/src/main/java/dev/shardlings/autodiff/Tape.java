@@ -179,7 +179,7 @@ abstract class Tape<T> {
             if (!needed) {
                 continue;
             }
-            List<T> inCts = n.pullback(outCts, needs);
+            List<T> inCts = pullbackOf(n, outCts, needs);
             for (int k = 0; k < needs.length; k++) {
                 T c = inCts.get(k);
                 if (needs[k] && c != null) {
@@ -193,6 +193,11 @@ abstract class Tape<T> {
             result.add(c != null ? c : zerosLike(x));
         }
         return result;
+    }
+
+    /** Runs one node's pullback; a tape may say whose work it is (see {@link LocalTape}). */
+    List<T> pullbackOf(Node<T> n, List<T> outCts, boolean[] needs) {
+        return n.pullback(outCts, needs);
     }
 
     private void accumulate(Map<Object, T> ct, Object key, T c) {

@@ -17,9 +17,15 @@ import java.util.List;
  *                            passes (the modelled activation memory: every array a recorded operation read or made,
  *                            except the differentiated function's arguments; a {@code checkpoint}ed block holds
  *                            only its inputs and outputs, and its intermediates while it is recomputed)
+ * @param pullbackFlops       matmul FLOPs the tapes' own vjp rules ran (the autodiff's backward pass; a pullback
+ *                            the program handed a tape itself counts as the program's), part of {@link #flops()}
+ * @param recomputedFlops     matmul FLOPs a checkpointed block ran forward again in the backward pass, part of
+ *                            {@link #flops()}; set by the tapes only, so a grader can tell the autodiff's backward
+ *                            pass (and rematerialisation) from one written by hand
  */
 public record DeviceTrace(int deviceId, List<Integer> coords, List<TraceEvent> events,
-                          long largestAllocation, long allocatedBytes, long argumentBytes, long peakResidualBytes) {
+                          long largestAllocation, long allocatedBytes, long argumentBytes, long peakResidualBytes,
+                          long pullbackFlops, long recomputedFlops) {
     /** @throws NullPointerException naming the component if coords, events or an element of them is null */
     public DeviceTrace {
         coords = Lists.copyOfNonNull(coords, "coords");
@@ -30,6 +36,12 @@ public record DeviceTrace(int deviceId, List<Integer> coords, List<TraceEvent> e
     public DeviceTrace(int deviceId, List<Integer> coords, List<TraceEvent> events,
                        long largestAllocation, long allocatedBytes, long argumentBytes) {
         this(deviceId, coords, events, largestAllocation, allocatedBytes, argumentBytes, 0);
+    }
+
+    /** A device whose tapes ran no matmul in their backward passes. */
+    public DeviceTrace(int deviceId, List<Integer> coords, List<TraceEvent> events,
+                       long largestAllocation, long allocatedBytes, long argumentBytes, long peakResidualBytes) {
+        this(deviceId, coords, events, largestAllocation, allocatedBytes, argumentBytes, peakResidualBytes, 0, 0);
     }
 
     /** The collectives, in program order. */

@@ -3,6 +3,7 @@ package dev.shardlings.spmd;
 import dev.shardlings.array.DType;
 import dev.shardlings.array.NDArray;
 import dev.shardlings.array.OpObserver;
+import dev.shardlings.array.OpObserver.Work;
 import dev.shardlings.array.OpObservers;
 import dev.shardlings.sharding.Device;
 import dev.shardlings.sharding.Mesh;
@@ -36,6 +37,10 @@ final class DeviceContext implements OpObserver {
     /** Bytes the device's differentiation tapes hold now, and the most they held (the modelled activation memory). */
     private long residualBytes;
     private long peakResidualBytes;
+    /** Whose work the matmuls are now (set by the tapes), and the FLOPs of the autodiff's own (DeviceTrace). */
+    private Work work = Work.PROGRAM;
+    private long pullbackFlops;
+    private long recomputedFlops;
     /** While a collective builds its result: its id, which every array it makes carries. 0 otherwise. */
     private long collectiveId;
     private long collectiveInput;
@@ -148,6 +153,13 @@ final class DeviceContext implements OpObserver {
     }
 
     @Override
+    public Work work(Work now) {
+        Work before = work;
+        work = now;
+        return before;
+    }
+
+    @Override
     public void matmul(int m, int k, int n, DType dtype) {
         if (tracing) {
             pendingMatmul = new int[] {m, k, n}; // the op(...) call that follows records it
@@ -168,6 +180,11 @@ final class DeviceContext implements OpObserver {
             int[] mkn = pendingMatmul;
             pendingMatmul = null;
             events.add(new TraceEvent.MatmulEvent(mkn[0], mkn[1], mkn[2], dtype, flops, id, in));
+            if (work == Work.PULLBACK) {
+                pullbackFlops += flops;
+            } else if (work == Work.RECOMPUTE) {
+                recomputedFlops += flops;
+            }
         } else {
             events.add(new TraceEvent.LocalOpEvent(op, dtype, Arrays.stream(shape).boxed().toList(),
                     flops, bytes, id, in));
@@ -177,6 +194,6 @@ final class DeviceContext implements OpObserver {
 
     DeviceTrace toTrace() {
         return new DeviceTrace(device.id(), device.coords(), events, largest, allocated, argumentBytes,
-                peakResidualBytes);
+                peakResidualBytes, pullbackFlops, recomputedFlops);
     }
 }

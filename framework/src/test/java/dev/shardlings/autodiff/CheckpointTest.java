@@ -32,7 +32,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * {@link Checkpoint} ({@code jax.checkpoint}): the same values and gradients as the plain function (pinned against
  * JAX 0.10.2, {@code jax-checks/checkpoint.py}), one more forward of the block in the device's FLOPs, and only the
- * blocks' inputs and outputs held for the backward pass ({@link DeviceTrace#peakResidualBytes}).
+ * blocks' inputs and outputs held for the backward pass ({@link DeviceTrace#peakResidualBytes}); a block's captured
+ * differentiated arrays are its inputs, as in JAX ({@code jax-checks/checkpoint_closure.py}).
  */
 class CheckpointTest {
 
@@ -180,6 +181,23 @@ class CheckpointTest {
     }
 
     /**
+     * The trace says whose the matmuls are: the vjp rules' 2L − 1 (dW_l for every layer, dh_{l−1} for all but the
+     * first, whose input is not differentiated) with or without checkpoints, and each checkpointed layer's forward
+     * once more as recomputed; a backward pass written by hand has none of either.
+     */
+    @Test
+    void theTraceCountsTheVjpRulesAndTheRecomputationApart() {
+        long unit = 2L * ROWS * WIDTH * WIDTH;
+        DeviceTrace plain = device0(sharded(DATA, fourLayers(), LAYER));
+        DeviceTrace remat = device0(sharded(DATA, fourLayers(), Checkpoint.checkpointList(LAYER)));
+        assertEquals((2L * LAYERS - 1) * unit, plain.pullbackFlops());
+        assertEquals(0, plain.recomputedFlops());
+        assertEquals((2L * LAYERS - 1) * unit, remat.pullbackFlops());
+        assertEquals(LAYERS * unit, remat.recomputedFlops());
+        assertEquals((4L * LAYERS - 1) * unit, remat.flops());
+    }
+
+    /**
      * Held for the backward pass, per device, in f32 activations [b, F] of 4·b·F bytes: plain, each layer's
      * product and its ReLU (2L) and the loss's difference and square (2), and the loss itself (4 bytes);
      * checkpointed, each layer's output only (L) and the same loss terms, plus while one layer is recomputed its
@@ -253,21 +271,50 @@ class CheckpointTest {
         assertThrows(NullPointerException.class, () -> Checkpoint.checkpointList(LAYER).apply(withNull));
     }
 
+    /** A layer as JAX users write it: {@code jax.checkpoint(lambda h: relu(h @ w))}, W captured, not passed. */
+    static final Function<List<NDArray>, List<NDArray>> CLOSURE = a -> {
+        NDArray w = a.get(1);
+        return List.of(Checkpoint.<NDArray>checkpoint(h -> h.matmul(w).relu()).apply(a.get(0)));
+    };
+
+    /**
+     * A captured differentiated array becomes an input of the block, as JAX's closure conversion makes it
+     * ({@code jax-checks/checkpoint_closure.py} prints the same loss and gradients as checkpoint.py): JAX's values
+     * on one device and inside shardMap, and the same rematerialisation as with W passed (also for the first
+     * layer, whose argument X is not differentiated).
+     */
     @Test
-    void aBlockThatCapturesADifferentiatedArrayIsRejectedInsteadOfLosingItsGradient() {
-        NDArray x = values(7, 3, 4, 3);
-        Function<List<NDArray>, NDArray> loss = ws -> Checkpoint.<NDArray>checkpointList(
-                a -> List.of(a.get(0).matmul(ws.get(0)).relu())).apply(List.of(ws.get(1))).get(0).sum();
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> Autodiff.gradList(loss, 0, 1).apply(List.of(values(3, 13, 3, 3), x)));
-        assertEquals("checkpoint: the checkpointed function reads a float32[3,3] that is being differentiated but is"
-                + " not one of its arguments; pass it in the argument list (a captured array is a constant to the"
-                + " recomputation, so no gradient would reach it)", e.getMessage());
+    void aBlockThatCapturesADifferentiatedArrayGetsItsGradientAsInJax() {
+        List<NDArray> r = step(jaxArgs(), CLOSURE);
+        assertJax(r.get(0).item(), r.get(1).toFloatArray(), r.get(2).toFloatArray());
+        List<ShardedArray> s = sharded(DATA, jaxArgs(), CLOSURE).value();
+        assertJax(s.get(0).gather().item(), s.get(1).gather().toFloatArray(), s.get(2).gather().toFloatArray());
+        DeviceTrace passed = device0(sharded(DATA, fourLayers(), Checkpoint.checkpointList(LAYER)));
+        DeviceTrace captured = device0(sharded(DATA, fourLayers(), CLOSURE));
+        assertEquals(passed.flops(), captured.flops());
+        assertEquals(passed.pullbackFlops(), captured.pullbackFlops());
+        assertEquals(LAYERS * 2L * ROWS * WIDTH * WIDTH, captured.recomputedFlops());
+        assertEquals(passed.peakResidualBytes(), captured.peakResidualBytes());
         // captured but not differentiated: a constant, as in JAX
+        NDArray x = values(7, 3, 4, 3);
         NDArray w = values(3, 13, 3, 3);
         UnaryOperator<NDArray> layer = Checkpoint.checkpoint(h -> h.matmul(w).relu());
         assertArrayEquals(Autodiff.grad((NDArray h) -> h.matmul(w).relu().sum()).apply(x).toFloatArray(),
                 Autodiff.grad((NDArray h) -> layer.apply(h).sum()).apply(x).toFloatArray());
+    }
+
+    /** A captured array read by a checkpoint inside a checkpoint reaches its gradient through both levels. */
+    @Test
+    void aCapturedArrayInANestedBlockGetsItsGradient() {
+        List<NDArray> args = mlp(2, 4 * ROWS, WIDTH, 2);
+        Function<List<NDArray>, NDArray> nested = xs -> Checkpoint.<NDArray>checkpoint(
+                h -> CLOSURE.apply(List.of(CLOSURE.apply(List.of(h, xs.get(0))).get(0), xs.get(1))).get(0))
+                .apply(xs.get(2)).sub(xs.get(3)).square().sum();
+        List<NDArray> want = Autodiff.<NDArray>gradList(xs -> loss(xs, LAYER), 0, 1).apply(args);
+        List<NDArray> got = Autodiff.gradList(nested, 0, 1).apply(args);
+        for (int k = 0; k < 2; k++) {
+            assertArrayEquals(want.get(k).toFloatArray(), got.get(k).toFloatArray(), "dW" + (k + 1));
+        }
     }
 
     /** sum((relu(…relu(x·W1)…·WL) − t)²) on global arrays, ws = [W1, …, WL, x, t]. */

@@ -28,7 +28,8 @@ import static dev.shardlings.sharding.PartitionSpec.P;
 /**
  * Part 7.6 (rematerialisation): its row, then its check. Loss and gradients come from a whole-array oracle in
  * double; the activation memory is the trace's {@code peakResidualBytes} (what each device's differentiation tapes
- * held for their backward passes), the FLOPs its matmuls, the collectives its events.
+ * held for their backward passes), the FLOPs its matmuls (and which of them Autodiff's vjp rules and checkpoints ran:
+ * the trace's pullbackFlops and recomputedFlops), the collectives its events.
  */
 public final class RematChecks {
 
@@ -53,8 +54,10 @@ public final class RematChecks {
             .requires(C7_REMATERIALISED_STEP, "the gradients are taken with Autodiff on each device, whose tapes"
                     + " hold at most (L + 5)·r·D floats and 4 scalars at once (the layers' outputs, one layer's"
                     + " intermediates while it is recomputed, and the loss's), r = B/data", Check.DEVICE_MEMORY)
-            .requires(C7_REMATERIALISED_STEP, "matmul FLOPs per device at most those of the forward and backward"
-                    + " passes plus one forward, (4L − 1)·2·r·D²", Check.FLOPS)
+            .requires(C7_REMATERIALISED_STEP, "matmul FLOPs per device: Autodiff's own backward pass (its vjp"
+                    + " rules) at least (2L − 1)·2·r·D² and its checkpoints' recomputation at least L·2·r·D², and in"
+                    + " all at most those of the forward and backward passes plus one forward, (4L − 1)·2·r·D²",
+                    Check.FLOPS)
             .requires(C7_REMATERIALISED_STEP, "the batch is never gathered on the host", Check.HOST_MEMORY)
             .graded(property("meshesDepthsAndShapes", 25, "7006", RematCase::cases), List.of(
                     example("eightDevicesFourLayers", new RematCase(8, 4, 2, 3, 761)),
@@ -79,8 +82,10 @@ public final class RematChecks {
 
     /**
      * 7.6: loss and dW_l (float tolerance) laid out P(); a hand-written shardMap; per device L psums (or pmeans)
-     * over 'data' of f32[D, D] and one of f32[]; peak residual bytes in (0, 4·(L + 5)·r·D + 16]; matmul FLOPs at
-     * most (4L − 1)·2·r·D²; X and T never gathered on the host.
+     * over 'data' of f32[D, D] and one of f32[]; peak residual bytes in (0, 4·(L + 5)·r·D + 16]; of the matmul
+     * FLOPs, at least (2L − 1)·2·r·D² run by Autodiff's vjp rules and L·2·r·D² recomputed by checkpoints (the
+     * trace's counts, which only the tapes set), and at most (4L − 1)·2·r·D² in all; X and T never gathered on the
+     * host.
      */
     public static void rematerialisedStep(Remat impl, RematCase c) {
         List<NDArray> ws = c.weights();
@@ -135,6 +140,12 @@ public final class RematChecks {
                 + bound + " bytes", residualsAtMost(bound, activation));
         long matmul = 2L * r * d * d;
         long flops = (4L * layers - 1) * matmul;
+        TraceRules.perDevice(run, "its backward pass is not Autodiff's", "Autodiff's vjp rules run the"
+                + " backward matmuls, at least (2L − 1)·2·r·D² = " + (2L * layers - 1) * matmul + " FLOPs per device",
+                autodiffBackward((2L * layers - 1) * matmul));
+        TraceRules.perDevice(run, "recomputes less than one forward", "the checkpoints run every layer forward again"
+                + " in the backward pass, at least L·2·r·D² = " + layers * matmul + " FLOPs per device",
+                recomputed(layers * matmul));
         TraceRules.perDevice(run, "recomputes more than one forward", "the matmuls do at most (4L − 1)·2·r·D² = "
                 + flops + " FLOPs per device: the forward (L matmuls), the backward (2L − 1) and one forward again",
                 flopsAtMost(flops, layers * matmul));
@@ -175,6 +186,29 @@ public final class RematChecks {
                     + " activations f32[r, D] of " + activation + " bytes), more than " + bound;
         }).withHint("checkpoint each layer (Checkpoint.checkpointList): the backward pass then keeps only the layers'"
                 + " inputs and makes one layer's intermediates again when it needs them");
+    }
+
+    /**
+     * The trace's count of the matmuls Autodiff's own vjp rules ran: a backward pass written by hand (with a tape
+     * kept only for the loss, so that the memory rule sees something) does them as the program's work, and then
+     * cannot also fit the (4L − 1) cap beside the autodiff's.
+     */
+    private static Rule autodiffBackward(long atLeast) {
+        return Rule.of(Check.FLOPS, dev -> dev.pullbackFlops() >= atLeast ? null : "Autodiff's vjp rules ran "
+                + dev.pullbackFlops() + " matmul FLOPs, fewer than " + atLeast + " (the backward pass's 2L − 1"
+                + " matmuls); the rest of the backward pass was written by hand")
+                .withHint("differentiate the whole network with Autodiff (the loss of h_L as a function of the"
+                        + " weights), each layer checkpointed: a backward pass written out keeps every activation"
+                        + " outside the tape, where no memory bound can see it");
+    }
+
+    /** The trace's count of the matmuls the checkpoints ran again in the backward pass (set by the tapes only). */
+    private static Rule recomputed(long atLeast) {
+        return Rule.of(Check.FLOPS, dev -> dev.recomputedFlops() >= atLeast ? null : "its checkpoints recomputed "
+                + dev.recomputedFlops() + " matmul FLOPs in the backward pass, fewer than " + atLeast
+                + " (each layer once)")
+                .withHint("checkpoint every layer (Checkpoint.checkpointList) inside the differentiated function:"
+                        + " the backward pass then runs each layer forward again");
     }
 
     private static Rule flopsAtMost(long flops, long forward) {

@@ -128,7 +128,8 @@ public final class TraceRules {
     /**
      * Each device's events over every shardMap call of the trace, joined in call order, one record per device id
      * in the order of the first call's mesh. Allocation figures are the largest (resp. the sum) over the calls; argument
-     * bytes the largest any one call handed the device; peak residual bytes the most any one call's tapes held.
+     * bytes the largest any one call handed the device; peak residual bytes the most any one call's tapes held; the
+     * autodiff's pullback and recomputed FLOPs the sums (like the events' FLOPs).
      */
     public static List<DeviceTrace> devices(Trace trace) {
         Map<Integer, DeviceTrace> byId = new LinkedHashMap<>();
@@ -141,7 +142,8 @@ public final class TraceRules {
                             Math.max(a.largestAllocation(), b.largestAllocation()),
                             a.allocatedBytes() + b.allocatedBytes(),
                             Math.max(a.argumentBytes(), b.argumentBytes()),
-                            Math.max(a.peakResidualBytes(), b.peakResidualBytes()));
+                            Math.max(a.peakResidualBytes(), b.peakResidualBytes()),
+                            a.pullbackFlops() + b.pullbackFlops(), a.recomputedFlops() + b.recomputedFlops());
                 });
             }
         }

@@ -697,6 +697,8 @@ public final class Wire {
                 out.writeLong(d.allocatedBytes());
                 out.writeLong(d.argumentBytes());
                 out.writeLong(d.peakResidualBytes());
+                out.writeLong(d.pullbackFlops());
+                out.writeLong(d.recomputedFlops());
             }
         }
         writeEvents(out, t.hostEvents());
@@ -727,7 +729,7 @@ public final class Wire {
             List<DeviceTrace> devs = new ArrayList<>();
             for (int k = readCount(in, Mesh.MAX_DEVICES); k > 0; k--) {
                 devs.add(new DeviceTrace(in.readInt(), readIntList(in, MAX_RANK), readEvents(in), in.readLong(),
-                        in.readLong(), in.readLong(), in.readLong()));
+                        in.readLong(), in.readLong(), in.readLong(), in.readLong(), in.readLong()));
             }
             maps.add(new ShardMapTrace(name, mesh, ins, outs, devs, origin));
         }

@@ -1,5 +1,6 @@
 package dev.shardlings.grader.selftest;
 
+import dev.shardlings.array.GradRecorders;
 import dev.shardlings.array.NDArray;
 import dev.shardlings.autodiff.Autodiff;
 import dev.shardlings.autodiff.Checkpoint;
@@ -45,7 +46,18 @@ class RematWrongImplementationsTest {
         /** Right: blocks of two layers checkpointed (four layers: two block inputs kept, four recomputed). */
         TWO_LAYER_BLOCKS,
         /** The whole stack as one checkpoint: its recomputation holds every intermediate again. */
-        ONE_BLOCK
+        ONE_BLOCK,
+        /**
+         * Reviewer's cheat 7.6-A: the forward pass by hand with every h_l kept in Java variables, Autodiff only for
+         * the loss over h_L (so the tape holds a few bytes), the backward written out: 3L − 1 matmuls.
+         */
+        LOSS_TAPE_ONLY,
+        /** 7.6-A padded with a right autodiff step whose results are dropped, so the tapes' counts are met. */
+        LOSS_TAPE_PADDED,
+        /** The written-out backward handed to the tape as a custom node's pullback, so that the tape runs it. */
+        CUSTOM_PULLBACK,
+        /** Right, as JAX users write it (reviewer's 7.6-C): checkpoint(a -> relu(a·W)) with W captured. */
+        CLOSURE
     }
 
     /** Layers per checkpointed block. */
@@ -71,6 +83,10 @@ class RematWrongImplementationsTest {
             case NO_CHECKPOINT -> LAYER;
             case TWO_LAYER_BLOCKS, ONE_BLOCK -> Checkpoint.checkpointList(STACK);
             case CHECKPOINT_IN_CHECKPOINT -> Checkpoint.checkpointList(Checkpoint.checkpointList(LAYER));
+            case CLOSURE -> a -> {
+                NDArray w = a.get(1);
+                return List.of(Checkpoint.<NDArray>checkpoint(h -> h.matmul(w).relu()).apply(a.get(0)));
+            };
             // a "checkpoint" that copies the layer's output into a fresh array: no intermediates kept, and no
             // gradient reaches the layers below either
             case DETACHED_BY_HAND -> a -> {
@@ -107,6 +123,17 @@ class RematWrongImplementationsTest {
                 List<NDArray> out = new ArrayList<>();
                 if (mode == Mode.HAND_BACKWARD) {
                     out.addAll(byHand(ws, batch));
+                } else if (mode == Mode.LOSS_TAPE_ONLY || mode == Mode.LOSS_TAPE_PADDED) {
+                    if (mode == Mode.LOSS_TAPE_PADDED) {
+                        List<NDArray> varying = new ArrayList<>(ws); // no automatic psum: no extra collective
+                        for (int l = 0; l < layers; l++) {
+                            varying.set(l, ws.get(l).pvary("data"));
+                        }
+                        autodiffStep(layer, varying, batch);
+                    }
+                    out.addAll(lossTapeOnly(ws, batch));
+                } else if (mode == Mode.CUSTOM_PULLBACK) {
+                    out.addAll(customPullback(ws, batch));
                 } else {
                     var step = Autodiff.<NDArray>valueAndGradList(xs -> {
                         NDArray h = xs.get(layers);
@@ -127,6 +154,87 @@ class RematWrongImplementationsTest {
                 return out;
             }, x.mesh(), in, Collections.nCopies(layers + 1, P())).checkVma(mode != Mode.NOT_SUMMED).call(args);
         };
+    }
+
+    /** [loss, dW_1, …] of Autodiff over the layers, each through {@code layer}. */
+    private static List<NDArray> autodiffStep(Function<List<NDArray>, List<NDArray>> layer, List<NDArray> ws,
+                                              int batch) {
+        int layers = ws.size() - 2;
+        int[] argnums = new int[layers];
+        for (int l = 0; l < layers; l++) {
+            argnums[l] = l;
+        }
+        var step = Autodiff.<NDArray>valueAndGradList(xs -> {
+            NDArray h = xs.get(layers);
+            for (int l = 0; l < layers; l++) {
+                h = layer.apply(List.of(h, xs.get(l))).get(0);
+            }
+            return h.sub(xs.get(layers + 1)).square().sum().mul(0.5f / batch);
+        }, argnums).apply(ws);
+        List<NDArray> out = new ArrayList<>(List.of(step.value()));
+        out.addAll(step.grads());
+        return out;
+    }
+
+    /** Cheat 7.6-A as the reviewer wrote it: Autodiff for the loss alone, the rest by hand, gradients psummed. */
+    private static List<NDArray> lossTapeOnly(List<NDArray> b, int batch) {
+        int layers = b.size() - 2;
+        NDArray[] h = new NDArray[layers + 1];
+        h[0] = b.get(layers);
+        for (int l = 0; l < layers; l++) {
+            h[l + 1] = h[l].matmul(b.get(l)).relu();
+        }
+        var vg = Autodiff.<NDArray>valueAndGradList(xs -> xs.get(0).sub(xs.get(1)).square().sum()
+                .mul(0.5f / batch), 0).apply(List.of(h[layers], b.get(layers + 1)));
+        NDArray dh = vg.grads().get(0);
+        List<NDArray> out = new ArrayList<>(Collections.nCopies(layers + 1, (NDArray) null));
+        out.set(0, vg.value());
+        for (int l = layers - 1; l >= 0; l--) {
+            NDArray dz = NDArray.where(h[l + 1].greater(0), dh, 0);
+            out.set(l + 1, Collectives.psum(h[l].matmul(true, dz, false), "data"));
+            if (l > 0) {
+                dh = dz.matmul(false, b.get(l), true);
+            }
+        }
+        return out;
+    }
+
+    /**
+     * The forward by hand, then the written-out backward run by the tape as the pullback of a custom node from the
+     * weights to h_L: the tape runs it, but it is the program's work, not a vjp rule's.
+     */
+    private static List<NDArray> customPullback(List<NDArray> b, int batch) {
+        int layers = b.size() - 2;
+        int[] argnums = new int[layers];
+        for (int l = 0; l < layers; l++) {
+            argnums[l] = l;
+        }
+        var step = Autodiff.<NDArray>valueAndGradList(xs -> {
+            NDArray[] h = new NDArray[layers + 1];
+            h[0] = xs.get(layers);
+            try (var off = GradRecorders.install(null)) {
+                for (int l = 0; l < layers; l++) {
+                    h[l + 1] = h[l].matmul(xs.get(l)).relu();
+                }
+            }
+            NDArray top = h[layers].mul(1f); // a fresh array for the custom node's output
+            GradRecorders.current().custom(xs.subList(0, layers), top, dTop -> {
+                List<NDArray> gs = new ArrayList<>(Collections.nCopies(layers, (NDArray) null));
+                NDArray dh = dTop;
+                for (int l = layers - 1; l >= 0; l--) {
+                    NDArray dz = NDArray.where(h[l + 1].greater(0), dh, 0);
+                    gs.set(l, h[l].matmul(true, dz, false));
+                    if (l > 0) {
+                        dh = dz.matmul(false, xs.get(l), true);
+                    }
+                }
+                return gs;
+            });
+            return top.sub(xs.get(layers + 1)).square().sum().mul(0.5f / batch);
+        }, argnums).apply(b);
+        List<NDArray> out = new ArrayList<>(List.of(step.value()));
+        out.addAll(step.grads());
+        return out;
     }
 
     /** The backward pass written out, every activation kept in a list: no tape, so nothing modelled. */
@@ -153,6 +261,13 @@ class RematWrongImplementationsTest {
         for (RematCase c : List.of(CASE, new RematCase(1, 4, 2, 2, 7612), new RematCase(8, 6, 3, 4, 7613),
                 new RematCase(16, 5, 2, 2, 7614))) {
             RematChecks.rematerialisedStep(program(Mode.RIGHT), c);
+        }
+    }
+
+    @Test
+    void aLayerThatCapturesItsWeightIsAccepted() {
+        for (RematCase c : List.of(CASE, new RematCase(1, 4, 2, 2, 7612), new RematCase(8, 6, 3, 4, 7613))) {
+            RematChecks.rematerialisedStep(program(Mode.CLOSURE), c);
         }
     }
 
@@ -208,6 +323,31 @@ class RematWrongImplementationsTest {
         GradingFailure f = rejected(Kind.WRONG_VALUES, () -> RematChecks.rematerialisedStep(
                 program(Mode.AVERAGED_TWICE), CASE));
         assertTrue(f.getMessage().contains("exactly what averaging twice"), f.getMessage());
+    }
+
+    @Test
+    void aBackwardPassByHandWithATapeForTheLossAloneIsNotAutodiffs() {
+        for (RematCase c : List.of(CASE, new RematCase(1, 4, 2, 2, 7612), new RematCase(8, 6, 3, 4, 7613))) {
+            GradingFailure f = rejected(Kind.STRUCTURE, () -> RematChecks.rematerialisedStep(
+                    program(Mode.LOSS_TAPE_ONLY), c));
+            assertTrue(f.reason().startsWith("its backward pass is not Autodiff's: Autodiff's vjp rules ran 0"
+                    + " matmul FLOPs"), f.reason());
+        }
+    }
+
+    @Test
+    void aBackwardPassByHandPaddedWithAnAutodiffStepBreaksTheFlopsCap() {
+        GradingFailure f = rejected(Kind.STRUCTURE, () -> RematChecks.rematerialisedStep(
+                program(Mode.LOSS_TAPE_PADDED), CASE));
+        assertTrue(f.reason().startsWith("recomputes more than one forward: its matmuls do"), f.reason());
+    }
+
+    @Test
+    void aBackwardPassByHandRunAsACustomPullbackIsNotAutodiffs() {
+        GradingFailure f = rejected(Kind.STRUCTURE, () -> RematChecks.rematerialisedStep(
+                program(Mode.CUSTOM_PULLBACK), CASE));
+        assertTrue(f.reason().startsWith("its backward pass is not Autodiff's: Autodiff's vjp rules ran 0"),
+                f.reason());
     }
 
     @Test
