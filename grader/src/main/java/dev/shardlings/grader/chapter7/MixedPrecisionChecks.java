@@ -24,6 +24,7 @@ import dev.shardlings.spmd.ShardedArray;
 
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -128,8 +129,9 @@ public final class MixedPrecisionChecks {
                 + " weight's block, half the bytes of its float32 master", gathersInBFloat16());
         TraceRules.perDevice(run, "reduces in bfloat16", "each psumScatter and the psum carry float32",
                 reducesInFloat32());
-        TraceRules.perDevice(run, "multiplies other than bfloat16 accumulating in float32", "every matmul reads an"
-                + " operand computed in bfloat16 and gives float32 (preferredElementType float32)", bf16Matmuls());
+        TraceRules.perDevice(run, "multiplies other than bfloat16 accumulating in float32", "every matmul gives"
+                + " float32: the forward's read bfloat16 operands (preferredElementType float32), the backward's a"
+                + " float32 cotangent and a bfloat16 value, as JAX transposes them", bf16Matmuls());
 
         Oracle right = oracle(w1, w2, x, t, n);
         String inputs = Reports.inputs("Input W1", w1, "Input W2", w2, "Input X", x, "Input T", t);
@@ -232,25 +234,59 @@ public final class MixedPrecisionChecks {
             for (TraceEvent e : d.events()) {
                 byId.put(e.id(), e);
             }
+            // the widened copies that the bfloat16 matmuls made of their operands under autodiff (no program can
+            // hold them): their transposes read these in the backward
+            Set<Long> transposed = new HashSet<>();
+            for (MatmulEvent m : d.matmuls()) {
+                if (m.operandDtype() == DType.BFLOAT16) {
+                    for (long id : m.inputs()) {
+                        if (byId.get(id) instanceof LocalOpEvent l && l.op() == DataOp.CONVERT
+                                && l.dtype() == DType.FLOAT32) {
+                            transposed.add(id);
+                        }
+                    }
+                }
+            }
             for (MatmulEvent m : d.matmuls()) {
                 String shape = "[" + m.m() + ", " + m.k() + "]·[" + m.k() + ", " + m.n() + "]";
                 if (m.dtype() != DType.FLOAT32) {
                     return "it multiplies " + shape + " giving " + m.dtype().jaxName() + ": the products add up in "
                             + m.dtype().jaxName();
                 }
+                if (m.operandDtype() == DType.BFLOAT16) {
+                    continue; // the forward's matmul(a, b, FLOAT32): bfloat16 operands read as such
+                }
+                // Float32 operands: JAX's only such dot here is the transpose of a bfloat16 one, a float32
+                // cotangent times that dot's bfloat16 operand (dot_general(ct, bf16, preferred f32)), which the
+                // framework's tape keeps as the exact widening its matmul made. Any other float32 matmul is one of
+                // float32 values, whose gradients are never rounded to bfloat16.
+                if (m.inputs().stream().anyMatch(id -> movedFrom(id, transposed, byId))) {
+                    continue;
+                }
                 if (m.inputs().stream().noneMatch(id -> fromBFloat16(id, byId))) {
                     return "it multiplies " + shape + " with no bfloat16 operand: a float32 matmul";
                 }
+                return "it multiplies " + shape + " in float32 from float32 operands (bfloat16 values widened or"
+                        + " promoted first): a float32 matmul, not one of bfloat16 operands";
             }
             return null;
         }).withHint("multiply the bfloat16 copies with preferredElementType FLOAT32: bfloat16 operands, float32"
                 + " sums");
     }
 
+    /** Whether the array {@code id} is one of {@code ids}, or made from one of them only by moving data. */
+    private static boolean movedFrom(long id, Set<Long> ids, Map<Long, TraceEvent> byId) {
+        if (ids.contains(id)) {
+            return true;
+        }
+        return byId.get(id) instanceof LocalOpEvent l && l.kind() == OpKind.INDEXING
+                && l.inputs().stream().anyMatch(i -> movedFrom(i, ids, byId));
+    }
+
     /**
      * Whether the array {@code id} is bfloat16, or float32 made from bfloat16 only by exact widening and moving data
-     * (how the framework feeds bfloat16 operands to a float32-accumulating matmul, and how their transposes reach
-     * the backward's matmuls).
+     * (how the framework's autodiff keeps a bfloat16 primal for the transpose of a float32-accumulating matmul,
+     * which reads it in the backward as JAX reads the bfloat16 array itself).
      */
     private static boolean fromBFloat16(long id, Map<Long, TraceEvent> byId) {
         TraceEvent e = byId.get(id);
