@@ -40,7 +40,8 @@ class MixedPrecisionWrongImplementationsTest {
 
     /** Each mode one mistake. */
     private enum Mode {
-        RIGHT, ALL_F32, CAST_AFTER_GATHER, BF16_REDUCTION, BF16_ACCUMULATION, HIDDEN_F32, OUTPUT_BF16, MASTERS_BF16
+        RIGHT, ALL_F32, CAST_AFTER_GATHER, BF16_REDUCTION, BF16_ACCUMULATION, HIDDEN_F32, OUTPUT_BF16, MASTERS_BF16,
+        NUDGED
     }
 
     private static Mixed program(Mode mode) {
@@ -70,6 +71,10 @@ class MixedPrecisionWrongImplementationsTest {
             NDArray g2 = Collectives.psumScatter(vg.grads().get(1).astype(wire), "data", 0, Tiling.TILED).astype(F32);
             NDArray w1n = b.get(0).sub(g1.mul(lr));
             NDArray w2n = b.get(1).sub(g2.mul(lr));
+            if (mode == Mode.NUDGED) {
+                // 2^-8 of each update: as far as gradients left unrounded (or rounded elsewhere) land
+                w1n = w1n.sub(g1.mul(lr / 256));
+            }
             if (mode == Mode.MASTERS_BF16) {
                 w1n = w1n.astype(BF).astype(F32);
                 w2n = w2n.astype(BF).astype(F32);
@@ -167,6 +172,16 @@ class MixedPrecisionWrongImplementationsTest {
         GradingFailure f = rejected(Kind.WRONG_VALUES, () -> MixedPrecisionChecks.mixedPrecisionStep(
                 program(Mode.OUTPUT_BF16), CASE));
         assertTrue(f.getMessage().contains("(result L)"), f.getMessage());
+    }
+
+    @Test
+    void weightsOffByLessThanABFloat16StepOfTheGradientAreRejected() {
+        // within lr·(largest share)/64, the whole-array tolerance; the element comparison allows float32 ulps only
+        GradingFailure f = rejected(Kind.WRONG_VALUES, () -> MixedPrecisionChecks.mixedPrecisionStep(
+                program(Mode.NUDGED), CASE));
+        assertTrue(f.reason().startsWith("element ["), f.reason());
+        assertTrue(f.getMessage().contains("does not round the weight gradients to bfloat16 where JAX does"),
+                f.getMessage());
     }
 
     @Test
