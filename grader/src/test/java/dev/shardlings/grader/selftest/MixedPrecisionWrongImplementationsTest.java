@@ -131,6 +131,9 @@ class MixedPrecisionWrongImplementationsTest {
         assertEquals("multiplies other than bfloat16 accumulating in float32: it multiplies [2, 4]·[4, 3] in float32"
                 + " from float32 operands (bfloat16 values widened or promoted first): a float32 matmul, not one of"
                 + " bfloat16 operands", f.reason());
+        // the listing tells the first layer's matmul, of bfloat16 operands, from the float32 one
+        assertTrue(f.getMessage().contains("matmul float32[2, 8] · [8, 4] of bfloat16 operands (128 FLOPs)"),
+                f.getMessage());
     }
 
     /**
