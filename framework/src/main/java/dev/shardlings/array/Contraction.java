@@ -28,15 +28,18 @@ final class Contraction {
      * operations it differentiates.
      */
     static NDArray matmulFloat32(NDArray a, NDArray b) {
+        DType operands = DType.promoteTypes(a.dtype, b.dtype);
         if (GradRecorders.current() != null || a.dtype != b.dtype) {
-            return matmul(Elementwise.convert(a, DType.FLOAT32), Elementwise.convert(b, DType.FLOAT32));
+            // the trace still says the caller's operands were bfloat16: the conversions are this matmul's own
+            return matmul(Elementwise.convert(a, DType.FLOAT32), false, Elementwise.convert(b, DType.FLOAT32), false,
+                    operands);
         }
         int m = a.shape[0];
         int k = a.shape[1];
         int n = b.shape[1];
         Shapes.checkedSize(new int[] {m, n});
         float[] c = Kernels.matmul(a.f, false, b.f, false, m, k, n);
-        OpObservers.matmul(m, k, n, DType.FLOAT32);
+        OpObservers.matmul(m, k, n, DType.FLOAT32, operands);
         return NDArray.made(DType.FLOAT32, c, new int[] {m, n}, VaryingAxes.union(a.vma, b.vma), AccumulateOp.DOT,
                 a, b);
     }
@@ -47,6 +50,11 @@ final class Contraction {
      * transposing first. Otherwise (a recorder, an int32 or bool operand) the transposes run and are recorded.
      */
     static NDArray matmul(NDArray a, boolean ta, NDArray b, boolean tb) {
+        return matmul(a, ta, b, tb, null);
+    }
+
+    /** As {@link #matmul(NDArray, boolean, NDArray, boolean)}, reported as of operands in {@code operands}. */
+    private static NDArray matmul(NDArray a, boolean ta, NDArray b, boolean tb, DType operands) {
         // int32 beside bfloat16 is rounded to bfloat16 first, as JAX promotes the operands before the dot
         if (a.dtype == DType.INT32 && b.dtype == DType.BFLOAT16) {
             a = Elementwise.convert(a, DType.BFLOAT16);
@@ -55,7 +63,7 @@ final class Contraction {
         }
         if ((ta || tb) && (GradRecorders.current() != null || !a.dtype.isFloating() || !b.dtype.isFloating())) {
             return matmul(ta ? ShapeOps.transpose(a, new int[] {1, 0}) : a, false,
-                    tb ? ShapeOps.transpose(b, new int[] {1, 0}) : b, false);
+                    tb ? ShapeOps.transpose(b, new int[] {1, 0}) : b, false, operands);
         }
         int m = a.shape[ta ? 1 : 0];
         int k = a.shape[ta ? 0 : 1];
@@ -73,7 +81,8 @@ final class Contraction {
             out = NDArray.made(c, outShape, outVma, AccumulateOp.DOT, a, b);
         } else {
             float[] c = Kernels.matmul(a.floatData(), ta, b.floatData(), tb, m, k, n);
-            OpObservers.matmul(m, k, n, DType.promoteTypes(a.dtype, b.dtype));
+            DType natural = DType.promoteTypes(a.dtype, b.dtype);
+            OpObservers.matmul(m, k, n, natural, operands == null ? natural : operands);
             out = NDArray.made(c, outShape, outVma, AccumulateOp.DOT, a, b);
         }
         GradRecorder r = GradRecorders.current();

@@ -30,6 +30,15 @@ public interface OpObserver {
     void matmul(int m, int k, int n, DType dtype);
 
     /**
+     * {@link #matmul(int, int, int, DType)} of operands of dtype {@code operandDtype} (bfloat16 for a
+     * float32-accumulating matmul of bfloat16 operands, also where they were widened to float32 for it); by
+     * default that dtype is dropped.
+     */
+    default void matmul(int m, int k, int n, DType dtype, DType operandDtype) {
+        matmul(m, k, n, dtype);
+    }
+
+    /**
      * Called once for every operation that made a new buffer (after {@link #allocated}, and after
      * {@link #matmul} for a matmul), with what the cost model needs: which arrays it read and how much work it
      * did. The id returned is carried by the result (and by views of it) and comes back in {@code inputs} of the

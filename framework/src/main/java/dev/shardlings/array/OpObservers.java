@@ -146,9 +146,14 @@ public final class OpObservers {
 
     /** Reports a matmul [m,k]·[k,n] with result dtype {@code dtype} to the installed observer, if any. */
     static void matmul(int m, int k, int n, DType dtype) {
+        matmul(m, k, n, dtype, dtype);
+    }
+
+    /** As {@link #matmul(int, int, int, DType)}, of operands the caller passed in {@code operandDtype}. */
+    static void matmul(int m, int k, int n, DType dtype, DType operandDtype) {
         OpObserver o = observer();
         if (o != null) {
-            o.matmul(m, k, n, dtype);
+            o.matmul(m, k, n, dtype, operandDtype);
         }
     }
 }

@@ -87,13 +87,24 @@ public sealed interface TraceEvent permits TraceEvent.CollectiveEvent, TraceEven
      * @param flops  2·m·k·n floating-point operations (a multiply and an add per term)
      * @param id     the event's id; 0 for a matmul on the host outside shardMap
      * @param inputs the ids of the two operands (empty on the host)
+     * @param operandDtype the dtype of the operands the caller passed: bfloat16 for {@code matmul(a, b, FLOAT32)} of
+     *               bfloat16 operands even where the framework widens them itself (under autodiff it records
+     *               exact conversions to float32 first), so that a rule can tell that matmul from a float32 one of
+     *               copies the caller widened
      */
-    record MatmulEvent(int m, int k, int n, dev.shardlings.array.DType dtype, long flops, long id, List<Long> inputs)
-            implements TraceEvent {
+    record MatmulEvent(int m, int k, int n, dev.shardlings.array.DType dtype, long flops, long id, List<Long> inputs,
+                       dev.shardlings.array.DType operandDtype) implements TraceEvent {
         /** @throws NullPointerException naming the component if a reference component or an element is null */
         public MatmulEvent {
             Objects.requireNonNull(dtype, "dtype");
             inputs = Lists.copyOfNonNull(inputs, "inputs");
+            Objects.requireNonNull(operandDtype, "operandDtype");
+        }
+
+        /** A matmul whose operands have its result's dtype. */
+        public MatmulEvent(int m, int k, int n, dev.shardlings.array.DType dtype, long flops, long id,
+                           List<Long> inputs) {
+            this(m, k, n, dtype, flops, id, inputs, dtype);
         }
 
         /** Bytes read and written at the result dtype's size (4 for float32/int32, 2 for bfloat16). */

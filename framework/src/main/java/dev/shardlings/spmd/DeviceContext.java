@@ -45,6 +45,7 @@ final class DeviceContext implements OpObserver {
     private long collectiveId;
     private long collectiveInput;
     private int[] pendingMatmul;
+    private DType pendingOperands;
 
     /** Whether the caller records a trace: without one, no events are built (they cost more than small ops). */
     private final boolean tracing;
@@ -161,8 +162,14 @@ final class DeviceContext implements OpObserver {
 
     @Override
     public void matmul(int m, int k, int n, DType dtype) {
+        matmul(m, k, n, dtype, dtype);
+    }
+
+    @Override
+    public void matmul(int m, int k, int n, DType dtype, DType operandDtype) {
         if (tracing) {
             pendingMatmul = new int[] {m, k, n}; // the op(...) call that follows records it
+            pendingOperands = operandDtype;
         }
     }
 
@@ -179,7 +186,7 @@ final class DeviceContext implements OpObserver {
         if (pendingMatmul != null) {
             int[] mkn = pendingMatmul;
             pendingMatmul = null;
-            events.add(new TraceEvent.MatmulEvent(mkn[0], mkn[1], mkn[2], dtype, flops, id, in));
+            events.add(new TraceEvent.MatmulEvent(mkn[0], mkn[1], mkn[2], dtype, flops, id, in, pendingOperands));
             if (work == Work.PULLBACK) {
                 pullbackFlops += flops;
             } else if (work == Work.RECOMPUTE) {

@@ -34,6 +34,29 @@ class TraceDataflowTest {
     }
 
     @Test
+    void aFloat32MatmulOfBFloat16OperandsSaysSoAlsoUnderAutodiff() {
+        // under autodiff the framework widens the operands itself first; the event still names them bfloat16, so a
+        // rule tells this matmul from a float32 one of copies the program widened (which says float32)
+        dev.shardlings.array.DType bf = dev.shardlings.array.DType.BFLOAT16;
+        dev.shardlings.array.DType f32 = dev.shardlings.array.DType.FLOAT32;
+        NDArray x = NDArray.arange(8, f32).reshape(2, 4);
+        Trace t = Tracing.record(() -> shardMap(b -> {
+            NDArray a = b.astype(bf);
+            NDArray w = NDArray.ones(bf, 4, 2);
+            NDArray plain = a.matmul(w, f32);
+            NDArray taped = dev.shardlings.autodiff.Autodiff.<NDArray>grad(v -> v.matmul(w, f32).sum())
+                    .apply(a).astype(f32);
+            NDArray widened = a.astype(f32).matmul(w.astype(f32));
+            return plain.add(taped.sum()).add(widened);
+        }, I2, P("i", null), P("i", null)).apply(x)).trace();
+        List<TraceEvent.MatmulEvent> dots = device0(t).matmuls();
+        assertEquals(List.of(bf, bf), dots.subList(0, 2).stream().map(TraceEvent.MatmulEvent::operandDtype).toList(),
+                "the plain and the taped forward matmul");
+        assertEquals(f32, dots.get(dots.size() - 1).operandDtype(), "the program's own float32 matmul");
+        dots.forEach(d -> assertEquals(f32, d.dtype()));
+    }
+
+    @Test
     void eventsChainThroughLocalOpsCollectivesAndViews() {
         NDArray x = NDArray.arange(8, dev.shardlings.array.DType.FLOAT32).reshape(2, 4);
         Trace t = Tracing.record(() -> shardMap(b -> {

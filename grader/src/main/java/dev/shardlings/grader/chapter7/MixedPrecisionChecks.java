@@ -24,6 +24,7 @@ import dev.shardlings.spmd.ShardedArray;
 
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -128,8 +129,9 @@ public final class MixedPrecisionChecks {
                 + " weight's block, half the bytes of its float32 master", gathersInBFloat16());
         TraceRules.perDevice(run, "reduces in bfloat16", "each psumScatter and the psum carry float32",
                 reducesInFloat32());
-        TraceRules.perDevice(run, "multiplies other than bfloat16 accumulating in float32", "every matmul reads an"
-                + " operand computed in bfloat16 and gives float32 (preferredElementType float32)", bf16Matmuls());
+        TraceRules.perDevice(run, "multiplies other than bfloat16 accumulating in float32", "every matmul gives"
+                + " float32: the forward's read bfloat16 operands (preferredElementType float32), the backward's a"
+                + " float32 cotangent and a bfloat16 value, as JAX transposes them", bf16Matmuls());
 
         Oracle right = oracle(w1, w2, x, t, n);
         String inputs = Reports.inputs("Input W1", w1, "Input W2", w2, "Input X", x, "Input T", t);
@@ -139,9 +141,31 @@ public final class MixedPrecisionChecks {
                 Reports.picture(w1s), List.of(mastersInBFloat16(right.w1())));
         Checks.shardedResult(part(run, 2, "W2'"), inputs, right.w2(), P("data"), right.tolerance(),
                 Reports.picture(w2s), List.of(mastersInBFloat16(right.w2())));
+        elementwise(part(run, 1, "W1'"), right.w1(), right.allowed1());
+        elementwise(part(run, 2, "W2'"), right.w2(), right.allowed2());
         long whole = Math.max(4L * c.batch() * Math.max(c.d(), c.f()),
                 4L * Math.max((long) c.d() * c.h(), (long) c.h() * c.f()) + 1);
         Checks.noHostGather(run, whole, n);
+    }
+
+    /**
+     * W′ element by element to a few float32 ulps: a step whose device gradients are not the bfloat16 roundings
+     * JAX makes lands up to lr·(half a bfloat16 step of a share) away, which {@link Oracle#tolerance()} lets
+     * through. Only elements where some device's share sits within float32 accumulation error of a bfloat16
+     * rounding boundary are allowed that much.
+     */
+    private static void elementwise(CaseRun<ShardedArray> run, NDArray expected, double[] allowed) {
+        float[] got = run.value().gather().toFloatArray();
+        float[] want = expected.toFloatArray();
+        for (int q = 0; q < want.length; q++) {
+            if (!(Math.abs((double) got[q] - want[q]) <= allowed[q])) {
+                int cols = expected.shape(1);
+                throw run.report("does not round the weight gradients to bfloat16 where JAX does").failure(
+                        GradingFailure.Kind.WRONG_VALUES, "element [" + q / cols + ", " + q % cols + "] is "
+                                + got[q] + ", the step that rounds each device's gradient of its bfloat16 copies to"
+                                + " bfloat16 gives " + want[q] + " (allowed difference " + (float) allowed[q] + ")");
+            }
+        }
     }
 
     private static Checks.Mistake mastersInBFloat16(NDArray updated) {
@@ -232,25 +256,59 @@ public final class MixedPrecisionChecks {
             for (TraceEvent e : d.events()) {
                 byId.put(e.id(), e);
             }
+            // the widened copies that the bfloat16 matmuls made of their operands under autodiff (no program can
+            // hold them): their transposes read these in the backward
+            Set<Long> transposed = new HashSet<>();
+            for (MatmulEvent m : d.matmuls()) {
+                if (m.operandDtype() == DType.BFLOAT16) {
+                    for (long id : m.inputs()) {
+                        if (byId.get(id) instanceof LocalOpEvent l && l.op() == DataOp.CONVERT
+                                && l.dtype() == DType.FLOAT32) {
+                            transposed.add(id);
+                        }
+                    }
+                }
+            }
             for (MatmulEvent m : d.matmuls()) {
                 String shape = "[" + m.m() + ", " + m.k() + "]·[" + m.k() + ", " + m.n() + "]";
                 if (m.dtype() != DType.FLOAT32) {
                     return "it multiplies " + shape + " giving " + m.dtype().jaxName() + ": the products add up in "
                             + m.dtype().jaxName();
                 }
+                if (m.operandDtype() == DType.BFLOAT16) {
+                    continue; // the forward's matmul(a, b, FLOAT32): bfloat16 operands read as such
+                }
+                // Float32 operands: JAX's only such dot here is the transpose of a bfloat16 one, a float32
+                // cotangent times that dot's bfloat16 operand (dot_general(ct, bf16, preferred f32)), which the
+                // framework's tape keeps as the exact widening its matmul made. Any other float32 matmul is one of
+                // float32 values, whose gradients are never rounded to bfloat16.
+                if (m.inputs().stream().anyMatch(id -> movedFrom(id, transposed, byId))) {
+                    continue;
+                }
                 if (m.inputs().stream().noneMatch(id -> fromBFloat16(id, byId))) {
                     return "it multiplies " + shape + " with no bfloat16 operand: a float32 matmul";
                 }
+                return "it multiplies " + shape + " in float32 from float32 operands (bfloat16 values widened or"
+                        + " promoted first): a float32 matmul, not one of bfloat16 operands";
             }
             return null;
         }).withHint("multiply the bfloat16 copies with preferredElementType FLOAT32: bfloat16 operands, float32"
                 + " sums");
     }
 
+    /** Whether the array {@code id} is one of {@code ids}, or made from one of them only by moving data. */
+    private static boolean movedFrom(long id, Set<Long> ids, Map<Long, TraceEvent> byId) {
+        if (ids.contains(id)) {
+            return true;
+        }
+        return byId.get(id) instanceof LocalOpEvent l && l.kind() == OpKind.INDEXING
+                && l.inputs().stream().anyMatch(i -> movedFrom(i, ids, byId));
+    }
+
     /**
      * Whether the array {@code id} is bfloat16, or float32 made from bfloat16 only by exact widening and moving data
-     * (how the framework feeds bfloat16 operands to a float32-accumulating matmul, and how their transposes reach
-     * the backward's matmuls).
+     * (how the framework's autodiff keeps a bfloat16 primal for the transpose of a float32-accumulating matmul,
+     * which reads it in the backward as JAX reads the bfloat16 array itself).
      */
     private static boolean fromBFloat16(long id, Map<Long, TraceEvent> byId) {
         TraceEvent e = byId.get(id);
@@ -276,11 +334,12 @@ public final class MixedPrecisionChecks {
     }
 
     /**
-     * The step's results, and the tolerance of the weights: a bfloat16 step (2^−8, with margin) of the update of
-     * the largest sum of the devices' gradients in magnitude, since a device's gradient rounded the other way at a
-     * tie-near value is as right as this one, plus float32 rounding of W' itself.
+     * The step's results; the difference each element of W1′ and W2′ may have ({@code allowed1}, {@code allowed2});
+     * and the whole-array tolerance of the weights that the value report uses before that element comparison: a
+     * bfloat16 step (2^−8, with margin) of the update of the largest sum of the devices' gradients in magnitude,
+     * plus float32 rounding of W' itself.
      */
-    record Oracle(NDArray loss, NDArray w1, NDArray w2, double largestShare) {
+    record Oracle(NDArray loss, NDArray w1, NDArray w2, double largestShare, double[] allowed1, double[] allowed2) {
         Tolerance tolerance() {
             return new Tolerance(0, MixedCase.LEARNING_RATE * largestShare / 64 + 2e-7);
         }
@@ -317,9 +376,16 @@ public final class MixedPrecisionChecks {
         double[] g2 = new double[h * f];
         double[] abs1 = new double[dIn * h];
         double[] abs2 = new double[h * f];
+        double[] slack1 = new double[dIn * h];
+        double[] slack2 = new double[h * f];
         for (int dev = 0; dev < devices; dev++) {
             double[] p1 = new double[dIn * h];
             double[] p2 = new double[h * f];
+            double[] a1 = new double[dIn * h]; // Σ|term| of p1, and how far a flipped bf16(dh) may move it
+            double[] a2 = new double[h * f];
+            double[] moved1 = new double[dIn * h];
+            double[] unit1 = new double[dIn * h]; // the smallest bit any term of p1 sets
+            java.util.Arrays.fill(unit1, Double.POSITIVE_INFINITY);
             for (int i = dev * rows; i < (dev + 1) * rows; i++) {
                 double[] z = new double[h];
                 double[] hb = new double[h];
@@ -340,16 +406,24 @@ public final class MixedPrecisionChecks {
                     dy[m] = (float) (e / b);
                     for (int k = 0; k < h; k++) {
                         p2[k * f + m] += hb[k] * dy[m];
+                        a2[k * f + m] += Math.abs(hb[k] * dy[m]);
                     }
                 }
                 for (int k = 0; k < h; k++) {
                     double dh = 0;
+                    double dhAbs = 0;
                     for (int m = 0; m < f; m++) {
                         dh += dy[m] * w2b[k * f + m];
+                        dhAbs += Math.abs(dy[m] * w2b[k * f + m]);
                     }
                     double dz = z[k] > 0 ? bf16(dh) : 0;
+                    // the device's float32 dh may round to the bfloat16 beside this one
+                    double flip = z[k] > 0 ? roundings(dh, accumulationError(dhAbs, f + h)) : 0;
                     for (int j = 0; j < dIn; j++) {
                         p1[j * h + k] += xb[i * dIn + j] * dz;
+                        a1[j * h + k] += Math.abs(xb[i * dIn + j] * dz);
+                        unit1[j * h + k] = Math.min(unit1[j * h + k], lowestBit(xb[i * dIn + j] * dz));
+                        moved1[j * h + k] += Math.abs(xb[i * dIn + j]) * flip;
                     }
                 }
             }
@@ -357,10 +431,15 @@ public final class MixedPrecisionChecks {
             for (int q = 0; q < p1.length; q++) {
                 g1[q] += bf16(p1[q]);
                 abs1[q] += Math.abs(bf16(p1[q]));
+                // products of a 1/16-multiple and a bfloat16 are exact in float32, and so is their sum, in any
+                // order, when it needs at most 24 bits: such a share is the device's exactly, even on a tie
+                double err = a1[q] < 0x1p24 * unit1[q] ? 0 : accumulationError(a1[q], rows + f + h);
+                slack1[q] += roundings(p1[q], err + moved1[q]);
             }
             for (int q = 0; q < p2.length; q++) {
                 g2[q] += bf16(p2[q]);
                 abs2[q] += Math.abs(bf16(p2[q]));
+                slack2[q] += roundings(p2[q], accumulationError(a2[q], rows + h));
             }
         }
         double largest = 0;
@@ -370,7 +449,50 @@ public final class MixedPrecisionChecks {
         for (double a : abs2) {
             largest = Math.max(largest, a);
         }
-        return new Oracle(NDArray.scalar((float) loss), updated(w1, g1), updated(w2, g2), largest);
+        NDArray w1n = updated(w1, g1);
+        NDArray w2n = updated(w2, g2);
+        return new Oracle(NDArray.scalar((float) loss), w1n, w2n, largest, allowed(w1n, abs1, slack1, devices),
+                allowed(w2n, abs2, slack2, devices));
+    }
+
+    /**
+     * A bound on the float32 rounding error of a sum of {@code terms} products whose magnitudes add up to
+     * {@code abs}, inputs that carry a few float32 roundings themselves included (2^−24 per term and input, twice
+     * over).
+     */
+    private static double accumulationError(double abs, int terms) {
+        return 2.0 * (terms + 4) * abs * 0x1p-24;
+    }
+
+    /** The value of the lowest bit {@code t} sets (infinity for 0). */
+    private static double lowestBit(double t) {
+        if (t == 0) {
+            return Double.POSITIVE_INFINITY;
+        }
+        long mantissa = (Double.doubleToRawLongBits(t) & 0xF_FFFF_FFFF_FFFFL) | 0x10_0000_0000_0000L;
+        return Math.scalb(1.0, Math.getExponent(t) - 52 + Long.numberOfTrailingZeros(mantissa));
+    }
+
+    /**
+     * How far bf16 of a value within {@code err} of {@code v} can lie from bf16(v): 0 unless a bfloat16 rounding
+     * boundary is that close.
+     */
+    static double roundings(double v, double err) {
+        double here = bf16(v);
+        return Math.max(Math.abs(bf16(v + err) - here), Math.abs(bf16(v - err) - here));
+    }
+
+    /**
+     * The difference allowed in each element of W′: the float32 roundings of the sum over devices and of the update
+     * (a few ulps), and lr times each device's share that may round to another bfloat16 (see {@link #roundings}).
+     */
+    private static double[] allowed(NDArray updated, double[] abs, double[] slack, int devices) {
+        float[] v = updated.toFloatArray();
+        double[] out = new double[v.length];
+        for (int q = 0; q < v.length; q++) {
+            out[q] = 2 * Math.ulp(v[q]) + MixedCase.LEARNING_RATE * (slack[q] + (devices + 1) * abs[q] * 0x1p-23);
+        }
+        return out;
     }
 
     private static double[] rounded(NDArray a) {

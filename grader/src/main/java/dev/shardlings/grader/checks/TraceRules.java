@@ -211,8 +211,12 @@ public final class TraceRules {
                 }
             } else if (e instanceof MatmulEvent m) {
                 sb.append("matmul ").append(m.dtype().jaxName()).append('[').append(m.m()).append(", ").append(m.k())
-                        .append("] · [").append(m.k()).append(", ").append(m.n()).append("] (").append(m.flops())
-                        .append(" FLOPs)");
+                        .append("] · [").append(m.k()).append(", ").append(m.n()).append(']');
+                if (m.operandDtype() != m.dtype()) {
+                    // a float32-accumulating matmul of bfloat16 operands: the listing must not read as a float32 one
+                    sb.append(" of ").append(m.operandDtype().jaxName()).append(" operands");
+                }
+                sb.append(" (").append(m.flops()).append(" FLOPs)");
             }
             sb.append('\n');
         }

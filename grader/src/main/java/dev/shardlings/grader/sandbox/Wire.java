@@ -768,6 +768,7 @@ public final class Wire {
                 out.writeLong(m.flops());
                 out.writeLong(m.id());
                 writeLongList(out, m.inputs());
+                out.writeByte(m.operandDtype().ordinal());
             } else if (e instanceof TraceEvent.LocalOpEvent l) {
                 out.writeByte(EV_LOCAL);
                 out.writeByte(LocalOp.ALL.indexOf(l.op()));
@@ -808,7 +809,7 @@ public final class Wire {
                 }
                 case EV_MATMUL:
                     events.add(new TraceEvent.MatmulEvent(in.readInt(), in.readInt(), in.readInt(), readDType(in),
-                            in.readLong(), in.readLong(), readLongList(in)));
+                            in.readLong(), in.readLong(), readLongList(in), readDType(in)));
                     break;
                 case EV_LOCAL:
                     events.add(new TraceEvent.LocalOpEvent(readLocalOp(in), readDType(in), readIntList(in, MAX_RANK),

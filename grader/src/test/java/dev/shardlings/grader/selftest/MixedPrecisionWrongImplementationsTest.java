@@ -40,7 +40,8 @@ class MixedPrecisionWrongImplementationsTest {
 
     /** Each mode one mistake. */
     private enum Mode {
-        RIGHT, ALL_F32, CAST_AFTER_GATHER, BF16_REDUCTION, BF16_ACCUMULATION, HIDDEN_F32, OUTPUT_BF16, MASTERS_BF16
+        RIGHT, ALL_F32, CAST_AFTER_GATHER, BF16_REDUCTION, BF16_ACCUMULATION, HIDDEN_F32, OUTPUT_BF16, MASTERS_BF16,
+        NUDGED
     }
 
     private static Mixed program(Mode mode) {
@@ -70,6 +71,10 @@ class MixedPrecisionWrongImplementationsTest {
             NDArray g2 = Collectives.psumScatter(vg.grads().get(1).astype(wire), "data", 0, Tiling.TILED).astype(F32);
             NDArray w1n = b.get(0).sub(g1.mul(lr));
             NDArray w2n = b.get(1).sub(g2.mul(lr));
+            if (mode == Mode.NUDGED) {
+                // 2^-8 of each update: as far as gradients left unrounded (or rounded elsewhere) land
+                w1n = w1n.sub(g1.mul(lr / 256));
+            }
             if (mode == Mode.MASTERS_BF16) {
                 w1n = w1n.astype(BF).astype(F32);
                 w2n = w2n.astype(BF).astype(F32);
@@ -119,11 +124,48 @@ class MixedPrecisionWrongImplementationsTest {
 
     @Test
     void hiddenActivationsLeftInFloat32MakeAFloat32Matmul() {
-        // the cast left out before the second layer: its weight gradient multiplies float32 activations
+        // the cast left out before the second layer: float32 activations promote the gathered bfloat16 W2, so the
+        // forward's second matmul is a float32 one
         GradingFailure f = rejected(Kind.STRUCTURE, () -> MixedPrecisionChecks.mixedPrecisionStep(
                 program(Mode.HIDDEN_F32), CASE));
-        assertEquals("multiplies other than bfloat16 accumulating in float32: it multiplies [4, 2]·[2, 3] with no"
-                + " bfloat16 operand: a float32 matmul", f.reason());
+        assertEquals("multiplies other than bfloat16 accumulating in float32: it multiplies [2, 4]·[4, 3] in float32"
+                + " from float32 operands (bfloat16 values widened or promoted first): a float32 matmul, not one of"
+                + " bfloat16 operands", f.reason());
+        // the listing tells the first layer's matmul, of bfloat16 operands, from the float32 one
+        assertTrue(f.getMessage().contains("matmul float32[2, 8] · [8, 4] of bfloat16 operands (128 FLOPs)"),
+                f.getMessage());
+    }
+
+    /**
+     * The reviewer's cheat 7.5-B: bfloat16 all-gathers widened at once, X and the hidden activations through
+     * bfloat16 and back, every matmul float32 on the widened copies, so no weight gradient is ever rounded to
+     * bfloat16; it passed while the rule followed conversions from bfloat16.
+     */
+    private static Mixed widenedCopies() {
+        return (w1, w2, x, t, lr) -> ShardMap.shardMap(b -> {
+            NDArray tb = b.get(3);
+            int batch = Collectives.axisSize("data") * tb.shape(0);
+            NDArray w1f = Collectives.allGather(b.get(0).astype(BF), "data", 0, Tiling.TILED).astype(F32);
+            NDArray w2f = Collectives.allGather(b.get(1).astype(BF), "data", 0, Tiling.TILED).astype(F32);
+            NDArray xf = b.get(2).astype(BF).astype(F32);
+            ValueAndGrad<NDArray> vg = Autodiff.<NDArray>valueAndGradList(p -> {
+                NDArray h = xf.matmul(p.get(0)).relu().astype(BF).astype(F32);
+                return h.matmul(p.get(1)).sub(tb).square().sum().mul(0.5f / batch);
+            }, 0, 1).apply(List.of(w1f, w2f));
+            NDArray g1 = Collectives.psumScatter(vg.grads().get(0), "data", 0, Tiling.TILED);
+            NDArray g2 = Collectives.psumScatter(vg.grads().get(1), "data", 0, Tiling.TILED);
+            return List.of(Collectives.psum(vg.value(), "data"), b.get(0).sub(g1.mul(lr)), b.get(1).sub(g2.mul(lr)));
+        }, w1.mesh(), List.of(P("data"), P("data"), P("data"), P("data")), List.of(P(), P("data"), P("data")))
+                .call(w1, w2, x, t);
+    }
+
+    @Test
+    void float32MatmulsOfWidenedBFloat16CopiesAreRejected() {
+        GradingFailure f = rejected(Kind.STRUCTURE, () -> MixedPrecisionChecks.mixedPrecisionStep(widenedCopies(),
+                CASE));
+        assertEquals("multiplies other than bfloat16 accumulating in float32: it multiplies [2, 8]·[8, 4] in"
+                + " float32 from float32 operands (bfloat16 values widened or promoted first): a float32 matmul, not"
+                + " one of bfloat16 operands", f.reason());
     }
 
     @Test
@@ -133,6 +175,16 @@ class MixedPrecisionWrongImplementationsTest {
         GradingFailure f = rejected(Kind.WRONG_VALUES, () -> MixedPrecisionChecks.mixedPrecisionStep(
                 program(Mode.OUTPUT_BF16), CASE));
         assertTrue(f.getMessage().contains("(result L)"), f.getMessage());
+    }
+
+    @Test
+    void weightsOffByLessThanABFloat16StepOfTheGradientAreRejected() {
+        // within lr·(largest share)/64, the whole-array tolerance; the element comparison allows float32 ulps only
+        GradingFailure f = rejected(Kind.WRONG_VALUES, () -> MixedPrecisionChecks.mixedPrecisionStep(
+                program(Mode.NUDGED), CASE));
+        assertTrue(f.reason().startsWith("element ["), f.reason());
+        assertTrue(f.getMessage().contains("does not round the weight gradients to bfloat16 where JAX does"),
+                f.getMessage());
     }
 
     @Test

@@ -41,6 +41,14 @@ class WireTraceTest {
     }
 
     @Test
+    void aMatmulKeepsItsOperandsDtype() throws IOException {
+        // part 7.5's rule tells a bfloat16 matmul accumulating in float32 from a float32 one by it
+        TraceEvent e = new TraceEvent.MatmulEvent(2, 3, 4, DType.FLOAT32, 48, 7, List.of(5L, 6L), DType.BFLOAT16);
+        Wire.Reply r = new Wire.Reply(11, null, null, new Trace(List.of(), List.of(e), 24), List.of(), false);
+        assertEquals(List.of(e), Wire.decodeReply(Wire.encode(r)).trace().hostEvents());
+    }
+
+    @Test
     void anUnknownOperationIndexIsAProtocolError() throws IOException {
         byte[] first = Wire.encode(replyWith(LocalOp.ALL.get(0)));
         byte[] second = Wire.encode(replyWith(LocalOp.ALL.get(1)));
