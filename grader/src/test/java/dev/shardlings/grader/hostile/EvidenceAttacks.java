@@ -119,7 +119,14 @@ public final class EvidenceAttacks {
                         + " tmp.mesh(), P(\"X\", \"Y\"), P(\"X\", \"Y\")).apply(tmp); }"
                         + " catch (IllegalStateException e) { Thread.interrupted(); }"
                         + " if (!alive.get()) { throw new IllegalStateException(\"no device thread stayed behind\"); } }",
-                "no device thread stayed behind");
+                "no device thread stayed behind"),
+        /**
+         * 7.6: the live tape turned off, so that a checkpointed block's second run would count as recomputed work
+         * without being differentiated (reviewer F2): GradRecorders is the framework's own, as OpObservers is.
+         */
+        TAPE_TURNED_OFF("7.6", "Chapter7", "rematerialisedStep",
+                "try (var off = dev.shardlings.array.GradRecorders.install(null)) { }",
+                "threw IllegalCallerException");
 
         private final String part;
         private final String file;

@@ -1,6 +1,5 @@
 package dev.shardlings.grader.selftest;
 
-import dev.shardlings.array.GradRecorders;
 import dev.shardlings.array.NDArray;
 import dev.shardlings.autodiff.Autodiff;
 import dev.shardlings.autodiff.Checkpoint;
@@ -54,8 +53,6 @@ class RematWrongImplementationsTest {
         LOSS_TAPE_ONLY,
         /** 7.6-A padded with a right autodiff step whose results are dropped, so the tapes' counts are met. */
         LOSS_TAPE_PADDED,
-        /** The written-out backward handed to the tape as a custom node's pullback, so that the tape runs it. */
-        CUSTOM_PULLBACK,
         /** Right, as JAX users write it (reviewer's 7.6-C): checkpoint(a -> relu(a·W)) with W captured. */
         CLOSURE
     }
@@ -132,8 +129,6 @@ class RematWrongImplementationsTest {
                         autodiffStep(layer, varying, batch);
                     }
                     out.addAll(lossTapeOnly(ws, batch));
-                } else if (mode == Mode.CUSTOM_PULLBACK) {
-                    out.addAll(customPullback(ws, batch));
                 } else {
                     var step = Autodiff.<NDArray>valueAndGradList(xs -> {
                         NDArray h = xs.get(layers);
@@ -196,44 +191,6 @@ class RematWrongImplementationsTest {
                 dh = dz.matmul(false, b.get(l), true);
             }
         }
-        return out;
-    }
-
-    /**
-     * The forward by hand, then the written-out backward run by the tape as the pullback of a custom node from the
-     * weights to h_L: the tape runs it, but it is the program's work, not a vjp rule's.
-     */
-    private static List<NDArray> customPullback(List<NDArray> b, int batch) {
-        int layers = b.size() - 2;
-        int[] argnums = new int[layers];
-        for (int l = 0; l < layers; l++) {
-            argnums[l] = l;
-        }
-        var step = Autodiff.<NDArray>valueAndGradList(xs -> {
-            NDArray[] h = new NDArray[layers + 1];
-            h[0] = xs.get(layers);
-            try (var off = GradRecorders.install(null)) {
-                for (int l = 0; l < layers; l++) {
-                    h[l + 1] = h[l].matmul(xs.get(l)).relu();
-                }
-            }
-            NDArray top = h[layers].mul(1f); // a fresh array for the custom node's output
-            GradRecorders.current().custom(xs.subList(0, layers), top, dTop -> {
-                List<NDArray> gs = new ArrayList<>(Collections.nCopies(layers, (NDArray) null));
-                NDArray dh = dTop;
-                for (int l = layers - 1; l >= 0; l--) {
-                    NDArray dz = NDArray.where(h[l + 1].greater(0), dh, 0);
-                    gs.set(l, h[l].matmul(true, dz, false));
-                    if (l > 0) {
-                        dh = dz.matmul(false, xs.get(l), true);
-                    }
-                }
-                return gs;
-            });
-            return top.sub(xs.get(layers + 1)).square().sum().mul(0.5f / batch);
-        }, argnums).apply(b);
-        List<NDArray> out = new ArrayList<>(List.of(step.value()));
-        out.addAll(step.grads());
         return out;
     }
 
@@ -342,13 +299,8 @@ class RematWrongImplementationsTest {
         assertTrue(f.reason().startsWith("recomputes more than one forward: its matmuls do"), f.reason());
     }
 
-    @Test
-    void aBackwardPassByHandRunAsACustomPullbackIsNotAutodiffs() {
-        GradingFailure f = rejected(Kind.STRUCTURE, () -> RematChecks.rematerialisedStep(
-                program(Mode.CUSTOM_PULLBACK), CASE));
-        assertTrue(f.reason().startsWith("its backward pass is not Autodiff's: Autodiff's vjp rules ran 0"),
-                f.reason());
-    }
+    // A written-out backward handed to the tape as a custom node's pullback needs GradRecorders.current(), which
+    // course code can no longer call in the sandbox (reviewer F2): EvidenceAttacks.TAPE_TURNED_OFF shows it refused.
 
     @Test
     void aBackwardPassByHandHasNoTapeToModel() {
