@@ -412,16 +412,23 @@ final class LocalTape extends Tape<NDArray> implements GradRecorder {
             watched.add(c);
         }
         List<NDArray> outs;
-        try (var ignored = dev.shardlings.array.GradRecorders.install(tape)) {
-            outs = f.apply(java.util.Collections.unmodifiableList(args));
-        }
-        if (outs == null) {
-            throw new IllegalArgumentException("the differentiated function returned null; return its outputs");
-        }
-        for (int k = 0; k < outs.size(); k++) {
-            if (outs.get(k) == null) {
-                throw new IllegalArgumentException("the differentiated function returned null as output " + k);
+        try {
+            try (var ignored = dev.shardlings.array.GradRecorders.install(tape)) {
+                outs = f.apply(java.util.Collections.unmodifiableList(args));
             }
+            if (outs == null) {
+                throw new IllegalArgumentException("the differentiated function returned null; return its outputs");
+            }
+            for (int k = 0; k < outs.size(); k++) {
+                if (outs.get(k) == null) {
+                    throw new IllegalArgumentException("the differentiated function returned null as output " + k);
+                }
+            }
+        } catch (RuntimeException | Error e) {
+            // no backward pass will release what the tape holds (a checkpointed block that throws while it is
+            // recomputed included): release it here, or the device's residual count stays high for good
+            tape.residuals.release();
+            throw e;
         }
         return new Forward(List.copyOf(outs), tape, watched);
     }

@@ -26,10 +26,29 @@ import java.util.List;
 public record DeviceTrace(int deviceId, List<Integer> coords, List<TraceEvent> events,
                           long largestAllocation, long allocatedBytes, long argumentBytes, long peakResidualBytes,
                           long pullbackFlops, long recomputedFlops) {
-    /** @throws NullPointerException naming the component if coords, events or an element of them is null */
+    /**
+     * @throws NullPointerException     naming the component if coords, events or an element of them is null
+     * @throws IllegalArgumentException if pullbackFlops or recomputedFlops is negative or together they exceed
+     *                                  {@link #flops()}: both are parts of the matmuls' FLOPs, and a trace read
+     *                                  back from the sandbox's pipe must not claim more autodiff work than ran
+     */
     public DeviceTrace {
         coords = Lists.copyOfNonNull(coords, "coords");
         events = Lists.copyOfNonNull(events, "events");
+        if (pullbackFlops < 0 || recomputedFlops < 0) {
+            throw new IllegalArgumentException("negative FLOPs: pullback " + pullbackFlops + ", recomputed "
+                    + recomputedFlops);
+        }
+        long matmulFlops = 0;
+        for (TraceEvent e : events) {
+            if (e instanceof TraceEvent.MatmulEvent m) {
+                matmulFlops = Math.addExact(matmulFlops, m.flops());
+            }
+        }
+        if (Math.addExact(pullbackFlops, recomputedFlops) > matmulFlops) {
+            throw new IllegalArgumentException("pullback (" + pullbackFlops + ") and recomputed ("
+                    + recomputedFlops + ") FLOPs exceed the matmuls' " + matmulFlops);
+        }
     }
 
     /** A device that differentiated nothing (or whose program is compiled: jit models its memory itself). */

@@ -140,10 +140,11 @@ public final class TraceRules {
                     events.addAll(b.events());
                     return new DeviceTrace(a.deviceId(), a.coords(), events,
                             Math.max(a.largestAllocation(), b.largestAllocation()),
-                            a.allocatedBytes() + b.allocatedBytes(),
+                            Math.addExact(a.allocatedBytes(), b.allocatedBytes()), // a forged sum fails, never wraps
                             Math.max(a.argumentBytes(), b.argumentBytes()),
                             Math.max(a.peakResidualBytes(), b.peakResidualBytes()),
-                            a.pullbackFlops() + b.pullbackFlops(), a.recomputedFlops() + b.recomputedFlops());
+                            Math.addExact(a.pullbackFlops(), b.pullbackFlops()),
+                            Math.addExact(a.recomputedFlops(), b.recomputedFlops()));
                 });
             }
         }
