@@ -181,7 +181,7 @@ public final class HostileSubmission {
 
     /** {@code src} with {@code code} as the first statements of the static method {@code method}. */
     static String inject(String src, String method, String code) {
-        Matcher m = Pattern.compile("public static \\w+ " + method + "\\([^)]*\\)\\s*\\{").matcher(src);
+        Matcher m = Pattern.compile("public static [\\w<>\\[\\]]+ " + method + "\\([^)]*\\)\\s*\\{").matcher(src);
         if (!m.find()) {
             throw new IllegalStateException("no method " + method + " to attack from");
         }
