@@ -188,9 +188,9 @@ final class DeviceContext implements OpObserver {
             pendingMatmul = null;
             events.add(new TraceEvent.MatmulEvent(mkn[0], mkn[1], mkn[2], dtype, flops, id, in, pendingOperands));
             if (work == Work.PULLBACK) {
-                pullbackFlops += flops;
+                pullbackFlops = Math.addExact(pullbackFlops, flops); // never wraps: DeviceTrace checks it
             } else if (work == Work.RECOMPUTE) {
-                recomputedFlops += flops;
+                recomputedFlops = Math.addExact(recomputedFlops, flops);
             }
         } else {
             events.add(new TraceEvent.LocalOpEvent(op, dtype, Arrays.stream(shape).boxed().toList(),
