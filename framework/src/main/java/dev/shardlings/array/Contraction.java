@@ -84,7 +84,9 @@ final class Contraction {
         } else {
             float[] c = Kernels.matmul(a.floatData(), ta, b.floatData(), tb, m, k, n);
             DType natural = DType.promoteTypes(a.dtype, b.dtype);
-            OpObservers.matmul(m, k, n, natural, lhs == null ? natural : lhs, rhs == null ? natural : rhs);
+            // a bfloat16 × float32 dot (JAX's transpose of a bfloat16 one) names each operand's own dtype
+            OpObservers.matmul(m, k, n, natural, lhs != null ? lhs : a.dtype.isFloating() ? a.dtype : natural,
+                    rhs != null ? rhs : b.dtype.isFloating() ? b.dtype : natural);
             out = NDArray.made(c, outShape, outVma, AccumulateOp.DOT, a, b);
         }
         GradRecorder r = GradRecorders.current();
