@@ -112,8 +112,13 @@ public sealed interface TraceEvent permits TraceEvent.CollectiveEvent, TraceEven
             this(m, k, n, dtype, flops, id, inputs, operandDtype, operandDtype);
         }
 
-        /** Whether either operand, as the caller passed it, had dtype {@code d}. */
+        /**
+         * Whether either operand, as the caller passed it, had dtype {@code d}.
+         *
+         * @throws NullPointerException if d is null
+         */
         public boolean hasOperand(dev.shardlings.array.DType d) {
+            Objects.requireNonNull(d, "d");
             return operandDtype == d || rhsOperandDtype == d;
         }
 
