@@ -28,18 +28,17 @@ final class Contraction {
      * operations it differentiates.
      */
     static NDArray matmulFloat32(NDArray a, NDArray b) {
-        DType operands = DType.promoteTypes(a.dtype, b.dtype);
         if (GradRecorders.current() != null || a.dtype != b.dtype) {
-            // the trace still says the caller's operands were bfloat16: the conversions are this matmul's own
+            // the trace still says which of the caller's operands were bfloat16: the conversions are this matmul's own
             return matmul(Elementwise.convert(a, DType.FLOAT32), false, Elementwise.convert(b, DType.FLOAT32), false,
-                    operands);
+                    a.dtype, b.dtype);
         }
         int m = a.shape[0];
         int k = a.shape[1];
         int n = b.shape[1];
         Shapes.checkedSize(new int[] {m, n});
         float[] c = Kernels.matmul(a.f, false, b.f, false, m, k, n);
-        OpObservers.matmul(m, k, n, DType.FLOAT32, operands);
+        OpObservers.matmul(m, k, n, DType.FLOAT32, a.dtype, b.dtype);
         return NDArray.made(DType.FLOAT32, c, new int[] {m, n}, VaryingAxes.union(a.vma, b.vma), AccumulateOp.DOT,
                 a, b);
     }
@@ -50,11 +49,14 @@ final class Contraction {
      * transposing first. Otherwise (a recorder, an int32 or bool operand) the transposes run and are recorded.
      */
     static NDArray matmul(NDArray a, boolean ta, NDArray b, boolean tb) {
-        return matmul(a, ta, b, tb, null);
+        return matmul(a, ta, b, tb, null, null);
     }
 
-    /** As {@link #matmul(NDArray, boolean, NDArray, boolean)}, reported as of operands in {@code operands}. */
-    private static NDArray matmul(NDArray a, boolean ta, NDArray b, boolean tb, DType operands) {
+    /**
+     * As {@link #matmul(NDArray, boolean, NDArray, boolean)}, reported as of a left operand in {@code lhs} and a
+     * right one in {@code rhs} (null: the operands' own dtype).
+     */
+    private static NDArray matmul(NDArray a, boolean ta, NDArray b, boolean tb, DType lhs, DType rhs) {
         // int32 beside bfloat16 is rounded to bfloat16 first, as JAX promotes the operands before the dot
         if (a.dtype == DType.INT32 && b.dtype == DType.BFLOAT16) {
             a = Elementwise.convert(a, DType.BFLOAT16);
@@ -63,7 +65,7 @@ final class Contraction {
         }
         if ((ta || tb) && (GradRecorders.current() != null || !a.dtype.isFloating() || !b.dtype.isFloating())) {
             return matmul(ta ? ShapeOps.transpose(a, new int[] {1, 0}) : a, false,
-                    tb ? ShapeOps.transpose(b, new int[] {1, 0}) : b, false, operands);
+                    tb ? ShapeOps.transpose(b, new int[] {1, 0}) : b, false, lhs, rhs);
         }
         int m = a.shape[ta ? 1 : 0];
         int k = a.shape[ta ? 0 : 1];
@@ -82,7 +84,9 @@ final class Contraction {
         } else {
             float[] c = Kernels.matmul(a.floatData(), ta, b.floatData(), tb, m, k, n);
             DType natural = DType.promoteTypes(a.dtype, b.dtype);
-            OpObservers.matmul(m, k, n, natural, operands == null ? natural : operands);
+            // a bfloat16 × float32 dot (JAX's transpose of a bfloat16 one) names each operand's own dtype
+            OpObservers.matmul(m, k, n, natural, lhs != null ? lhs : a.dtype.isFloating() ? a.dtype : natural,
+                    rhs != null ? rhs : b.dtype.isFloating() ? b.dtype : natural);
             out = NDArray.made(c, outShape, outVma, AccumulateOp.DOT, a, b);
         }
         GradRecorder r = GradRecorders.current();

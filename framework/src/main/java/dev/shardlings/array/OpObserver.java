@@ -39,6 +39,14 @@ public interface OpObserver {
     }
 
     /**
+     * {@link #matmul(int, int, int, DType, DType)} of a left operand of dtype {@code lhs} and a right one of
+     * {@code rhs} (they differ in a bfloat16 × float32 dot); by default reported as of their promoted dtype.
+     */
+    default void matmul(int m, int k, int n, DType dtype, DType lhs, DType rhs) {
+        matmul(m, k, n, dtype, DType.promoteTypes(lhs, rhs));
+    }
+
+    /**
      * Called once for every operation that made a new buffer (after {@link #allocated}, and after
      * {@link #matmul} for a matmul), with what the cost model needs: which arrays it read and how much work it
      * did. The id returned is carried by the result (and by views of it) and comes back in {@code inputs} of the

@@ -151,9 +151,14 @@ public final class OpObservers {
 
     /** As {@link #matmul(int, int, int, DType)}, of operands the caller passed in {@code operandDtype}. */
     static void matmul(int m, int k, int n, DType dtype, DType operandDtype) {
+        matmul(m, k, n, dtype, operandDtype, operandDtype);
+    }
+
+    /** As {@link #matmul(int, int, int, DType)}, of a left operand in {@code lhs} and a right one in {@code rhs}. */
+    static void matmul(int m, int k, int n, DType dtype, DType lhs, DType rhs) {
         OpObserver o = observer();
         if (o != null) {
-            o.matmul(m, k, n, dtype, operandDtype);
+            o.matmul(m, k, n, dtype, lhs, rhs);
         }
     }
 }

@@ -90,15 +90,36 @@ public sealed interface TraceEvent permits TraceEvent.CollectiveEvent, TraceEven
      * @param operandDtype the dtype of the operands the caller passed: bfloat16 for {@code matmul(a, b, FLOAT32)} of
      *               bfloat16 operands even where the framework widens them itself (under autodiff it records
      *               exact conversions to float32 first), so that a rule can tell that matmul from a float32 one of
-     *               copies the caller widened
+     *               copies the caller widened; the left operand's where the two differ
+     * @param rhsOperandDtype the right operand's dtype as the caller passed it, kept apart from the left's so that
+     *               a bfloat16 × float32 dot (JAX's transpose of a bfloat16 one: a float32 cotangent times a
+     *               bfloat16 operand) still shows its bfloat16 operand
      */
     record MatmulEvent(int m, int k, int n, dev.shardlings.array.DType dtype, long flops, long id, List<Long> inputs,
-                       dev.shardlings.array.DType operandDtype) implements TraceEvent {
+                       dev.shardlings.array.DType operandDtype, dev.shardlings.array.DType rhsOperandDtype)
+            implements TraceEvent {
         /** @throws NullPointerException naming the component if a reference component or an element is null */
         public MatmulEvent {
             Objects.requireNonNull(dtype, "dtype");
             inputs = Lists.copyOfNonNull(inputs, "inputs");
             Objects.requireNonNull(operandDtype, "operandDtype");
+            Objects.requireNonNull(rhsOperandDtype, "rhsOperandDtype");
+        }
+
+        /** A matmul whose two operands had {@code operandDtype}. */
+        public MatmulEvent(int m, int k, int n, dev.shardlings.array.DType dtype, long flops, long id,
+                           List<Long> inputs, dev.shardlings.array.DType operandDtype) {
+            this(m, k, n, dtype, flops, id, inputs, operandDtype, operandDtype);
+        }
+
+        /**
+         * Whether either operand, as the caller passed it, had dtype {@code d}.
+         *
+         * @throws NullPointerException if d is null
+         */
+        public boolean hasOperand(dev.shardlings.array.DType d) {
+            Objects.requireNonNull(d, "d");
+            return operandDtype == d || rhsOperandDtype == d;
         }
 
         /** A matmul whose operands have its result's dtype. */

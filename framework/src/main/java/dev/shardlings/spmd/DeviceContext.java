@@ -46,6 +46,7 @@ final class DeviceContext implements OpObserver {
     private long collectiveInput;
     private int[] pendingMatmul;
     private DType pendingOperands;
+    private DType pendingRhsOperands;
 
     /** Whether the caller records a trace: without one, no events are built (they cost more than small ops). */
     private final boolean tracing;
@@ -167,9 +168,15 @@ final class DeviceContext implements OpObserver {
 
     @Override
     public void matmul(int m, int k, int n, DType dtype, DType operandDtype) {
+        matmul(m, k, n, dtype, operandDtype, operandDtype);
+    }
+
+    @Override
+    public void matmul(int m, int k, int n, DType dtype, DType lhs, DType rhs) {
         if (tracing) {
             pendingMatmul = new int[] {m, k, n}; // the op(...) call that follows records it
-            pendingOperands = operandDtype;
+            pendingOperands = lhs;
+            pendingRhsOperands = rhs;
         }
     }
 
@@ -186,7 +193,8 @@ final class DeviceContext implements OpObserver {
         if (pendingMatmul != null) {
             int[] mkn = pendingMatmul;
             pendingMatmul = null;
-            events.add(new TraceEvent.MatmulEvent(mkn[0], mkn[1], mkn[2], dtype, flops, id, in, pendingOperands));
+            events.add(new TraceEvent.MatmulEvent(mkn[0], mkn[1], mkn[2], dtype, flops, id, in, pendingOperands,
+                    pendingRhsOperands));
             if (work == Work.PULLBACK) {
                 pullbackFlops = Math.addExact(pullbackFlops, flops); // never wraps: DeviceTrace checks it
             } else if (work == Work.RECOMPUTE) {

@@ -148,6 +148,27 @@ class BFloat16Test {
     }
 
     @Test
+    void aBFloat16TimesFloat32MatmulWithPreferredFloat32KeepsTheFloat32OperandExact() {
+        // jax 0.10.2: lax.dot(bf16, f32, preferred_element_type=f32) on CPU, both orders; the float32 operand is
+        // not rounded to bfloat16 (1 + 2^-20 survives)
+        NDArray a = NDArray.fromFloats(new float[] {1f, 3f, 0.5f, -2f}, 2, 2).astype(BF);
+        NDArray b = NDArray.fromFloats(new float[] {1f + 0x1p-20f, 2f, 0.1f, 0x1p-30f}, 2, 2);
+        int[] jax = {1067869806, 1073741824, 1050253738, 1065353216};
+        assertArrayEquals(jax, floatBits(a.matmul(b, DType.FLOAT32)));
+        int[] jaxSwapped = {1067869806, 1050253738, 1073741824, 1065353216};
+        assertArrayEquals(jaxSwapped, floatBits(b.transpose().matmul(a.transpose(), DType.FLOAT32)));
+    }
+
+    private static int[] floatBits(NDArray x) {
+        float[] f = x.toFloatArray();
+        int[] out = new int[f.length];
+        for (int i = 0; i < f.length; i++) {
+            out[i] = Float.floatToRawIntBits(f[i]);
+        }
+        return out;
+    }
+
+    @Test
     void matmulRoundsTheFloat32AccumulationAndPreferredFloat32KeepsIt() {
         NDArray a = bf16(0x3f80, 0x3b80, 0x3b80, 0x3b80).reshape(1, 4);
         NDArray ones = NDArray.ones(BF, 4, 1);

@@ -57,6 +57,31 @@ class TraceDataflowTest {
     }
 
     @Test
+    void aBFloat16TimesFloat32MatmulNamesEachOperandsDtype() {
+        // JAX's transpose of a bfloat16 dot is a float32 cotangent times a bfloat16 operand: the event keeps that
+        // operand's bfloat16 apart from the promoted float32, with and without autodiff
+        dev.shardlings.array.DType bf = dev.shardlings.array.DType.BFLOAT16;
+        dev.shardlings.array.DType f32 = dev.shardlings.array.DType.FLOAT32;
+        NDArray x = NDArray.arange(8, f32).reshape(2, 4);
+        Trace t = Tracing.record(() -> shardMap(b -> {
+            NDArray a = b.astype(bf);
+            NDArray dz = NDArray.ones(f32, 1, 2);
+            NDArray plain = a.transpose().matmul(dz, f32);
+            NDArray taped = dev.shardlings.autodiff.Autodiff.<NDArray>grad(v -> a.transpose().matmul(v, f32).sum())
+                    .apply(dz);
+            NDArray promoted = a.transpose().matmul(dz); // preferred float32 by promotion: the same dot
+            return plain.sum().add(taped.sum()).add(promoted.sum()).reshape(1, 1).broadcastTo(1, 4);
+        }, I2, P("i", null), P("i", null)).apply(x)).trace();
+        List<TraceEvent.MatmulEvent> dots = device0(t).matmuls();
+        TraceEvent.MatmulEvent last = dots.get(dots.size() - 1);
+        assertEquals(List.of(bf, f32), List.of(last.operandDtype(), last.rhsOperandDtype()));
+        assertEquals(List.of(bf, bf), dots.subList(0, 2).stream().map(TraceEvent.MatmulEvent::operandDtype).toList());
+        assertEquals(List.of(f32, f32), dots.subList(0, 2).stream().map(TraceEvent.MatmulEvent::rhsOperandDtype)
+                .toList());
+        assertTrue(dots.get(0).hasOperand(bf));
+    }
+
+    @Test
     void eventsChainThroughLocalOpsCollectivesAndViews() {
         NDArray x = NDArray.arange(8, dev.shardlings.array.DType.FLOAT32).reshape(2, 4);
         Trace t = Tracing.record(() -> shardMap(b -> {

@@ -260,7 +260,7 @@ public final class MixedPrecisionChecks {
             // hold them): their transposes read these in the backward
             Set<Long> transposed = new HashSet<>();
             for (MatmulEvent m : d.matmuls()) {
-                if (m.operandDtype() == DType.BFLOAT16) {
+                if (m.hasOperand(DType.BFLOAT16)) {
                     for (long id : m.inputs()) {
                         if (byId.get(id) instanceof LocalOpEvent l && l.op() == DataOp.CONVERT
                                 && l.dtype() == DType.FLOAT32) {
@@ -275,12 +275,14 @@ public final class MixedPrecisionChecks {
                     return "it multiplies " + shape + " giving " + m.dtype().jaxName() + ": the products add up in "
                             + m.dtype().jaxName();
                 }
-                if (m.operandDtype() == DType.BFLOAT16) {
-                    continue; // the forward's matmul(a, b, FLOAT32): bfloat16 operands read as such
+                if (m.hasOperand(DType.BFLOAT16)) {
+                    // matmul(a, b, FLOAT32) reading a bfloat16 operand as such: the forward's, or a hand-written
+                    // transpose as JAX's, a float32 cotangent times a bfloat16 operand (dot_general(ct, bf16,
+                    // preferred f32)), whose other operand the Graded text leaves free
+                    continue;
                 }
-                // Float32 operands: JAX's only such dot here is the transpose of a bfloat16 one, a float32
-                // cotangent times that dot's bfloat16 operand (dot_general(ct, bf16, preferred f32)), which the
-                // framework's tape keeps as the exact widening its matmul made. Any other float32 matmul is one of
+                // Float32 operands: JAX's transpose of a bfloat16 dot under the framework's autodiff, which keeps
+                // the bfloat16 operand as the exact widening its matmul made. Any other float32 matmul is one of
                 // float32 values, whose gradients are never rounded to bfloat16.
                 if (m.inputs().stream().anyMatch(id -> movedFrom(id, transposed, byId))) {
                     continue;

@@ -213,7 +213,11 @@ public final class TraceRules {
             } else if (e instanceof MatmulEvent m) {
                 sb.append("matmul ").append(m.dtype().jaxName()).append('[').append(m.m()).append(", ").append(m.k())
                         .append("] · [").append(m.k()).append(", ").append(m.n()).append(']');
-                if (m.operandDtype() != m.dtype()) {
+                if (m.operandDtype() != m.rhsOperandDtype()) {
+                    // a bfloat16 × float32 dot: name each operand's dtype
+                    sb.append(" of ").append(m.operandDtype().jaxName()).append(" × ")
+                            .append(m.rhsOperandDtype().jaxName()).append(" operands");
+                } else if (m.operandDtype() != m.dtype()) {
                     // a float32-accumulating matmul of bfloat16 operands: the listing must not read as a float32 one
                     sb.append(" of ").append(m.operandDtype().jaxName()).append(" operands");
                 }

@@ -769,6 +769,7 @@ public final class Wire {
                 out.writeLong(m.id());
                 writeLongList(out, m.inputs());
                 out.writeByte(m.operandDtype().ordinal());
+                out.writeByte(m.rhsOperandDtype().ordinal());
             } else if (e instanceof TraceEvent.LocalOpEvent l) {
                 out.writeByte(EV_LOCAL);
                 out.writeByte(LocalOp.ALL.indexOf(l.op()));
@@ -809,7 +810,7 @@ public final class Wire {
                 }
                 case EV_MATMUL:
                     events.add(new TraceEvent.MatmulEvent(in.readInt(), in.readInt(), in.readInt(), readDType(in),
-                            in.readLong(), in.readLong(), readLongList(in), readDType(in)));
+                            in.readLong(), in.readLong(), readLongList(in), readDType(in), readDType(in)));
                     break;
                 case EV_LOCAL:
                     events.add(new TraceEvent.LocalOpEvent(readLocalOp(in), readDType(in), readIntList(in, MAX_RANK),

@@ -123,14 +123,15 @@ class MixedPrecisionWrongImplementationsTest {
     }
 
     @Test
-    void hiddenActivationsLeftInFloat32MakeAFloat32Matmul() {
-        // the cast left out before the second layer: float32 activations promote the gathered bfloat16 W2, so the
-        // forward's second matmul is a float32 one
+    void hiddenActivationsLeftInFloat32MakeAFloat32GradientMatmul() {
+        // the cast left out before the second layer: the forward's second matmul still reads the bfloat16 W2 (as
+        // JAX's f32 × bf16 dot does), but W2's gradient, hᵀ·dy, multiplies two float32 values
         GradingFailure f = rejected(Kind.STRUCTURE, () -> MixedPrecisionChecks.mixedPrecisionStep(
                 program(Mode.HIDDEN_F32), CASE));
-        assertEquals("multiplies other than bfloat16 accumulating in float32: it multiplies [2, 4]·[4, 3] in float32"
-                + " from float32 operands (bfloat16 values widened or promoted first): a float32 matmul, not one of"
-                + " bfloat16 operands", f.reason());
+        assertEquals("multiplies other than bfloat16 accumulating in float32: it multiplies [4, 2]·[2, 3] with no"
+                + " bfloat16 operand: a float32 matmul", f.reason());
+        assertTrue(f.getMessage().contains("matmul float32[2, 4] · [4, 3] of float32 × bfloat16 operands"),
+                f.getMessage());
         // the listing tells the first layer's matmul, of bfloat16 operands, from the float32 one
         assertTrue(f.getMessage().contains("matmul float32[2, 8] · [8, 4] of bfloat16 operands (128 FLOPs)"),
                 f.getMessage());
@@ -166,6 +167,42 @@ class MixedPrecisionWrongImplementationsTest {
         assertEquals("multiplies other than bfloat16 accumulating in float32: it multiplies [2, 8]·[8, 4] in"
                 + " float32 from float32 operands (bfloat16 values widened or promoted first): a float32 matmul, not"
                 + " one of bfloat16 operands", f.reason());
+    }
+
+    /**
+     * A right step without Autodiff (reviewer's F4): the backward written by hand as JAX transposes the two bfloat16
+     * dots, a float32 cotangent times a bfloat16 operand with preferred float32 ({@code h.T.matmul(dy, FLOAT32)}),
+     * each gradient of a bfloat16 value rounded to bfloat16. Those matmuls read one bfloat16 operand, as the Graded
+     * text asks; the rule once took them for float32 matmuls.
+     */
+    private static Mixed handWrittenBackward() {
+        return (w1, w2, x, t, lr) -> ShardMap.shardMap(b -> {
+            NDArray tb = b.get(3);
+            int batch = Collectives.axisSize("data") * tb.shape(0);
+            NDArray w1b = Collectives.allGather(b.get(0).astype(BF), "data", 0, Tiling.TILED);
+            NDArray w2b = Collectives.allGather(b.get(1).astype(BF), "data", 0, Tiling.TILED);
+            NDArray xb = b.get(2).astype(BF);
+            NDArray z = xb.matmul(w1b, F32);
+            NDArray h = z.relu().astype(BF);
+            NDArray r = h.matmul(w2b, F32).sub(tb);
+            NDArray loss = r.square().sum().mul(0.5f / batch);
+            NDArray dy = r.mul(2f).mul(0.5f / batch);
+            NDArray dw2 = h.transpose().matmul(dy, F32).astype(BF);
+            NDArray dh = dy.matmul(w2b.transpose(), F32).astype(BF).astype(F32);
+            NDArray dz = NDArray.where(z.greater(0), dh, 0);
+            NDArray dw1 = xb.transpose().matmul(dz, F32).astype(BF);
+            NDArray g1 = Collectives.psumScatter(dw1.astype(F32), "data", 0, Tiling.TILED);
+            NDArray g2 = Collectives.psumScatter(dw2.astype(F32), "data", 0, Tiling.TILED);
+            return List.of(Collectives.psum(loss, "data"), b.get(0).sub(g1.mul(lr)), b.get(1).sub(g2.mul(lr)));
+        }, w1.mesh(), List.of(P("data"), P("data"), P("data"), P("data")), List.of(P(), P("data"), P("data")))
+                .call(w1, w2, x, t);
+    }
+
+    @Test
+    void aHandWrittenBackwardOfFloat32CotangentsTimesBFloat16OperandsIsAccepted() {
+        for (MixedCase c : List.of(CASE, new MixedCase(1, 2, 2, 2, 2, 7512), new MixedCase(16, 2, 2, 2, 3, 7514))) {
+            MixedPrecisionChecks.mixedPrecisionStep(handWrittenBackward(), c);
+        }
     }
 
     @Test

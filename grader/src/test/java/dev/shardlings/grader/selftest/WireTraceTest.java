@@ -49,6 +49,45 @@ class WireTraceTest {
     }
 
     @Test
+    void aMixedMatmulKeepsEachOperandsDtype() throws IOException {
+        // a float32 cotangent times a bfloat16 operand: 7.5's rule accepts it by the bfloat16 one
+        TraceEvent e = new TraceEvent.MatmulEvent(2, 3, 4, DType.FLOAT32, 48, 7, List.of(5L, 6L), DType.FLOAT32,
+                DType.BFLOAT16);
+        Wire.Reply r = new Wire.Reply(11, null, null, new Trace(List.of(), List.of(e), 24), List.of(), false);
+        assertEquals(List.of(e), Wire.decodeReply(Wire.encode(r)).trace().hostEvents());
+    }
+
+    @Test
+    void anOperandDtypeOutOfRangeIsAProtocolError() throws IOException {
+        // the two operand dtypes are the matmul's last bytes, before the trace's own fields: find them by a change
+        TraceEvent a = new TraceEvent.MatmulEvent(2, 3, 4, DType.FLOAT32, 48, 7, List.of(5L, 6L), DType.FLOAT32,
+                DType.FLOAT32);
+        for (int which = 0; which < 2; which++) {
+            TraceEvent b = new TraceEvent.MatmulEvent(2, 3, 4, DType.FLOAT32, 48, 7, List.of(5L, 6L),
+                    which == 0 ? DType.BFLOAT16 : DType.FLOAT32, which == 1 ? DType.BFLOAT16 : DType.FLOAT32);
+            byte[] first = Wire.encode(new Wire.Reply(11, null, null, new Trace(List.of(), List.of(a), 24), List.of(),
+                    false));
+            byte[] second = Wire.encode(new Wire.Reply(11, null, null, new Trace(List.of(), List.of(b), 24),
+                    List.of(), false));
+            int at = -1;
+            for (int k = 0; k < first.length; k++) {
+                if (first[k] != second[k]) {
+                    assertEquals(-1, at, "the two replies differ only in one operand's dtype");
+                    at = k;
+                }
+            }
+            // readUnsignedByte: a negative byte reads as 255, out of range as well
+            for (int bad : new int[] {DType.values().length, -1}) {
+                byte[] broken = first.clone();
+                broken[at] = (byte) bad;
+                Wire.ProtocolException e = assertThrows(Wire.ProtocolException.class,
+                        () -> Wire.decodeReply(broken));
+                assertTrue(e.getMessage().contains("unknown dtype " + (bad & 0xff)), e.getMessage());
+            }
+        }
+    }
+
+    @Test
     void anUnknownOperationIndexIsAProtocolError() throws IOException {
         byte[] first = Wire.encode(replyWith(LocalOp.ALL.get(0)));
         byte[] second = Wire.encode(replyWith(LocalOp.ALL.get(1)));
