@@ -261,7 +261,8 @@ public final class Chapter7 {
      * most (L + 5)·r·D floats and 4 scalars at once (the layers' outputs, one layer's intermediates while it is
      * recomputed, and the loss's), r = B/data; matmul FLOPs per device: Autodiff's own backward pass (its vjp
      * rules) at least (2L − 1)·2·r·D² and its checkpoints' recomputation at least L·2·r·D², and in all at most those
-     * of the forward and backward passes plus one forward, (4L − 1)·2·r·D²; the batch is never gathered on the host.
+     * of the forward and backward passes plus one forward, (4L − 1)·2·r·D²; besides the matmuls, at most
+     * 16·(L + 2)·r·D FLOPs of elementwise work and reductions per device; the batch is never gathered on the host.
      * Docs: docs/chapter-7.md#part-76-rematerialisation
      */
     public static List<ShardedArray> rematerialisedStep(List<ShardedArray> weights, ShardedArray x, ShardedArray t) {

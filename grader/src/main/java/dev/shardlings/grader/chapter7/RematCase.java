@@ -71,12 +71,13 @@ public record RematCase(int devices, int layers, int rows, int width, long seed)
     }
 
     /**
-     * 'data' of 1–16 devices, 4–6 layers, 2–3 rows per device, D of 2–4 (so one activation, 4·r·D bytes, is
-     * larger than the loss's few scalars), any value seed.
+     * 'data' of 1–16 devices, 4–6 layers, 2–3 rows per device, D of 5–8 (so one activation, 4·r·D bytes, is
+     * larger than the loss's few scalars, and a matrix product written elementwise, r·D² multiplications, is
+     * larger than the elementwise work a layer needs: RematChecks.ELEMENTWISE_PER_ACTIVATION), any value seed.
      */
     public static Arbitrary<RematCase> cases() {
         return Combinators.combine(Arbitraries.integers().between(1, Generators.MAX_DEVICES),
                 Arbitraries.integers().between(4, 6), Arbitraries.integers().between(2, 3),
-                Arbitraries.integers().between(2, 4), Arbitraries.longs()).as(RematCase::new);
+                Arbitraries.integers().between(5, 8), Arbitraries.longs()).as(RematCase::new);
     }
 }

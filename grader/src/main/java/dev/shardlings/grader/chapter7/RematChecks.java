@@ -58,6 +58,8 @@ public final class RematChecks {
                     + " rules) at least (2L − 1)·2·r·D² and its checkpoints' recomputation at least L·2·r·D², and in"
                     + " all at most those of the forward and backward passes plus one forward, (4L − 1)·2·r·D²",
                     Check.FLOPS)
+            .requires(C7_REMATERIALISED_STEP, "besides the matmuls, at most 16·(L + 2)·r·D FLOPs of elementwise work"
+                    + " and reductions per device", Check.FLOPS)
             .requires(C7_REMATERIALISED_STEP, "the batch is never gathered on the host", Check.HOST_MEMORY)
             .graded(property("meshesDepthsAndShapes", 25, "7006", RematCase::cases), List.of(
                     example("eightDevicesFourLayers", new RematCase(8, 4, 2, 3, 761)),
@@ -149,6 +151,10 @@ public final class RematChecks {
         TraceRules.perDevice(run, "recomputes more than one forward", "the matmuls do at most (4L − 1)·2·r·D² = "
                 + flops + " FLOPs per device: the forward (L matmuls), the backward (2L − 1) and one forward again",
                 flopsAtMost(flops, layers * matmul));
+        long elementwise = ELEMENTWISE_PER_ACTIVATION * (layers + 2L) * r * d;
+        TraceRules.perDevice(run, "multiplies matrices outside matmul", "besides its matmuls a device does at most "
+                + ELEMENTWISE_PER_ACTIVATION + "·(L + 2)·r·D = " + elementwise + " FLOPs of elementwise work and"
+                + " reductions (relus, masks, the loss: a few per activation)", elementwiseAtMost(elementwise, r, d));
         Checks.noHostGather(run, ZeroChecks.wholeBatchBytes(c.batch(), d, d), n);
     }
 
@@ -216,6 +222,32 @@ public final class RematChecks {
                 + " more than " + flops + " by " + (dev.flops() - flops) + " (one forward is " + forward + ")")
                 .withHint("checkpoint each layer once: a checkpoint inside a checkpoint runs the inner layer forward"
                         + " a third time");
+    }
+
+    /**
+     * FLOPs of elementwise work and reductions a device may do per activation element (r·D), per layer and twice
+     * for the loss. The solution does about 8 (relu, its mask, the recomputed relu, the cotangent's scale; the loss's
+     * difference, square and sums). The FLOP rules above count matmuls only, so a product written elementwise — a
+     * broadcast [r, D, 1]·[1, D, D] summed over D, or D rank-1 updates — would hide a hand-written backward beside
+     * throwaway Autodiff work that fills the matmul budget (a reviewer's cheat): each such product costs at least
+     * r·D² multiplications, 2·(3L − 1)·r·D² with the additions for a backward, above this bound once D is 5 or more
+     * (the property cases' widths; the examples' smaller widths are held to the same bound).
+     */
+    static final int ELEMENTWISE_PER_ACTIVATION = 16;
+
+    private static Rule elementwiseAtMost(long bound, int r, int d) {
+        return Rule.of(Check.FLOPS, dev -> {
+            long local = 0;
+            for (dev.shardlings.events.TraceEvent e : dev.events()) {
+                if (e instanceof dev.shardlings.events.TraceEvent.LocalOpEvent op) {
+                    local = Math.addExact(local, op.flops());
+                }
+            }
+            return local <= bound ? null : "its elementwise operations and reductions do " + local + " FLOPs, more"
+                    + " than " + bound + " (" + (local / Math.max(1, (long) r * d)) + " per activation element"
+                    + " f32[" + r + ", " + d + "]): a matrix product computed elementwise";
+        }).withHint("multiply matrices with matmul, and let Autodiff (through the checkpoints) run the backward pass:"
+                + " its products are the ones the FLOP rules count");
     }
 
     /** The {@code i}th array of a list-valued run, as a run of its own for the value checks. */

@@ -54,7 +54,13 @@ class RematWrongImplementationsTest {
         /** 7.6-A padded with a right autodiff step whose results are dropped, so the tapes' counts are met. */
         LOSS_TAPE_PADDED,
         /** Right, as JAX users write it (reviewer's 7.6-C): checkpoint(a -> relu(a·W)) with W captured. */
-        CLOSURE
+        CLOSURE,
+        /**
+         * Second reviewer's F1: the forward and the backward by hand with every product written elementwise (a
+         * broadcast [r, D, 1]·[1, D, n] summed over D: no matmul event), beside a right autodiff step whose results
+         * are dropped, so that every matmul count (forward, vjp rules, recomputation, total) is met exactly.
+         */
+        ELEMENTWISE_PADDED
     }
 
     /** Layers per checkpointed block. */
@@ -120,6 +126,13 @@ class RematWrongImplementationsTest {
                 List<NDArray> out = new ArrayList<>();
                 if (mode == Mode.HAND_BACKWARD) {
                     out.addAll(byHand(ws, batch));
+                } else if (mode == Mode.ELEMENTWISE_PADDED) {
+                    List<NDArray> varying = new ArrayList<>(ws);
+                    for (int l = 0; l < layers; l++) {
+                        varying.set(l, ws.get(l).pvary("data"));
+                    }
+                    autodiffStep(layer, varying, batch);
+                    out.addAll(elementwiseByHand(ws, batch));
                 } else if (mode == Mode.LOSS_TAPE_ONLY || mode == Mode.LOSS_TAPE_PADDED) {
                     if (mode == Mode.LOSS_TAPE_PADDED) {
                         List<NDArray> varying = new ArrayList<>(ws); // no automatic psum: no extra collective
@@ -190,6 +203,30 @@ class RematWrongImplementationsTest {
             if (l > 0) {
                 dh = dz.matmul(false, b.get(l), true);
             }
+        }
+        return out;
+    }
+
+    /** a[m, k]·b[k, n] without a matmul: the products broadcast to [m, k, n], then summed over k. */
+    private static NDArray elementwiseProduct(NDArray a, NDArray b) {
+        return a.reshape(a.shape(0), a.shape(1), 1).mul(b.reshape(1, b.shape(0), b.shape(1))).sum(1);
+    }
+
+    /** {@link #byHand} with every product elementwise. */
+    private static List<NDArray> elementwiseByHand(List<NDArray> b, int batch) {
+        int layers = b.size() - 2;
+        List<NDArray> hs = new ArrayList<>(List.of(b.get(layers)));
+        for (int l = 0; l < layers; l++) {
+            hs.add(elementwiseProduct(hs.get(l), b.get(l)).relu());
+        }
+        NDArray e = hs.get(layers).sub(b.get(layers + 1));
+        List<NDArray> out = new ArrayList<>(Collections.nCopies(layers + 1, (NDArray) null));
+        out.set(0, e.square().sum().mul(0.5f / batch));
+        NDArray dh = e.mul(1f / batch);
+        for (int l = layers; l >= 1; l--) {
+            NDArray dz = NDArray.where(hs.get(l).greater(0), dh, 0.0);
+            out.set(l, Collectives.psum(elementwiseProduct(hs.get(l - 1).transpose(), dz), "data"));
+            dh = elementwiseProduct(dz, b.get(l - 1).transpose());
         }
         return out;
     }
@@ -297,6 +334,18 @@ class RematWrongImplementationsTest {
         GradingFailure f = rejected(Kind.STRUCTURE, () -> RematChecks.rematerialisedStep(
                 program(Mode.LOSS_TAPE_PADDED), CASE));
         assertTrue(f.reason().startsWith("recomputes more than one forward: its matmuls do"), f.reason());
+    }
+
+    @Test
+    void productsWrittenElementwiseBesideAPaddingAutodiffStepAreNamed() {
+        // The matmul counts are met exactly, so only the elementwise work can tell; at the property cases' widths
+        // (5 – 8) it is several times the bound.
+        for (RematCase c : List.of(new RematCase(4, 4, 2, 5, 7614), new RematCase(2, 6, 3, 8, 7615))) {
+            GradingFailure f = rejected(Kind.STRUCTURE, () -> RematChecks.rematerialisedStep(
+                    program(Mode.ELEMENTWISE_PADDED), c));
+            assertTrue(f.reason().startsWith("multiplies matrices outside matmul: its elementwise operations and"
+                    + " reductions do"), f.reason());
+        }
     }
 
     // A written-out backward handed to the tape as a custom node's pullback needs GradRecorders.current(), which
