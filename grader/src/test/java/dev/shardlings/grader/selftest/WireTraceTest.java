@@ -157,8 +157,11 @@ class WireTraceTest {
     @Test
     void aDevicesResidualsAndAutodiffFlopsCrossTheWire() throws IOException {
         dev.shardlings.sharding.Mesh mesh = dev.shardlings.sharding.Mesh.makeMesh(new int[] {1}, "i");
-        dev.shardlings.events.DeviceTrace device = new dev.shardlings.events.DeviceTrace(0, List.of(0), List.of(),
-                64, 128, 32, 96, 360, 120);
+        // a matmul of 512 FLOPs: the vjp rules' and the recomputation's shares (360 + 120) are parts of it
+        dev.shardlings.events.TraceEvent matmul = new dev.shardlings.events.TraceEvent.MatmulEvent(4, 8, 8,
+                dev.shardlings.array.DType.FLOAT32, 512, 1, List.of());
+        dev.shardlings.events.DeviceTrace device = new dev.shardlings.events.DeviceTrace(0, List.of(0),
+                List.of(matmul), 64, 128, 32, 96, 360, 120);
         dev.shardlings.events.ShardMapTrace call = new dev.shardlings.events.ShardMapTrace("step", mesh,
                 List.of(), List.of(), List.of(device), dev.shardlings.events.Origin.SHARD_MAP);
         Wire.Reply r = new Wire.Reply(5, null, null, new Trace(List.of(call), List.of(), 0), List.of(), false);
