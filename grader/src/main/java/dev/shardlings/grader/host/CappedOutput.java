@@ -17,14 +17,25 @@ final class CappedOutput {
         this.tail = new byte[keep];
     }
 
+    /** Keeps {@code b[0, n)}: in bulk, since a flood of output is hundreds of megabytes (a byte at a time cost seconds). */
     synchronized void write(byte[] b, int n) {
-        for (int i = 0; i < n; i++) {
-            if (total < keep) {
-                head.write(b[i]);
-            } else {
-                tail[(int) ((total - keep) % keep)] = b[i];
-            }
-            total++;
+        int i = 0;
+        if (total < keep) {
+            int h = (int) Math.min(n, keep - total);
+            head.write(b, 0, h);
+            i = h;
+            total += h;
+        }
+        if (n - i > keep) { // only the last keep bytes of this write can stay in the tail
+            total += n - i - keep;
+            i = n - keep;
+        }
+        while (i < n) {
+            int at = (int) ((total - keep) % keep);
+            int c = Math.min(n - i, keep - at);
+            System.arraycopy(b, i, tail, at, c);
+            i += c;
+            total += c;
         }
     }
 

@@ -648,7 +648,7 @@ public final class Sandbox implements AutoCloseable {
             q.add(END);
         }, "sandbox-replies");
         Thread stderr = new Thread(() -> {
-            byte[] buf = new byte[8192];
+            byte[] buf = new byte[1 << 16];
             try (InputStream in = p.getErrorStream()) {
                 // What the JVM and the boot print before the boot's marker (the Vector API's notice, JDK 17-23's
                 // warning about the security manager) is not the student's output: no course code has run yet.
@@ -675,7 +675,7 @@ public final class Sandbox implements AutoCloseable {
 
     /** Reads what is left of a stream into the part's output (capped there). */
     private void drain(InputStream in) {
-        byte[] buf = new byte[8192];
+        byte[] buf = new byte[1 << 16];
         try {
             for (int n; (n = in.read(buf)) > 0; ) {
                 output.write(buf, n);

@@ -69,7 +69,12 @@ public final class SandboxMain {
         // Buffered: a frame is then one read and one write, not a system call (and a wake-up of the judge) a byte.
         InputStream requests = new BufferedInputStream(new FileInputStream(FileDescriptor.in), 1 << 16);
         OutputStream replies = new BufferedOutputStream(new FileOutputStream(FileDescriptor.out), 1 << 16);
-        PrintStream prints = new PrintStream(new FileOutputStream(FileDescriptor.err), true, StandardCharsets.UTF_8);
+        // Prints are buffered and flushed by a thread of ours a few milliseconds later, at the end of each call and
+        // at exit: a submission that prints in small pieces (a line per write, autoflushed) made a system call and
+        // a wake-up of the judge per line, and 200 MB of it took longer than a part's limit on a loaded machine.
+        PrintStream prints = new PrintStream(new BufferedOutputStream(new FileOutputStream(FileDescriptor.err),
+                PRINT_BUFFER), false, StandardCharsets.UTF_8);
+        startPrintFlusher(prints);
         System.setOut(prints);
         System.setErr(prints);
         System.setIn(InputStream.nullInputStream());
@@ -184,6 +189,40 @@ public final class SandboxMain {
 
     /** The warm-up thread: framework code only, so its CPU is not counted against a call. */
     private static Thread warmUp;
+
+    /** Bytes of student prints buffered before a write reaches the pipe. */
+    static final int PRINT_BUFFER = 1 << 16;
+
+    /**
+     * How long a print may wait in the buffer: short beside any part's limit, so that a call that hangs or is
+     * killed still shows what it printed up to a few milliseconds before.
+     */
+    static final long PRINT_FLUSH_MILLIS = 20;
+
+    /** The thread that flushes prints: framework code only (it flushes our stream, never System.out), not counted. */
+    private static Thread printFlusher;
+
+    /**
+     * Starts the daemon thread that flushes {@code prints} every {@link #PRINT_FLUSH_MILLIS} ms, and a shutdown hook
+     * that flushes them when course code calls {@code System.exit}. Started before any course class is loaded, so
+     * no call counts it as its own; its CPU is not counted against a call ({@link #cpuTimes}). It holds our stream,
+     * not {@code System.out}: course code that replaces System.out cannot give it work.
+     */
+    private static void startPrintFlusher(PrintStream prints) {
+        Thread t = printFlusher = new Thread(() -> {
+            while (true) {
+                try {
+                    Thread.sleep(PRINT_FLUSH_MILLIS);
+                } catch (InterruptedException e) {
+                    // only course code could interrupt it: flush, and go on
+                }
+                prints.flush();
+            }
+        }, "shardlings-print-flusher");
+        t.setDaemon(true);
+        t.start();
+        Runtime.getRuntime().addShutdownHook(new Thread(prints::flush, "shardlings-print-flush-at-exit"));
+    }
 
     /**
      * Products run by {@link #startKernelCompilation}: measured, C2's compile of the micro-kernel starts after
@@ -308,7 +347,7 @@ public final class SandboxMain {
 
     /**
      * CPU time of every live thread that course code could borrow: all but the calling thread and the device
-     * threads (which the trace covers), the warm-up thread and the JDK's reference threads
+     * threads (which the trace covers), the warm-up and print-flusher threads and the JDK's reference threads
      * ({@link #referenceThreads}), by identity.
      */
     private static Map<Thread, Long> cpuTimes(Set<Thread> threads, Class<?> deviceThread) {
@@ -321,6 +360,7 @@ public final class SandboxMain {
         }
         for (Thread t : threads) {
             if (t != Thread.currentThread() && t.getClass() != deviceThread && t != warmUp
+                    && t != printFlusher
                     && !referenceThreads.contains(t)) {
                 long cpu = THREADS.getThreadCpuTime(t.getId());
                 if (cpu >= 0) {
