@@ -10,7 +10,6 @@ import net.jqwik.api.Combinators;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Random;
 
 /**
  * One Chapter 6 case: seed 001's MLP of layer sizes {@code sizes} (five sizes, four layers), a batch of
@@ -50,40 +49,26 @@ public record Chapter6Case(int data, int model, List<Integer> sizes, int rowsPer
         return Mesh.makeMesh(new int[]{data, model}, new String[]{"batch", "model"}, AxisType.AUTO, AxisType.AUTO);
     }
 
-    /** Values for one array: multiples of 1/16 in [−1/2, 1/2], times {@code scale}. */
-    static NDArray values(long seed, float scale, int... shape) {
-        int n = 1;
-        for (int d : shape) {
-            n *= d;
-        }
-        Random r = new Random(seed);
-        float[] v = new float[n];
-        for (int i = 0; i < n; i++) {
-            v[i] = (r.nextInt(17) - 8) / 16f * scale;
-        }
-        return NDArray.fromFloats(v, shape);
-    }
-
     /** [W1, b1, …, W4, b4]: W_l f32[n_{l-1}, n_l] scaled by 2/√n_{l−1}, b_l f32[n_l]. */
     public List<NDArray> params() {
         List<NDArray> p = new ArrayList<>();
         for (int l = 0; l + 1 < sizes.size(); l++) {
             int in = sizes.get(l);
             int out = sizes.get(l + 1);
-            p.add(values(seed + 2L * l, (float) (2 / Math.sqrt(in)), in, out));
-            p.add(values(seed + 2L * l + 1, 1f, out));
+            p.add(Generators.sixteenths(seed + 2L * l, (float) (2 / Math.sqrt(in)), in, out));
+            p.add(Generators.sixteenths(seed + 2L * l + 1, 1f, out));
         }
         return p;
     }
 
     /** The inputs f32[batch, n0]. */
     public NDArray inputs() {
-        return values(seed ^ 0x1234_5678L, 2f, batch(), sizes.get(0));
+        return Generators.sixteenths(seed ^ 0x1234_5678L, 2f, batch(), sizes.get(0));
     }
 
     /** The targets f32[batch, n4]. */
     public NDArray targets() {
-        return values(seed ^ 0x0765_4321L, 2f, batch(), sizes.get(sizes.size() - 1));
+        return Generators.sixteenths(seed ^ 0x0765_4321L, 2f, batch(), sizes.get(sizes.size() - 1));
     }
 
     /** The case in words, for reports. */

@@ -8,6 +8,7 @@ import dev.shardlings.events.ShardMapTrace;
 import dev.shardlings.events.TraceEvent.CollectiveEvent;
 import dev.shardlings.grader.checks.Checks.Tolerance;
 import dev.shardlings.grader.checks.Checks;
+import dev.shardlings.grader.checks.Generators;
 import dev.shardlings.grader.checks.ModelledTime;
 import dev.shardlings.grader.checks.TraceRules.Rule;
 import dev.shardlings.grader.checks.TraceRules;
@@ -542,10 +543,10 @@ public final class Chapter6Checks {
         int b = c.sizes().get(0);
         int d = c.sizes().get(1);
         int f = c.sizes().get(2);
-        NDArray x = Chapter6Case.values(c.seed(), 2f, b, d);
-        NDArray w1 = Chapter6Case.values(c.seed() + 1, (float) (2 / Math.sqrt(d)), d, f);
-        NDArray w2 = Chapter6Case.values(c.seed() + 2, (float) (2 / Math.sqrt(f)), f, d);
-        NDArray dy = Chapter6Case.values(c.seed() + 3, 1f, b, d);
+        NDArray x = Generators.sixteenths(c.seed(), 2f, b, d);
+        NDArray w1 = Generators.sixteenths(c.seed() + 1, (float) (2 / Math.sqrt(d)), d, f);
+        NDArray w2 = Generators.sixteenths(c.seed() + 2, (float) (2 / Math.sqrt(f)), f, d);
+        NDArray dy = Generators.sixteenths(c.seed() + 3, 1f, b, d);
         return new BlockInputs(x, w1, w2, dy, ShardedArray.devicePut(x, mesh, P()),
                 ShardedArray.devicePut(w1, mesh, P(null, "model")), ShardedArray.devicePut(w2, mesh, P("model", null)),
                 ShardedArray.devicePut(dy, mesh, P()));

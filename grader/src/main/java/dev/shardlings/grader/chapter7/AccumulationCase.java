@@ -2,13 +2,11 @@ package dev.shardlings.grader.chapter7;
 
 import dev.shardlings.array.NDArray;
 import dev.shardlings.grader.checks.Generators;
-import dev.shardlings.sharding.AxisType;
 import dev.shardlings.sharding.Mesh;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Combinators;
 
-import java.util.Random;
 
 /**
  * One case of part 7.4a: W f32[D, F] P(), X f32[B_data, D] and T f32[B_data, F] with B = devices · M · r on a mesh
@@ -30,32 +28,22 @@ public record AccumulationCase(int devices, int microbatches, int rows, int d, i
 
     /** The mesh ('data': devices), an Auto axis. */
     public Mesh mesh() {
-        return Mesh.makeMesh(new int[]{devices}, new String[]{"data"}, AxisType.AUTO);
+        return Generators.oneAxisMesh("data", devices);
     }
 
     /** W f32[D, F]. */
     public NDArray w() {
-        return values(seed, d, f);
+        return Generators.sixteenths(seed, 1f, d, f);
     }
 
     /** X f32[B, D]. */
     public NDArray x() {
-        return values(seed + 1, batch(), d);
+        return Generators.sixteenths(seed + 1, 1f, batch(), d);
     }
 
     /** T f32[B, F]. */
     public NDArray t() {
-        return values(seed + 2, batch(), f);
-    }
-
-    /** Multiples of 1/16 in [−1/2, 1/2]: products and sums of a few of them are exact in float32. */
-    private static NDArray values(long s, int rows, int cols) {
-        Random r = new Random(s);
-        float[] v = new float[rows * cols];
-        for (int i = 0; i < v.length; i++) {
-            v[i] = (r.nextInt(17) - 8) / 16f;
-        }
-        return NDArray.fromFloats(v, rows, cols);
+        return Generators.sixteenths(seed + 2, 1f, batch(), f);
     }
 
     /** The case in words, for reports. */

@@ -2,7 +2,6 @@ package dev.shardlings.grader.chapter7;
 
 import dev.shardlings.array.NDArray;
 import dev.shardlings.grader.checks.Generators;
-import dev.shardlings.sharding.AxisType;
 import dev.shardlings.sharding.Mesh;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
@@ -51,7 +50,7 @@ public record MixedCase(int devices, int rows, int dRows, int hRows, int f, long
 
     /** The mesh ('data': devices), an Auto axis. */
     public Mesh mesh() {
-        return Mesh.makeMesh(new int[]{devices}, new String[]{"data"}, AxisType.AUTO);
+        return Generators.oneAxisMesh("data", devices);
     }
 
     /** W1 f32[D, H]. */
@@ -66,23 +65,13 @@ public record MixedCase(int devices, int rows, int dRows, int hRows, int f, long
 
     /** X f32[B, D]. */
     public NDArray x() {
-        return sixteenths(seed + 2, batch(), d());
+        return Generators.sixteenths(seed + 2, 1f, batch(), d());
     }
 
     /** T f32[B, F]. */
     public NDArray t() {
-        return sixteenths(seed + 3, batch(), f);
+        return Generators.sixteenths(seed + 3, 1f, batch(), f);
     }
-
-    private static NDArray sixteenths(long s, int rows, int cols) {
-        Random r = new Random(s);
-        float[] v = new float[rows * cols];
-        for (int i = 0; i < v.length; i++) {
-            v[i] = (r.nextInt(17) - 8) / 16f;
-        }
-        return NDArray.fromFloats(v, rows, cols);
-    }
-
     private static NDArray masters(long s, int rows, int cols) {
         Random r = new Random(s);
         float[] v = new float[rows * cols];

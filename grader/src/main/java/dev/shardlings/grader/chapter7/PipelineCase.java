@@ -49,7 +49,7 @@ public record PipelineCase(int stages, int layersPerStage, int micro, int rows, 
      * turns some units off, so that a wrong relu mask shows.
      */
     public NDArray weights() {
-        NDArray noise = values(seed, (float) (1 / Math.sqrt(width)), layers(), width, width);
+        NDArray noise = Generators.sixteenths(seed, (float) (1 / Math.sqrt(width)), layers(), width, width);
         float[] v = new float[layers() * width * width];
         for (int l = 0; l < layers(); l++) {
             for (int i = 0; i < width; i++) {
@@ -76,7 +76,7 @@ public record PipelineCase(int stages, int layersPerStage, int micro, int rows, 
 
     /** T f32[M, b, D]. */
     public NDArray targets() {
-        return values(seed ^ 0x7a12_9e75L, 1f, micro, rows, width);
+        return Generators.sixteenths(seed ^ 0x7a12_9e75L, 1f, micro, rows, width);
     }
 
     /** The case in words, for reports. */
@@ -85,20 +85,6 @@ public record PipelineCase(int stages, int layersPerStage, int micro, int rows, 
                 + " per stage), D = " + width + ", M = " + micro + " microbatches of b = " + rows + " rows; W f32["
                 + layers() + ", " + width + ", " + width + "] P('stage'), X and T f32[" + micro + ", " + rows + ", "
                 + width + "] P() (value seed " + seed + ")";
-    }
-
-    /** Values for one array: multiples of 1/16 in [−1/2, 1/2], times {@code scale}. */
-    private static NDArray values(long seed, float scale, int... shape) {
-        int n = 1;
-        for (int d : shape) {
-            n *= d;
-        }
-        Random r = new Random(seed);
-        float[] v = new float[n];
-        for (int i = 0; i < n; i++) {
-            v[i] = (r.nextInt(17) - 8) / 16f * scale;
-        }
-        return NDArray.fromFloats(v, shape);
     }
 
     /**

@@ -2,7 +2,6 @@ package dev.shardlings.grader.chapter7;
 
 import dev.shardlings.array.NDArray;
 import dev.shardlings.grader.checks.Generators;
-import dev.shardlings.sharding.AxisType;
 import dev.shardlings.sharding.Mesh;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
@@ -10,7 +9,6 @@ import net.jqwik.api.Combinators;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Random;
 
 /**
  * One case of part 7.6: L layers W_l f32[D, D] P(), X f32[B_data, D] and T f32[B_data, D] with B = devices · r on a
@@ -31,36 +29,26 @@ public record RematCase(int devices, int layers, int rows, int width, long seed)
 
     /** The mesh ('data': devices), an Auto axis. */
     public Mesh mesh() {
-        return Mesh.makeMesh(new int[]{devices}, new String[]{"data"}, AxisType.AUTO);
+        return Generators.oneAxisMesh("data", devices);
     }
 
     /** W_1 … W_L, each f32[D, D]. */
     public List<NDArray> weights() {
         List<NDArray> ws = new ArrayList<>();
         for (int l = 0; l < layers; l++) {
-            ws.add(values(seed + 3 + l, width, width));
+            ws.add(Generators.sixteenths(seed + 3 + l, 1f, width, width));
         }
         return ws;
     }
 
     /** X f32[B, D]. */
     public NDArray x() {
-        return values(seed, batch(), width);
+        return Generators.sixteenths(seed, 1f, batch(), width);
     }
 
     /** T f32[B, D]. */
     public NDArray t() {
-        return values(seed + 1, batch(), width);
-    }
-
-    /** Multiples of 1/16 in [−1/2, 1/2]: a few layers of products of them stay exact in float32. */
-    private static NDArray values(long s, int rows, int cols) {
-        Random r = new Random(s);
-        float[] v = new float[rows * cols];
-        for (int i = 0; i < v.length; i++) {
-            v[i] = (r.nextInt(17) - 8) / 16f;
-        }
-        return NDArray.fromFloats(v, rows, cols);
+        return Generators.sixteenths(seed + 1, 1f, batch(), width);
     }
 
     /** The case in words, for reports. */

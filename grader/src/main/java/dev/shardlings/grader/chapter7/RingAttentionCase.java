@@ -8,7 +8,6 @@ import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Combinators;
 
-import java.util.Random;
 
 /**
  * One case of part 7.3: Q, K, V f32[S, D] with S = devices · rows on a mesh ('seq': devices).
@@ -38,26 +37,17 @@ public record RingAttentionCase(int devices, int rows, int d, boolean causal, fl
 
     /** Q f32[S, D]. */
     public NDArray q() {
-        return values(seed, scale);
+        return Generators.sixteenths(seed, scale, length(), d);
     }
 
     /** K f32[S, D]. */
     public NDArray k() {
-        return values(seed + 1, scale);
+        return Generators.sixteenths(seed + 1, scale, length(), d);
     }
 
     /** V f32[S, D], never scaled: the output stays within [−1/2, 1/2]. */
     public NDArray v() {
-        return values(seed + 2, 1f);
-    }
-
-    private NDArray values(long s, float times) {
-        Random r = new Random(s);
-        float[] v = new float[length() * d];
-        for (int i = 0; i < v.length; i++) {
-            v[i] = (r.nextInt(17) - 8) / 16f * times;
-        }
-        return NDArray.fromFloats(v, length(), d);
+        return Generators.sixteenths(seed + 2, 1f, length(), d);
     }
 
     /** The case in words, for reports. */

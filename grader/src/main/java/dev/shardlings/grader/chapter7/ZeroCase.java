@@ -2,7 +2,6 @@ package dev.shardlings.grader.chapter7;
 
 import dev.shardlings.array.NDArray;
 import dev.shardlings.grader.checks.Generators;
-import dev.shardlings.sharding.AxisType;
 import dev.shardlings.sharding.Mesh;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
@@ -33,7 +32,7 @@ public record ZeroCase(int devices, int rows, int dRows, int f, int step, long s
 
     /** The mesh ('data': devices), an Auto axis. */
     public Mesh mesh() {
-        return Mesh.makeMesh(new int[]{devices}, new String[]{"data"}, AxisType.AUTO);
+        return Generators.oneAxisMesh("data", devices);
     }
 
     /** W f32[D, F]. */

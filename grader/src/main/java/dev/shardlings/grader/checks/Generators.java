@@ -7,6 +7,8 @@ import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Tuple;
 
 import dev.shardlings.array.NDArray;
+import dev.shardlings.sharding.AxisType;
+import dev.shardlings.sharding.Mesh;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -104,6 +106,29 @@ public final class Generators {
                 prefix.remove(prefix.size() - 1);
             }
         }
+    }
+
+    /**
+     * Float32 values for a case: multiples of 1/16 in [−1/2, 1/2], times {@code scale}, drawn from
+     * {@code new Random(seed)} in row-major order (a few layers of products of them stay exact in float32 when
+     * {@code scale} is a power of two).
+     */
+    public static NDArray sixteenths(long seed, float scale, int... shape) {
+        int n = 1;
+        for (int d : shape) {
+            n *= d;
+        }
+        Random r = new Random(seed);
+        float[] v = new float[n];
+        for (int i = 0; i < n; i++) {
+            v[i] = (r.nextInt(17) - 8) / 16f * scale;
+        }
+        return NDArray.fromFloats(v, shape);
+    }
+
+    /** A mesh of one Auto axis {@code name} of {@code devices} devices. */
+    public static Mesh oneAxisMesh(String name, int devices) {
+        return Mesh.makeMesh(new int[]{devices}, new String[]{name}, AxisType.AUTO);
     }
 
     /** Float32 values for a case: multiples of 1/4 in [−2, 2], so sums of their products are exact. */
