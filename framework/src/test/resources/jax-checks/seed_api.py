@@ -65,6 +65,12 @@ tryit("zeros NamedSharding Explicit", lambda: jax.typeof(jnp.zeros((8, 4), out_s
 tryit("zeros NamedSharding Auto", lambda: jnp.zeros((8, 4), out_sharding=NamedSharding(auto, P('X'))))
 tryit("full NamedSharding mixed", lambda: jnp.full((4, 4), 1.0, out_sharding=NamedSharding(mixed, P('X', 'Y'))))
 tryit("zeros NamedSharding Auto P()", lambda: jnp.zeros((8, 4), out_sharding=NamedSharding(auto, P())).sharding.spec)
+tryit("full NamedSharding Explicit bf16", lambda: jnp.full((8, 4), 1, jnp.bfloat16, out_sharding=NamedSharding(explicit, P(None, 'X'))))
+tryit("zeros NamedSharding 1-device mesh", lambda: jax.typeof(jnp.zeros(8, out_sharding=NamedSharding(jax.make_mesh((1,), ('x',)), P('x')))))
+with jax.set_mesh(explicit):
+    tryit("zeros NamedSharding Explicit, mesh in context", lambda: jax.typeof(jnp.zeros((8, 4), out_sharding=NamedSharding(explicit, P('X')))))
+with jax.set_mesh(auto):
+    tryit("full NamedSharding Explicit, Auto mesh in context", lambda: jnp.full((8, 4), 1.0, out_sharding=NamedSharding(explicit, P('X'))))
 tryit("zeros device= Auto", lambda: jnp.zeros((8, 4), device=NamedSharding(auto, P('X'))).sharding.spec)
 
 print("== jit in_shardings: one sharding for every argument")

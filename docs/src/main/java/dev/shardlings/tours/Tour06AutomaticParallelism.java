@@ -9,6 +9,7 @@ import dev.shardlings.primitive.ShardingTypeError;
 import dev.shardlings.sharding.AxisType;
 import dev.shardlings.sharding.Mesh;
 import dev.shardlings.sharding.NamedSharding;
+import dev.shardlings.spmd.MeshContext;
 import dev.shardlings.spmd.ShardedArray;
 
 import static dev.shardlings.sharding.PartitionSpec.P;
@@ -92,15 +93,19 @@ public final class Tour06AutomaticParallelism {
         System.out.println();
         System.out.println("== the same program on Explicit axes (jax.make_mesh's default in JAX 0.10.2)");
         Mesh e = Mesh.makeMesh(new int[] {2, 2}, "X", "Y");
-        ShardedArray ie = ShardedArray.zeros(new NamedSharding(e, P("X", "Y")), DType.FLOAT32, 8, 2048);
-        ShardedArray we = ShardedArray.zeros(new NamedSharding(e, P("Y", null)), DType.FLOAT32, 2048, 8192);
-        System.out.println("In: " + ie.type() + ", W: " + we.type());
-        try {
-            Jit.jit((a, b) -> a.square().matmul(b)).lower(ie, we);
-        } catch (ShardingTypeError err) {
-            System.out.println("ShardingTypeError: " + err.getMessage());
+        // As seed 002 writes it: the mesh in context (jax.set_mesh), the arrays created with out_sharding specs.
+        Compiled fixed;
+        try (MeshContext ctx = MeshContext.setMesh(e)) {
+            ShardedArray ie = ShardedArray.zeros(P("X", "Y"), DType.FLOAT32, 8, 2048);
+            ShardedArray we = ShardedArray.zeros(P("Y", null), DType.FLOAT32, 2048, 8192);
+            System.out.println("In: " + ie.type() + ", W: " + we.type());
+            try {
+                Jit.jit((a, b) -> a.square().matmul(b)).lower(ie, we);
+            } catch (ShardingTypeError err) {
+                System.out.println("ShardingTypeError: " + err.getMessage());
+            }
+            fixed = Jit.jit((a, b) -> a.square().matmul(b, P("X", null))).named("matmul_square").lower(ie, we);
         }
-        Compiled fixed = Jit.jit((a, b) -> a.square().matmul(b, P("X", null))).named("matmul_square").lower(ie, we);
         System.out.println("with out_sharding=P('X', None): " + fixed.jaxpr().outputs().get(0).type());
         fixed.asText().lines().filter(l -> l.contains("all-")).forEach(l -> System.out.println("  " + l.trim()));
     }

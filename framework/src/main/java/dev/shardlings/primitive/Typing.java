@@ -1,6 +1,5 @@
 package dev.shardlings.primitive;
 
-import dev.shardlings.sharding.AxisType;
 import dev.shardlings.sharding.Mesh;
 
 import java.util.ArrayList;
@@ -30,23 +29,11 @@ final class Typing {
             }
             if (mesh != null && !mesh.equals(t.mesh())) {
                 throw new ShardingTypeError("Mesh for all inputs should be equal. Got one mesh: "
-                        + abstractMesh(mesh) + " and another mesh: " + abstractMesh(t.mesh()));
+                        + Specs.abstractMesh(mesh) + " and another mesh: " + Specs.abstractMesh(t.mesh()));
             }
             mesh = t.mesh();
         }
         return mesh;
-    }
-
-    /**
-     * {@code str(AbstractMesh)} in JAX 0.10.2: {@code AbstractMesh('x': 8, axis_types=(Explicit,), device_kind=cpu,
-     * num_cores=None, platform=cpu)}. The simulated devices' kind is their platform name.
-     */
-    static String abstractMesh(Mesh mesh) {
-        String platform = mesh.devices().get(0).platform();
-        String sizes = mesh.toString().substring("Mesh(".length(), mesh.toString().length() - 1);
-        String types = mesh.axisTypes().stream().map(AxisType::jaxName).collect(Collectors.joining(", "));
-        return "AbstractMesh(" + sizes + ", axis_types=(" + types + (mesh.rank() == 1 ? ",)" : ")")
-                + ", device_kind=" + platform + ", num_cores=None, platform=" + platform + ")";
     }
 
     /** JAX's DuplicateSpecError, as {@code standard_abstract_eval} reports it. */

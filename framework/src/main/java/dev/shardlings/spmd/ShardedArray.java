@@ -1070,13 +1070,19 @@ public final class ShardedArray {
      * array instead, {@code devicePut(NDArray.full(…), sharding)} ({@code jax.device_put}, or {@code jnp.full}'s
      * {@code device=} argument).
      *
+     * <p>As in JAX, a sharding on a mesh of several devices with Explicit axes needs its mesh in context
+     * ({@link MeshContext#setMesh}); in a context the context's mesh must be the sharding's.
+     *
      * @throws NullPointerException     if sharding, dtype or shape is null
-     * @throws IllegalArgumentException if a dimension is negative, the sharding does not divide the shape, or the
+     * @throws IllegalArgumentException if a dimension is negative, the sharding does not divide the shape, the
      *                                  spec names an Auto or Manual axis (JAX's "PartitionSpec passed to full cannot
-     *                                  contain axis names that are of type Auto or Manual. …")
+     *                                  contain axis names that are of type Auto or Manual. …"), no mesh is in
+     *                                  context (JAX's "Length of device assignment 1 is not equal to the size of the
+     *                                  mesh …. Please enter your `jit` into a mesh context via `jax.set_mesh`.") or
+     *                                  another mesh is (JAX's "Context mesh … should match the mesh of sharding …")
      */
     public static ShardedArray full(NamedSharding sharding, DType dtype, double value, int... shape) {
-        return filled(explicitOnly(sharding, "full"), dtype, value, shape);
+        return filled(inContext(explicitOnly(sharding, "full"), dtype, shape, "full"), dtype, value, shape);
     }
 
     /**
@@ -1087,7 +1093,7 @@ public final class ShardedArray {
      * @throws IllegalArgumentException as {@link #full(NamedSharding, DType, double, int...)}
      */
     public static ShardedArray zeros(NamedSharding sharding, DType dtype, int... shape) {
-        return filled(explicitOnly(sharding, "jnp.zeros"), dtype, 0, shape);
+        return filled(inContext(explicitOnly(sharding, "jnp.zeros"), dtype, shape, "jnp.zeros"), dtype, 0, shape);
     }
 
     /** An array of {@code value} created in place on any axes (the framework's own constants, e.g. where's). */
@@ -1135,6 +1141,14 @@ public final class ShardedArray {
         return MeshContext.resolve(spec, "Using PartitionSpec when you are not under a mesh context"
                 + " is not allowed. Please pass a NamedSharding instance or enter into a mesh context via"
                 + " `jax.set_mesh`. Got " + spec);
+    }
+
+    /** A NamedSharding out_sharding needs its mesh in context, as in JAX ({@link Full#checkCreationContext}). */
+    private static NamedSharding inContext(NamedSharding sharding, DType dtype, int[] shape, String api) {
+        Objects.requireNonNull(dtype, "dtype");
+        Objects.requireNonNull(shape, "shape");
+        Full.checkCreationContext(dtype, shape, sharding, MeshContext.current(), api);
+        return sharding;
     }
 
     /** A creation's out_sharding names Explicit axes only, bare spec or NamedSharding alike (JAX's text). */

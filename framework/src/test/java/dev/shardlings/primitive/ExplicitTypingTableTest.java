@@ -127,8 +127,12 @@ class ExplicitTypingTableTest {
                 null, ShardingTypeError.class, "Contracting dimensions are sharded and it is ambiguous how the output"
                 + " should be sharded. Please specify the output sharding via the `out_sharding` parameter. Got"
                 + " lhs_contracting_spec=('Y',) and rhs_contracting_spec=('Y',)"));
-        r.add(ok("zeros out_sharding", () -> ShardedArray.zeros(new NamedSharding(MESH, P("X", "Y")), DType.FLOAT32, 8,
-                4), () -> NDArray.zeros(DType.FLOAT32, 8, 4), "float32[8@X,4@Y]"));
+        r.add(ok("zeros out_sharding", () -> {
+            // As JAX, a NamedSharding out_sharding on a multi-device Explicit mesh needs the mesh in context.
+            try (dev.shardlings.spmd.MeshContext ctx = dev.shardlings.spmd.MeshContext.setMesh(MESH)) {
+                return ShardedArray.zeros(new NamedSharding(MESH, P("X", "Y")), DType.FLOAT32, 8, 4);
+            }
+        }, () -> NDArray.zeros(DType.FLOAT32, 8, 4), "float32[8@X,4@Y]"));
         r.add(new Row("wsc in explicit", () -> a().withShardingConstraint(P("Y", "X")), null, null,
                 AssertionError.class, "`with_sharding_constraint` acts as an assert when all axes of mesh are of type"
                 + " `Explicit`. The array sharding: P('X', 'Y') did not match the sharding provided: P('Y', 'X')."

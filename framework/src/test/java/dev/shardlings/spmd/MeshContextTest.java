@@ -142,6 +142,43 @@ class MeshContextTest {
     }
 
     @Test
+    void aNamedShardingOutShardingNeedsItsMeshInContext() {
+        // seed_api.py, "creation with a NamedSharding out_sharding": zeros NamedSharding Explicit RAISES ValueError :
+        // Length of device assignment 1 is not equal to the size of the mesh 4 of aval f32[8@X,4]({Explicit: ('X',
+        // 'Y')}). Please enter your `jit` into a mesh context via `jax.set_mesh`.
+        IllegalArgumentException none = assertThrows(IllegalArgumentException.class,
+                () -> ShardedArray.zeros(new NamedSharding(EXPLICIT, P("X")), DType.FLOAT32, 8, 4));
+        assertEquals("Length of device assignment 1 is not equal to the size of the mesh 4 of aval"
+                + " f32[8@X,4]({Explicit: ('X', 'Y')}). Please enter your `jit` into a mesh context via `jax.set_mesh`.",
+                none.getMessage());
+        // full NamedSharding Explicit, no mesh RAISES ValueError : … of aval bf16[8,4@X]({Explicit: ('X', 'Y')}) …
+        IllegalArgumentException bf = assertThrows(IllegalArgumentException.class,
+                () -> ShardedArray.full(new NamedSharding(EXPLICIT, P(null, "X")), DType.BFLOAT16, 1, 8, 4));
+        assertTrue(bf.getMessage().contains(" of aval bf16[8,4@X]({Explicit: ('X', 'Y')}). "), bf.getMessage());
+        // zeros NamedSharding Explicit, mesh in context -> float32[8@X,4]
+        try (MeshContext ctx = MeshContext.setMesh(EXPLICIT)) {
+            assertEquals("float32[8@X,4]", ShardedArray.zeros(new NamedSharding(EXPLICIT, P("X")), DType.FLOAT32, 8,
+                    4).type().toString());
+        }
+        // full NamedSharding Explicit, Auto mesh in context RAISES ValueError : Context mesh AbstractMesh('X': 2, 'Y':
+        // 2, axis_types=(Auto, Auto), …) should match the mesh of sharding AbstractMesh('X': 2, 'Y': 2,
+        // axis_types=(Explicit, Explicit), …) passed to full.
+        Mesh auto = Mesh.makeMesh(new int[] {2, 2}, new String[] {"X", "Y"}, AxisType.AUTO, AxisType.AUTO);
+        try (MeshContext ctx = MeshContext.setMesh(auto)) {
+            IllegalArgumentException other = assertThrows(IllegalArgumentException.class,
+                    () -> ShardedArray.full(new NamedSharding(EXPLICIT, P("X")), DType.FLOAT32, 1, 8, 4));
+            assertEquals("Context mesh AbstractMesh('X': 2, 'Y': 2, axis_types=(Auto, Auto), device_kind=cpu,"
+                    + " num_cores=None, platform=cpu) should match the mesh of sharding AbstractMesh('X': 2, 'Y': 2,"
+                    + " axis_types=(Explicit, Explicit), device_kind=cpu, num_cores=None, platform=cpu) passed to full.",
+                    other.getMessage());
+        }
+        // a one-device mesh needs no context: zeros 1-dev mesh OK P('x',) float32[8@x]
+        Mesh one = Mesh.makeMesh(new int[] {1}, "x");
+        assertEquals("float32[8@x]", ShardedArray.zeros(new NamedSharding(one, P("x")), DType.FLOAT32, 8).type()
+                .toString());
+    }
+
+    @Test
     void creationSpecsNameExplicitAxesOnly() {
         try (MeshContext ctx = MeshContext.setMesh(MIXED)) {
             // full on an Auto axis RAISES ValueError : PartitionSpec passed to full cannot contain axis names that
