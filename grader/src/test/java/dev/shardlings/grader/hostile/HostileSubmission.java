@@ -20,14 +20,27 @@ import java.util.regex.Pattern;
  */
 public final class HostileSubmission {
 
+    /** What the EXIT attack prints before it exits: the report must show it. */
+    public static final String EXIT_PRINT = "printed before System.exit";
+
+    /** What the ENDLESS attack prints (no line end) before it loops: the report must show it. */
+    public static final String ENDLESS_PRINT = "printed before the endless loop";
+
     /** The attacks, by the part they sit in. */
     public enum Attack {
-        /** 0.1: {@code System.exit(3)} in the middle of grading. */
-        EXIT("0.1", "matmulNoCommunication", "System.exit(3);"),
+        /**
+         * 0.1: {@code System.exit(3)} in the middle of grading, after a print (which the sandbox's buffered prints
+         * must still deliver: its shutdown hook flushes them).
+         */
+        EXIT("0.1", "matmulNoCommunication", "System.out.println(\"" + HostileSubmission.EXIT_PRINT + "\"); System.exit(3);"),
         /** 0.2: {@code Runtime.halt(4)}, which skips every shutdown hook. */
         HALT("0.2", "matmulGatherA", "Runtime.getRuntime().halt(4);"),
-        /** 0.3: a loop that never ends. */
-        ENDLESS("0.3", "matmulPsum", "while (System.nanoTime() > 0) { Thread.onSpinWait(); }"),
+        /**
+         * 0.3: a print, then a loop that never ends (the print must reach the report though the sandbox buffers
+         * prints: its flusher writes them out within milliseconds).
+         */
+        ENDLESS("0.3", "matmulPsum", "System.out.print(\"" + HostileSubmission.ENDLESS_PRINT + "\");"
+                + " while (System.nanoTime() > 0) { Thread.onSpinWait(); }"),
         /**
          * 0.4: all the memory there is, in blocks of 512 MB: each larger than the graded heap (256m), so the heap's
          * limit ends it at the first block. A fill in small blocks ends the same way (OutOfMemoryError, exit 3) but

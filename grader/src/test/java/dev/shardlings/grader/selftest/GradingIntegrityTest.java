@@ -133,6 +133,11 @@ class GradingIntegrityTest {
                 + t.get(HostileSubmission.CLEAN_PART).output());
         assertEquals(2.0, r.score(), "only the clean part scores");
 
+        // Prints are buffered in the sandbox: what a part printed before it exited or hung still reaches its report.
+        assertTrue(t.get(Attack.EXIT.part()).output().contains(HostileSubmission.EXIT_PRINT),
+                t.get(Attack.EXIT.part()).output());
+        assertTrue(t.get(Attack.ENDLESS.part()).output().contains(HostileSubmission.ENDLESS_PRINT),
+                t.get(Attack.ENDLESS.part()).output());
         Results.TestResult flood = t.get(Attack.FLOOD.part());
         assertTrue(flood.output().contains("bytes of output dropped"), "output is capped: " + flood.output().length());
         assertTrue(Files.size(results) < 512 * 1024, "results.json stays small: " + Files.size(results));
