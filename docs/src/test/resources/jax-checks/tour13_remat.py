@@ -4,8 +4,8 @@
 # its output is the tour's golden, docs/src/test/resources/tours/Tour13Remat.txt.
 # The matmul FLOPs are JAX's: every dot_general of the differentiated program's jaxpr (a checkpoint's recomputation
 # is a second copy of the layer's dot inside the backward), 2·m·k·n each; the recomputed ones are what the
-# checkpointed program runs beyond the plain one, its own backward pass (the vjp rules') all dots after the forward's
-# L. The peak residual bytes are the framework's alone, computed here by its formula: a tape holds every array a
+# checkpointed program runs beyond the plain one, and the vjp rules' are the dots after the forward's L less those.
+# The peak residual bytes are the framework's alone, computed here by its formula: a tape holds every array a
 # recorded operation read or made (f32 Z_l and h_l per layer, the loss's h_L - T and its square, three scalars),
 # a checkpointed layer only its output, plus one layer's Z_l and h_l while it is recomputed. JAX decides its
 # residuals by partial evaluation instead (relu keeps a bool mask and a zeros operand, the dot its left operand), and
