@@ -25,7 +25,7 @@ class ToursTest {
     @ParameterizedTest
     @ValueSource(strings = {"Tour01Devices", "Tour02ShardedMatrices", "Tour03Collectives", "Tour04MatmulCases",
         "Tour05ShardMapBasics", "Tour06AutomaticParallelism", "Tour07Training",
-        "Tour08Pipeline", "Tour09FsdpTp", "Tour10RingAttention", "Tour11Zero"})
+        "Tour08Pipeline", "Tour09FsdpTp", "Tour10RingAttention", "Tour11Zero", "Tour12MixedPrecision", "Tour13Remat"})
     void tourPrintsItsGoldenTranscript(String tour) throws Exception {
         String out = run(tour);
         Path golden = GOLDEN.resolve(tour + ".txt");

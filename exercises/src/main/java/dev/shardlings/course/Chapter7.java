@@ -48,6 +48,16 @@ public final class Chapter7 {
      * or pmeans of the scalar loss, nothing else; no program hands a device more than 1/(data·model) of the weights
      * and its rows, and no array on a device is larger than one gathered layer; the weights are never gathered whole
      * on the host.
+     *
+     * <p>Graded (7.1p, at its measured size on TPU v5e): the measured run's answer has its shapes, layouts and values;
+     * it ran in a shardMap; per device one all-gather over 'data' of each weight's block (kept for the backward pass,
+     * or gathered once more there), one reduce-scatter over 'data' of each gathered weight's gradient, and one
+     * all-reduce (psum) over 'model' of the activations Y[B/data, D] (or the sequence-parallel variant: reduce-scatters
+     * of Y's rows over 'model', each with an all-gather of the rows back), besides at most two psums or pmeans of the
+     * scalar loss, nothing else; no program hands a device more than 1/(data·model) of the weights and its rows, and no
+     * array on a device is larger than one gathered layer; the weights are never gathered whole on the host; every
+     * device multiplies its rows by its gathered layers forward and takes both weights' gradients, at least
+     * 8·(B/data)·D·(F/model) FLOPs; modelled time at most 1.25× the reference's.
      * Docs: docs/chapter-7.md#part-71-2-d-fsdp--tensor-parallelism
      */
     public static List<ShardedArray> fsdpTpStep(ShardedArray x, ShardedArray t, ShardedArray w1, ShardedArray w2,
@@ -100,6 +110,14 @@ public final class Chapter7 {
      * program hands a stage more than its own k layers of W and the whole X and T; the schedule read from the trace:
      * each stage runs every microbatch's forward once and its backward once, at most one of each per step; a bubble
      * of at most (p − 1)/(M + p − 1) of the steps; stage s keeps at most p − s microbatches' activations at once.
+     *
+     * <p>Graded (7.2bp, at its measured size on TPU v5e): the measured run's answer has its shapes, layouts and values;
+     * it ran in a shardMap; only ppermutes over 'stage', each between neighbouring stages and of at most one
+     * microbatch's activations or gradients (b·D elements); no program hands a stage more than its own k layers of W
+     * and the whole X and T; the schedule read from the trace: each stage runs every microbatch's forward once and its
+     * backward once, at most one of each per step; a bubble of at most (p − 1)/(M + p − 1) of the steps; stage s keeps
+     * at most p − s microbatches' activations at once; every stage runs each microbatch forward through its layers and
+     * takes their weights' gradients, at least 4·M·k·b·D² FLOPs; modelled time at most 1.25× the reference's.
      * Docs: docs/chapter-7.md#part-72b-one-forward-one-backward
      */
     public static ShardedArray oneFOneB(ShardedArray w, ShardedArray x, ShardedArray t) {
@@ -128,6 +146,15 @@ public final class Chapter7 {
      * Q, K and V; each V block that arrives multiplied by its weights before the shift after next (a device holds
      * at most two K/V blocks beyond its own) and no local operation making an array of more than
      * 2·(S/n)·max(S/n, D) elements.
+     *
+     * <p>Graded (7.3p, at its measured size on TPU v5e): the measured run's answer has its shapes, layouts and values;
+     * it ran in a shardMap; per device only ppermutes over 'seq', each a one-step shift of its K and V blocks (f32[S/n,
+     * D] each, or both in one array), n − 1 shifts of each in all; every matmul multiplies one block by one block
+     * (scores [S/n, D]·[D, S/n], output [S/n, S/n]·[S/n, D]) and no program hands a device more than its blocks of Q, K
+     * and V; each V block that arrives multiplied by its weights before the shift after next (a device holds at most
+     * two K/V blocks beyond its own) and no local operation making an array of more than 2·(S/n)·max(S/n, D) elements;
+     * every device takes its queries' scores against every K block and multiplies every V block by their weights, at
+     * least 4·n·(S/n)²·D FLOPs; modelled time at most 1.25× the reference's.
      * Docs: docs/chapter-7.md#part-73-ring-attention
      */
     public static ShardedArray ringAttention(ShardedArray q, ShardedArray k, ShardedArray v) {

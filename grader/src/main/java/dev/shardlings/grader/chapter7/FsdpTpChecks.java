@@ -83,6 +83,10 @@ public final class FsdpTpChecks {
     public static final TimedSetting SETTING_71P = new TimedSetting("tpu-v5e", ModelDtype.BFLOAT16, "mesh ('data':"
             + " 4, 'model': 4); X, T f32[512, 512], W1 f32[512, 2048], W2 f32[2048, 512]; one step");
 
+    /** 7.1p's floor on a device's matmul FLOPs, its rule's text without the measured size's numbers. */
+    private static final String FSDP_TP_FLOPS = "every device multiplies its rows by its gathered layers forward and"
+            + " takes both weights' gradients, at least 8·(B/data)·D·(F/model) FLOPs";
+
     /** Part 7.1p. */
     public static final Part P7_1P = CHAPTER.part("7.1p", "7.1 modelled time, TPU v5e", 1, "Performance")
             .calls(C7_FSDP_TP_STEP)
@@ -91,7 +95,7 @@ public final class FsdpTpChecks {
                     + " matmul takes all of a device's rows at once (a matmul of fewer than 128 rows still costs a"
                     + " whole pass of the MXU) and nothing is computed twice; compare your timeline (written under"
                     + " grader/target/grade/profiles/) with the table in docs/chapter-7.md, part 7.1p.")
-            .requires(Requirement.trainingPerformance(C7_FSDP_TP_STEP, Check.USES_SHARD_MAP))
+            .requires(Requirement.measuredProgram(C7_FSDP_TP_STEP, P7_1.requirements(), FSDP_TP_FLOPS))
             .timed(SETTING_71P, () -> fsdpTpTime(C7_FSDP_TP_STEP.proxy()));
 
     /** Part 7.1's rows, the program, then its modelled time. */
@@ -221,9 +225,8 @@ public final class FsdpTpChecks {
                     // must receive (the floor 3.0p–4.2p set with MeasuredRun), read from the trace.
                     structure(run, c);
                     long share = 8L * c.rows() * c.d() * c.fPer();
-                    TraceRules.perDevice(run, "does less than its share of the work on the devices", "every device"
-                            + " multiplies its rows by its gathered layers forward and takes both weights' gradients,"
-                            + " at least 8·(B/data)·D·(F/model) = " + share + " FLOPs", TraceRules.flopsAtLeast(share,
+                    TraceRules.perDevice(run, "does less than its share of the work on the devices",
+                            FSDP_TP_FLOPS.replace(" FLOPs", " = " + share + " FLOPs"), TraceRules.flopsAtLeast(share,
                             "8·(B/data)·D·(F/model)"));
                 });
     }

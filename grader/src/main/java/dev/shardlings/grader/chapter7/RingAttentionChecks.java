@@ -98,6 +98,10 @@ public final class RingAttentionChecks {
     public static final TimedSetting SETTING_73P = new TimedSetting("tpu-v5e", ModelDtype.BFLOAT16,
             "mesh ('seq': 8); Q, K, V f32[2048, 128] P('seq'), no mask");
 
+    /** 7.3p's floor on a device's matmul FLOPs, its rule's text without the measured size's numbers. */
+    private static final String RING_FLOPS = "every device takes its queries' scores against every K block and"
+            + " multiplies every V block by their weights, at least 4·n·(S/n)²·D FLOPs";
+
     /** Part 7.3p. */
     public static final Part P7_3P = CHAPTER.part("7.3p", "7.3 modelled time, TPU v5e", 1, "Performance")
             .calls(C7_RING_ATTENTION)
@@ -105,7 +109,7 @@ public final class RingAttentionChecks {
             .hint("the reference shifts the next K and V blocks as soon as they have arrived, so each transfer"
                     + " runs while the previous block is multiplied, and multiplies each block once; compare your"
                     + " timeline (written under grader/target/grade/profiles/) with docs/chapter-7.md, part 7.3p.")
-            .requires(Requirement.trainingPerformance(C7_RING_ATTENTION, Check.USES_SHARD_MAP))
+            .requires(Requirement.measuredProgram(C7_RING_ATTENTION, P7_3.requirements(), RING_FLOPS))
             .timed(SETTING_73P, () -> ringAttentionTime(C7_RING_ATTENTION.proxy()));
 
     /** Part 7.3's rows, programs first. */
@@ -216,9 +220,8 @@ public final class RingAttentionChecks {
                     // device must receive (the floor 3.0p–4.2p set with MeasuredRun), read from the trace.
                     structure(r, c);
                     long share = 4L * c.devices() * c.rows() * c.rows() * c.d();
-                    TraceRules.perDevice(r, "does less than its share of the work on the devices", "every device"
-                            + " takes its queries' scores against every K block and multiplies every V block by"
-                            + " their weights, 4·n·(S/n)²·D = " + share + " FLOPs", TraceRules.flopsAtLeast(share,
+                    TraceRules.perDevice(r, "does less than its share of the work on the devices",
+                            RING_FLOPS.replace(" FLOPs", " = " + share + " FLOPs"), TraceRules.flopsAtLeast(share,
                             "4·n·(S/n)²·D"));
                 });
     }

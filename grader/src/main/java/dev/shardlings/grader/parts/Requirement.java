@@ -1,5 +1,6 @@
 package dev.shardlings.grader.parts;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 
@@ -40,6 +41,26 @@ public record Requirement(CourseMethod<?> method, String clause, Set<Check> chec
                 of(method, "the measured run's answer has its shapes, layouts and values", Check.VALUES, Check.LAYOUT),
                 of(method, how == Check.USES_JIT ? "it ran in programs compiled by jit" : "it ran in a shardMap", how),
                 of(method, "modelled time at most 1.25× the reference's", Check.MODELLED_TIME));
+    }
+
+    /**
+     * The requirements of a modelled-time part of Chapter 7, stated in its stub's "Graded (N.Mp, …):" paragraph:
+     * the measured run's answer, that it ran in a shardMap, then its program part's own rules read from the trace
+     * (the rows of {@code program} for {@code method} other than its values and its shardMap, word for word: the
+     * measured run must keep them), a floor on every device's matmul FLOPs, and the modelled time.
+     *
+     * @param program    the program part's requirements, in its stub's order
+     * @param flopsFloor the FLOPs floor's clause, as the grader's rule states it without the measured size's numbers
+     */
+    public static List<Requirement> measuredProgram(CourseMethod<?> method, List<Requirement> program,
+                                                    String flopsFloor) {
+        Set<Check> answer = Set.of(Check.VALUES, Check.LAYOUT, Check.USES_SHARD_MAP);
+        List<Requirement> generic = trainingPerformance(method, Check.USES_SHARD_MAP);
+        List<Requirement> rows = new ArrayList<>(generic.subList(0, 2));
+        program.stream().filter(r -> r.method() == method && !answer.containsAll(r.checks())).forEach(rows::add);
+        rows.add(of(method, flopsFloor, Check.FLOPS));
+        rows.add(generic.get(2));
+        return List.copyOf(rows);
     }
 
     /** {@code new Requirement(method, clause, Set.of(checks))}. */

@@ -40,8 +40,8 @@ import java.util.stream.Stream;
  * {@code DEVELOPERS.md} and {@code .ci/} (the instructor's repository and its tools); {@code docs/performance/}
  * (benchmark reports of the solutions); the framework's {@code JitTest} (it jits a mixture-of-experts program
  * equal to part 2.2's answer) and the tours that hold a part's answer ({@link #ANSWER_TOURS}), with their
- * transcripts and JAX scripts: Tour 7 lays out the training step as parts 6.2 … 6.5 ask, Tours 9, 10 and 11 write
- * the programs of parts 7.1, 7.3 and 7.4. The instructor's pages ({@link #INSTRUCTOR_PAGES}) are replaced by a page that says so,
+ * transcripts and JAX scripts: Tour 7 lays out the training step as parts 6.2 … 6.5 ask, Tours 9 to 13 write
+ * the programs of parts 7.1 and 7.3 to 7.6. The instructor's pages ({@link #INSTRUCTOR_PAGES}) are replaced by a page that says so,
  * and every block of a docs page between {@code <!-- instructor-only -->} and {@code <!-- /instructor-only -->}
  * is dropped. The release is checked before it is written out as done: no file of it is a solution's, the course
  * files are the stubs, the root pom names no solutions module, and nothing instructor-only is in it.
@@ -66,11 +66,17 @@ public final class StudentRelease implements Callable<Integer> {
             "docs/src/test/resources/jax-checks/tour10_ring_attention.py",
             "docs/src/main/java/dev/shardlings/tours/Tour11Zero.java",
             "docs/src/test/resources/tours/Tour11Zero.txt",
-            "docs/src/test/resources/jax-checks/tour11_zero.py");
+            "docs/src/test/resources/jax-checks/tour11_zero.py",
+            "docs/src/main/java/dev/shardlings/tours/Tour12MixedPrecision.java",
+            "docs/src/test/resources/tours/Tour12MixedPrecision.txt",
+            "docs/src/test/resources/jax-checks/tour12_mixed_precision.py",
+            "docs/src/main/java/dev/shardlings/tours/Tour13Remat.java",
+            "docs/src/test/resources/tours/Tour13Remat.txt",
+            "docs/src/test/resources/jax-checks/tour13_remat.py");
 
     /** The tours left out of a release because each writes a graded part's program; its ToursTest skips them. */
     public static final List<String> ANSWER_TOURS = List.of("Tour07Training", "Tour09FsdpTp", "Tour10RingAttention",
-            "Tour11Zero");
+            "Tour11Zero", "Tour12MixedPrecision", "Tour13Remat");
 
     /** Pages for instructors: a release has a page in their place that says so (links to them still resolve). */
     public static final List<String> INSTRUCTOR_PAGES = List.of("docs/classroom.md", "docs/grading-integrity.md",

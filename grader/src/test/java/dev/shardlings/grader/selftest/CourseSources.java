@@ -29,7 +29,8 @@ final class CourseSources {
         if (!doc.find()) {
             throw new AssertionError("no Javadoc for " + m.signature() + " in " + EXERCISES);
         }
-        return doc.group(1).replaceAll("\\s*\\n\\s*\\*\\s?", " ").strip();
+        // a blank line between paragraphs (" *" alone) folds away with the line break before it
+        return doc.group(1).replaceAll("(?:\\s*\\n\\s*\\*)+\\s?", " ").strip();
     }
 
     /** The body of method {@code m} in the stubs (up to the next closing brace at method level). */
@@ -45,8 +46,20 @@ final class CourseSources {
 
     /** The clauses of the "Graded:" paragraph of {@code m}'s Javadoc, split at "; ", without the final period. */
     static List<String> gradedClauses(CourseMethod<?> m) throws IOException {
-        String doc = javadoc(m);
-        Matcher g = Pattern.compile("<p>Graded:(.*?)(?:Docs:|$)", Pattern.DOTALL).matcher(doc);
+        return clauses(javadoc(m), "<p>Graded:");
+    }
+
+    /**
+     * The clauses of the "Graded (N.Mp, …):" paragraph of {@code m}'s Javadoc, which states what performance part
+     * {@code number} checks on its measured run; empty when the Javadoc has none.
+     */
+    static List<String> performanceClauses(CourseMethod<?> m, String number) throws IOException {
+        return clauses(javadoc(m), "<p>Graded \\(" + Pattern.quote(number) + "(?:, [^)]*)?\\):");
+    }
+
+    /** The clauses of the paragraph that {@code head} (a regex) opens, up to the next paragraph or "Docs:". */
+    private static List<String> clauses(String doc, String head) {
+        Matcher g = Pattern.compile(head + "(.*?)(?:<p>|Docs:|$)", Pattern.DOTALL).matcher(doc);
         if (!g.find()) {
             return List.of();
         }

@@ -27,6 +27,7 @@ class RequirementsTest {
         List<String> wrong = new ArrayList<>();
         for (Part p : Course.all()) {
             if (p.isPerformance()) {
+                performanceClausesStated(p, wrong);
                 continue;
             }
             for (CourseMethod<?> m : p.methods()) {
@@ -41,6 +42,31 @@ class RequirementsTest {
             }
         }
         assertEquals("", String.join("\n", wrong));
+    }
+
+    /**
+     * A performance part whose rows are one of the generic sets (the measured run's answer, how it ran, the modelled
+     * time) is stated once for all in docs/profiles.md; one that checks more on its measured run (Chapter 7's, which
+     * keep their program part's rules and a FLOPs floor) must state every clause in its stub's "Graded (N.Mp, …):"
+     * paragraph, and a stub that states one must match the rows.
+     */
+    private static void performanceClausesStated(Part p, List<String> wrong) throws Exception {
+        CourseMethod<?> m = p.methods().get(0);
+        List<String> stated = CourseSources.performanceClauses(m, p.number());
+        List<String> rows = p.requirements().stream().map(Requirement::clause).toList();
+        boolean generic = rows.equals(clauses(Requirement.performance(m)))
+                || rows.equals(clauses(Requirement.trainingPerformance(m, Check.USES_SHARD_MAP)))
+                || rows.equals(clauses(Requirement.trainingPerformance(m, Check.USES_JIT)));
+        if (stated.isEmpty() && !generic) {
+            wrong.add(p.number() + " checks more than a performance part's generic clauses, but " + m.signature()
+                    + " has no \"Graded (" + p.number() + ", …):\" paragraph stating " + rows);
+        } else if (!stated.isEmpty() && !stated.equals(rows)) {
+            wrong.add(p.number() + " " + m.signature() + ":\n    stub states " + stated + "\n    table has   " + rows);
+        }
+    }
+
+    private static List<String> clauses(List<Requirement> rows) {
+        return rows.stream().map(Requirement::clause).toList();
     }
 
     @Test

@@ -90,7 +90,13 @@ class StudentReleaseTest {
             "docs/src/test/resources/jax-checks/tour10_ring_attention.py",
             "docs/src/main/java/dev/shardlings/tours/Tour11Zero.java",
             "docs/src/test/resources/tours/Tour11Zero.txt",
-            "docs/src/test/resources/jax-checks/tour11_zero.py");
+            "docs/src/test/resources/jax-checks/tour11_zero.py",
+            "docs/src/main/java/dev/shardlings/tours/Tour12MixedPrecision.java",
+            "docs/src/test/resources/tours/Tour12MixedPrecision.txt",
+            "docs/src/test/resources/jax-checks/tour12_mixed_precision.py",
+            "docs/src/main/java/dev/shardlings/tours/Tour13Remat.java",
+            "docs/src/test/resources/tours/Tour13Remat.txt",
+            "docs/src/test/resources/jax-checks/tour13_remat.py");
 
     @Test
     void nothingInstructorOnlyShips(@TempDir Path dir) throws Exception {
@@ -111,7 +117,8 @@ class StudentReleaseTest {
                 String text = Files.readString(f, java.nio.charset.StandardCharsets.ISO_8859_1);
                 String rel = out.relativize(f).toString();
                 if (!rel.endsWith("tools/StudentRelease.java")) { // the list of what is left out
-                    for (String tour : List.of("Tour07Training", "Tour09FsdpTp", "Tour10RingAttention", "Tour11Zero")) {
+                    for (String tour : List.of("Tour07Training", "Tour09FsdpTp", "Tour10RingAttention", "Tour11Zero",
+                            "Tour12MixedPrecision", "Tour13Remat")) {
                         assertFalse(text.contains(tour), rel + " names " + tour);
                     }
                 }
