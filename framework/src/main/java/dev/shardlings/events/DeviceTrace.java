@@ -22,19 +22,28 @@ import java.util.List;
  * @param recomputedFlops     matmul FLOPs a checkpointed block ran forward again in the backward pass, part of
  *                            {@link #flops()}; set by the tapes only, so a grader can tell the autodiff's backward
  *                            pass (and rematerialisation) from one written by hand
+ * @param capturedArrays      how many distinct arrays this device's operations and collectives read that it was
+ *                            neither handed by shardMap nor made nor received itself: arrays the function captured
+ *                            from outside (a host view of some device's block, an array made on the host). JAX
+ *                            would embed such a capture in every device's program; here it is data that reached a
+ *                            device without any argument or collective accounting for it
  */
 public record DeviceTrace(int deviceId, List<Integer> coords, List<TraceEvent> events,
                           long largestAllocation, long allocatedBytes, long argumentBytes, long peakResidualBytes,
-                          long pullbackFlops, long recomputedFlops) {
+                          long pullbackFlops, long recomputedFlops, int capturedArrays) {
     /**
      * @throws NullPointerException     naming the component if coords, events or an element of them is null
-     * @throws IllegalArgumentException if pullbackFlops or recomputedFlops is negative or together they exceed
+     * @throws IllegalArgumentException if capturedArrays is negative, if pullbackFlops or recomputedFlops is
+     *                                  negative or together they exceed
      *                                  {@link #flops()}: both are parts of the matmuls' FLOPs, and a trace read
      *                                  back from the sandbox's pipe must not claim more autodiff work than ran
      */
     public DeviceTrace {
         coords = Lists.copyOfNonNull(coords, "coords");
         events = Lists.copyOfNonNull(events, "events");
+        if (capturedArrays < 0) {
+            throw new IllegalArgumentException("negative count of captured arrays: " + capturedArrays);
+        }
         if (pullbackFlops < 0 || recomputedFlops < 0) {
             throw new IllegalArgumentException("negative FLOPs: pullback " + pullbackFlops + ", recomputed "
                     + recomputedFlops);
@@ -61,6 +70,14 @@ public record DeviceTrace(int deviceId, List<Integer> coords, List<TraceEvent> e
     public DeviceTrace(int deviceId, List<Integer> coords, List<TraceEvent> events,
                        long largestAllocation, long allocatedBytes, long argumentBytes, long peakResidualBytes) {
         this(deviceId, coords, events, largestAllocation, allocatedBytes, argumentBytes, peakResidualBytes, 0, 0);
+    }
+
+    /** A device that captured nothing from outside its function. */
+    public DeviceTrace(int deviceId, List<Integer> coords, List<TraceEvent> events, long largestAllocation,
+                       long allocatedBytes, long argumentBytes, long peakResidualBytes, long pullbackFlops,
+                       long recomputedFlops) {
+        this(deviceId, coords, events, largestAllocation, allocatedBytes, argumentBytes, peakResidualBytes,
+                pullbackFlops, recomputedFlops, 0);
     }
 
     /** The collectives, in program order. */

@@ -55,9 +55,22 @@ final class DeviceContext implements OpObserver {
     /** Whether the shardMap checks varying axes (JAX's check_vma); collectives check their operand's only then. */
     final boolean checkVma;
 
+    /**
+     * The ids of the arrays this device may read without capturing them: its argument blocks, then every array
+     * its operations and collectives made (tracked only while tracing).
+     */
+    private final java.util.Set<Long> own = new java.util.HashSet<>();
+    /** Ids of arrays read that are not {@link #own}: captured from outside the function (DeviceTrace). */
+    private final java.util.Set<Long> captured = new java.util.HashSet<>();
+
     DeviceContext(Mesh mesh, int flat, Exchange exchange, Map<List<String>, AxisGroups> groupCache,
-                  boolean tracing, boolean checkVma, long argumentBytes) {
-        this.argumentBytes = argumentBytes;
+                  boolean tracing, boolean checkVma, List<NDArray> arguments) {
+        long bytes = 0;
+        for (NDArray a : arguments) {
+            bytes += a.nbytes();
+            own.add(OpObservers.originOf(a));
+        }
+        this.argumentBytes = bytes;
         this.tracing = tracing;
         this.checkVma = checkVma;
         this.mesh = mesh;
@@ -122,6 +135,19 @@ final class DeviceContext implements OpObserver {
     void beginCollective(NDArray operand) {
         collectiveId = dev.shardlings.internal.Ids.next();
         collectiveInput = OpObservers.originOf(operand);
+        if (tracing) {
+            read(collectiveInput);
+            own.add(collectiveId);
+        }
+    }
+
+    /** Notes a read of the array with id {@code id}: captured when this device neither was handed it nor made it. */
+    private void read(long id) {
+        // 0: made while no observer gave ids — the framework's own quiet intermediates (LocalTape.quietly, a
+        // group's shared reduction) or arrays made before any recording — which cannot be told apart
+        if (id != 0 && !own.contains(id)) {
+            captured.add(id);
+        }
     }
 
     /** The id of the collective in progress. */
@@ -189,6 +215,10 @@ final class DeviceContext implements OpObserver {
             return 0; // "made untraced"
         }
         long id = dev.shardlings.internal.Ids.next();
+        for (long input : inputs) {
+            read(input);
+        }
+        own.add(id);
         List<Long> in = Arrays.stream(inputs).boxed().toList();
         if (pendingMatmul != null) {
             int[] mkn = pendingMatmul;
@@ -209,6 +239,6 @@ final class DeviceContext implements OpObserver {
 
     DeviceTrace toTrace() {
         return new DeviceTrace(device.id(), device.coords(), events, largest, allocated, argumentBytes,
-                peakResidualBytes, pullbackFlops, recomputedFlops);
+                peakResidualBytes, pullbackFlops, recomputedFlops, captured.size());
     }
 }

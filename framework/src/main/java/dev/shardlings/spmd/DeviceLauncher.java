@@ -50,8 +50,7 @@ final class DeviceLauncher {
         Runnable[] tasks = new Runnable[n];
         for (int d = 0; d < n; d++) {
             List<NDArray> myArgs = args.get(d);
-            DeviceContext ctx = new DeviceContext(mesh, d, exchange, groups, tracing, checkVma,
-                    myArgs.stream().mapToLong(NDArray::nbytes).sum());
+            DeviceContext ctx = new DeviceContext(mesh, d, exchange, groups, tracing, checkVma, myArgs);
             contexts[d] = ctx;
             int device = d;
             tasks[d] = () -> {

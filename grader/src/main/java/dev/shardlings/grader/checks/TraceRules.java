@@ -144,7 +144,8 @@ public final class TraceRules {
                             Math.max(a.argumentBytes(), b.argumentBytes()),
                             Math.max(a.peakResidualBytes(), b.peakResidualBytes()),
                             Math.addExact(a.pullbackFlops(), b.pullbackFlops()),
-                            Math.addExact(a.recomputedFlops(), b.recomputedFlops()));
+                            Math.addExact(a.recomputedFlops(), b.recomputedFlops()),
+                            Math.addExact(a.capturedArrays(), b.capturedArrays()));
                 });
             }
         }
@@ -162,7 +163,32 @@ public final class TraceRules {
      */
     public static void perDevice(CaseRun<?> run, String reason, String ruleText, Rule rule) {
         Checks.usesShardMap(run);
+        // Every part's rules read the devices' own work: data that reached a device outside its arguments and
+        // collectives would make them vacuous (a ring kept as a decoy beside reads of other devices' blocks).
+        // Not logged as a check of the part: like the sandbox's barriers it guards every part's evidence, and no
+        // part's Graded line lists it (docs/grading-integrity.md does).
+        apply(run, "reads data no argument or collective brought it", OWN_DATA_TEXT, OWN_DATA);
         CheckLog.ran(rule.checks().toArray(Check[]::new));
+        apply(run, reason, ruleText, rule);
+    }
+
+    /** What {@link #OWN_DATA} asks, as the report states it. */
+    static final String OWN_DATA_TEXT = "each device reads only the blocks shardMap handed it, the arrays it made and"
+            + " those its collectives brought it";
+
+    /**
+     * No device reads an array captured from outside the shardMap function ({@link DeviceTrace#capturedArrays}):
+     * a host view of some device's block ({@code blocks()}, {@code gather()}, {@code addressableShards()} taken
+     * before the call) or an array made on the host from them.
+     */
+    static final Rule OWN_DATA = hinted("pass every array the devices need to shardMap as an argument, with an in"
+            + " spec, and move blocks between devices with collectives; an array captured from outside the function"
+            + " (a host view such as blocks() or gather(), or an array made on the host) reaches a device with no"
+            + " argument or collective accounting for it", Rule.of(Check.DEVICE_MEMORY, d -> d.capturedArrays() == 0
+            ? null : "it read " + d.capturedArrays() + " array(s) it was neither handed, nor made, nor received by a"
+            + " collective: captured from outside the shardMap function"));
+
+    private static void apply(CaseRun<?> run, String reason, String ruleText, Rule rule) {
         Trace trace = run.trace();
         List<String> axes = trace.shardMaps().get(0).mesh().axisNames();
         for (DeviceTrace d : devices(trace)) {

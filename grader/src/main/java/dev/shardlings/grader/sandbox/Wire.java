@@ -699,6 +699,7 @@ public final class Wire {
                 out.writeLong(d.peakResidualBytes());
                 out.writeLong(d.pullbackFlops());
                 out.writeLong(d.recomputedFlops());
+                out.writeInt(d.capturedArrays());
             }
         }
         writeEvents(out, t.hostEvents());
@@ -729,7 +730,7 @@ public final class Wire {
             List<DeviceTrace> devs = new ArrayList<>();
             for (int k = readCount(in, Mesh.MAX_DEVICES); k > 0; k--) {
                 devs.add(new DeviceTrace(in.readInt(), readIntList(in, MAX_RANK), readEvents(in), in.readLong(),
-                        in.readLong(), in.readLong(), in.readLong(), in.readLong(), in.readLong()));
+                        in.readLong(), in.readLong(), in.readLong(), in.readLong(), in.readLong(), in.readInt()));
             }
             maps.add(new ShardMapTrace(name, mesh, ins, outs, devs, origin));
         }

@@ -364,6 +364,47 @@ class RingAttentionWrongImplementationsTest {
     }
 
     /**
+     * Found by a second review (review 50): the ring kept whole as a decoy — n − 1 one-step shifts of K and V of
+     * the right shapes — while every score and every product read the blocks of device me − t through views the
+     * host took before the shardMap. Every count matched (shifts, block-by-block matmuls, bytes handed) and 7.3 and
+     * 7.3p both got full marks. The devices now record what they read that they were neither handed nor made nor
+     * received (DeviceTrace.capturedArrays), and every part's rules start from it.
+     */
+    @Test
+    void aDecoyRingBesideReadsOfOtherDevicesBlocksIsRejected() {
+        RingAttention decoy = (q, k, v) -> {
+            // Copied on the host during the graded call (the sandbox's arguments carry ids already; this test's,
+            // made off any recording, carry none a trace could tell from the framework's quiet intermediates).
+            List<NDArray> kbs = k.blocks().stream().map(b -> b.mul(1f)).toList();
+            List<NDArray> vbs = v.blocks().stream().map(b -> b.mul(1f)).toList();
+            return ShardMap.shardMap(b -> {
+                int n = Collectives.axisSize("seq");
+                int me = Collectives.axisIndex("seq").intAt();
+                NDArray kd = b.get(1);
+                NDArray vd = b.get(2);
+                int r = b.get(0).shape(0);
+                NDArray[] state = {NDArray.full(Float.NEGATIVE_INFINITY, r, 1), NDArray.full(0f, r, 1),
+                    NDArray.full(0f, r, b.get(0).shape(1))};
+                for (int t = 0; t < n; t++) {
+                    if (t > 0) {
+                        kd = Collectives.ppermute(kd, "seq", up(n));
+                        vd = Collectives.ppermute(vd, "seq", up(n));
+                    }
+                    int src = Math.floorMod(me - t, n);
+                    fold(state, b.get(0), kbs.get(src), vbs.get(src), false);
+                }
+                return List.of(state[2].div(state[1]));
+            }, q.mesh(), List.of(P("seq"), P("seq"), P("seq")), List.of(P("seq"))).call(q, k, v).get(0);
+        };
+        GradingFailure f = rejected(Kind.STRUCTURE, () -> RingAttentionChecks.ringAttention(decoy, PLAIN));
+        assertTrue(f.reason().startsWith("reads data no argument or collective brought it: it read "), f.reason());
+        assertTrue(f.reason().contains(" array(s) it was neither handed, nor made, nor received by a collective"),
+                f.reason());
+        GradingFailure p = rejected(Kind.STRUCTURE, () -> RingAttentionChecks.ringAttentionTime(decoy));
+        assertTrue(p.reason().contains("reads data no argument or collective brought it"), p.reason());
+    }
+
+    /**
      * Found by a review (cheat 7.3p-V): at the measured size (S ≥ 2048) every device reads all of K and V through
      * views the host took before the shardMap and takes softmax(Q_b·Kᵀ/√D)·V with no ring; smaller cases run the
      * ring, so 7.3's example passes. The measured run had only its values and a shardMap checked, and was timed
