@@ -541,7 +541,8 @@ public record DotGeneral(List<Integer> lhsContracting, List<Integer> rhsContract
                 if (!natural.get(i).isEmpty() || s.isEmpty()) {
                     continue;
                 }
-                if (s.stream().anyMatch(used::contains)) {
+                s = unclaimedPrefix(s, used);
+                if (s.isEmpty()) {
                     moved.add(new int[] {side, d});
                     continue;
                 }
@@ -552,8 +553,8 @@ public record DotGeneral(List<Integer> lhsContracting, List<Integer> rhsContract
             }
             List<Integer> f = side == 0 ? lFree : rFree;
             for (int j = 0; j < f.size(); j++) {
-                List<String> s = t.dims().get(f.get(j));
-                if (s.stream().anyMatch(used::contains)) {
+                List<String> s = unclaimedPrefix(t.dims().get(f.get(j)), used);
+                if (s.isEmpty() && !t.dims().get(f.get(j)).isEmpty()) {
                     moved.add(new int[] {side, f.get(j)});
                     continue;
                 }
@@ -618,6 +619,19 @@ public record DotGeneral(List<Integer> lhsContracting, List<Integer> rhsContract
         Partitioning.Share share = share(l, r, out, contracted, natural, used, taken, mesh);
         return new Plan(lhs, rhs, lVia.equals(l.dims()) ? List.of() : lVia, rVia.equals(r.dims()) ? List.of() : rVia,
                 contracted, natural, share);
+    }
+
+    /**
+     * The axes of an operand dimension up to the first one the result already uses: the product keeps them, and
+     * only the rest is gathered (XLA gathers B[B_(y,x)] over x alone where the result's x splits another
+     * dimension).
+     */
+    private static List<String> unclaimedPrefix(List<String> axes, Set<String> used) {
+        int p = 0;
+        while (p < axes.size() && !used.contains(axes.get(p))) {
+            p++;
+        }
+        return axes.subList(0, p);
     }
 
     /**
