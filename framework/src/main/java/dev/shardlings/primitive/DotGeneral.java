@@ -28,11 +28,13 @@ import java.util.Set;
  * of K's), so the all-reduce carries 1/|K| of the result and a collective-permute moves each block into place, and
  * without enough idle devices the whole result is all-reduced and sliced (XLA:CPU creates no reduce-scatter). On
  * Auto axes the result's layout is Shardy's ({@link #autoRule}); the products keep the larger operand's batch and
- * free shardings first; an operand axis the result already uses elsewhere moves, by one collective-permute, onto an unused axis of the
- * same size (else it is gathered). A contracting dimension split on one operand only is summed (the other operand
- * sliced) when the split operand fills its device group and has more elements per group than the result, and
- * gathered otherwise; split on both over different axes into as many parts, the smaller operand moves onto the
- * larger's axes. {@code jit/XlaMatmulPlansTest} pins these plans against XLA's compiled text.
+ * free shardings first; an operand dimension keeps its axes up to the first one the result already uses elsewhere
+ * and the rest is gathered; where that leaves none, its axes move, by one collective-permute, onto unused axes of
+ * the same size (else the dimension is gathered). A contracting dimension split on one operand only is summed (the
+ * other operand sliced) when the split operand fills its device group and has more elements per group than the
+ * result, and gathered otherwise; split on both over different axes into as many parts, the smaller operand moves
+ * onto the larger's axes. {@code jit/XlaMatmulPlansTest} and {@code jit/BatchedDotPlansTest} pin these plans against
+ * XLA's compiled text.
  *
  * <p>{@code preferred_element_type} (JAX's {@code _maybe_upcast}): the result's dtype when given. Float32 from
  * bfloat16 operands accumulates the products in float32 and leaves the sum unrounded (mixed precision's dot); the
@@ -504,9 +506,10 @@ public record DotGeneral(List<Integer> lhsContracting, List<Integer> rhsContract
      *   <li>Batch and free dimensions keep their operand's axes, the larger operand's first (XLA's propagation
      *       infers a dot's sharding from the larger operand first); these axes group the devices, and the rest of
      *       the work happens within each group.</li>
-     *   <li>An operand axis the result already uses on another dimension moves to a mesh axis of the same size that
-     *       nothing uses (a collective-permute, XLA's regrouping of the other operand); without one it is
-     *       gathered. A free dimension so moved is then gathered within the group.</li>
+     *   <li>An operand dimension keeps its axes up to the first one the result already uses on another dimension
+     *       (the rest is gathered); where that leaves none, its axes move to mesh axes of the same size that nothing
+     *       uses (a collective-permute, XLA's regrouping of the other operand), and without them it is gathered. A
+     *       free dimension so moved is then gathered within the group.</li>
      *   <li>A contracting dimension split on both sides alike is summed; split on both sides over different axes
      *       into as many parts, the smaller operand is re-laid out as the larger. Split on one side only, the other
      *       operand is sliced and the products summed when the split operand fills its group (no replication
