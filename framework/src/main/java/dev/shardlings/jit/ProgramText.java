@@ -125,9 +125,16 @@ final class ProgramText {
                 ? e.get(0) : PartitionSpec.tuple(e.toArray(new String[0]))).toArray())).toString();
     }
 
-    /** {@code , replica_groups={{0,1},{2,3}}}: device ids per group, omitted when all devices form one. */
+    /**
+     * {@code , replica_groups={{0,1},{2,3}}}: device ids per group, each in the order of {@code axes} (the first
+     * major), omitted when all devices form one group in mesh order. A group over all devices in another order is
+     * printed ({@code {{0,2,1,3}}} for ('y', 'x') on a 2 × 2 mesh), as XLA prints it: an all-gather concatenates
+     * in that order.
+     */
     private static String groups(List<String> axes, Mesh mesh) {
-        if (axes.isEmpty() || mesh.axisSize(axes) == mesh.size()) {
+        List<String> split = axes.stream().filter(a -> mesh.axisSize(a) > 1).toList();
+        List<String> meshOrder = mesh.axisNames().stream().filter(split::contains).toList();
+        if (axes.isEmpty() || (mesh.axisSize(axes) == mesh.size() && split.equals(meshOrder))) {
             return "";
         }
         TreeMap<String, TreeMap<Integer, Integer>> byRest = new TreeMap<>();

@@ -26,13 +26,15 @@ import java.util.Set;
  * sums, completed by an all-reduce over K; where the result's layout splits a dimension over exactly K, that
  * dimension is first cut over the idle devices (the major part of the unused axes, when their devices are a multiple
  * of K's), so the all-reduce carries 1/|K| of the result and a collective-permute moves each block into place, and
- * without enough idle devices the whole result is all-reduced and sliced (XLA:CPU creates no reduce-scatter). The
- * result keeps the larger operand's batch and free shardings first;
- * an operand axis the result already uses elsewhere moves, by one collective-permute, onto an unused axis of the
- * same size (else it is gathered). A contracting dimension split on one operand only is summed (the other operand
- * sliced) when the split operand fills its device group and has more elements per group than the result, and
- * gathered otherwise; split on both over different axes into as many parts, the smaller operand moves onto the
- * larger's axes. {@code jit/XlaMatmulPlansTest} pins these plans against XLA's compiled text.
+ * without enough idle devices the whole result is all-reduced and sliced (XLA:CPU creates no reduce-scatter). On
+ * Auto axes the result's layout is Shardy's ({@link #autoRule}); the products keep the larger operand's batch and
+ * free shardings first; an operand dimension keeps its axes up to the first one the result already uses elsewhere
+ * and the rest is gathered; where that leaves none, its axes move, by one collective-permute, onto unused axes of
+ * the same size (else the dimension is gathered). A contracting dimension split on one operand only is summed (the
+ * other operand sliced) when the split operand fills its device group and has more elements per group than the
+ * result, and gathered otherwise; split on both over different axes into as many parts, the smaller operand moves
+ * onto the larger's axes. {@code jit/XlaMatmulPlansTest} and {@code jit/BatchedDotPlansTest} pin these plans against
+ * XLA's compiled text.
  *
  * <p>{@code preferred_element_type} (JAX's {@code _maybe_upcast}): the result's dtype when given. Float32 from
  * bfloat16 operands accumulates the products in float32 and leaves the sum unrounded (mixed precision's dot); the
@@ -219,12 +221,6 @@ public record DotGeneral(List<Integer> lhsContracting, List<Integer> rhsContract
                 throw new ShardingTypeError(message);
             }
         }
-    }
-
-    /** On Auto axes an ambiguous contraction is summed: the result keeps only the free and batch shardings. */
-    @Override
-    public List<List<String>> autoFallback(List<ArrayType> operands, Shaped out, Mesh mesh) {
-        return plan(operands.get(0), operands.get(1), null).natural;
     }
 
     /**
@@ -430,56 +426,90 @@ public record DotGeneral(List<Integer> lhsContracting, List<Integer> rhsContract
     }
 
     /**
-     * On Auto axes the result keeps the larger operand's shardings first, then the other's (an axis already used is
-     * dropped): XLA's sharding propagation infers a dot's sharding from the
-     * larger operand first, so A[I_x, J] · B[J, K_x] is C[I_x, K] for equal sizes but C[I, K_x] when B is larger.
+     * On Auto axes (Shardy's aggressive factor propagation, as JAX 0.10.2 runs it; {@code jax-checks/
+     * batched_dot_plans.py} pins it on every pair of layouts of three batched einsums): the operands keep their
+     * layouts, so only the result's dimensions (its factors: batch, lhs free, rhs free) take axes. A batch dimension
+     * laid out on both operands takes the longer layout where one is a prefix of the other, else their common prefix
+     * (B_x against B_y is replicated). The factors then claim their axes in order: those whose source (the operand
+     * holding the longer layout, the lhs on a tie) is the larger operand first — A[I_x, J] · B[J, K_x] is
+     * C[I_x, K] for equal sizes but C[I, K_x] when B is larger —, then by source, lhs first, then in the result's
+     * order; a factor keeps its axes up to the first one an earlier factor claimed (C[B_x, K_(x,y)] gives
+     * C[B_x, K]). With {@code outSharding} the result has it.
      */
     @Override
     public List<List<String>> autoRule(List<ArrayType> operands, Shaped out, Mesh mesh) {
+        if (outSharding != null) {
+            return Specs.typed(outSharding, out.shape().size(), mesh);
+        }
         ArrayType l = operands.get(0);
         ArrayType r = operands.get(1);
-        List<List<String>> dims;
-        try {
-            dims = shardingRule(operands, out, mesh);
-        } catch (ShardingTypeError e) {
-            dims = autoFallback(operands, out, mesh);
-        }
+        List<Integer> lFree = free(l.rank(), lhsContracting, lhsBatch);
+        List<Integer> rFree = free(r.rank(), rhsContracting, rhsBatch);
         int b = lhsBatch.size();
-        int lf = free(l.rank(), lhsContracting, lhsBatch).size();
-        List<Integer> order = new ArrayList<>(range(0, b));
-        List<Integer> lhsFree = range(b, b + lf);
-        List<Integer> rhsFree = range(b + lf, dims.size());
-        if (rhsFirst(l, r)) {
-            order.addAll(0, rhsFree);
-            order.addAll(lhsFree);
-        } else {
-            order.addAll(lhsFree);
-            order.addAll(rhsFree);
+        List<List<String>> wanted = new ArrayList<>();
+        List<Integer> source = new ArrayList<>();
+        for (int i = 0; i < b; i++) {
+            List<String> x = l.dims().get(lhsBatch.get(i));
+            List<String> y = r.dims().get(rhsBatch.get(i));
+            wanted.add(merged(x, y));
+            source.add(x.size() >= y.size() ? 0 : 1);
         }
-        Set<String> seen = new HashSet<>();
-        List<List<String>> kept = new ArrayList<>(dims);
-        for (int d : order) {
-            List<String> k = new ArrayList<>();
-            for (String a : dims.get(d)) {
-                if (seen.add(a)) {
-                    k.add(a);
+        for (int d : lFree) {
+            wanted.add(l.dims().get(d));
+            source.add(0);
+        }
+        for (int d : rFree) {
+            wanted.add(r.dims().get(d));
+            source.add(1);
+        }
+        int first = rhsFirst(l, r) ? 1 : 0;
+        List<Integer> order = new ArrayList<>();
+        for (int side : new int[] {first, 1 - first}) {
+            for (int e = 0; e < wanted.size(); e++) {
+                if (source.get(e) == side) {
+                    order.add(e);
                 }
             }
-            kept.set(d, List.copyOf(k));
         }
-        return List.copyOf(kept);
+        Set<String> claimed = new HashSet<>();
+        List<List<String>> dims = new ArrayList<>(Specs.replicated(wanted.size()));
+        for (int e : order) {
+            List<String> kept = new ArrayList<>();
+            for (String a : wanted.get(e)) {
+                if (claimed.contains(a)) {
+                    break;
+                }
+                kept.add(a);
+            }
+            claimed.addAll(kept);
+            dims.set(e, List.copyOf(kept));
+        }
+        return List.copyOf(dims);
+    }
+
+    /** A batch dimension's layout from its two operands': the longer where one extends the other, else the common
+     * prefix (Shardy resolves a conflict within a factor to what both agree on). */
+    private static List<String> merged(List<String> x, List<String> y) {
+        List<String> shorter = x.size() <= y.size() ? x : y;
+        List<String> longer = shorter == x ? y : x;
+        int common = 0;
+        while (common < shorter.size() && shorter.get(common).equals(longer.get(common))) {
+            common++;
+        }
+        return common == shorter.size() ? longer : shorter.subList(0, common);
     }
 
     /**
      * The operand layouts for local products, as XLA's SPMD partitioner chooses them ({@code dot_handler.cc}),
-     * for the result layout {@code out} (null: none yet, the Auto fallback).
+     * for the result layout {@code out}.
      * <ol>
      *   <li>Batch and free dimensions keep their operand's axes, the larger operand's first (XLA's propagation
      *       infers a dot's sharding from the larger operand first); these axes group the devices, and the rest of
      *       the work happens within each group.</li>
-     *   <li>An operand axis the result already uses on another dimension moves to a mesh axis of the same size that
-     *       nothing uses (a collective-permute, XLA's regrouping of the other operand); without one it is
-     *       gathered. A free dimension so moved is then gathered within the group.</li>
+     *   <li>An operand dimension keeps its axes up to the first one the result already uses on another dimension
+     *       (the rest is gathered); where that leaves none, its axes move to mesh axes of the same size that nothing
+     *       uses (a collective-permute, XLA's regrouping of the other operand), and without them it is gathered. A
+     *       free dimension so moved is then gathered within the group.</li>
      *   <li>A contracting dimension split on both sides alike is summed; split on both sides over different axes
      *       into as many parts, the smaller operand is re-laid out as the larger. Split on one side only, the other
      *       operand is sliced and the products summed when the split operand fills its group (no replication
@@ -514,7 +544,8 @@ public record DotGeneral(List<Integer> lhsContracting, List<Integer> rhsContract
                 if (!natural.get(i).isEmpty() || s.isEmpty()) {
                     continue;
                 }
-                if (s.stream().anyMatch(used::contains)) {
+                s = unclaimedPrefix(s, used);
+                if (s.isEmpty()) {
                     moved.add(new int[] {side, d});
                     continue;
                 }
@@ -525,8 +556,8 @@ public record DotGeneral(List<Integer> lhsContracting, List<Integer> rhsContract
             }
             List<Integer> f = side == 0 ? lFree : rFree;
             for (int j = 0; j < f.size(); j++) {
-                List<String> s = t.dims().get(f.get(j));
-                if (s.stream().anyMatch(used::contains)) {
+                List<String> s = unclaimedPrefix(t.dims().get(f.get(j)), used);
+                if (s.isEmpty() && !t.dims().get(f.get(j)).isEmpty()) {
                     moved.add(new int[] {side, f.get(j)});
                     continue;
                 }
@@ -558,7 +589,7 @@ public record DotGeneral(List<Integer> lhsContracting, List<Integer> rhsContract
             }
         }
         List<String> contracted = new ArrayList<>();
-        List<List<String>> outDims = out != null ? out.dims() : natural;
+        List<List<String>> outDims = out.dims();
         for (int i = 0; i < lhsContracting.size(); i++) {
             List<String> a = lEff.get(lhsContracting.get(i));
             List<String> c = rEff.get(rhsContracting.get(i));
@@ -587,13 +618,23 @@ public record DotGeneral(List<Integer> lhsContracting, List<Integer> rhsContract
             lhs.set(lhsContracting.get(i), k);
             rhs.set(rhsContracting.get(i), k);
         }
-        Partitioning.Share share = null;
-        if (out != null) {
-            splitAsOut(l, r, out, lhs, rhs, used, natural);
-            share = share(l, r, out, contracted, natural, used, taken, mesh);
-        }
+        splitAsOut(l, r, out, lhs, rhs, used, natural);
+        Partitioning.Share share = share(l, r, out, contracted, natural, used, taken, mesh);
         return new Plan(lhs, rhs, lVia.equals(l.dims()) ? List.of() : lVia, rVia.equals(r.dims()) ? List.of() : rVia,
                 contracted, natural, share);
+    }
+
+    /**
+     * The axes of an operand dimension up to the first one the result already uses: the product keeps them, and
+     * only the rest is gathered (XLA gathers B[B_(y,x)] over x alone where the result's x splits another
+     * dimension).
+     */
+    private static List<String> unclaimedPrefix(List<String> axes, Set<String> used) {
+        int p = 0;
+        while (p < axes.size() && !used.contains(axes.get(p))) {
+            p++;
+        }
+        return axes.subList(0, p);
     }
 
     /**

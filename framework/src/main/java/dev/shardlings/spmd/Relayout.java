@@ -10,9 +10,13 @@ import java.util.List;
  * The steps that move a value from one layout to another — the data movement {@code jax.sharding.reshard} and the
  * partitioner insert. A layout gives, per dimension, the mesh axes splitting it (major first).
  *
- * <p>The plan, in this order: the axes that leave the layout altogether are all-gathered first; then an
- * axis that leaves one dimension and is the next to split another moves with one all-to-all (f32[8,64,32] from
- * P(X, None, Y) to P(None, X): an all-gather over Y, then an all-to-all over X); when no such move is possible, the axes that must leave a dimension are all-gathered (one dimension
+ * <p>The plan, in this order: the axes that leave the layout altogether are all-gathered first, with what is left
+ * of their dimension when that would not keep its place (P(None, (x, y)) → P(x, None) gathers the dimension over
+ * (x, y) at once, as XLA does); then an axis that leaves one dimension and is the next to split another moves with
+ * one all-to-all (f32[8,64,32] from P(X, None, Y) to P(None, X): an all-gather over Y, then an all-to-all over X),
+ * unless that other dimension takes axes from two or more dimensions (P(None, x, y) → P((x, y)): XLA gathers both,
+ * then slices), and after slicing locally the axes it takes first that no dimension holds (P(None, y) → P((x, y))
+ * slices x, then moves y); when no such move is possible, the axes that must leave a dimension are all-gathered (one dimension
  * at a time, the last dimension first, then moves are tried again); finally axes that newly split a dimension are taken by slicing the
  * block locally at the device's axis index, which moves nothing. When that plan would gather although the new
  * layout splits over every axis the old one did (a transposed layout, P(X, Y) → P(Y, X)), the data only changes
@@ -55,8 +59,25 @@ public final class Relayout {
                 p--;
             }
             if (p < ci.size()) {
+                // what stays of a dimension that loses axes must keep its place, else it is gathered with them
+                p = commonPrefix(ci.subList(0, p), to.get(i));
                 steps.add(new DataMovement.AllGather(List.copyOf(ci.subList(p, ci.size())), i));
                 cur.set(i, new ArrayList<>(ci.subList(0, p)));
+            }
+        }
+        // a dimension that takes axes from two or more others is filled by gathering them, not by all-to-alls
+        java.util.Set<Integer> gatherInto = new java.util.HashSet<>();
+        for (int j = 0; j < to.size(); j++) {
+            java.util.Set<Integer> sources = new java.util.HashSet<>();
+            for (String a : to.get(j).subList(commonPrefix(from.get(j), to.get(j)), to.get(j).size())) {
+                for (int i = 0; i < from.size(); i++) {
+                    if (i != j && from.get(i).contains(a)) {
+                        sources.add(i);
+                    }
+                }
+            }
+            if (sources.size() > 1) {
+                gatherInto.add(j);
             }
         }
         while (true) {
@@ -67,16 +88,30 @@ public final class Relayout {
                     continue;
                 }
                 String a = ci.get(ci.size() - 1);
+                java.util.Set<String> held = new java.util.HashSet<>();
+                cur.forEach(held::addAll);
                 for (int j = 0; j < cur.size(); j++) {
                     List<String> cj = cur.get(j);
                     List<String> tj = to.get(j);
-                    if (j != i && tj.size() > cj.size() && isPrefix(cj, tj) && tj.get(cj.size()).equals(a)) {
-                        steps.add(new DataMovement.AllToAll(a, j, i));
-                        ci.remove(ci.size() - 1);
-                        cj.add(a);
-                        moved = true;
-                        break;
+                    int at = tj.indexOf(a);
+                    if (j == i || gatherInto.contains(j) || at < cj.size() || !isPrefix(cj, tj)) {
+                        continue;
                     }
+                    // axes the target takes before a that no dimension holds are sliced locally first, so the
+                    // all-to-all brings a in at the minor end (XLA: P((x,y)) from P(None, y) slices x, then moves y)
+                    List<String> before = tj.subList(cj.size(), at);
+                    if (before.stream().anyMatch(held::contains)) {
+                        continue;
+                    }
+                    if (!before.isEmpty()) {
+                        steps.add(new DataMovement.SliceLocal(List.copyOf(before), j));
+                        cj.addAll(before);
+                    }
+                    steps.add(new DataMovement.AllToAll(a, j, i));
+                    ci.remove(ci.size() - 1);
+                    cj.add(a);
+                    moved = true;
+                    break;
                 }
             }
             if (moved) {
