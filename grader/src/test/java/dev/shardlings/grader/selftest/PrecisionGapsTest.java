@@ -72,9 +72,11 @@ class PrecisionGapsTest {
     }
 
     @Test
-    void assemblingCapturedBlocksOnADeviceIsTooMuchMemory() {
-        // Blocks read on the host (no whole array there), put together on every device.
-        rejected(Kind.STRUCTURE, "as large as the whole input", () -> Problem1Checks.perShardMean(a -> {
+    void assemblingCapturedBlocksOnADeviceIsACapture() {
+        // Blocks read on the host (no whole array there), put together on every device: before any part's rule
+        // (it also makes an array as large as the whole input), the devices read arrays no argument brought them.
+        rejected(Kind.STRUCTURE, "it read 2 array(s) it was neither handed, nor made, nor received by a collective",
+                () -> Problem1Checks.perShardMean(a -> {
             List<NDArray> rows = new ArrayList<>();
             int nx = a.mesh().axisSize("X");
             int ny = a.mesh().axisSize("Y");
