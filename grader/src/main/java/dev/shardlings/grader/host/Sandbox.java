@@ -19,6 +19,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -131,7 +132,18 @@ public final class Sandbox implements AutoCloseable {
      * @param useSandboxUser run as {@value SandboxUsers#SANDBOX_USER} when the judge is root and the user exists
      *                       (false: never, e.g. to test the barriers that hold without it)
      */
-    public record Config(Path courseClasses, String heap, Duration partBudget, boolean useSandboxUser) {
+    public record Config(Path courseClasses, String heap, Duration partBudget, boolean useSandboxUser,
+                         Set<OsBarriers.Layer> without) {
+
+        /** @param without OS-level layers left out: none in a grade; the grader's tests take one away at a time */
+        public Config {
+            without = Set.copyOf(without);
+        }
+
+        /** A sandbox with every OS-level barrier this machine allows. */
+        public Config(Path courseClasses, String heap, Duration partBudget, boolean useSandboxUser) {
+            this(courseClasses, heap, partBudget, useSandboxUser, Set.of());
+        }
     }
 
     private static volatile Sandbox shared;
@@ -142,6 +154,12 @@ public final class Sandbox implements AutoCloseable {
     private final Path dir;
     private final List<String> classPath;
     private final Path home;
+    /** The sandbox's folders as the launcher knows them (home, the private /tmp, /var/tmp and /dev/shm). */
+    private final OsBarriers.Folders folders;
+    /** The launcher of the OS-level barriers, or empty where this machine cannot run one. */
+    private final Optional<OsBarriers> os;
+    /** What held: from the probe, lowered by any start that got less. */
+    private volatile OsBarriers.Held held;
     private final Optional<String> user;
     /** The user held for this sandbox's lifetime (null without one): no other grader's sandbox runs as it. */
     private final SandboxUsers.Lease lease;
@@ -217,14 +235,28 @@ public final class Sandbox implements AutoCloseable {
         this.classPath = ClassPathCopy.copy(cp, config.courseClasses());
         this.home = dir.resolve("home");
         Files.createDirectories(home);
+        this.folders = new OsBarriers.Folders(dir, home, dir.resolve("private"));
+        for (Path d : folders.privateDirs()) {
+            Files.createDirectories(d);
+        }
         // The class path copies are read-only (for the sandbox's own user too, as far as the file system lets a
-        // user be kept from their own files); the home folder is the sandbox's, for its temporary files.
+        // user be kept from their own files); the home folder and the private temporary folders are the sandbox's.
         Folders.readOnly(dir.resolve("classpath"));
         if (user.isPresent()) {
             Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
             UserPrincipal u = dir.getFileSystem().getUserPrincipalLookupService().lookupPrincipalByName(user.get());
             Files.setOwner(home, u);
+            for (Path d : folders.privateDirs()) {
+                Files.setOwner(d, u);
+            }
         }
+        this.os = command != null ? Optional.empty() : OsBarriers.find(user.isPresent());
+        OsBarriers.Held h = OsBarriers.Held.none(user.isPresent(), "no python3 that the sandbox can run"
+                + " (or not Linux): the sandbox starts without its launcher");
+        if (os.isPresent()) {
+            h = os.get().probe(user, folders, config.without(), environment());
+        }
+        this.held = h;
         barriers.put("judge_never_loads_course_classes", true);
         barriers.put("oracles_and_solutions_off_the_sandbox_class_path", true);
         barriers.put("course_classes_last_on_the_class_path", true);
@@ -237,6 +269,12 @@ public final class Sandbox implements AutoCloseable {
         barriers.put("process_tree_killed_after_every_part", true);
         barriers.put("new_session_per_sandbox", setsid);
         barriers.put("unprivileged_sandbox_user", user.isPresent());
+        barriers.put("own_temporary_folders_emptied_after_every_part", true);
+    }
+
+    /** What the OS-level barriers did on this machine ({@link OsBarriers}), as the probe and the starts so far found. */
+    public OsBarriers.Held osBarriers() {
+        return held;
     }
 
     /** The sandbox the graded tests use: from system properties, or the one {@link #install} set. */
@@ -314,7 +352,9 @@ public final class Sandbox implements AutoCloseable {
 
     /** Which barriers are active in this run, for results.json's {@code extra_data}. */
     public Map<String, Boolean> barriers() {
-        return Map.copyOf(barriers);
+        Map<String, Boolean> all = new LinkedHashMap<>(barriers);
+        all.putAll(held.barriers());
+        return Map.copyOf(all);
     }
 
     /** Starts a part: its budget starts now, its output is collected apart, an earlier part's failure is gone. */
@@ -339,9 +379,40 @@ public final class Sandbox implements AutoCloseable {
         }
         poison = null;
         partDeadline = Long.MAX_VALUE;
+        clearLeftovers();
         CappedOutput out = output;
         output = new CappedOutput(OUTPUT_KEEP);
         return new PartEnd(List.copyOf(killed), out.text(), out.total());
+    }
+
+    /**
+     * Removes what the part left on disk: the sandbox's home and private /tmp, /var/tmp and /dev/shm are emptied (the
+     * folder where the launcher mounts the sandbox's own folder inside its private /tmp is spared), and, as the
+     * sandbox user without Landlock (which refuses such writes outright), that user's files are swept from the
+     * folders everyone may write to. Called with no course code running: a sandbox JVM kept for the next part has
+     * answered its call and has no thread of course code left (one that had is killed).
+     */
+    private void clearLeftovers() {
+        try {
+            Optional<Path> spare = mountedSandbox();
+            Leftovers.empty(home, Optional.empty());
+            for (Path d : folders.privateDirs()) {
+                Leftovers.empty(d, spare);
+            }
+            if (user.isPresent() && !held.layers().writesConfined()) {
+                Leftovers.sweep(user.get(), Leftovers.SHARED, List.of(dir));
+            }
+        } catch (IOException e) {
+            System.err.println("Could not clear the sandbox's files after the part: " + e);
+        }
+    }
+
+    /** Where the sandbox's folder appears in its private /tmp (the launcher mounts it there when /tmp is private). */
+    private Optional<Path> mountedSandbox() throws IOException {
+        Path real = dir.toRealPath();
+        Path tmp = Path.of("/tmp");
+        return real.startsWith(tmp) && !real.equals(tmp) ? Optional.of(folders.tmp().resolve(tmp.relativize(real)))
+                : Optional.empty();
     }
 
     /**
@@ -554,11 +625,19 @@ public final class Sandbox implements AutoCloseable {
 
     private static final Object END = new Object();
     /**
-     * Reads the sandbox's standard error up to and including the boot's marker line ({@link SandboxBoot#READY})
-     * and returns what followed it in the bytes read; if no marker comes in the first 16 KB (or before the stream
-     * ends), returns everything read, so nothing is hidden that did not come from the boot's start.
+     * What the sandbox wrote on standard error before the boot's marker ({@link SandboxBoot#READY}): the launcher's
+     * report of its barriers, the JVM's notices.
+     *
+     * @param unclaimed what goes on into the part's output: nothing when the marker came; everything read when no
+     *                  marker came in the first 16 KB (or before the stream ended), so nothing is hidden that did not
+     *                  come from the boot's start
+     * @param beforeMarker the text read before the marker (all of it when none came)
      */
-    static byte[] skipBootOutput(InputStream in) throws IOException {
+    record BootOutput(byte[] unclaimed, String beforeMarker) {
+    }
+
+    /** Reads the sandbox's standard error up to and including the boot's marker line (see {@link BootOutput}). */
+    static BootOutput readBootOutput(InputStream in) throws IOException {
         byte[] marker = (SandboxBoot.READY + "\n").getBytes(StandardCharsets.UTF_8);
         byte[] seen = new byte[16 * 1024];
         int n = 0;
@@ -566,22 +645,17 @@ public final class Sandbox implements AutoCloseable {
             seen[n++] = (byte) b;
             if (b == '\n' && n >= marker.length
                     && java.util.Arrays.equals(seen, n - marker.length, n, marker, 0, marker.length)) {
-                return new byte[0];
+                return new BootOutput(new byte[0], new String(seen, 0, n - marker.length, StandardCharsets.UTF_8));
             }
         }
-        return java.util.Arrays.copyOf(seen, n);
+        return new BootOutput(java.util.Arrays.copyOf(seen, n), new String(seen, 0, n, StandardCharsets.UTF_8));
     }
 
     private List<Thread> readers = List.of();
 
     private void start() throws IOException {
-        List<String> cmd = new ArrayList<>();
-        if (setsid) {
-            cmd.add("setsid"); // a session of its own: every process it starts can be found and killed
-        }
-        user.ifPresent(u -> cmd.addAll(List.of("setpriv", "--reuid=" + u, "--regid=" + u, "--clear-groups",
-                "--no-new-privs", "--")));
-        cmd.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        List<String> jvm = new ArrayList<>();
+        jvm.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "--add-modules", "jdk.incubator.vector", "--limit-modules", SANDBOX_MODULES,
                 "-Xmx" + config.heap(), "-Xss4m",
                 "-XX:+ExitOnOutOfMemoryError", "-XX:ErrorFile=" + home.resolve("hs_err.log"),
@@ -596,21 +670,30 @@ public final class Sandbox implements AutoCloseable {
                 "-XX:CompileCommand=CompileThresholdScaling,dev.shardlings.array.Kernels::*,0.05",
                 // No common-pool workers: parallel streams run on the calling thread, async tasks on new threads
                 // (which SandboxMain counts), so no work hides from the trace in a pool.
-                "-Djava.util.concurrent.ForkJoinPool.common.parallelism=0", "-Djava.io.tmpdir=" + home, "-Duser.home=" + home,
+                "-Djava.util.concurrent.ForkJoinPool.common.parallelism=0", "-Djava.io.tmpdir=" + folders.tmp(),
+                "-Duser.home=" + home,
                 "-Dfile.encoding=UTF-8", "-Dstdout.encoding=UTF-8", "-Dstderr.encoding=UTF-8",
                 // JDK 17-23: the boot installs a security manager against native code; 24+: the JVM refuses it.
                 Runtime.version().feature() < 24 ? "-Djava.security.manager=allow" : "--illegal-native-access=deny",
                 "-Djava.library.path=",
                 "-cp", classPath.get(2), SandboxBoot.class.getName(), classPath.get(0), classPath.get(1),
                 classPath.get(3)));
+        List<String> cmd = new ArrayList<>();
+        if (setsid) {
+            cmd.add("setsid"); // a session of its own: every process it starts can be found and killed
+        }
+        if (os.isPresent()) {
+            // The launcher puts up the OS-level barriers, becomes the sandbox user and then the JVM (execv).
+            cmd.addAll(os.get().wrap(user, folders, config.without(), jvm));
+        } else {
+            user.ifPresent(u -> cmd.addAll(List.of("setpriv", "--reuid=" + u, "--regid=" + u, "--clear-groups",
+                    "--no-new-privs", "--")));
+            cmd.addAll(jvm);
+        }
         ProcessBuilder pb = new ProcessBuilder(command != null ? command : cmd).directory(home.toFile());
         Map<String, String> env = pb.environment();
-        String path = env.getOrDefault("PATH", "/usr/bin:/bin");
         env.clear(); // no JAVA_TOOL_OPTIONS, no MAVEN_OPTS, no tokens of the CI or the grading service
-        env.put("PATH", path);
-        env.put("HOME", home.toString());
-        env.put("LANG", "C.UTF-8");
-        env.put(ProcessTree.MARKER, processes.marker());
+        env.putAll(environment());
         process = pb.start();
         starts++;
         processes.started(process.toHandle());
@@ -654,7 +737,10 @@ public final class Sandbox implements AutoCloseable {
                 // warning about the security manager) is not the student's output: no course code has run yet.
                 byte[] first;
                 try {
-                    first = skipBootOutput(in);
+                    BootOutput b = readBootOutput(in);
+                    first = b.unclaimed();
+                    // Every start reports its barriers: one that got fewer than the probe lowers what the run says.
+                    OsBarriers.Layers.find(b.beforeMarker()).ifPresent(l -> held = held.weakenedTo(l));
                 } finally {
                     boot.countDown(); // booted, or the stream ended: either way the call may go on
                 }
@@ -671,6 +757,21 @@ public final class Sandbox implements AutoCloseable {
         stdout.start();
         stderr.start();
         readers = List.of(stdout, stderr);
+    }
+
+    /**
+     * The sandbox's whole environment: {@code PATH}, its own {@code HOME} and {@code TMPDIR}, {@code LANG}, and the
+     * marker that finds its processes; nothing of the judge's (no {@code JAVA_TOOL_OPTIONS}, no {@code MAVEN_OPTS},
+     * no tokens of the CI or the grading service).
+     */
+    private Map<String, String> environment() {
+        Map<String, String> env = new LinkedHashMap<>();
+        env.put("PATH", System.getenv().getOrDefault("PATH", "/usr/bin:/bin"));
+        env.put("HOME", home.toString());
+        env.put("TMPDIR", folders.tmp().toString());
+        env.put("LANG", "C.UTF-8");
+        env.put(ProcessTree.MARKER, processes.marker());
+        return env;
     }
 
     /** Reads what is left of a stream into the part's output (capped there). */
