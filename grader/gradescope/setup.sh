@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Gradescope runs this once, when it builds the autograder's image, in /autograder/source (the zip's contents).
-# It installs what is missing (a JDK 17 or later and Maven, from Ubuntu's packages: a JDK already there is kept, never
-# upgraded), makes the unprivileged users student code runs as, builds the course with a Maven repository of its
+# It installs what is missing (a JDK 17 or later, Maven and python3 for the sandbox's launcher, from Ubuntu's packages: a
+# JDK already there is kept, never upgraded), makes the unprivileged users student code runs as, builds the course with a Maven repository of its
 # own inside this folder, copies the jars the grader needs into grader/target/autograder-lib and writes the class
 # path run_autograder uses from them alone: every dependency is fetched now, so grading runs offline, without Maven,
 # and nothing outside this folder (no ~/.m2 that another checkout's `mvn install` replaces) is read when grading.
@@ -24,6 +24,8 @@ if [ "${major:-0}" -lt 17 ]; then
   missing+=(openjdk-17-jdk-headless)
 fi
 command -v mvn >/dev/null 2>&1 || missing+=(maven)
+# The sandbox's launcher (no network, no writes outside its folders: docs/grading-integrity.md#os-level-barriers).
+[ -x /usr/bin/python3 ] || missing+=(python3)
 if [ "${#missing[@]}" -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -q

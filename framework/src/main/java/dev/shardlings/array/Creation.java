@@ -19,17 +19,16 @@ final class Creation {
     }
 
     static NDArray zeros(DType dtype, int[] shape) {
-        return NDArray.made(dtype, DataKernels.newBuffer(dtype, Shapes.size(shape)), shape, Set.of(), DataOp.CREATE);
+        return NDArray.made(dtype, Buffers.of(dtype, shape, "zeros"), shape, Set.of(), DataOp.CREATE);
     }
 
     static NDArray ones(DType dtype, int[] shape) {
-        int n = Shapes.size(shape);
         if (dtype.isFloating()) {
-            float[] d = new float[n];
+            float[] d = Buffers.floats(dtype, shape, "ones");
             Arrays.fill(d, 1f);
             return NDArray.made(dtype, d, shape, Set.of(), DataOp.CREATE);
         }
-        int[] d = new int[n];
+        int[] d = Buffers.ints(dtype, shape, "ones");
         Arrays.fill(d, 1);
         return NDArray.made(dtype, d, shape, Set.of(), DataOp.CREATE);
     }
@@ -45,13 +44,13 @@ final class Creation {
     }
 
     static NDArray full(float value, int[] shape) {
-        float[] d = new float[Shapes.size(shape)];
+        float[] d = Buffers.floats(DType.FLOAT32, shape, "full");
         Arrays.fill(d, value);
         return fresh(d, shape);
     }
 
     static NDArray full(int value, int[] shape) {
-        int[] d = new int[Shapes.size(shape)];
+        int[] d = Buffers.ints(DType.INT32, shape, "full");
         Arrays.fill(d, value);
         return fresh(d, shape);
     }
@@ -61,9 +60,11 @@ final class Creation {
         if (dtype == DType.BOOL) {
             throw new IllegalArgumentException("arange of dtype bool is not supported; use int32 or float32");
         }
+        int[] shape = {n};
         return dtype.isFloating()
-                ? NDArray.made(dtype, DataKernels.iotaFloat(n), new int[] {n}, Set.of(), DataOp.CREATE)
-                : fresh(DataKernels.iota(n), new int[] {n});
+                ? NDArray.made(dtype, DataKernels.iota(Buffers.floats(dtype, shape, "arange")), shape, Set.of(),
+                        DataOp.CREATE)
+                : fresh(DataKernels.iota(Buffers.ints(dtype, shape, "arange")), shape);
     }
 
     /**

@@ -16,19 +16,17 @@ final class DataKernels {
         return dtype.isFloating() ? new float[n] : new int[n];
     }
 
-    /** [0, 1, …, n−1] in int32. */
-    static int[] iota(int n) {
-        int[] d = new int[n];
-        for (int k = 0; k < n; k++) {
+    /** {@code d} filled with [0, 1, …, n−1] (int32); returns it. */
+    static int[] iota(int[] d) {
+        for (int k = 0; k < d.length; k++) {
             d[k] = k;
         }
         return d;
     }
 
-    /** [0, 1, …, n−1] in float32. */
-    static float[] iotaFloat(int n) {
-        float[] d = new float[n];
-        for (int k = 0; k < n; k++) {
+    /** {@code d} filled with [0, 1, …, n−1] (float32); returns it. */
+    static float[] iota(float[] d) {
+        for (int k = 0; k < d.length; k++) {
             d[k] = k;
         }
         return d;

@@ -34,7 +34,10 @@ import java.util.Set;
  * ({@code dtype must not be null}, {@code concatenate: arrays[1] is null}). A result of
  * more than {@link #MAX_SIZE} elements, whether made (zeros, arange, …) or computed (broadcasting, matmul, take,
  * concatenation), is refused the same way before anything is allocated, with a message naming the shape and the
- * limit. The checks are made once per call, at this boundary; the kernels do not repeat them.
+ * limit. An array made from nothing (zeros, ones, full, arange) that the heap cannot hold is refused with a
+ * {@link ResourceExhaustedException} naming the shape, dtype, bytes needed and the heap's limit, as JAX answers
+ * {@code RESOURCE_EXHAUSTED}, never with a bare {@code OutOfMemoryError}. The checks are made once per call, at this
+ * boundary; the kernels do not repeat them.
  */
 public final class NDArray {
 
@@ -165,6 +168,8 @@ public final class NDArray {
      * @throws NullPointerException     if dtype or shape is null (the message names it)
      * @throws IllegalArgumentException if a dimension is negative, or the shape has more than {@link #MAX_SIZE}
      *                                  elements
+     * @throws ResourceExhaustedException if the array needs more bytes than the heap allows (4 per element),
+     *                                    before anything is allocated (JAX: {@code RESOURCE_EXHAUSTED})
      */
     public static NDArray zeros(DType dtype, int... shape) {
         requireNonNull(dtype, "dtype");
@@ -177,6 +182,8 @@ public final class NDArray {
      * @throws NullPointerException     if dtype or shape is null (the message names it)
      * @throws IllegalArgumentException if a dimension is negative, or the shape has more than {@link #MAX_SIZE}
      *                                  elements
+     * @throws ResourceExhaustedException if the array needs more bytes than the heap allows (4 per element),
+     *                                    before anything is allocated (JAX: {@code RESOURCE_EXHAUSTED})
      */
     public static NDArray ones(DType dtype, int... shape) {
         requireNonNull(dtype, "dtype");
@@ -189,6 +196,8 @@ public final class NDArray {
      * @throws NullPointerException     if shape is null
      * @throws IllegalArgumentException if a dimension is negative, or the shape has more than {@link #MAX_SIZE}
      *                                  elements
+     * @throws ResourceExhaustedException if the array needs more bytes than the heap allows (4 per element),
+     *                                    before anything is allocated (JAX: {@code RESOURCE_EXHAUSTED})
      */
     public static NDArray full(float value, int... shape) {
         return Creation.full(value, checkedShape(shape));
@@ -200,6 +209,8 @@ public final class NDArray {
      * @throws NullPointerException     if shape is null
      * @throws IllegalArgumentException if a dimension is negative, or the shape has more than {@link #MAX_SIZE}
      *                                  elements
+     * @throws ResourceExhaustedException if the array needs more bytes than the heap allows (4 per element),
+     *                                    before anything is allocated (JAX: {@code RESOURCE_EXHAUSTED})
      */
     public static NDArray full(int value, int... shape) {
         return Creation.full(value, checkedShape(shape));
@@ -209,6 +220,8 @@ public final class NDArray {
      * int32 [0, 1, ..., n-1] of shape (n,) ({@code jnp.arange(n)}).
      *
      * @throws IllegalArgumentException if n is negative or more than {@link #MAX_SIZE}
+     * @throws ResourceExhaustedException if the array needs more bytes than the heap allows (4 per element),
+     *                                    before anything is allocated (JAX: {@code RESOURCE_EXHAUSTED})
      */
     public static NDArray arange(int n) {
         return arange(n, DType.INT32);
@@ -219,6 +232,8 @@ public final class NDArray {
      *
      * @throws NullPointerException     if dtype is null
      * @throws IllegalArgumentException if n is negative or more than {@link #MAX_SIZE}
+     * @throws ResourceExhaustedException if the array needs more bytes than the heap allows (4 per element),
+     *                                    before anything is allocated (JAX: {@code RESOURCE_EXHAUSTED})
      */
     public static NDArray arange(int n, DType dtype) {
         requireNonNull(dtype, "dtype");

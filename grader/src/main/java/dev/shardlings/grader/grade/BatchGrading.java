@@ -185,6 +185,9 @@ public final class BatchGrading implements Callable<Integer> {
                 + (failed > 0 ? ", " + failed + " without a grade: see the error column" : "") + ")");
         System.out.println("Pass rates, histogram and who was not graded: "
                 + out.resolve(BatchReport.REPORT).toAbsolutePath().normalize());
+        // The machine is the same for every student: one grade tells which barriers it gave.
+        outcomes.stream().filter(o -> o.results() != null).findFirst()
+                .ifPresent(o -> System.out.print(ScoreTable.barrierWarning(o.results())));
         return 0;
     }
 

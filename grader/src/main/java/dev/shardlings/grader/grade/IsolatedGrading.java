@@ -148,7 +148,6 @@ public final class IsolatedGrading implements Callable<Integer> {
         try (Sandbox sandbox = new Sandbox(new Sandbox.Config(courseClasses, options.heap,
                 Duration.ofSeconds(options.partLimitSeconds), !options.noSandboxUser))) {
             before = Sandbox.install(sandbox);
-            extra.put("barriers", new java.util.TreeMap<>(sandbox.barriers()));
             for (Part p : parts) {
                 if (done.containsKey(p.number())) {
                     continue;
@@ -163,6 +162,8 @@ public final class IsolatedGrading implements Callable<Integer> {
                 Sandbox.PartEnd end = sandbox.endPart();
                 done.put(p.number(), settle(p, r, end));
             }
+            // After the parts: a sandbox start that got fewer barriers than the probe has lowered them.
+            putBarriers(extra, sandbox);
         } finally {
             Sandbox.install(before);
         }
@@ -172,6 +173,18 @@ public final class IsolatedGrading implements Callable<Integer> {
         }
         now.write(results);
         return 0;
+    }
+
+    /**
+     * results.json's {@code barriers} (each barrier, true where it held in this run) and, when an OS-level one did not
+     * hold, {@code barriers_missing}: what was missing, in words.
+     */
+    static void putBarriers(Map<String, Object> extra, Sandbox sandbox) {
+        extra.put("barriers", new java.util.TreeMap<>(sandbox.barriers()));
+        String why = sandbox.osBarriers().why();
+        if (!why.isEmpty()) {
+            extra.put("barriers_missing", why);
+        }
     }
 
     /** The results.json this run replaces, or null when there is none or it cannot be read (it is then replaced). */

@@ -201,6 +201,38 @@ public final class ScoreTable {
     }
 
     /** The grade as Markdown: the table, then each failing part's report in a code block. */
+    /**
+     * The barriers at the level of the operating system that did not hold in this grade, named, e.g. "no_network"; empty
+     * when every one held or results.json names none (a grade made before they existed).
+     */
+    static List<String> missingOsBarriers(Results results) {
+        Object b = results.extraData().get("barriers");
+        if (!(b instanceof java.util.Map<?, ?> m)) {
+            return List.of();
+        }
+        return OS_BARRIERS.stream().filter(k -> Boolean.FALSE.equals(m.get(k))).toList();
+    }
+
+    /** The OS-level barriers an instructor is told about when they are missing, most important first. */
+    private static final List<String> OS_BARRIERS = List.of("no_network", "nothing_left_behind",
+            "proc_self_mem_not_writable", "unprivileged_sandbox_user");
+
+    /**
+     * For the instructor's console under a grade of untrusted code: which OS-level barriers this machine did not give
+     * the sandbox ("" when all held). The grade is still right; what course code could reach is not as narrow.
+     */
+    public static String barrierWarning(Results results) {
+        List<String> missing = missingOsBarriers(results);
+        if (missing.isEmpty()) {
+            return "";
+        }
+        Object why = results.extraData().get("barriers_missing");
+        return "Warning: on this machine student code ran without " + String.join(", ", missing)
+                + (why instanceof String w && !w.isBlank() ? " (" + w + ")" : "")
+                + ". The grades stand; what the code could reach is wider. Which platform gives which barrier, and"
+                + " how to get them: docs/grading-integrity.md#os-level-barriers.\n";
+    }
+
     public static String markdown(Results results, String label) {
         StringBuilder sb = new StringBuilder("# Shardlings grade\n\n").append(label).append(": **")
                 .append(points(results.score())).append('/').append(points(results.maxScore())).append("**\n\n")

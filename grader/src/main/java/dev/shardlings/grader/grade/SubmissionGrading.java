@@ -283,6 +283,9 @@ public final class SubmissionGrading implements Callable<Integer> {
         Files.writeString(results.resolveSibling(ScoreTable.MARKDOWN), ScoreTable.markdown(graded, label));
         if (!quiet) {
             System.out.print(ScoreTable.console(graded, label));
+            if (!"exercises".equals(target)) { // a student's own working copy needs no barrier against itself
+                System.out.print(ScoreTable.barrierWarning(graded));
+            }
         }
         return 0;
     }

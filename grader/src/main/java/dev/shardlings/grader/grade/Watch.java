@@ -280,7 +280,6 @@ public final class Watch implements Callable<Integer>, AutoCloseable {
             }
             current = sandbox;
             before = Sandbox.install(sandbox);
-            extra.put("barriers", new java.util.TreeMap<>(sandbox.barriers()));
             for (Part p : parts) {
                 sandbox.beginPart();
                 long tp = System.nanoTime();
@@ -291,6 +290,7 @@ public final class Watch implements Callable<Integer>, AutoCloseable {
                 }
                 done.put(p.number(), IsolatedGrading.settle(p, r, sandbox.endPart()));
             }
+            IsolatedGrading.putBarriers(extra, sandbox);
         } finally {
             current = null;
             Sandbox.install(before);

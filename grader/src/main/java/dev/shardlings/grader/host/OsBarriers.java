@@ -260,6 +260,16 @@ public final class OsBarriers {
         return cmd;
     }
 
+    /**
+     * The probe program's command: it tries TCP to each of {@code targets} (HOST:PORT), a UDP socket,
+     * {@code /proc/self/mem} and {@code /tmp/tmpName}, and prints one line of what each got.
+     */
+    List<String> probeCommand(String tmpName, List<String> targets) {
+        List<String> cmd = new ArrayList<>(List.of(python.toString(), "-I", "-S", "-c", PROBE, tmpName));
+        cmd.addAll(targets);
+        return cmd;
+    }
+
     /** The probe's result, per machine and set-up: the machine does not change during a judge's life. */
     private static final Map<List<Object>, Held> PROBED = Collections.synchronizedMap(new LinkedHashMap<>());
 
@@ -287,13 +297,13 @@ public final class OsBarriers {
         List<ServerSocket> listeners = listeners();
         String tmpName = "shardlings-probe-" + Long.toHexString(new SecureRandom().nextLong());
         try {
-            List<String> probe = new ArrayList<>(List.of(python.toString(), "-I", "-S", "-c", PROBE, tmpName));
+            List<String> targets = new ArrayList<>();
             for (ServerSocket s : listeners) {
                 InetAddress a = s.getInetAddress();
-                probe.add((a instanceof Inet4Address ? a.getHostAddress() : "[" + a.getHostAddress() + "]") + ":"
+                targets.add((a instanceof Inet4Address ? a.getHostAddress() : "[" + a.getHostAddress() + "]") + ":"
                         + s.getLocalPort());
             }
-            ProcessBuilder pb = new ProcessBuilder(wrap(user, folders, without, probe)).directory(folders.home()
+            ProcessBuilder pb = new ProcessBuilder(wrap(user, folders, without, probeCommand(tmpName, targets))).directory(folders.home()
                     .toFile()).redirectOutput(ProcessBuilder.Redirect.DISCARD);
             pb.environment().clear();
             pb.environment().putAll(env);
@@ -327,14 +337,14 @@ public final class OsBarriers {
             boolean tmpPrivate = !Files.exists(leaked, LinkOption.NOFOLLOW_LINKS);
             List<String> missing = new ArrayList<>();
             if (!noNetwork) {
-                missing.add("the network (" + (reached > 0 ? reached + " connection(s) reached the judge's listeners"
-                        : "no network namespace, seccomp filter or Landlock TCP rule") + ")");
+                missing.add(reached > 0 ? reached + " connection(s) reached the judge's listeners"
+                        : "no network namespace or seccomp filter");
             }
-            if (!tmpPrivate) {
-                missing.add("writes to /tmp (no Landlock, no mount namespace)");
+            if (!l.writesConfined() && user.isEmpty()) {
+                missing.add("no Landlock and no sandbox user: course code may write wherever the grading user may");
             }
             if (!procMem) {
-                missing.add("/proc/self/mem (no Landlock)");
+                missing.add("no Landlock: /proc/self/mem is writable");
             }
             return new Held(l, noNetwork, procMem, tmpPrivate, user.isPresent(), String.join("; ", missing));
         } catch (InterruptedException e) {
