@@ -1,6 +1,5 @@
 package dev.shardlings.grader.host;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -112,6 +111,7 @@ public final class OsBarriers {
     /**
      * What held on this machine, from the launcher's report and the probe's attempts.
      *
+     * @param launcher        the launcher ran (false: the sandbox starts without it)
      * @param layers          what the launcher put up
      * @param noNetwork       no connection reached the judge's listeners and the probe could open no TCP connection
      *                        nor, outside a network namespace, any UDP socket
@@ -120,12 +120,12 @@ public final class OsBarriers {
      * @param user            the sandbox runs as the unprivileged sandbox user
      * @param why             what was missing, in words, for the console ("" when everything held)
      */
-    public record Held(Layers layers, boolean noNetwork, boolean procMemRefused, boolean tmpPrivate, boolean user,
+    public record Held(boolean launcher, Layers layers, boolean noNetwork, boolean procMemRefused, boolean tmpPrivate, boolean user,
                        String why) {
 
         /** Nothing at the OS level (no launcher could run), for {@code why}. */
         static Held none(boolean user, String why) {
-            return new Held(Layers.NONE, false, false, false, user, why);
+            return new Held(false, Layers.NONE, false, false, false, user, why);
         }
 
         /**
@@ -141,7 +141,7 @@ public final class OsBarriers {
             boolean net = noNetwork && (l.networkNamespace() || l.seccomp());
             boolean mem = procMemRefused && l.writesConfined();
             boolean tmp = tmpPrivate && (l.writesConfined() || l.privateTmpMount());
-            return new Held(l, net, mem, tmp, user, (why.isEmpty() ? "" : why + "; ")
+            return new Held(launcher, l, net, mem, tmp, user, (why.isEmpty() ? "" : why + "; ")
                     + "a sandbox start got fewer barriers than the probe");
         }
 
@@ -226,6 +226,11 @@ public final class OsBarriers {
         }
     }
 
+    /** The launcher run by {@code python} (the grader's tests give it one that fails). */
+    static OsBarriers at(Path python) {
+        return new OsBarriers(python);
+    }
+
     /** The folders of one sandbox the launcher is told about. */
     record Folders(Path sandbox, Path home, Path privateTmp) {
 
@@ -303,18 +308,26 @@ public final class OsBarriers {
                 targets.add((a instanceof Inet4Address ? a.getHostAddress() : "[" + a.getHostAddress() + "]") + ":"
                         + s.getLocalPort());
             }
-            ProcessBuilder pb = new ProcessBuilder(wrap(user, folders, without, probeCommand(tmpName, targets))).directory(folders.home()
-                    .toFile()).redirectOutput(ProcessBuilder.Redirect.DISCARD);
-            pb.environment().clear();
-            pb.environment().putAll(env);
-            Process p = pb.start();
+            // Its report goes to a file of the judge's, read once it has ended or been killed: a probe that hangs
+            // costs at most its limit, never the grade.
+            Path report = Files.createTempFile("shardlings-probe-", ".txt");
             String err;
-            try (InputStream in = p.getErrorStream()) {
-                err = readCapped(in);
-            }
-            boolean ended = p.waitFor(60, TimeUnit.SECONDS);
-            if (!ended) {
-                p.destroyForcibly();
+            boolean ended;
+            try {
+                ProcessBuilder pb = new ProcessBuilder(wrap(user, folders, without, probeCommand(tmpName, targets)))
+                        .directory(folders.home().toFile()).redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                        .redirectError(report.toFile());
+                pb.environment().clear();
+                pb.environment().putAll(env);
+                Process p = pb.start();
+                ended = p.waitFor(60, TimeUnit.SECONDS);
+                if (!ended) {
+                    p.destroyForcibly();
+                    p.waitFor(5, TimeUnit.SECONDS);
+                }
+                err = readCapped(report);
+            } finally {
+                Files.deleteIfExists(report);
             }
             int reached = 0;
             for (ServerSocket s : listeners) {
@@ -324,8 +337,9 @@ public final class OsBarriers {
             Map<String, String> tried = err.lines().filter(l -> l.startsWith("shardlings-probe: ")).findFirst()
                     .map(l -> fields(l.substring("shardlings-probe: ".length()))).orElse(Map.of());
             if (layers.isEmpty() || tried.isEmpty()) {
-                return new Held(Layers.NONE, false, false, false, false, "the launcher failed ("
-                        + err.strip().lines().reduce((a, b) -> b).orElse("no output") + ")");
+                // Not the student's doing (no course code has run): the sandbox starts without the launcher.
+                return Held.none(user.isPresent(), "the launcher failed: " + err.strip().lines()
+                        .reduce((a, b) -> b).orElse(ended ? "no output" : "no answer in 60 s"));
             }
             Layers l = layers.get();
             boolean connected = tried.entrySet().stream().anyMatch(e -> e.getKey().startsWith("connect:")
@@ -346,7 +360,7 @@ public final class OsBarriers {
             if (!procMem) {
                 missing.add("no Landlock: /proc/self/mem is writable");
             }
-            return new Held(l, noNetwork, procMem, tmpPrivate, user.isPresent(), String.join("; ", missing));
+            return new Held(true, l, noNetwork, procMem, tmpPrivate, user.isPresent(), String.join("; ", missing));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted while probing the sandbox's barriers", e);
@@ -406,15 +420,11 @@ public final class OsBarriers {
         }
     }
 
-    private static String readCapped(InputStream in) throws IOException {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        byte[] buf = new byte[8192];
-        for (int n; (n = in.read(buf)) > 0; ) {
-            if (out.size() < 64 * 1024) {
-                out.write(buf, 0, n);
-            }
+    /** The first 64 KB of a file, as text. */
+    private static String readCapped(Path file) throws IOException {
+        try (InputStream in = Files.newInputStream(file)) {
+            return new String(in.readNBytes(64 * 1024), StandardCharsets.UTF_8);
         }
-        return out.toString(StandardCharsets.UTF_8);
     }
 
     /** {@code key=value} words of a report line. */

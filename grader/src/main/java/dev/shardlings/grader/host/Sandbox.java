@@ -250,12 +250,14 @@ public final class Sandbox implements AutoCloseable {
                 Files.setOwner(d, u);
             }
         }
-        this.os = command != null ? Optional.empty() : OsBarriers.find(user.isPresent());
-        OsBarriers.Held h = OsBarriers.Held.none(user.isPresent(), "no python3 that the sandbox can run"
-                + " (or not Linux): the sandbox starts without its launcher");
-        if (os.isPresent()) {
-            h = os.get().probe(user, folders, config.without(), environment());
+        Optional<OsBarriers> found = command != null ? Optional.empty() : OsBarriers.find(user.isPresent());
+        OsBarriers.Held h = OsBarriers.Held.none(user.isPresent(), command != null ? "a stand-in command, no launcher"
+                : "no python3 that the sandbox can run (or not Linux): the sandbox starts without its launcher");
+        if (found.isPresent()) {
+            h = found.get().probe(user, folders, config.without(), environment());
         }
+        // A launcher that failed its probe is not used: the grade runs, and barriers says what is missing.
+        this.os = h.launcher() ? found : Optional.empty();
         this.held = h;
         barriers.put("judge_never_loads_course_classes", true);
         barriers.put("oracles_and_solutions_off_the_sandbox_class_path", true);

@@ -42,6 +42,22 @@ class ScoreTableTest {
         return Results.of("exercises", byPart, 1.0, "", Map.of());
     }
 
+    /** An instructor is told which OS-level barriers a grade ran without, and why; nothing when all held. */
+    @Test
+    void aGradeWithoutTheOsBarriersSaysSo() {
+        Map<String, Object> weak = Map.of("barriers", Map.of("no_network", false, "nothing_left_behind", true,
+                "proc_self_mem_not_writable", false, "unprivileged_sandbox_user", true), "barriers_missing",
+                "no network namespace or seccomp filter");
+        String w = ScoreTable.barrierWarning(Results.of("submission", Map.of(), 1.0, "", weak));
+        assertTrue(w.startsWith("Warning: on this machine student code ran without no_network,"
+                + " proc_self_mem_not_writable (no network namespace or seccomp filter)."), w);
+        assertTrue(w.contains("docs/grading-integrity.md#os-level-barriers"), w);
+        Map<String, Object> strong = Map.of("barriers", Map.of("no_network", true, "nothing_left_behind", true,
+                "proc_self_mem_not_writable", true, "unprivileged_sandbox_user", true));
+        assertEquals("", ScoreTable.barrierWarning(Results.of("submission", Map.of(), 1.0, "", strong)));
+        assertEquals("", ScoreTable.barrierWarning(grade()), "a grade that names no barrier warns of nothing");
+    }
+
     @Test
     void theConsoleShowsEachFailingReportAboveTheTable() {
         String out = ScoreTable.console(grade(), "graded: exercises");

@@ -65,6 +65,21 @@ class LauncherUnprivilegedTest {
         }
     }
 
+    /** A launcher that cannot run (here: a "python" that only fails) is found out by the probe and not used. */
+    @Test
+    void aLauncherThatFailsItsProbeIsNotUsed(@TempDir Path dir) throws Exception {
+        OsBarriers.Folders folders = new OsBarriers.Folders(dir, dir.resolve("home"), dir.resolve("private"));
+        Files.createDirectories(folders.home());
+        for (Path d : folders.privateDirs()) {
+            Files.createDirectories(d);
+        }
+        OsBarriers.Held h = OsBarriers.at(Path.of("/bin/false")).probe(Optional.empty(), folders,
+                Set.of(OsBarriers.Layer.SECCOMP), Map.of("PATH", "/usr/bin:/bin"));
+        assertEquals(false, h.launcher());
+        assertEquals(false, h.noNetwork());
+        assertTrue(h.why().startsWith("the launcher failed"), h.why());
+    }
+
     private static String line(String text, String prefix) {
         return text.lines().filter(l -> l.startsWith(prefix) && !l.startsWith(prefix + "note")).findFirst()
                 .map(l -> l.substring(prefix.length())).orElseThrow(() -> new AssertionError("no " + prefix + text));
