@@ -113,8 +113,8 @@ public final class OsBarriers {
      *
      * @param launcher        the launcher ran (false: the sandbox starts without it)
      * @param layers          what the launcher put up
-     * @param noNetwork       no connection reached the judge's listeners and the probe could open no TCP connection
-     *                        nor, outside a network namespace, any UDP socket
+     * @param noNetwork       no connection reached the judge's listeners and the probe could open no socket at all
+     *                        (no TCP connection, no UDP socket, no Unix socket)
      * @param procMemRefused  opening {@code /proc/self/mem} for writing was refused
      * @param tmpPrivate      a file written to {@code /tmp} was refused, or landed in the sandbox's private folder
      * @param user            the sandbox runs as the unprivileged sandbox user
@@ -130,15 +130,14 @@ public final class OsBarriers {
 
         /**
          * What is left when a start's launcher reports {@code got}: a layer it lacks is gone, and with it what only
-         * that layer gave (the network is still cut by any of the namespace, the seccomp filter or Landlock's TCP
-         * rule with the UDP socket refused by the filter).
+         * that layer gave (no network needs the seccomp filter's refusal of every socket).
          */
         Held weakenedTo(Layers got) {
             Layers l = layers.and(got);
             if (l.equals(layers)) {
                 return this;
             }
-            boolean net = noNetwork && (l.networkNamespace() || l.seccomp());
+            boolean net = noNetwork && l.seccomp();
             boolean mem = procMemRefused && l.writesConfined();
             boolean tmp = tmpPrivate && (l.writesConfined() || l.privateTmpMount());
             return new Held(launcher, l, net, mem, tmp, user, (why.isEmpty() ? "" : why + "; ")
@@ -197,7 +196,8 @@ public final class OsBarriers {
         for (Path c : candidates) {
             try {
                 Path real = c.toRealPath();
-                if (Files.isRegularFile(real) && Files.isExecutable(real) && (!forOtherUser || everyoneMayRun(real))) {
+                if (Files.isRegularFile(real) && Files.isExecutable(real) && ownedByRoot(real)
+                        && (!forOtherUser || everyoneMayRun(real))) {
                     return Optional.of(new OsBarriers(real));
                 }
             } catch (IOException e) {
@@ -207,8 +207,33 @@ public final class OsBarriers {
         return Optional.empty();
     }
 
+    /**
+     * The Python and its library owned by root and writable by no one else: course code, whatever user it runs as,
+     * cannot change the next sandbox's launcher by changing the Python that runs it (a pyenv or conda Python in the
+     * grading user's home is refused for that reason).
+     */
+    private static boolean ownedByRoot(Path file) {
+        try {
+            Path lib = file.getParent().getParent().resolve("lib");
+            for (Path p : Files.isDirectory(lib) ? List.of(file, file.getParent(), lib) : List.of(file, file.getParent())) {
+                Set<PosixFilePermission> perms = Files.getPosixFilePermissions(p);
+                if (!Integer.valueOf(0).equals(Files.getAttribute(p, "unix:uid"))
+                        || perms.contains(PosixFilePermission.GROUP_WRITE)
+                        || perms.contains(PosixFilePermission.OTHERS_WRITE)) {
+                    return false;
+                }
+            }
+            return true;
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
+    }
+
     /** The file and every folder above it open to every user (r-x): the sandbox user can start it. */
     private static boolean everyoneMayRun(Path file) {
+        if (!ownedByRoot(file)) {
+            return false;
+        }
         try {
             for (Path p = file; p != null; p = p.getParent()) {
                 Set<PosixFilePermission> perms = Files.getPosixFilePermissions(p);
@@ -344,15 +369,18 @@ public final class OsBarriers {
             Layers l = layers.get();
             boolean connected = tried.entrySet().stream().anyMatch(e -> e.getKey().startsWith("connect:")
                     && e.getValue().equals("connected"));
-            boolean udp = tried.getOrDefault("udp_socket", "opened").equals("opened");
-            boolean noNetwork = reached == 0 && !connected && (!udp || l.networkNamespace());
+            // No socket at all: a network namespace alone leaves the machine's Unix sockets (a DNS cache's, D-Bus),
+            // and Landlock alone leaves UDP, so DNS; both are reported as layers, neither as no network.
+            boolean sockets = tried.getOrDefault("udp_socket", "opened").equals("opened")
+                    || tried.getOrDefault("unix_socket", "opened").equals("opened");
+            boolean noNetwork = reached == 0 && !connected && !sockets;
             boolean procMem = tried.getOrDefault("proc_self_mem", "writable").startsWith("refused");
             Path leaked = Path.of("/tmp", tmpName);
             boolean tmpPrivate = !Files.exists(leaked, LinkOption.NOFOLLOW_LINKS);
             List<String> missing = new ArrayList<>();
             if (!noNetwork) {
                 missing.add(reached > 0 ? reached + " connection(s) reached the judge's listeners"
-                        : "no network namespace or seccomp filter");
+                        : "no seccomp filter: sockets can be opened");
             }
             if (!l.writesConfined() && user.isEmpty()) {
                 missing.add("no Landlock and no sandbox user: course code may write wherever the grading user may");

@@ -24,14 +24,15 @@ for target in sys.argv[2:]:
         parts.append("connect:%s=connected" % target)
     except OSError as e:
         parts.append("connect:%s=%s" % (target, outcome(e)))
-try:
-    socket.getaddrinfo("localhost", 80, type=socket.SOCK_DGRAM)
-    # /etc/hosts answers without the network; a real lookup needs a socket (the resolver's UDP or TCP).
-    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    s.close()
-    parts.append("udp_socket=opened")
-except OSError as e:
-    parts.append("udp_socket=" + outcome(e))
+# A real name lookup needs a socket: the resolver's UDP or TCP, or a Unix socket of the machine's DNS cache (nscd,
+# systemd-resolved), which a network namespace does not cut off.
+for name, family, kind in (("udp_socket", socket.AF_INET, socket.SOCK_DGRAM),
+                           ("unix_socket", socket.AF_UNIX, socket.SOCK_STREAM)):
+    try:
+        socket.socket(family, kind).close()
+        parts.append(name + "=opened")
+    except OSError as e:
+        parts.append(name + "=" + outcome(e))
 try:
     os.close(os.open("/proc/self/mem", os.O_RDWR))
     parts.append("proc_self_mem=writable")
