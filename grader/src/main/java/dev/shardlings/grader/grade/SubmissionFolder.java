@@ -29,7 +29,11 @@ import java.util.stream.Stream;
 final class SubmissionFolder implements Closeable {
 
     /** What an entry of a folder is, links not followed. */
-    enum Kind { MISSING, FILE, FOLDER, LINK, OTHER }
+    /**
+     * What an entry is. {@code HARD_LINK}: a regular file with more than one name, i.e. a hard link (to a solution
+     * file, say, by a student with an account on the grading machine), which reads like any file.
+     */
+    enum Kind { MISSING, FILE, HARD_LINK, FOLDER, LINK, OTHER }
 
     /** The whole submission is refused; the message says why, in words for the student. */
     static final class Refused extends Exception {
@@ -104,8 +108,20 @@ final class SubmissionFolder implements Closeable {
         } catch (NoSuchFileException e) {
             return Kind.MISSING;
         }
+        if (a.isRegularFile() && links(name) > 1) {
+            return Kind.HARD_LINK;
+        }
         return a.isSymbolicLink() ? Kind.LINK : a.isDirectory() ? Kind.FOLDER : a.isRegularFile() ? Kind.FILE
                 : Kind.OTHER;
+    }
+
+    /** How many names the file {@code name} has (1 where the platform cannot say). */
+    private int links(String name) {
+        try {
+            return (Integer) Files.getAttribute(path.resolve(name), "unix:nlink", LinkOption.NOFOLLOW_LINKS);
+        } catch (IOException | RuntimeException e) {
+            return 1;
+        }
     }
 
     /**

@@ -468,6 +468,7 @@ public final class SubmissionGrading implements Callable<Integer> {
                     shown.put(name, folderShown(submission, e.folder()) + name);
                     why = switch (e.kind()) {
                         case LINK -> "a symbolic link (upload the file itself)";
+                        case HARD_LINK -> "a hard link, a second name of another file (upload a copy of the file)";
                         case FOLDER, OTHER, MISSING -> "not a regular file";
                         case FILE -> null;
                     };
@@ -518,6 +519,7 @@ public final class SubmissionGrading implements Callable<Integer> {
     private static String ignoredWhy(CourseSearch.Entry e) {
         return switch (e.kind()) {
             case LINK -> "a symbolic link, not followed";
+            case HARD_LINK -> "a hard link (a second name of another file), not taken";
             case FOLDER -> "a folder where no course file is looked for";
             case OTHER, MISSING -> "not a regular file";
             case FILE -> COURSE_FILES.contains(e.name())

@@ -40,6 +40,11 @@ class SubmissionGradingTest {
         Files.writeString(sub.resolve("Helpers.java"), course("Helpers", ""));
         Files.writeString(sub.resolve("notes.txt"), "not Java");
         Files.createSymbolicLink(sub.resolve("Problem3.java"), STUBS.resolve("Problem3.java"));
+        // A hard link reads like any file; it is a second name of another one (a solution, on a shared machine).
+        Path elsewhere = dir.resolve("instructor/Problem4.java");
+        Files.createDirectories(elsewhere.getParent());
+        Files.writeString(elsewhere, course("Problem4", ""));
+        Files.createLink(sub.resolve("Problem4.java"), elsewhere);
         Path out = dir.resolve("src");
         SubmissionGrading.Intake in = SubmissionGrading.prepare(STUBS, dir.resolve("submission"), out);
         assertEquals(List.of("Chapter0.java", "Problem1.java"), in.taken(), "what javac makes of them comes later");
@@ -47,6 +52,8 @@ class SubmissionGradingTest {
                 "exercises/src/main/java/dev/shardlings/course/notes.txt"), List.copyOf(in.ignored().keySet()),
                 "every file not taken is named, not only Java files");
         assertEquals("a symbolic link (upload the file itself)", in.replaced().get("Problem3.java"));
+        assertEquals("a hard link, a second name of another file (upload a copy of the file)",
+                in.replaced().get("Problem4.java"));
         assertEquals("not in the submission", in.replaced().get("Problem2.java"));
         assertEquals(null, in.refusal());
         Path pkg = out.resolve("dev/shardlings/course");
