@@ -230,7 +230,7 @@ public final class ScoreTable {
         return "Warning: on this machine student code ran without " + String.join(", ", missing)
                 + (why instanceof String w && !w.isBlank() ? " (" + w + ")" : "")
                 + ". The grades stand; what the code could reach is wider. Which platform gives which barrier, and"
-                + " how to get them: docs/grading-integrity.md#os-level-barriers.\n";
+                + " how to get them: docs/grading-integrity.md, section \"OS-level barriers\".\n";
     }
 
     public static String markdown(Results results, String label) {

@@ -53,8 +53,9 @@ final class Leftovers {
     private static int emptyIn(SecureDirectoryStream<Path> dir, Path spare) throws IOException {
         int n = 0;
         for (Path entry : names(dir)) {
-            if (spare != null && entry.equals(spare.getName(0))) {
-                if (spare.getNameCount() > 1 && isDirectory(dir, entry)) {
+            // Only a real folder is spared: a link or file planted where the launcher mounts is deleted like any.
+            if (spare != null && entry.equals(spare.getName(0)) && isDirectory(dir, entry)) {
+                if (spare.getNameCount() > 1) {
                     try (SecureDirectoryStream<Path> sub = dir.newDirectoryStream(entry, LinkOption.NOFOLLOW_LINKS)) {
                         n += emptyIn(sub, spare.subpath(1, spare.getNameCount()));
                     }

@@ -117,15 +117,17 @@ public final class OsBarriers {
      *                        (no TCP connection, no UDP socket, no Unix socket)
      * @param procMemRefused  opening {@code /proc/self/mem} for writing was refused
      * @param tmpPrivate      a file written to {@code /tmp} was refused, or landed in the sandbox's private folder
+     * @param noIpc           System V shared memory and the user's keyring were refused (state that would outlive the
+     *                        sandbox and reach the next one of the same user)
      * @param user            the sandbox runs as the unprivileged sandbox user
      * @param why             what was missing, in words, for the console ("" when everything held)
      */
-    public record Held(boolean launcher, Layers layers, boolean noNetwork, boolean procMemRefused, boolean tmpPrivate, boolean user,
-                       String why) {
+    public record Held(boolean launcher, Layers layers, boolean noNetwork, boolean procMemRefused, boolean tmpPrivate,
+                       boolean noIpc, boolean user, String why) {
 
         /** Nothing at the OS level (no launcher could run), for {@code why}. */
         static Held none(boolean user, String why) {
-            return new Held(false, Layers.NONE, false, false, false, user, why);
+            return new Held(false, Layers.NONE, false, false, false, false, user, why);
         }
 
         /**
@@ -140,7 +142,7 @@ public final class OsBarriers {
             boolean net = noNetwork && l.seccomp();
             boolean mem = procMemRefused && l.writesConfined();
             boolean tmp = tmpPrivate && (l.writesConfined() || l.privateTmpMount());
-            return new Held(launcher, l, net, mem, tmp, user, (why.isEmpty() ? "" : why + "; ")
+            return new Held(launcher, l, net, mem, tmp, noIpc && l.seccomp(), user, (why.isEmpty() ? "" : why + "; ")
                     + "a sandbox start got fewer barriers than the probe");
         }
 
@@ -158,8 +160,10 @@ public final class OsBarriers {
             b.put("proc_self_mem_not_writable", procMemRefused);
             b.put("tmp_private", tmpPrivate);
             // Files outside the sandbox's own folders (which are emptied after every part): refused by Landlock, or,
-            // as the sandbox user, who can write only to the folders everyone may write to, swept from those.
-            b.put("nothing_left_behind", layers.writesConfined() || user);
+            // as the sandbox user, who can write only to the folders everyone may write to, swept from those; and
+            // no System V IPC object or key, which no folder holds.
+            b.put("nothing_left_behind", (layers.writesConfined() || user) && noIpc);
+            b.put("no_ipc_or_keyrings", noIpc);
             b.put("other_processes_hidden", layers.processesHidden());
             b.put("no_signals_out_of_the_sandbox", layers.landlockAbi() >= 6 || user);
             return b;
@@ -371,10 +375,12 @@ public final class OsBarriers {
                     && e.getValue().equals("connected"));
             // No socket at all: a network namespace alone leaves the machine's Unix sockets (a DNS cache's, D-Bus),
             // and Landlock alone leaves UDP, so DNS; both are reported as layers, neither as no network.
-            boolean sockets = tried.getOrDefault("udp_socket", "opened").equals("opened")
-                    || tried.getOrDefault("unix_socket", "opened").equals("opened");
+            boolean sockets = !refused(tried, "udp_socket") || !refused(tried, "unix_socket")
+                    || !refused(tried, "socketpair");
             boolean noNetwork = reached == 0 && !connected && !sockets;
-            boolean procMem = tried.getOrDefault("proc_self_mem", "writable").startsWith("refused");
+            boolean procMem = refused(tried, "proc_self_mem");
+            // System V IPC and keyrings outlive the sandbox and are shared by every process of its user.
+            boolean noIpc = refused(tried, "sysv_shm") && refused(tried, "keyring");
             Path leaked = Path.of("/tmp", tmpName);
             boolean tmpPrivate = !Files.exists(leaked, LinkOption.NOFOLLOW_LINKS);
             List<String> missing = new ArrayList<>();
@@ -388,7 +394,11 @@ public final class OsBarriers {
             if (!procMem) {
                 missing.add("no Landlock: /proc/self/mem is writable");
             }
-            return new Held(true, l, noNetwork, procMem, tmpPrivate, user.isPresent(), String.join("; ", missing));
+            if (!noIpc) {
+                missing.add("no seccomp filter: System V IPC and keyrings outlive the sandbox");
+            }
+            return new Held(true, l, noNetwork, procMem, tmpPrivate, noIpc, user.isPresent(),
+                    String.join("; ", missing));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted while probing the sandbox's barriers", e);
@@ -453,6 +463,11 @@ public final class OsBarriers {
         try (InputStream in = Files.newInputStream(file)) {
             return new String(in.readNBytes(64 * 1024), StandardCharsets.UTF_8);
         }
+    }
+
+    /** Whether the probe's attempt {@code what} was refused (an attempt it does not name was not refused). */
+    private static boolean refused(Map<String, String> tried, String what) {
+        return tried.getOrDefault(what, "").startsWith("refused");
     }
 
     /** {@code key=value} words of a report line. */

@@ -246,10 +246,8 @@ public final class Sandbox implements AutoCloseable {
             Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
             UserPrincipal u = dir.getFileSystem().getUserPrincipalLookupService().lookupPrincipalByName(user.get());
             Files.setOwner(home, u);
-            for (Path d : folders.privateDirs()) {
-                Files.setOwner(d, u);
-            }
         }
+        resetPrivateDirs(true);
         Optional<OsBarriers> found = command != null ? Optional.empty() : OsBarriers.find(user.isPresent());
         OsBarriers.Held h = OsBarriers.Held.none(user.isPresent(), command != null ? "a stand-in command, no launcher"
                 : "no python3 that the sandbox can run (or not Linux): the sandbox starts without its launcher");
@@ -397,6 +395,7 @@ public final class Sandbox implements AutoCloseable {
     private void clearLeftovers() {
         try {
             Optional<Path> spare = mountedSandbox();
+            resetPrivateDirs(false);
             Leftovers.empty(home, Optional.empty());
             for (Path d : folders.privateDirs()) {
                 Leftovers.empty(d, spare);
@@ -406,6 +405,38 @@ public final class Sandbox implements AutoCloseable {
             }
         } catch (IOException e) {
             System.err.println("Could not clear the sandbox's files after the part: " + e);
+        }
+    }
+
+    /**
+     * Gives the sandbox's own folders their permissions (again, after a part: course code may have changed those of
+     * the folders it owns): the home folder the sandbox user's, rwx------; with a sandbox user, the private /tmp,
+     * /var/tmp and /dev/shm as the machine's are, the judge's with every user allowed to write and the sticky bit
+     * (rwxrwxrwt, set once: the sandbox user cannot change them), so that the sandbox user can neither rename nor
+     * delete the folders the launcher made in them; without one, rwx------.
+     */
+    private void resetPrivateDirs(boolean first) throws IOException {
+        if (!java.nio.file.FileSystems.getDefault().supportedFileAttributeViews().contains("posix")) {
+            return;
+        }
+        for (Path d : folders.privateDirs()) {
+            if (user.isEmpty()) {
+                Files.setPosixFilePermissions(d, PosixFilePermissions.fromString("rwx------"));
+            } else if (first) {
+                // Java cannot set the sticky bit; chmod can (the judge runs as root here, so it is there).
+                try {
+                    new ProcessBuilder("chmod", "1777", d.toString()).redirectErrorStream(true)
+                            .redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor(10,
+                                    java.util.concurrent.TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }
+        Files.setPosixFilePermissions(home, PosixFilePermissions.fromString("rwx------"));
+        if (user.isPresent()) {
+            Files.setOwner(home, home.getFileSystem().getUserPrincipalLookupService().lookupPrincipalByName(
+                    user.get()));
         }
     }
 

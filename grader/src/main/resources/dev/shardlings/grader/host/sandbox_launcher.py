@@ -6,19 +6,26 @@
 # same pid, so the judge's handle and session are the sandbox JVM's).
 #
 # In order (each step needs the ones before it):
-#   1. namespaces: a network namespace (no interface but a loopback that is down: no TCP, UDP or DNS to anywhere)
-#      and a mount namespace. As root, unshare(2) directly; otherwise in a user namespace that maps the user to
-#      itself, where the kernel allows one (tried in a child first, so a half-made namespace never happens here).
-#   2. in the mount namespace: a private /tmp, /var/tmp and /dev/shm (the judge's folders, emptied after every part)
-#      when Landlock cannot refuse writes there; as root, a /proc of its own with hidepid=invisible (other users'
-#      processes, the judge's command line among them, are not listed).
+#   1. namespaces: a network namespace (no interface but a loopback that is down: no TCP, UDP or DNS to anywhere),
+#      an IPC namespace (no System V shared memory, queue or semaphore outlives the sandbox or reaches another) and a
+#      mount namespace, whose mounts are made private before any is made (on a host where / is shared, systemd's
+#      default, they would otherwise appear in the judge's namespace). As root, unshare(2) directly; otherwise in a
+#      user namespace that maps the user to itself, where the kernel allows one (tried in a child first, so a
+#      half-made namespace never happens here).
+#   2. in the mount namespace: a private /tmp, /var/tmp and /dev/shm (the judge's folders, emptied after every part;
+#      nosuid, nodev, noexec) when Landlock cannot refuse writes there; as root, a /proc of its own with
+#      hidepid=invisible (other users' processes, the judge's command line among them, are not listed).
 #   3. the unprivileged sandbox user (as root, with --user): no groups, real = effective = saved ids.
 #   4. no_new_privs: no setuid program gives anything back.
 #   5. Landlock: writes only beneath the --write folders (and to /dev/null): not to /tmp, the course, the results,
 #      /proc/self/mem; from ABI 4 no TCP connect or bind; from ABI 6 no signal to a process outside the sandbox.
 #   6. a seccomp filter: socket(2) fails with EACCES (no TCP, UDP, DNS, netlink or Unix socket for the JVM or any
-#      process it starts), and io_uring (which can open sockets past socket(2)), ptrace and process_vm_readv/writev
-#      fail with EPERM.
+#      process it starts), and so does socketpair(2) of any type but a stream (an unbound Unix datagram socket from
+#      socketpair can send to any socket path on the machine; a stream pair is connected to itself only, and the
+#      JDK's file channels need one); io_uring (which can open sockets past socket(2)), ptrace, process_vm_readv/writev and
+#      pidfd_getfd (another process's descriptors), System V IPC and the kernel's keyrings (state that outlives the
+#      sandbox), unshare, setns and clone with a namespace flag fail with EPERM; clone3, whose flags a filter cannot
+#      read, fails with ENOSYS, so the C library falls back to clone (as under Docker's profile).
 #
 # ARGS: --user NAME, --write DIR (repeatable), --private-tmp DIR (holding tmp/, var-tmp/, shm/), --keep DIR (a folder
 # under /tmp whose paths must still resolve once /tmp is private: the sandbox's own), --without LAYER (namespaces,
@@ -47,9 +54,12 @@ def check(result):
 
 
 CLONE_NEWNS = 0x00020000
+CLONE_NEWIPC = 0x08000000
+# Every namespace flag of clone(2) and unshare(2): NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET.
+CLONE_NAMESPACES = 0x7E020000
 CLONE_NEWUSER = 0x10000000
 CLONE_NEWNET = 0x40000000
-MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_BIND, MS_REC, MS_PRIVATE = 2, 4, 8, 4096, 16384, 1 << 18
+MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 2, 4, 8, 32, 4096, 16384, 1 << 18
 PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 38, 22, 2
 
 
@@ -92,19 +102,24 @@ def parse(argv):
 
 
 def namespaces(root, without):
-    """Step 1: 'root' or 'user' (which way the namespaces were made) or '' (none)."""
+    """Step 1: 'root' or 'user' (which way the namespaces were made), 'root-shared' (made, but / could not be made
+    private, so nothing is mounted in them), or '' (none)."""
     if "namespaces" in without:
         return ""
     if root:
         try:
-            unshare(CLONE_NEWNET | CLONE_NEWNS)
-            return "root"
+            unshare(CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWNS)
         except OSError:
             return ""  # no CAP_SYS_ADMIN (a container), or the container's seccomp profile refuses unshare
+        try:
+            mount(None, "/", None, MS_REC | MS_PRIVATE)
+        except OSError:
+            return "root-shared"  # the namespaces hold; nothing may be mounted, or it would show in the judge's
+        return "root"
     uid, gid = os.getuid(), os.getgid()
 
     def enter():
-        unshare(CLONE_NEWUSER | CLONE_NEWNET | CLONE_NEWNS)
+        unshare(CLONE_NEWUSER | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWNS)
         write_file("/proc/self/setgroups", "deny")
         write_file("/proc/self/uid_map", "%d %d 1" % (uid, uid))
         write_file("/proc/self/gid_map", "%d %d 1" % (gid, gid))
@@ -136,12 +151,27 @@ def private_tmp(private, keep):
                if os.path.isdir(target)]
     for source, target in sources:
         mount("/proc/self/fd/%d" % source, target, None, MS_BIND)
+        try:
+            mount(None, target, None, MS_BIND | MS_REMOUNT | MS_NOSUID | MS_NODEV | MS_NOEXEC)
+        except OSError:
+            pass  # hardening only: a user namespace may not change flags its parent locked
         os.close(source)
     if keep_fd is not None and where.startswith("/tmp/"):
-        # The sandbox's class path lives under /tmp: mount it again where its paths say it is (the folder made for it
-        # in the private /tmp is the judge's to spare when it empties that folder).
-        os.makedirs(where, exist_ok=True)
-        mount("/proc/self/fd/%d" % keep_fd, where, None, MS_BIND)
+        # The sandbox's class path lives under /tmp: mount it again where its paths say it is. The private /tmp is
+        # the sandbox's own and may hold what an earlier start of it planted, so the way there is made one folder
+        # at a time, each opened without following a link (a link there makes the start fail, never a folder or a
+        # mount elsewhere); the judge spares these folders when it empties the private /tmp.
+        at = os.open("/tmp", os.O_PATH | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        for part in where[len("/tmp/"):].split("/"):
+            try:
+                os.mkdir(part, 0o755, dir_fd=at)
+            except FileExistsError:
+                pass
+            nxt = os.open(part, os.O_PATH | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=at)
+            os.close(at)
+            at = nxt
+        mount("/proc/self/fd/%d" % keep_fd, "/proc/self/fd/%d" % at, None, MS_BIND)
+        os.close(at)
     if keep_fd is not None:
         os.close(keep_fd)
 
@@ -163,7 +193,7 @@ def become(user):
 LL_CREATE, LL_ADD_RULE, LL_RESTRICT = 444, 445, 446
 LL_WRITE_FILE, LL_REMOVE_DIR, LL_REMOVE_FILE = 1 << 1, 1 << 4, 1 << 5
 LL_MAKE = sum(1 << b for b in range(6, 13))  # char, dir, reg, sock, fifo, block, sym
-LL_REFER, LL_TRUNCATE = 1 << 13, 1 << 14
+LL_REFER, LL_TRUNCATE, LL_IOCTL_DEV = 1 << 13, 1 << 14, 1 << 15
 LL_NET_BIND_TCP, LL_NET_CONNECT_TCP = 1 << 0, 1 << 1
 LL_SCOPE_ABSTRACT_UNIX, LL_SCOPE_SIGNAL = 1 << 0, 1 << 1
 
@@ -179,6 +209,8 @@ def landlock(abi, writable):
         fs |= LL_REFER
     if abi >= 3:
         fs |= LL_TRUNCATE
+    if abi >= 5:
+        fs |= LL_IOCTL_DEV  # no ioctl on a device file (a terminal's, say) outside the rules
     if abi >= 6:
         attr = struct.pack("=QQQ", fs, LL_NET_BIND_TCP | LL_NET_CONNECT_TCP, LL_SCOPE_ABSTRACT_UNIX | LL_SCOPE_SIGNAL)
     elif abi >= 4:
@@ -187,7 +219,7 @@ def landlock(abi, writable):
         attr = struct.pack("=Q", fs)
     buf = ctypes.create_string_buffer(attr, len(attr))
     ruleset = check(libc.syscall(LL_CREATE, buf, ctypes.c_size_t(len(attr)), ctypes.c_uint32(0)))
-    file_rights = LL_WRITE_FILE | (LL_TRUNCATE if abi >= 3 else 0)
+    file_rights = LL_WRITE_FILE | (LL_TRUNCATE if abi >= 3 else 0) | (LL_IOCTL_DEV if abi >= 5 else 0)
     for path, rights in [(p, fs) for p in writable] + [("/dev/null", file_rights)]:
         fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
         rule = ctypes.create_string_buffer(struct.pack("=Qi", rights, fd), 12)
@@ -197,11 +229,22 @@ def landlock(abi, writable):
     os.close(ruleset)
 
 
-# seccomp: (audit arch, syscalls refused with EACCES, syscalls refused with EPERM, x32 bit to refuse) by machine.
+# seccomp, by machine: the audit architecture, the x32 bit to refuse (None where there is none), and the numbers of
+# the system calls the filter names.
 ARCHES = {
-    "x86_64": (0xC000003E, [41], [101, 310, 311, 425, 426, 427], 0x40000000),   # socket; ptrace, process_vm_*, io_uring_*
-    "aarch64": (0xC00000B7, [198], [117, 270, 271, 425, 426, 427], None),
+    "x86_64": (0xC000003E, 0x40000000, dict(
+        socket=41, socketpair=53, ptrace=101, process_vm_readv=310, process_vm_writev=311, pidfd_getfd=438,
+        io_uring_setup=425, io_uring_enter=426, io_uring_register=427, shmget=29, semget=64, msgget=68,
+        add_key=248, request_key=249, keyctl=250, unshare=272, setns=308, clone=56, clone3=435)),
+    "aarch64": (0xC00000B7, None, dict(
+        socket=198, socketpair=199, ptrace=117, process_vm_readv=270, process_vm_writev=271, pidfd_getfd=438,
+        io_uring_setup=425, io_uring_enter=426, io_uring_register=427, shmget=194, semget=190, msgget=186,
+        add_key=217, request_key=218, keyctl=219, unshare=97, setns=268, clone=220, clone3=435)),
 }
+REFUSED = [("socket", errno.EACCES)] + [(n, errno.EPERM) for n in (
+    "ptrace", "process_vm_readv", "process_vm_writev", "pidfd_getfd", "io_uring_setup", "io_uring_enter",
+    "io_uring_register", "shmget", "semget", "msgget", "add_key", "request_key", "keyctl", "unshare", "setns")] + [
+    ("clone3", errno.ENOSYS)]
 
 
 def seccomp():
@@ -209,15 +252,25 @@ def seccomp():
     arch = ARCHES.get(os.uname().machine)
     if arch is None:
         return False
-    audit, eacces, eperm, x32 = arch
-    ld_abs, jeq, jge, ret = 0x20, 0x15, 0x35, 0x06
+    audit, x32, nr = arch
+    ld_abs, jeq, jge, jset, alu_and, ret = 0x20, 0x15, 0x35, 0x45, 0x54, 0x06
     allow = 0x7FFF0000
     deny = lambda e: 0x00050000 | e
+    # A = arch; another architecture's calls (i386's int 0x80 on x86-64) are all refused. Then A = the call's number.
     prog = [(ld_abs, 0, 0, 4), (jeq, 1, 0, audit), (ret, 0, 0, deny(errno.EPERM)), (ld_abs, 0, 0, 0)]
     if x32 is not None:
         prog += [(jge, 0, 1, x32), (ret, 0, 0, deny(errno.EPERM))]
-    for nr, e in [(n, errno.EACCES) for n in eacces] + [(n, errno.EPERM) for n in eperm]:
-        prog += [(jeq, 0, 1, nr), (ret, 0, 0, deny(e))]
+    for name, e in REFUSED:
+        prog += [(jeq, 0, 1, nr[name]), (ret, 0, 0, deny(e))]
+    # socketpair of any type but SOCK_STREAM (the second argument, low 32 bits at offset 24, less its SOCK_NONBLOCK
+    # and SOCK_CLOEXEC flags): refused; a stream pair (the JDK makes one for its file channels): on, with A the
+    # call's number again.
+    prog += [(jeq, 0, 5, nr["socketpair"]), (ld_abs, 0, 0, 24), (alu_and, 0, 0, 0xF), (jeq, 1, 0, 1),
+             (ret, 0, 0, deny(errno.EACCES)), (ld_abs, 0, 0, 0)]
+    # clone with a namespace flag (its flags are the first argument, low 32 bits at offset 16): refused; without
+    # one (every thread and process the JVM makes): on, with A the call's number again.
+    prog += [(jeq, 0, 4, nr["clone"]), (ld_abs, 0, 0, 16), (jset, 0, 1, CLONE_NAMESPACES),
+             (ret, 0, 0, deny(errno.EPERM)), (ld_abs, 0, 0, 0)]
     prog.append((ret, 0, 0, allow))
     raw = b"".join(struct.pack("=HBBI", *ins) for ins in prog)
     filt = ctypes.create_string_buffer(raw, len(raw))
@@ -237,17 +290,20 @@ def main():
     report = {}
     ns = namespaces(root, without)
     report["network_namespace"] = bool(ns)
+    mounts = ns in ("root", "user")  # a mount namespace whose mounts are private
     abi = landlock_abi() if "landlock" not in without else -1
     abi = max(abi, 0)
     report["private_tmp_mount"] = False
-    if ns and opts["private_tmp"] and abi == 0:
+    if mounts and opts["private_tmp"] and abi == 0:
         try:
             private_tmp(opts["private_tmp"], opts["keep"])
             report["private_tmp_mount"] = True
         except OSError as e:
-            sys.stderr.write(PREFIX + " note: no private /tmp: %s\n" % e)
+            # Some folders may be mounted already: no JVM starts in a half-made namespace. (The judge's probe takes
+            # the same path, so on a machine where this always fails the launcher is not used at all.)
+            raise SystemExit(PREFIX + " error: the private /tmp could not be made: %s" % e)
     report["processes_hidden"] = False
-    if ns == "root" and "hidepid" not in without:
+    if ns == "root" and mounts and "hidepid" not in without:
         try:
             hide_processes()
             report["processes_hidden"] = True

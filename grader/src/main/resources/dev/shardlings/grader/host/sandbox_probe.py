@@ -1,9 +1,10 @@
-# What course code would meet, tried once per sandbox by the judge (SandboxLauncher.probe): run as the command of
-# sandbox_launcher.py, so after its execv, with exactly the barriers the sandbox JVM gets. It tries each HOST:PORT
-# given (the judge's own listeners, on loopback and on the machine's address), a name lookup, opening /proc/self/mem
-# for writing and writing a file in /tmp, and prints one line: what each attempt got. The judge decides from it and
-# from what its listeners saw; nothing here decides.
+# What course code would meet, tried once per judge (OsBarriers.probe): run as the command of sandbox_launcher.py, so
+# after its execv, with exactly the barriers the sandbox JVM gets. It tries TCP to each HOST:PORT given (the judge's
+# own listeners, on loopback and on the machine's addresses), a UDP socket, a Unix socket, a socketpair, System V
+# shared memory and the user's keyring, opening /proc/self/mem for writing and writing a file in /tmp, and prints one
+# line: what each attempt got. The judge decides from it and from what its listeners saw; nothing here decides.
 #   ARGS: TMPNAME HOST:PORT...
+import ctypes
 import errno
 import os
 import socket
@@ -33,6 +34,27 @@ for name, family, kind in (("udp_socket", socket.AF_INET, socket.SOCK_DGRAM),
         parts.append(name + "=opened")
     except OSError as e:
         parts.append(name + "=" + outcome(e))
+try:
+    # An unbound Unix datagram socket, made without socket(2), can still send to any socket path on the machine (a
+    # stream pair, which the JDK needs, is connected to itself only).
+    a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
+    a.close()
+    b.close()
+    parts.append("socketpair=opened")
+except OSError as e:
+    parts.append("socketpair=" + outcome(e))
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+# System V shared memory (IPC_PRIVATE, 4 KB, IPC_CREAT | 0600) and a key in the user's keyring outlive a process.
+shm = libc.shmget(0, 4096, 0o1000 | 0o600)
+if shm >= 0:
+    libc.shmctl(shm, 0, None)  # IPC_RMID
+parts.append("sysv_shm=" + ("made" if shm >= 0 else "refused-" + errno.errorcode.get(ctypes.get_errno(), "?")))
+key = libc.syscall({"x86_64": 248, "aarch64": 217}.get(os.uname().machine, -1), b"user", b"shardlings-probe",
+                   b"x", ctypes.c_size_t(1), ctypes.c_int(-4))  # add_key(..., KEY_SPEC_USER_KEYRING)
+if key >= 0:
+    libc.syscall({"x86_64": 250, "aarch64": 219}[os.uname().machine], 21, ctypes.c_long(key))  # KEYCTL_INVALIDATE
+parts.append("keyring=" + ("made" if key >= 0 else "refused-" + errno.errorcode.get(ctypes.get_errno(), "?")))
 try:
     os.close(os.open("/proc/self/mem", os.O_RDWR))
     parts.append("proc_self_mem=writable")

@@ -51,7 +51,7 @@ class ScoreTableTest {
         String w = ScoreTable.barrierWarning(Results.of("submission", Map.of(), 1.0, "", weak));
         assertTrue(w.startsWith("Warning: on this machine student code ran without no_network,"
                 + " proc_self_mem_not_writable (no network namespace or seccomp filter)."), w);
-        assertTrue(w.contains("docs/grading-integrity.md#os-level-barriers"), w);
+        assertTrue(w.contains("docs/grading-integrity.md, section \"OS-level barriers\""), w);
         Map<String, Object> strong = Map.of("barriers", Map.of("no_network", true, "nothing_left_behind", true,
                 "proc_self_mem_not_writable", true, "unprivileged_sandbox_user", true));
         assertEquals("", ScoreTable.barrierWarning(Results.of("submission", Map.of(), 1.0, "", strong)));

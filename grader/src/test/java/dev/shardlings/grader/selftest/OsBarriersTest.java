@@ -116,6 +116,7 @@ class OsBarriersTest {
                     // No socket at all needs the filter: a namespace alone leaves the machine's Unix sockets (a DNS
                     // cache's), Landlock alone refuses TCP only, so UDP (and with it DNS) still leaves.
                     assertEquals(!w.contains(Layer.SECCOMP), b.get("no_network"), what);
+                    assertEquals(!w.contains(Layer.SECCOMP), b.get("no_ipc_or_keyrings"), what);
                     assertEquals(!w.contains(Layer.LANDLOCK), b.get("proc_self_mem_not_writable"), what);
                     assertEquals(!w.contains(Layer.LANDLOCK) || !w.contains(Layer.NAMESPACES), b.get("tmp_private"),
                             what);

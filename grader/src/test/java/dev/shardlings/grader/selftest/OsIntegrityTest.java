@@ -64,6 +64,9 @@ class OsIntegrityTest {
     private final AtomicInteger reached = new AtomicInteger();
     private final List<String> reachedFrom = Collections.synchronizedList(new ArrayList<>());
     private String fileName;
+    /** A Unix datagram socket a Python of the test's listens on, reachable by the sandbox user; what it got. */
+    private Path unixDir;
+    private Process unixListener;
 
     @BeforeAll
     static void needs() throws Exception {
@@ -127,10 +130,41 @@ class OsIntegrityTest {
             u.start();
         }
         assertTrue(addresses.size() >= 2, "a machine with an address besides loopback: " + addresses);
+        unixDir = Files.createTempDirectory("shardlings-unix-");
+        Files.setPosixFilePermissions(unixDir, java.nio.file.attribute.PosixFilePermissions.fromString("rwxrwxrwx"));
+        unixListener = new ProcessBuilder("/usr/bin/python3", "-c", String.join("\n",
+                "import os, socket, sys",
+                "s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)",
+                "s.bind(sys.argv[1])",
+                "os.chmod(sys.argv[1], 0o666)",
+                "print('ready', flush=True)",
+                "while True:",
+                "    d = s.recv(64)",
+                "    print('GOT', d, flush=True)"), unixSocket().toString()).redirectErrorStream(true)
+                .redirectOutput(unixLog().toFile()).start();
+        for (int i = 0; i < 600 && !Files.readString(unixLog()).startsWith("ready"); i++) {
+            try {
+                Thread.sleep(50);
+            } catch (InterruptedException e) {
+                throw new IOException(e);
+            }
+        }
+        assertEquals("ready\n", Files.readString(unixLog()), "the Unix socket listener started");
+    }
+
+    private Path unixSocket() {
+        return unixDir.resolve("listener.sock");
+    }
+
+    /** What the Unix socket's listener printed: "ready", then a line per datagram. */
+    private Path unixLog() {
+        return unixDir.resolve("listener.log");
     }
 
     @AfterEach
     void close() throws IOException {
+        unixListener.destroyForcibly();
+        dev.shardlings.grader.host.Folders.deleteRecursively(unixDir);
         for (ServerSocket s : tcp) {
             s.close();
         }
@@ -151,7 +185,7 @@ class OsIntegrityTest {
     }
 
     private void writeAttacks(Path dir) throws IOException {
-        OsAttacks.write(SOLUTIONS, dir, tcpTargets(), udpTargets(), fileName);
+        OsAttacks.write(SOLUTIONS, dir, tcpTargets(), udpTargets(), unixSocket(), fileName);
     }
 
     @Test
@@ -225,24 +259,36 @@ class OsIntegrityTest {
         Map<String, Results.TestResult> t = r.tests().stream()
                 .collect(Collectors.toMap(Results.TestResult::number, Function.identity()));
         Map<String, Boolean> b = barriers(r);
+        Results.TestResult children = t.get(OsAttacks.PTRACE_PART);
+        // First what happened, whatever results.json says.
         Thread.sleep(500); // a datagram in flight
         List<String> seen = List.copyOf(reachedFrom);
         assertEquals(0, reached.get(), reached.get() + " connection(s) or datagram(s) reached the listeners: "
                 + seen.subList(0, Math.min(8, seen.size())));
-        assertEquals(Boolean.TRUE, b.get("no_network"), "results.json says the network was cut: " + b);
-        assertTrue(t.get(OsAttacks.NETWORK_PART).passed(), "the network attack's part keeps its values and marks: "
-                + t.get(OsAttacks.NETWORK_PART).output());
-        assertTrue(t.get(OsAttacks.FILES_PART).passed(), t.get(OsAttacks.FILES_PART).output());
+        // The Unix datagram, sent through a socketpair: nothing arrived. (Its listener prints only what it got.)
+        assertEquals("ready\n", Files.readString(unixLog()), "nothing reached the Unix socket: " + children.output());
         for (Path d : OsAttacks.SHARED_FOLDERS) {
             assertFalse(Files.exists(d.resolve(fileName), LinkOption.NOFOLLOW_LINKS), "left behind in " + d);
         }
+        // No System V segment of the attack's is left in the machine's IPC namespace.
+        String shm = Files.readString(Path.of("/proc/sysvipc/shm"));
+        assertFalse(shm.lines().skip(1).anyMatch(l -> l.strip().startsWith(String.valueOf(OsAttacks.SHM_KEY) + " ")),
+                "the attack's shared memory segment is not left: " + shm);
+        assertTrue(children.output().contains(OsAttacks.IPC_REFUSED), children.output());
+        assertTrue(children.output().contains(OsAttacks.KEYRING_REFUSED), children.output());
+        assertTrue(t.get(OsAttacks.NETWORK_PART).passed(), "the network attack's part keeps its values and marks: "
+                + t.get(OsAttacks.NETWORK_PART).output());
+        assertTrue(t.get(OsAttacks.FILES_PART).passed(), t.get(OsAttacks.FILES_PART).output());
+        // Then that results.json says so.
+        assertEquals(Boolean.TRUE, b.get("no_network"), "results.json says the network was cut: " + b);
         assertEquals(Boolean.TRUE, b.get("nothing_left_behind"), b.toString());
+        assertEquals(Boolean.TRUE, b.get("no_ipc_or_keyrings"), b.toString());
+        assertTrue(children.output().contains(OsAttacks.UNIX_DATAGRAM_REFUSED), children.output());
         if (launcher && b.get("proc_self_mem_not_writable")) {
             assertReason(t, OsAttacks.PROC_MEM_PART, "/proc/self/mem refused");
         } else {
             assertTrue(t.get(OsAttacks.PROC_MEM_PART).passed(), "results.json says /proc/self/mem was writable");
         }
-        Results.TestResult children = t.get(OsAttacks.PTRACE_PART);
         assertFalse(children.output().contains(OsAttacks.PTRACE_ATTACHED) && b.get("seccomp_no_sockets_no_ptrace"),
                 "results.json says ptrace is refused: " + children.output());
         if (b.get("seccomp_no_sockets_no_ptrace")) {
