@@ -547,7 +547,7 @@ public final class CostModel {
             int backward = Math.floorMod(s - t, n);
             int dir;
             int hops;
-            if (hw.ring(n)) {
+            if (hw.ring(n, mesh.size())) {
                 dir = forward <= backward ? 1 : -1;
                 hops = Math.min(forward, backward);
             } else {
@@ -604,7 +604,7 @@ public final class CostModel {
             for (String a : axes) {
                 if (mesh.axisSize(a) > 1) {
                     live++;
-                    ring &= hw.ring(mesh.axisSize(a));
+                    ring &= hw.ring(mesh.axisSize(a), mesh.size());
                 }
             }
             double w = hw.linkBytesPerSecond() * Math.max(1, live);

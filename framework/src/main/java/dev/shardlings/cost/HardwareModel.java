@@ -36,8 +36,13 @@ import java.util.TreeMap;
  * @param linkBytesPerSecond     bandwidth of one link in one direction (torus) or of a port in one direction
  *                               (switch), bytes/s
  * @param hopLatencySeconds      fixed cost of one step of a message (one hop), seconds
- * @param wraparoundMinAxisSize  torus only: an axis of at least this many devices is a ring (it wraps around);
- *                               a shorter one is a line, whose ends are n − 1 hops apart
+ * @param wraparoundMinAxisSize  torus only: an axis of at least this many devices is a ring (it wraps around)
+ *                               when the slice is also large enough ({@code wraparoundMinSliceChips}); any other
+ *                               axis is a line, whose ends are n − 1 hops apart
+ * @param wraparoundMinSliceChips torus only: the fewest chips a slice (the whole mesh) needs before any of its axes
+ *                               wraps around — 64 on TPU v4, whose wraparound links come from the optical switches
+ *                               of a full 4 × 4 × 4 cube; 1 where only the axis length matters (TPU v5e); absent
+ *                               or 0 in the JSON: 1
  * @param sources                where each figure comes from
  * @param kernels                what one operation costs beyond the peaks: achieved rates, a fixed cost per
  *                               operation, matmul tiles and waves, what fuses into a matmul
@@ -46,7 +51,8 @@ import java.util.TreeMap;
 public record HardwareModel(String name, String description, String topology,
                             Map<String, Double> matmulFlopsPerSecond, double vectorFlopsPerSecond,
                             double memoryBytesPerSecond, double linkBytesPerSecond, double hopLatencySeconds,
-                            int wraparoundMinAxisSize, List<String> sources, KernelModel kernels) {
+                            int wraparoundMinAxisSize, int wraparoundMinSliceChips, List<String> sources,
+                            KernelModel kernels) {
 
     /** The models shipped with the framework, by name. */
     public static final List<String> BUILT_IN = List.of("tpu-v5e", "tpu-v4", "h100-8-nvlink");
@@ -89,6 +95,11 @@ public record HardwareModel(String name, String description, String topology,
             throw new IllegalArgumentException(who + ": wraparound_min_axis_size must be >= 1 (1: every axis is a"
                     + " ring), got " + wraparoundMinAxisSize);
         }
+        if (wraparoundMinSliceChips < 0) {
+            throw new IllegalArgumentException(who + ": wraparound_min_slice_chips must be >= 1 (1: only the axis"
+                    + " length decides), got " + wraparoundMinSliceChips);
+        }
+        wraparoundMinSliceChips = Math.max(1, wraparoundMinSliceChips);
         description = Objects.requireNonNullElse(description, "");
         sources = List.copyOf(Objects.requireNonNullElse(sources, List.of()));
         kernels = Objects.requireNonNullElse(kernels, KernelModel.ROOFLINE);
@@ -116,7 +127,20 @@ public record HardwareModel(String name, String description, String topology,
                          double vectorFlopsPerSecond, double memoryBytesPerSecond, double linkBytesPerSecond,
                          double hopLatencySeconds, int wraparoundMinAxisSize, List<String> sources) {
         this(name, description, topology, matmulFlopsPerSecond, vectorFlopsPerSecond, memoryBytesPerSecond,
-                linkBytesPerSecond, hopLatencySeconds, wraparoundMinAxisSize, sources, KernelModel.ROOFLINE);
+                linkBytesPerSecond, hopLatencySeconds, wraparoundMinAxisSize, 1, sources, KernelModel.ROOFLINE);
+    }
+
+    /**
+     * A model whose wraparound depends on the axis length alone ({@code wraparoundMinSliceChips} 1).
+     *
+     * @throws IllegalArgumentException as the canonical constructor
+     */
+    public HardwareModel(String name, String description, String topology, Map<String, Double> matmulFlopsPerSecond,
+                         double vectorFlopsPerSecond, double memoryBytesPerSecond, double linkBytesPerSecond,
+                         double hopLatencySeconds, int wraparoundMinAxisSize, List<String> sources,
+                         KernelModel kernels) {
+        this(name, description, topology, matmulFlopsPerSecond, vectorFlopsPerSecond, memoryBytesPerSecond,
+                linkBytesPerSecond, hopLatencySeconds, wraparoundMinAxisSize, 1, sources, kernels);
     }
 
     private static void positive(String who, String field, double v) {
@@ -202,8 +226,15 @@ public record HardwareModel(String name, String description, String topology,
         return "switch".equals(topology);
     }
 
-    /** True when an axis of {@code size} devices wraps around (a ring) under this model; always on a switch. */
-    public boolean ring(int size) {
-        return switched() || size >= wraparoundMinAxisSize;
+    /**
+     * True when an axis of {@code size} devices in a slice of {@code sliceChips} chips wraps around (a ring) under
+     * this model; always on a switch. On TPU v4 a 4-chip axis of a 2 × 4 or 4 × 4 slice is a line, the same axis
+     * of a 4 × 4 × 4 cube a ring.
+     *
+     * @param size       devices along the axis (or the group, for a collective over several axes)
+     * @param sliceChips chips of the whole slice, the mesh's size
+     */
+    public boolean ring(int size, int sliceChips) {
+        return switched() || (size >= wraparoundMinAxisSize && sliceChips >= wraparoundMinSliceChips);
     }
 }

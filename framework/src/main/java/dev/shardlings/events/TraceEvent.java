@@ -61,9 +61,12 @@ public sealed interface TraceEvent permits TraceEvent.CollectiveEvent, TraceEven
             return List.of(input);
         }
 
-        /** Bytes of the operand on this device (float32 or int32 elements, 4 bytes each). */
+        /**
+         * Bytes of the operand on this device: its elements times its dtype's size (4 for float32 and int32, 2 for
+         * bfloat16, 1 for bool), the same bytes {@link #bytesSent()} counts.
+         */
         public long operandBytes() {
-            long n = 4;
+            long n = dtype.byteSize();
             for (int d : inputShape) {
                 n *= d;
             }

@@ -109,6 +109,23 @@ class CostModelTest {
     }
 
     @Test
+    void aSliceTooSmallForWraparoundMakesEveryAxisALine() {
+        // v4-like: axes of 4 or more wrap, but only in a slice of at least 64 chips (a full 4 x 4 x 4 cube)
+        HardwareModel cube = new HardwareModel("cube", "", "torus", Map.of("float32", 1e9), 1e9, 1e9, 1e9, 1e-6, 4,
+                64, List.of(), null);
+        Mesh small = Mesh.makeMesh(new int[]{4, 4}, "i", "j");
+        Mesh full = Mesh.makeMesh(new int[]{4, 16}, "i", "j");
+        Trace onSmall = trace(() -> shardMap(b -> ppermute(b, "i", up(4)), small, P("i", "j"), P("i", "j"))
+                .apply(ones(4, 4 * 250)));
+        Trace onFull = trace(() -> shardMap(b -> ppermute(b, "i", up(4)), full, P("i", "j"), P("i", "j"))
+                .apply(ones(4, 16 * 250)));
+        assertEquals(4 * US, CostModel.schedule(onSmall, cube, ModelDtype.FLOAT32).seconds(), 1e-12,
+                "4 x 4 is no cube: 3 → 0 crosses 3 links");
+        assertEquals(2 * US, CostModel.schedule(onFull, cube, ModelDtype.FLOAT32).seconds(), 1e-12,
+                "in 64 chips the 4-chip axis wraps: one hop");
+    }
+
+    @Test
     void collectivesFollowTheRingFormulas() {
         Mesh four = Mesh.makeMesh(new int[]{4}, "i");
         // all-gather of b = 1000 bytes over a ring of 4: 3·1000 / (2·1e9) + 2 hops = 1.5 + 2 µs.

@@ -28,8 +28,17 @@ class HardwareModelTest {
         HardwareModel v5e = HardwareModel.builtIn("tpu-v5e");
         assertEquals(1.97e14, v5e.matmulRate(ModelDtype.BFLOAT16));
         assertEquals(4.5e10, v5e.linkBytesPerSecond());
-        assertFalse(v5e.ring(4), "a 4-chip v5e axis has no wraparound");
-        assertTrue(v5e.ring(16));
+        assertFalse(v5e.ring(4, 16), "a 4-chip v5e axis has no wraparound");
+        assertFalse(v5e.ring(8, 64), "nor an 8-chip one, however large the slice");
+        assertTrue(v5e.ring(16, 16), "an axis spanning the pod's 16 chips wraps around");
+        HardwareModel v4 = HardwareModel.builtIn("tpu-v4");
+        assertFalse(v4.ring(4, 8), "a 2 x 4 v4 slice has no optical wraparound links");
+        assertFalse(v4.ring(4, 16), "nor a 4 x 4 one");
+        assertFalse(v4.ring(8, 8), "nor a 2 x 2 x 2 one");
+        assertTrue(v4.ring(4, 64), "a full 4 x 4 x 4 cube wraps around on each axis");
+        assertTrue(v4.ring(16, 64));
+        assertFalse(v4.ring(2, 64), "a 2-chip axis is one link either way");
+        assertTrue(HardwareModel.builtIn("h100-8-nvlink").ring(8, 8), "a switch connects every pair");
         assertTrue(HardwareModel.builtIn("h100-8-nvlink").switched());
     }
 
@@ -53,6 +62,10 @@ class HardwareModelTest {
         e = assertThrows(IllegalArgumentException.class, () -> new HardwareModel("x", "", "torus",
                 Map.of("fp8", 1e14), 1e12, 1e12, 1e10, 1e-6, 4, List.of()));
         assertEquals("unknown modelled dtype 'fp8'; use one of bfloat16, float32, int32, int8", e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> new HardwareModel("x", "", "torus",
+                Map.of("bfloat16", 1e14), 1e12, 1e12, 1e10, 1e-6, 4, -2, List.of(), null));
+        assertEquals("hardware model 'x': wraparound_min_slice_chips must be >= 1 (1: only the axis length decides),"
+                + " got -2", e.getMessage());
         e = assertThrows(IllegalArgumentException.class, () -> HardwareModel.builtIn("tpu-v9"));
         assertTrue(e.getMessage().startsWith("no built-in hardware model 'tpu-v9'; built in: [tpu-v5e, tpu-v4,"),
                 e.getMessage());
