@@ -13,8 +13,10 @@ import java.nio.file.Path;
 import java.util.List;
 
 /**
- * A {@link Timeline} in the Chrome trace event format, which Perfetto (ui.perfetto.dev) and chrome://tracing open:
- * one process per device, one thread per {@link Timeline.Lane lane} (compute first, then each link; a link whose
+ * A {@link Timeline} in the Chrome trace event format, which Perfetto (ui.perfetto.dev) opens: one named process
+ * per device (pid = device + 1: Perfetto reserves pid 0 for the kernel's idle task), one named thread per
+ * {@link Timeline.Lane lane} with a tid unique in the whole trace ((device + 1) · 1000 + lane, as Perfetto's docs
+ * ask of the JSON format) (compute first, then each link; a link whose
  * messages overlap in flight gets a second lane, because the slices of one thread must nest), one complete event
  * ("ph": "X") per span with its FLOPs and bytes as arguments. Times are in microseconds, as the format wants, at
  * whole nanoseconds: start and end are rounded to the nanosecond first, so that spans that touch in the model touch
@@ -43,23 +45,25 @@ public final class PerfettoTrace {
         ArrayNode events = root.putArray("traceEvents");
         int sort = 0;
         for (Timeline.Device d : t.devices()) {
-            events.addObject().put("ph", "M").put("name", "process_name").put("pid", d.id())
+            int pid = pid(d.id());
+            events.addObject().put("ph", "M").put("name", "process_name").put("pid", pid)
                     .putObject("args").put("name", d.label());
-            events.addObject().put("ph", "M").put("name", "process_sort_index").put("pid", d.id())
+            events.addObject().put("ph", "M").put("name", "process_sort_index").put("pid", pid)
                     .putObject("args").put("sort_index", sort++);
             List<Timeline.Lane> lanes = t.lanes(d.id());
-            for (int tid = 0; tid < lanes.size(); tid++) {
-                Timeline.Lane lane = lanes.get(tid);
-                events.addObject().put("ph", "M").put("name", "thread_name").put("pid", d.id()).put("tid", tid)
-                        .putObject("args").put("name", lane.name());
+            for (int lane = 0; lane < lanes.size(); lane++) {
+                Timeline.Lane l = lanes.get(lane);
+                int tid = tid(d.id(), lane);
+                events.addObject().put("ph", "M").put("name", "thread_name").put("pid", pid).put("tid", tid)
+                        .putObject("args").put("name", l.name());
                 // Without a sort index Perfetto orders threads by name; this keeps compute first, lanes together.
-                events.addObject().put("ph", "M").put("name", "thread_sort_index").put("pid", d.id())
-                        .put("tid", tid).putObject("args").put("sort_index", tid);
-                for (Timeline.Span s : lane.spans()) {
+                events.addObject().put("ph", "M").put("name", "thread_sort_index").put("pid", pid)
+                        .put("tid", tid).putObject("args").put("sort_index", lane);
+                for (Timeline.Span s : l.spans()) {
                     long start = Timeline.nanos(s.start());
                     long end = Timeline.nanos(s.end());
                     ObjectNode e = events.addObject();
-                    e.put("ph", "X").put("name", s.name()).put("cat", s.category()).put("pid", s.device())
+                    e.put("ph", "X").put("name", s.name()).put("cat", s.category()).put("pid", pid)
                             .put("tid", tid).put("ts", micros(start)).put("dur", micros(end - start));
                     ObjectNode args = e.putObject("args");
                     args.put("flops", s.flops());
@@ -72,6 +76,16 @@ public final class PerfettoTrace {
         } catch (IOException e) {
             throw new IllegalStateException(e);
         }
+    }
+
+    /** The process id of a device's track group: device + 1, never 0. */
+    public static int pid(int device) {
+        return device + 1;
+    }
+
+    /** The thread id of a device's lane, unique in the trace: (device + 1) · 1000 + lane. */
+    public static int tid(int device, int lane) {
+        return pid(device) * 1000 + lane;
     }
 
     /**

@@ -51,7 +51,15 @@ class TimelineOutputTest {
         JsonNode send = events.findParents("cat").stream().filter(e -> e.get("cat").asText().equals("collective"))
                 .findFirst().orElseThrow();
         assertEquals(1.5, send.get("dur").asDouble(), 1e-9, "microseconds");
-        assertEquals(1, send.get("tid").asInt());
+        assertEquals(1001, send.get("tid").asInt(), "device 0's second lane: (0 + 1) · 1000 + 1");
+        assertEquals(1, send.get("pid").asInt(), "device 0 is process 1: Perfetto keeps pid 0 for the idle task");
+        java.util.Set<Integer> tids = new java.util.HashSet<>();
+        for (JsonNode e : events) {
+            if (e.get("ph").asText().equals("M") && e.get("name").asText().equals("thread_name")) {
+                assertTrue(tids.add(e.get("tid").asInt()), "a tid per lane, unique in the trace: " + e);
+                assertTrue(e.get("pid").asInt() > 0, e.toString());
+            }
+        }
         assertEquals(3.0, root.get("metadata").get("modelled_us").asDouble(), 1e-9);
     }
 
@@ -106,10 +114,11 @@ class TimelineOutputTest {
                         .add(new long[]{ts, ts + Math.round(e.get("dur").asDouble() * 1000)});
             }
         }
-        assertEquals(Map.of(0, "compute", 1, "link Y-", 2, "link Y- (2)"), threads);
+        assertEquals(Map.of(1000, "compute", 1001, "link Y-", 1002, "link Y- (2)"), threads);
         assertEquals(List.of(List.of(0L, 26_300L), List.of(26_300L, 30_000L)),
-                slices.get(1).stream().map(a -> List.of(a[0], a[1])).toList());
-        assertEquals(List.of(List.of(24_300L, 50_600L)), slices.get(2).stream().map(a -> List.of(a[0], a[1])).toList());
+                slices.get(1001).stream().map(a -> List.of(a[0], a[1])).toList());
+        assertEquals(List.of(List.of(24_300L, 50_600L)),
+                slices.get(1002).stream().map(a -> List.of(a[0], a[1])).toList());
         assertTrue(PerfettoTrace.toJson(IN_FLIGHT, "x").contains("\"ts\" : 24.300"), "three decimals, whole ns");
     }
 
