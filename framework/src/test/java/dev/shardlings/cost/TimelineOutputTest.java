@@ -114,11 +114,11 @@ class TimelineOutputTest {
                         .add(new long[]{ts, ts + Math.round(e.get("dur").asDouble() * 1000)});
             }
         }
-        assertEquals(Map.of(1000, "compute", 1001, "link Y-", 1002, "link Y- (2)"), threads);
+        assertEquals(Map.of(4000, "compute", 4001, "link Y-", 4002, "link Y- (2)"), threads, "device 3: pid 4");
         assertEquals(List.of(List.of(0L, 26_300L), List.of(26_300L, 30_000L)),
-                slices.get(1001).stream().map(a -> List.of(a[0], a[1])).toList());
+                slices.get(4001).stream().map(a -> List.of(a[0], a[1])).toList());
         assertEquals(List.of(List.of(24_300L, 50_600L)),
-                slices.get(1002).stream().map(a -> List.of(a[0], a[1])).toList());
+                slices.get(4002).stream().map(a -> List.of(a[0], a[1])).toList());
         assertTrue(PerfettoTrace.toJson(IN_FLIGHT, "x").contains("\"ts\" : 24.300"), "three decimals, whole ns");
     }
 
