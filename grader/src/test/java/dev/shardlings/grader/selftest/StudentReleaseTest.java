@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
 import java.util.stream.Stream;
+import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -125,6 +126,11 @@ class StudentReleaseTest {
                 assertFalse(text.contains("problem22TheDenseMoeSendsTheBufferToTheExperts"), rel);
                 if (rel.startsWith("docs") && rel.endsWith(".md")) {
                     assertFalse(text.contains("solutions/") || text.contains("instructor-only"), rel);
+                }
+                // An instructor page is a 3-line note in the release: no students' page sends them there.
+                if (rel.endsWith(".md")) {
+                    assertFalse(Pattern.compile("\\]\\((docs/)?(classroom|grading-integrity|performance)\\.md")
+                            .matcher(text).find(), rel + " links an instructor page");
                 }
             }
         }
