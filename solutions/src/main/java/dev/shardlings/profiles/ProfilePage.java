@@ -57,6 +57,8 @@ final class ProfilePage {
             new Comparison("all-gather-matmul", List.of("naive", "collective", "bidirectional"), true),
             new Comparison("all-reduce-matmul", List.of("collective-4-tiles", "bidirectional"), true),
             new Comparison("reduce-scatter-matmul", List.of("collective", "bidirectional"), true),
+            new Comparison("all-gather-matmul-f32768", List.of("naive", "collective", "bidirectional"), true),
+            new Comparison("reduce-scatter-matmul-f32768", List.of("collective", "bidirectional"), true),
             new Comparison("transformer-block", List.of("jit", "naive", "collective"), true),
             new Comparison("seed-001-mlp-step", List.of("8-way-data-parallel", "4x2-data-tensor-parallel"), false),
             // the same bubble: 1F1B saves activation memory, not time
@@ -134,14 +136,17 @@ final class ProfilePage {
         return "svg/" + r.program().key() + "--" + r.model().name() + ".svg";
     }
 
-    private static final String STYLE = "body{font-family:sans-serif;margin:1em auto;max-width:1200px;padding:0 1em;"
-            + "line-height:1.4}"
+    // Text stays at a readable width; tables may use the whole window, so that at 1400 px no column hides.
+    private static final String STYLE = "body{font-family:sans-serif;margin:1em auto;padding:0 1em;line-height:1.4}"
+            + "p,ul,dl,h1,h2,h3{max-width:1100px}"
             + ".scroll{overflow-x:auto;max-width:100%}"
             + "table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:3px 8px;"
             + "text-align:right;vertical-align:top}th,td.name{text-align:left}"
             // A figure and its unit, or a chip's name, stay on one line; names of programs may wrap.
             + "td:not(.name),td a{white-space:nowrap}"
-            + ".loses{color:#a4000f}.timeline svg{max-width:100%;height:auto}"
+            + ".loses{color:#a4000f}"
+            // A timeline keeps its full size (labels stay readable on a phone) and scrolls sideways in its box.
+            + ".timeline{overflow-x:auto;max-width:100%}.timeline svg{display:block}"
             + "dt{font-weight:bold}dd{margin:0 0 .5em 1.5em}code{font-size:95%}";
 
     /**
@@ -207,10 +212,14 @@ final class ProfilePage {
 
     private static void wins(StringBuilder sb, List<List<ReferenceProfiles.Result>> rows, List<HardwareModel> models) {
         sb.append("<h2 id=\"wins\">Which variant wins</h2>\n<p>Per problem and chip, the variant with the shortest"
-                + " modelled time. Where the course teaches the variants in an order (each one meant to improve on"
-                + " the one before), a variant that is slower than one before it is flagged in red, with how much"
-                + " slower: there the \"better\" variant loses on that chip at these sizes. Seed 001's two layouts"
-                + " and chapter 7's two pipeline schedules are alternatives, not an order.</p>\n"
+                + " modelled time, and why it wins (from the timelines of the winner and the runner-up: its busiest"
+                + " device's kernels and compute time, or how long that device waits for its links). Variants within"
+                + String.format(Locale.ROOT, " %.0f %%", 100 * Winners.TIE) + " of the fastest tie: the model's"
+                + " fixed costs are choices of that order. Where the course teaches the variants in an order (each"
+                + " one meant to improve on the one before), a variant more than that slower than one before it is"
+                + " flagged in red, with how much slower: there the \"better\" variant loses on that chip at these"
+                + " sizes. cpu-local is measured on every run and never flagged. Seed 001's two layouts and chapter"
+                + " 7's two pipeline schedules are alternatives, not an order.</p>\n"
                 + "<div class=\"scroll\"><table><tr><th>problem</th><th>variants compared</th>");
         for (HardwareModel m : models) {
             sb.append("<th>").append(esc(m.name())).append("</th>");
@@ -229,31 +238,27 @@ final class ProfilePage {
                     .append(esc(String.join(c.ordered() ? " → " : ", ",
                             compared.stream().map(row -> row.get(0).program().variant()).toList()))).append("</td>");
             for (int m = 0; m < models.size(); m++) {
-                ReferenceProfiles.Result best = null;
+                List<ReferenceProfiles.Result> onChip = new ArrayList<>();
                 for (List<ReferenceProfiles.Result> row : compared) {
-                    if (best == null || row.get(m).timeline().seconds() < best.timeline().seconds()) {
-                        best = row.get(m);
-                    }
+                    onChip.add(row.get(m));
                 }
-                sb.append("<td class=\"name\"><b>").append(esc(best.program().variant())).append("</b> ")
-                        .append(esc(TimelineSvg.duration(best.timeline().seconds())));
+                List<ReferenceProfiles.Result> best = Winners.winners(onChip);
+                sb.append("<td class=\"name\">");
+                for (int w = 0; w < best.size(); w++) {
+                    sb.append(w == 0 ? "" : " = ").append("<b>").append(esc(best.get(w).program().variant()))
+                            .append("</b> ").append(esc(TimelineSvg.duration(best.get(w).timeline().seconds())));
+                }
+                String reason = Winners.reason(onChip);
+                sb.append("<br><small>").append(esc(reason.isEmpty() ? (best.size() > 1 ? "a tie" : "") : reason))
+                        .append("</small>");
                 if (c.ordered()) {
-                    for (int later = 1; later < compared.size(); later++) {
-                        ReferenceProfiles.Result l = compared.get(later).get(m);
-                        List<String> beats = new ArrayList<>();
-                        for (int earlier = 0; earlier < later; earlier++) {
-                            ReferenceProfiles.Result e = compared.get(earlier).get(m);
-                            if (l.timeline().seconds() > e.timeline().seconds()) {
-                                beats.add(e.program().variant() + " " + TimelineSvg.duration(e.timeline().seconds())
-                                        + String.format(Locale.ROOT, " (+%.1f %%)",
-                                        100 * (l.timeline().seconds() / e.timeline().seconds() - 1)));
-                            }
-                        }
-                        if (!beats.isEmpty()) {
-                            sb.append("<br><span class=\"loses\">⚠ ").append(esc(l.program().variant() + " "
-                                    + TimelineSvg.duration(l.timeline().seconds()) + " loses to "
-                                    + String.join(" and ", beats))).append("</span>");
-                        }
+                    for (ReferenceProfiles.Result[] loss : Winners.losses(onChip)) {
+                        sb.append("<br><span class=\"loses\">⚠ ").append(esc(loss[0].program().variant() + " "
+                                + TimelineSvg.duration(loss[0].timeline().seconds()) + " loses to "
+                                + loss[1].program().variant() + " " + TimelineSvg.duration(loss[1].timeline().seconds())
+                                + String.format(Locale.ROOT, " (+%.1f %%)",
+                                100 * (loss[0].timeline().seconds() / loss[1].timeline().seconds() - 1))))
+                                .append("</span>");
                     }
                 }
                 sb.append("</td>");
@@ -367,7 +372,11 @@ final class ProfilePage {
 
     private static void files(StringBuilder sb, List<List<ReferenceProfiles.Result>> rows, List<HardwareModel> models) {
         sb.append("<h2 id=\"files\">Files and how to open a trace</h2>\n<p><a href=\"summary.json\">summary.json</a>"
-                + " holds every figure of this page as data. Each program has, per hardware model, a trace"
+                + " holds every figure of this page as data. The tables docs/profiles.md shows, in Markdown:");
+        for (DocsTables.Table t : DocsTables.tables(rows.stream().flatMap(List::stream).toList())) {
+            sb.append(" <a href=\"").append(esc(t.file())).append("\">").append(esc(t.name())).append("</a>");
+        }
+        sb.append(". Each program has, per hardware model, a trace"
                 + " (<code>perfetto/</code>, JSON in the Chrome trace-event format) and a picture (<code>svg/</code>)."
                 + "</p>\n<p><b>Opening a trace.</b> A link to a trace shows its JSON text; save it (or use the file in"
                 + " <code>perfetto/</code> directly), then:</p>\n<ul>\n"
@@ -375,12 +384,13 @@ final class ProfilePage {
                 + " <em>Open trace file</em> in its menu (or drop the file on the page). The Perfetto UI is a web"
                 + " application that has to load from the network, but it reads the file inside the browser: the"
                 + " trace is not uploaded.</li>\n"
-                + "<li>Without a network: in Chromium or Chrome, open <code>chrome://tracing</code> (built in) and"
-                + " press <em>Load</em> to pick the file. The SVG pictures need nothing but a browser.</li>\n</ul>\n"
+                + "<li>Without a network there is no viewer for these traces in current browsers: Chromium's old"
+                + " <code>chrome://tracing</code> page no longer loads them. Open the SVG pictures instead (they need"
+                + " nothing but a browser), or keep the traces until a network is at hand.</li>\n</ul>\n"
                 + "<p>In a trace each device is a process and each lane a thread: compute, then each link. A link"
                 + " starts its next message while the last is still in flight, so its messages can overlap; the"
                 + " overlapping ones get a second lane (e.g. <em>link Y- (2)</em>), because slices on one thread"
-                + " must nest. Hover a box of a picture for its name and times.</p>\n<div class=\"scroll\"><table>"
+                + " must nest. In a picture opened on its own, hovering a box shows its name and times.</p>\n<div class=\"scroll\"><table>"
                 + "<tr><th>problem</th><th>variant</th><th>traces</th><th>pictures</th></tr>\n");
         for (List<ReferenceProfiles.Result> row : rows) {
             ReferenceProfiles.Program p = row.get(0).program();
@@ -401,9 +411,9 @@ final class ProfilePage {
     }
 
     private static void timelines(StringBuilder sb, List<ReferenceProfiles.Result> results, String pictured) {
-        sb.append("<h2 id=\"timelines\">Timelines on ").append(esc(pictured)).append("</h2>\n<p>The pictures shrink"
-                + " to the window; on a small screen open one on its own (the link under its heading) to zoom in."
-                + " The other hardware models' pictures are linked in the table above.</p>\n");
+        sb.append("<h2 id=\"timelines\">Timelines on ").append(esc(pictured)).append("</h2>\n<p>Each picture keeps"
+                + " its full size so that its labels stay readable; where the window is narrower it scrolls sideways"
+                + " in its box. The other hardware models' pictures are linked in the table above.</p>\n");
         for (ReferenceProfiles.Result r : results) {
             if (!r.model().name().equals(pictured)) {
                 continue;
@@ -412,8 +422,14 @@ final class ProfilePage {
             sb.append("<h3 id=\"").append(esc(p.key())).append("\">").append(esc(p.problem() + " / " + p.variant()))
                     .append("</h3>\n<p>").append(esc("part " + p.part() + "; " + p.shapes() + "; "
                             + p.dtype().jaxName())).append(" — <a href=\"").append(esc(picture(r)))
-                    .append("\">picture alone</a> · <a href=\"").append(esc(trace(r))).append("\">trace</a></p>\n")
-                    .append("<div class=\"timeline\">")
+                    .append("\">picture alone</a> · <a href=\"").append(esc(trace(r))).append("\">trace</a></p>\n");
+            if (r.timeline().spans().isEmpty()) {
+                sb.append("<p>No device work recorded: nothing this program's devices do is an operation the"
+                        + " model times (chapter 0's fold-key only derives a key from each device's position), so"
+                        + " its timeline and trace are empty and its modelled time is 0.</p>\n");
+                continue;
+            }
+            sb.append("<div class=\"timeline\">")
                     .append(TimelineSvg.render(r.timeline(), p.problem() + " / " + p.variant(), 1100))
                     .append("</div>\n");
         }

@@ -59,6 +59,7 @@ import static dev.shardlings.sharding.PartitionSpec.tuple;
  *       {@code peak_bytes_per_device} and {@code modelled_without_running};</li>
  *   <li>{@code perfetto/PROBLEM--VARIANT--MODEL.json}: each timeline for ui.perfetto.dev;</li>
  *   <li>{@code svg/PROBLEM--VARIANT--MODEL.svg}: each timeline as a picture;</li>
+ *   <li>{@code tables/NAME.md}: the tables docs/profiles.md shows, in Markdown ({@link DocsTables});</li>
  *   <li>{@code index.html}: the page an instructor opens ({@link ProfilePage}).</li>
  * </ul>
  * Run with {@code mvn -B -Pprofile verify} from the root (output in {@code solutions/target/profiles/}), or
@@ -170,6 +171,10 @@ public final class ReferenceProfiles {
                     TimelineSvg.render(r.timeline(), r.program().problem() + " / " + r.program().variant(), 1000));
         }
         Files.writeString(out.resolve("summary.json"), JSON.writeValueAsString(summary(results, models)));
+        Files.createDirectories(out.resolve("tables"));
+        for (DocsTables.Table t : DocsTables.tables(results)) {
+            Files.writeString(out.resolve(t.file()), t.markdown());
+        }
         Files.writeString(out.resolve("index.html"), ProfilePage.html(results, models, pictured,
                 ProfilePage.MadeFrom.read(Instant.now()), settings));
         return results;
@@ -233,6 +238,7 @@ public final class ReferenceProfiles {
                 () -> Problem3.reduceScatterMatmul(tmp.get(), w2.get())));
         ps.add(new Program("reduce-scatter-matmul", "bidirectional", "4.2", book, bf16,
                 () -> Problem4.reduceScatterMatmul(tmp.get(), w2.get())));
+        ps.addAll(largerF(a, xy));
         ps.add(new Program("transformer-block", "naive", "3.3", book, bf16,
                 () -> Problem3.transformerBlockNaive(a.get(), w.get(), w2.get())));
         ps.add(new Program("transformer-block", "collective", "3.3", book, bf16,
@@ -287,6 +293,36 @@ public final class ReferenceProfiles {
         ps.addAll(training());
         ps.addAll(chapter7());
         return ps;
+    }
+
+    /** F of the larger runs of Problems 3 and 4: four times the book's, the same A to gather. */
+    static final int LARGER_F = 4 * 8192;
+
+    /**
+     * The all-gather and reduce-scatter matmuls of Problems 3 and 4 at F = 32768 (four times the FLOPs, the same A
+     * to gather or the same result to scatter), as problems {@code all-gather-matmul-f32768} and
+     * {@code reduce-scatter-matmul-f32768}: where compute hides the transfers, the fewest, largest matmuls win.
+     */
+    static List<Program> largerF(Supplier<ShardedArray> a, Mesh xy) {
+        int b = 1024;
+        int d = 2048;
+        int f = LARGER_F;
+        String shapes = "B, D, F = 1024, 2048, 32768 on X = 2, Y = 4";
+        ModelDtype bf16 = ModelDtype.BFLOAT16;
+        Supplier<ShardedArray> w = () -> put(d, f, xy, P(null, "Y"));
+        Supplier<ShardedArray> tmp = () -> put(b, f, xy, P("X", "Y"));
+        Supplier<ShardedArray> w2 = () -> put(f, d, xy, P("Y", null));
+        String ag = "all-gather-matmul-f32768";
+        String rs = "reduce-scatter-matmul-f32768";
+        return List.of(
+                new Program(ag, "naive", "3.0", shapes, bf16, () -> Problem3.allGatherMatmulNaive(a.get(), w.get())),
+                new Program(ag, "collective", "3.0", shapes, bf16, () -> Problem3.allGatherMatmul(a.get(), w.get())),
+                new Program(ag, "bidirectional", "4.0", shapes, bf16,
+                        () -> Problem4.allGatherMatmul(a.get(), w.get())),
+                new Program(rs, "collective", "3.2", shapes, bf16,
+                        () -> Problem3.reduceScatterMatmul(tmp.get(), w2.get())),
+                new Program(rs, "bidirectional", "4.2", shapes, bf16,
+                        () -> Problem4.reduceScatterMatmul(tmp.get(), w2.get())));
     }
 
     /**

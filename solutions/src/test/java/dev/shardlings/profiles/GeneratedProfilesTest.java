@@ -37,6 +37,15 @@ class GeneratedProfilesTest {
 
     private static final Path OUT = Path.of("target/profiles-checked");
     private static final Path DOCS_PICTURES = Path.of("../docs/profiles");
+    /** The pages that quote the model's figures. */
+    private static final List<Path> PAGES = List.of(Path.of("../docs/profiles.md"), Path.of("../docs/chapter-7.md"));
+    /** A figure a page quotes: {@code <!--f:NAME-->VALUE}. */
+    private static final Pattern QUOTED = Pattern.compile("<!--f:([A-Za-z0-9_]+)-->(\\d+(?:\\.\\d+)?)");
+    /** A generated table in a page. */
+    private static final Pattern GENERATED = Pattern.compile(
+            "(<!-- generated: ([a-z0-9-]+)[^\\n]*-->\\n)(.*?)(<!-- /generated -->)", Pattern.DOTALL);
+
+    private static List<ReferenceProfiles.Result> results;
 
     @BeforeAll
     static void generate() throws IOException {
@@ -52,8 +61,97 @@ class GeneratedProfilesTest {
             models.add(HardwareModel.builtIn(name));
         }
         models.add(CpuCalibration.measure());
-        ReferenceProfiles.write(OUT, ReferenceProfiles.programs(), models, ProfilePage.PerformanceSetting.read(
+        results = ReferenceProfiles.write(OUT, ReferenceProfiles.programs(), models, ProfilePage.PerformanceSetting.read(
                 Optional.of(Path.of("../grader/src/main/resources/dev/shardlings/grader/checks/reference-times.json"))));
+    }
+
+    /**
+     * With {@code -Dprofiles.updateDocs=true}, writes the generated tables and figures into the pages first (what
+     * an instructor runs after changing the model on purpose); the checks below then hold them.
+     */
+    private static void updateIfAsked(Map<String, String> tables, Map<String, String> figures) throws IOException {
+        if (!Boolean.getBoolean("profiles.updateDocs")) {
+            return;
+        }
+        for (Path page : PAGES) {
+            String text = Files.readString(page);
+            text = GENERATED.matcher(text).replaceAll(m -> Matcher.quoteReplacement(m.group(1)
+                    + tables.getOrDefault(m.group(2), m.group(3)) + m.group(4)));
+            text = QUOTED.matcher(text).replaceAll(m -> Matcher.quoteReplacement("<!--f:" + m.group(1) + "-->"
+                    + figures.getOrDefault(m.group(1), m.group(2))));
+            Files.writeString(page, text);
+        }
+    }
+
+    private static Map<String, String> tables() {
+        Map<String, String> t = new java.util.LinkedHashMap<>();
+        for (DocsTables.Table table : DocsTables.tables(results)) {
+            t.put(table.name(), table.markdown());
+        }
+        return t;
+    }
+
+    /** What differs between a page and the generated tables and figures, one line each. */
+    static List<String> stale(String page, String text, Map<String, String> tables, Map<String, String> figures) {
+        List<String> problems = new ArrayList<>();
+        Matcher g = GENERATED.matcher(text);
+        while (g.find()) {
+            String want = tables.get(g.group(2));
+            if (want == null) {
+                problems.add(page + ": no generated table named " + g.group(2));
+            } else if (!want.equals(g.group(3))) {
+                problems.add(page + ": the table " + g.group(2) + " differs from the profile command's tables/"
+                        + g.group(2) + ".md:\n" + want);
+            }
+        }
+        Matcher q = QUOTED.matcher(text);
+        while (q.find()) {
+            String want = figures.get(q.group(1));
+            if (want == null) {
+                problems.add(page + ": no generated figure named " + q.group(1));
+            } else if (!want.equals(q.group(2))) {
+                int line = text.substring(0, q.start()).split("\n", -1).length;
+                problems.add(page + ":" + line + ": figure " + q.group(1) + " says " + q.group(2) + ", the model now "
+                        + want);
+            }
+        }
+        return problems;
+    }
+
+    @Test
+    void everyTableAndFigureThePagesQuoteIsTheGeneratedOne() throws IOException {
+        Map<String, String> tables = tables();
+        Map<String, String> figures = DocsTables.figures(results);
+        updateIfAsked(tables, figures);
+        List<String> problems = new ArrayList<>();
+        Set<String> quoted = new TreeSet<>();
+        Set<String> shown = new TreeSet<>();
+        for (Path page : PAGES) {
+            String text = Files.readString(page);
+            problems.addAll(stale(page.getFileName().toString(), text, tables, figures));
+            QUOTED.matcher(text).results().forEach(m -> quoted.add(m.group(1)));
+            GENERATED.matcher(text).results().forEach(m -> shown.add(m.group(2)));
+        }
+        assertEquals(List.of(), problems, "after a change to the model or a solution on purpose, run the profiles"
+                + " (mvn -B -Pprofile verify) or this test with -Dprofiles.updateDocs=true to rewrite the pages");
+        Set<String> unquoted = new TreeSet<>(figures.keySet());
+        unquoted.removeAll(quoted);
+        assertEquals(Set.of(), unquoted, "generated figures no page quotes");
+        assertEquals(tables.keySet(), shown, "every generated table is shown in a page");
+    }
+
+    @Test
+    void aFigureThatDriftsFromTheModelIsCaught() {
+        Map<String, String> figures = Map.of("x", "438.1");
+        Map<String, String> tables = Map.of("t", "| a |\n| --- |\n| 1.0 |\n");
+        String page = "busy 100 of the <!--f:x-->438.1 µs\n<!-- generated: t -->\n| a |\n| --- |\n| 1.0 |\n"
+                + "<!-- /generated -->\n";
+        assertEquals(List.of(), stale("p.md", page, tables, figures));
+        List<String> drifted = stale("p.md", page.replace("438.1", "356.6").replace("| 1.0 |", "| 1.1 |"), tables,
+                figures);
+        assertEquals(2, drifted.size(), drifted.toString());
+        assertTrue(drifted.get(0).startsWith("p.md: the table t differs"), drifted.toString());
+        assertEquals("p.md:1: figure x says 356.6, the model now 438.1", drifted.get(1));
     }
 
     @Test
@@ -152,7 +250,9 @@ class GeneratedProfilesTest {
                     : explained.contains("<dt>" + column) || explained.contains(", " + column + "</dt>"),
                     "column " + column + " is explained");
         }
-        assertTrue(html.contains("chrome://tracing") && html.contains("Open trace file"), "how to open a trace");
+        assertTrue(html.contains("ui.perfetto.dev") && html.contains("Open trace file"), "how to open a trace");
+        assertTrue(!html.contains("press <em>Load</em>"), "chrome://tracing no longer opens these traces: not offered");
+        assertTrue(html.contains("No device work recorded"), "an empty timeline says why");
         Matcher zero = Pattern.compile(">0\\.0+ (µs|ms|s)</(a|td)>").matcher(html);
         assertTrue(!zero.find(), "a table shows a time under a tenth of its unit in a smaller one: " + html);
     }
