@@ -43,8 +43,10 @@ public final class Problem4Checks {
     static final Part.Chapter CHAPTER = new Part.Chapter("problem 4", "bidirectional collective matmul", "Problem4");
 
     /**
-     * Problem 4's performance setting: TPU v4, whose 4-chip axes wrap around, so that both directions of every
-     * link exist (on the v5e's 4-chip line a bidirectional ring has no second direction to use).
+     * Problem 4's performance setting: TPU v4 on the 2 × 4 mesh of Problem 3. A slice that small has no wraparound
+     * links (v4 has them only in a full 4 × 4 × 4 cube of 64 chips or more), so Y is a line, as on v5e; the part
+     * times the student's bidirectional program against the reference's bidirectional one on the same line, and a
+     * slower variant of it (extra passes over memory, a shift that waits for compute) is still refused.
      */
     public static final TimedSetting SETTING = new TimedSetting("tpu-v4", ModelDtype.BFLOAT16,
             "mesh (X=2, Y=4); B, D, F = " + Problem3Checks.PERF_B + ", " + Problem3Checks.PERF_D + ", "
