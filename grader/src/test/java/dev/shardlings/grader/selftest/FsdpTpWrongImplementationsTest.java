@@ -292,11 +292,19 @@ class FsdpTpWrongImplementationsTest {
      */
     @Test
     void aBatchCutIntoChunksIsRightButSlow() {
-        FsdpTpStep chunked = (x, t, w1, w2, lr) -> ShardMap.shardMap(b -> {
+        FsdpTpStep chunked = chunked(8);
+        FsdpTpChecks.fsdpTpStep(chunked, CASE);
+        GradingFailure f = rejected(Kind.PERFORMANCE, () -> FsdpTpChecks.fsdpTpTime(chunked));
+        assertTrue(f.reason().startsWith("modelled "), f.reason());
+    }
+
+    /** Each device's rows cut into {@code pieces} chunks, each through both matmuls. */
+    private static FsdpTpStep chunked(int pieces) {
+        return (x, t, w1, w2, lr) -> ShardMap.shardMap(b -> {
             int rows = Collectives.axisSize("data");
             NDArray xb = b.get(0);
             NDArray tb = b.get(1);
-            int chunk = Math.max(1, xb.shape(0) / 8);
+            int chunk = Math.max(1, xb.shape(0) / pieces);
             List<NDArray> grads = Autodiff.<NDArray>gradList(w -> {
                 NDArray w1g = Collectives.allGather(w.get(0), "data", 0, Tiling.TILED);
                 NDArray w2g = Collectives.allGather(w.get(1), "data", 1, Tiling.TILED);
@@ -310,9 +318,54 @@ class FsdpTpWrongImplementationsTest {
             return List.of(b.get(2).sub(grads.get(0).mul(lr)), b.get(3).sub(grads.get(1).mul(lr)));
         }, x.mesh(), List.of(P("data", null), P("data", null), P("data", "model"), P("model", "data")),
                 List.of(P("data", "model"), P("model", "data"))).call(List.of(x, t, w1, w2));
-        FsdpTpChecks.fsdpTpStep(chunked, CASE);
-        GradingFailure f = rejected(Kind.PERFORMANCE, () -> FsdpTpChecks.fsdpTpTime(chunked));
-        assertTrue(f.reason().startsWith("modelled "), f.reason());
+    }
+
+    /** The step with its backward written out: the gradients of the loss by hand, then the reduce-scatters. */
+    private static final FsdpTpStep BY_HAND = (x, t, w1, w2, lr) -> ShardMap.shardMap(b -> {
+        int rows = Collectives.axisSize("data");
+        NDArray xb = b.get(0);
+        NDArray tb = b.get(1);
+        NDArray w1g = Collectives.allGather(b.get(2), "data", 0, Tiling.TILED);
+        NDArray w2g = Collectives.allGather(b.get(3), "data", 1, Tiling.TILED);
+        NDArray pre = xb.matmul(w1g);
+        NDArray h = pre.relu();
+        NDArray y = Collectives.psum(h.matmul(w2g), "model");
+        NDArray dy = y.sub(tb).mul(2f / (xb.shape(0) * rows)); // loss: mean over rows of the row's sum, / 'data'
+        NDArray g2 = h.matmul(true, dy, false);
+        NDArray dpre = NDArray.where(pre.greater(0), dy.matmul(false, w2g, true), 0.0);
+        NDArray g1 = xb.matmul(true, dpre, false);
+        NDArray g1s = Collectives.psumScatter(g1, "data", 0, Tiling.TILED);
+        NDArray g2s = Collectives.psumScatter(g2, "data", 1, Tiling.TILED);
+        return List.of(b.get(2).sub(g1s.mul(lr)), b.get(3).sub(g2s.mul(lr)));
+    }, x.mesh(), List.of(P("data", null), P("data", null), P("data", "model"), P("model", "data")),
+            List.of(P("data", "model"), P("model", "data"))).call(List.of(x, t, w1, w2));
+
+    /**
+     * The variants chapter-7.md's part 7.1p names, modelled as the page says: three that pass (sequence parallel
+     * with the rows gathered back, pmean of the loss, a backward by hand) and two chunked batches that fail.
+     */
+    @Test
+    void theVariantsThePageQuotesModelAsItSays() {
+        FsdpTpChecks.fsdpTpStep(BY_HAND, CASE);
+        DocsFigures.holds("c7_seqpar", FsdpTpChecks.fsdpTpTime(alternative(2)).micros());
+        DocsFigures.holds("c7_pmean", FsdpTpChecks.fsdpTpTime(alternative(3)).micros());
+        DocsFigures.holds("c7_byhand", FsdpTpChecks.fsdpTpTime(BY_HAND).micros());
+        java.util.regex.Pattern times = java.util.regex.Pattern.compile("^modelled ([0-9.]+) µs, ([0-9.]+)× the");
+        java.util.regex.Matcher eight = times.matcher(rejected(Kind.PERFORMANCE,
+                () -> FsdpTpChecks.fsdpTpTime(chunked(8))).reason());
+        assertTrue(eight.find());
+        DocsFigures.holds("c7_chunk8", Double.parseDouble(eight.group(1)));
+        DocsFigures.holds("c7_chunk8_ratio", Double.parseDouble(eight.group(2)));
+        java.util.regex.Matcher four = times.matcher(rejected(Kind.PERFORMANCE,
+                () -> FsdpTpChecks.fsdpTpTime(chunked(4))).reason());
+        assertTrue(four.find());
+        DocsFigures.holds("c7_chunk4", Double.parseDouble(four.group(1)));
+    }
+
+    @Test
+    void thePageQuotesNoFigureWithoutASelfTest() {
+        assertEquals(DocsFigures.HELD, DocsFigures.quoted(), "<!--g:NAME--> figures of chapter-7.md and the names"
+                + " the self-tests hold");
     }
 
     /** A fast step with the wrong values earns no time: 7.1's first example must pass first. */
