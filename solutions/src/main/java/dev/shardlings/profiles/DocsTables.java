@@ -373,6 +373,25 @@ final class DocsTables {
         f.put("c7_71links", f0(m.links(fs, fv, v5e, 0)));
         f.put("c7_71us", f0(m.us(fs, fv, v5e)));
         f.put("c7_71comp", f0(m.compute(fs, fv, v5e, 0)));
+        // 7.1p's timeline on device 0, step by step
+        f.put("c7_tl_ag1", f1(m.end(fs, fv, v5e, 0, "data+", "all_gather", 0)));
+        f.put("c7_tl_ag2", f1(m.end(fs, fv, v5e, 0, "data+", "all_gather", 1)));
+        f.put("c7_tl_relu", f1(m.end(fs, fv, v5e, 0, Timeline.COMPUTE, "dot [128, 512]·[512, 512] + relu", 0)));
+        f.put("c7_tl_ar0", f1(m.start(fs, fv, v5e, 0, "model+", "psum", 0)));
+        f.put("c7_tl_ar1", f1(m.end(fs, fv, v5e, 0, "model+", "psum", 0)));
+        f.put("c7_tl_rs1a", f1(m.start(fs, fv, v5e, 0, "data+", "psum_scatter", 0)));
+        f.put("c7_tl_rs1b", f1(m.end(fs, fv, v5e, 0, "data+", "psum_scatter", 0)));
+        f.put("c7_tl_dw1", f1(m.end(fs, fv, v5e, 0, Timeline.COMPUTE, "dot [512, 128]·[128, 512]", 1)));
+        f.put("c7_tl_rs2", f1(m.end(fs, fv, v5e, 0, "data+", "psum_scatter", 1)));
+        // chapter 7's worked formulas, from the v5e model's figures (≈ in the page: they explain, the timelines report)
+        dev.shardlings.cost.HardwareModel hw = m.get(fs, fv, v5e).model();
+        f.put("c7_x_gather", f1(3 * 128 * 1024 / hw.linkBytesPerSecond() * 1e6));
+        f.put("c7_x_hops", f0(3 * hw.hopLatencySeconds() * 1e6));
+        double ringFlops = 4.0 * 256 * 256 * 128;
+        f.put("c7_x_mflop", f0(ringFlops / 1e6));
+        f.put("c7_x_mm", f2(ringFlops / hw.matmulRate(dev.shardlings.cost.ModelDtype.BFLOAT16) * 1e6));
+        f.put("c7_x_op", f1(hw.kernels().opSeconds() * 1e6));
+        f.put("c7_x_shift", f1(2.0 * 256 * 128 * 2 / hw.linkBytesPerSecond() * 1e6));
         return f;
     }
 
@@ -467,13 +486,26 @@ final class DocsTables {
 
         /** The duration of the index-th span of a track whose name starts with {@code name}, in µs. */
         double span(String problem, String variant, String chip, int device, String track, String name, int index) {
+            return find(problem, variant, chip, device, track, name, index).seconds() * 1e6;
+        }
+
+        double start(String problem, String variant, String chip, int device, String track, String name, int index) {
+            return find(problem, variant, chip, device, track, name, index).start() * 1e6;
+        }
+
+        double end(String problem, String variant, String chip, int device, String track, String name, int index) {
+            return find(problem, variant, chip, device, track, name, index).end() * 1e6;
+        }
+
+        private Timeline.Span find(String problem, String variant, String chip, int device, String track,
+                                   String name, int index) {
             List<Timeline.Span> match = spans(problem, variant, chip, device).stream()
                     .filter(s -> s.track().equals(track) && s.name().startsWith(name)).toList();
             if (match.size() <= index) {
                 throw new IllegalStateException("no span " + index + " named " + name + "… on " + track + " of device "
                         + device + " in " + problem + " / " + variant + " on " + chip);
             }
-            return match.get(index).seconds() * 1e6;
+            return match.get(index);
         }
 
         /** Bytes all devices sent in collectives whose name starts with {@code name} (each counted once). */
@@ -513,7 +545,7 @@ final class DocsTables {
             new String[]{"7.4b", "data-parallel-step", "zero-1-adam", "ZeRO-1 Adam step, B = 4096 (512 rows per"
                     + " device)"},
             new String[]{"7.5", "mixed-precision-step", "bf16-gather-f32-reduce", "mixed-precision step, D, H, F ="
-                    + " 512, 2048, 512, B = 4096 on data = 8 (bf16 and f32 events each at their own bytes)"},
+                    + " 512, 8192, 512, B = 4096 on data = 8 (bf16 and f32 events each at their own bytes)"},
             new String[]{"7.6", "rematerialised-step", "checkpoint-every-layer",
                     "checkpointed step, L = 8 layers of D = 512, B = 4096 on data = 8"});
 

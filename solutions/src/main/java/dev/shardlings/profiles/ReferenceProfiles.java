@@ -371,10 +371,12 @@ public final class ReferenceProfiles {
                 () -> Chapter7.zeroAdamStep(w.get(), moment.get(), moment.get(), rows.get(), rows.get(), 1, 1e-3f)));
 
         // 7.5 computes in both dtypes on purpose (bf16 copies and products, f32 masters and reductions): modelled
-        // as written, each event at its own dtype's bytes, not rescaled.
-        ps.add(new Program("mixed-precision-step", "bf16-gather-f32-reduce", "7.5", "D, H, F = 512, 2048, 512,"
+        // as written, each event at its own dtype's bytes, not rescaled. H = 8192 makes each collective move
+        // megabytes, so that its bytes, not the fixed cost of its steps, decide its time on every chip (at H = 2048 an
+        // 8-GPU ring's 7 steps of 2 µs were most of a bf16 all-gather, which then took 0.82× the f32 reduce-scatter).
+        ps.add(new Program("mixed-precision-step", "bf16-gather-f32-reduce", "7.5", "D, H, F = 512, 8192, 512,"
                 + " B = 4096 on data = 8; masters f32 P('data')", ModelDtype.FLOAT32,
-                () -> Chapter7.mixedPrecisionStep(put(512, 2048, data, P("data")), put(2048, 512, data, P("data")),
+                () -> Chapter7.mixedPrecisionStep(put(512, 8192, data, P("data")), put(8192, 512, data, P("data")),
                         put(4096, 512, data, P("data")), put(4096, 512, data, P("data")), 0.05f)));
         // 7.6: 8 layers of D = 512, each checkpointed; the backward recomputes every layer's forward once.
         ps.add(new Program("rematerialised-step", "checkpoint-every-layer", "7.6", "L = 8 layers of D = 512,"

@@ -140,6 +140,29 @@ class GeneratedProfilesTest {
         assertEquals(tables.keySet(), shown, "every generated table is shown in a page");
     }
 
+    /**
+     * Part 7.5's lesson, as its timelines show it: each bfloat16 all-gather takes at most 0.7× the time of a float32
+     * reduce-scatter of the same weights, on both TPUs and on 8×H100 (each collective timed by its own bytes).
+     */
+    @Test
+    void sevenFivesBfloat16GathersTakeAtMostSevenTenthsOfItsFloat32ReduceScatters() {
+        for (String chip : List.of("tpu-v5e", "tpu-v4", "h100-8-nvlink")) {
+            ReferenceProfiles.Result r = results.stream().filter(x -> x.program().problem().equals("mixed-precision-step")
+                    && x.model().name().equals(chip)).findFirst().orElseThrow();
+            double gather = 0;
+            double scatter = Double.MAX_VALUE;
+            for (dev.shardlings.cost.Timeline.Span s : r.timeline().spans()) {
+                if (s.category().equals("collective") && s.name().startsWith("all_gather ")) {
+                    gather = Math.max(gather, s.seconds());
+                } else if (s.category().equals("collective") && s.name().startsWith("psum_scatter ")) {
+                    scatter = Math.min(scatter, s.seconds());
+                }
+            }
+            assertTrue(gather > 0 && gather <= 0.7 * scatter, chip + ": the longest bf16 all-gather " + gather
+                    + " s against the shortest f32 reduce-scatter " + scatter + " s");
+        }
+    }
+
     @Test
     void aFigureThatDriftsFromTheModelIsCaught() {
         Map<String, String> figures = Map.of("x", "438.1");
