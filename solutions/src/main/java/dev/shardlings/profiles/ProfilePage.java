@@ -317,7 +317,8 @@ final class ProfilePage {
                     .append("</td>");
             for (ReferenceProfiles.Result x : row) {
                 sb.append("<td><a href=\"").append(esc(trace(x))).append("\">")
-                        .append(esc(TimelineSvg.duration(x.timeline().seconds()))).append("</a></td>");
+                        .append(esc(TimelineSvg.duration(x.timeline().seconds()))).append("</a>")
+                        .append(x.timeline().spans().isEmpty() ? " (no device work)" : "").append("</td>");
             }
             sb.append("<td>").append(esc(si(first.timeline().flops(), "FLOP"))).append("</td><td>")
                     .append(esc(si(first.timeline().bytesSentTotal(), "B"))).append("</td><td>")
