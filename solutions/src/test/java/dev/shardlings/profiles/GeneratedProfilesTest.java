@@ -42,9 +42,12 @@ class GeneratedProfilesTest {
     /** A figure a page quotes: {@code <!--f:NAME-->VALUE}. */
     private static final Pattern QUOTED = Pattern.compile(
             "<!--f:([A-Za-z0-9_]+)-->(\\d{1,3}(?:,\\d{3})+(?:\\.\\d+)?|\\d+(?:\\.\\d+)?)");
-    /** A generated table in a page. */
+    /**
+     * A generated table in a page, with a blank line on either side: in GitHub's Markdown a line right after a
+     * table's last row would be read as one more row.
+     */
     private static final Pattern GENERATED = Pattern.compile(
-            "(<!-- generated: ([a-z0-9-]+)[^\\n]*-->\\n)(.*?)(<!-- /generated -->)", Pattern.DOTALL);
+            "(<!-- generated: ([a-z0-9-]+)[^\\n]*-->\\n\\n)(.*?)(\\n<!-- /generated -->)", Pattern.DOTALL);
 
     private static List<ReferenceProfiles.Result> results;
 
@@ -291,8 +294,8 @@ class GeneratedProfilesTest {
     void aFigureThatDriftsFromTheModelIsCaught() {
         Map<String, String> figures = Map.of("x", "438.1");
         Map<String, String> tables = Map.of("t", "| a |\n| --- |\n| 1.0 |\n");
-        String page = "busy 100 of the <!--f:x-->438.1 µs\n<!-- generated: t -->\n| a |\n| --- |\n| 1.0 |\n"
-                + "<!-- /generated -->\n";
+        String page = "busy 100 of the <!--f:x-->438.1 µs\n<!-- generated: t -->\n\n| a |\n| --- |\n| 1.0 |\n"
+                + "\n<!-- /generated -->\n";
         assertEquals(List.of(), stale("p.md", page, tables, figures));
         List<String> drifted = stale("p.md", page.replace("438.1", "356.6").replace("| 1.0 |", "| 1.1 |"), tables,
                 figures);
