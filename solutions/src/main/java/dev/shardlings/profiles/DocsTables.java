@@ -276,6 +276,10 @@ final class DocsTables {
         f.put("h42", f1(m.us(rs, "bidirectional", h100)));
         f.put("h41", f1(m.us(ar, "bidirectional", h100)));
         f.put("h31", f1(m.us(ar, "collective-4-tiles", h100)));
+        // the same all-gather matmuls on a slice whose axes wrap: 64 v4 chips, X = 4 × Y = 16 (a full 4 × 4 × 4 cube)
+        double[] cube = cubeAllGatherMatmuls();
+        f.put("agcube3", f1(cube[0]));
+        f.put("agcube4", f1(cube[1]));
         double[] r4 = m.ratios(v4, v5e);
         double[] rh = m.ratios(h100, v5e);
         f.put("v4lo", f2(r4[0]));
@@ -393,6 +397,33 @@ final class DocsTables {
         f.put("c7_x_op", f1(hw.kernels().opSeconds() * 1e6));
         f.put("c7_x_shift", f1(2.0 * 256 * 128 * 2 / hw.linkBytesPerSecond() * 1e6));
         return f;
+    }
+
+    /**
+     * Problem 3's one-way and Problem 4's bidirectional all-gather matmul at the book's B, D, F on 64 TPU v4 chips
+     * (X = 4, Y = 16), where the slice is a full cube and every axis wraps around: modelled µs, one-way first.
+     */
+    static double[] cubeAllGatherMatmuls() {
+        dev.shardlings.sharding.Mesh cube = dev.shardlings.sharding.Mesh.makeMesh(new int[]{4, 16}, "X", "Y");
+        dev.shardlings.cost.HardwareModel v4 = dev.shardlings.cost.HardwareModel.builtIn("tpu-v4");
+        java.util.function.Supplier<dev.shardlings.spmd.ShardedArray> a = () -> zeros(1024, 2048, cube,
+                dev.shardlings.sharding.PartitionSpec.P("X", "Y"));
+        java.util.function.Supplier<dev.shardlings.spmd.ShardedArray> w = () -> zeros(2048, 8192, cube,
+                dev.shardlings.sharding.PartitionSpec.P(null, "Y"));
+        double oneWay = modelled(() -> dev.shardlings.course.Problem3.allGatherMatmul(a.get(), w.get()), v4);
+        double both = modelled(() -> dev.shardlings.course.Problem4.allGatherMatmul(a.get(), w.get()), v4);
+        return new double[]{oneWay, both};
+    }
+
+    private static dev.shardlings.spmd.ShardedArray zeros(int rows, int cols, dev.shardlings.sharding.Mesh mesh,
+                                                          dev.shardlings.sharding.PartitionSpec spec) {
+        return dev.shardlings.spmd.ShardedArray.devicePut(dev.shardlings.array.NDArray.zeros(
+                dev.shardlings.array.DType.FLOAT32, rows, cols), mesh, spec);
+    }
+
+    private static double modelled(java.util.function.Supplier<Object> run, dev.shardlings.cost.HardwareModel hw) {
+        return dev.shardlings.cost.CostModel.schedule(dev.shardlings.events.Tracing.record(run).trace(), hw,
+                dev.shardlings.cost.ModelDtype.BFLOAT16).micros();
     }
 
     static String f0(double v) {

@@ -250,6 +250,9 @@ class GeneratedProfilesTest {
             assertTrue(us("seed-001-mlp-step", "4x2-data-tensor-parallel", chip)
                     < us("seed-001-mlp-step", "8-way-data-parallel", chip), "tensor parallelism wins: " + chip);
         }
+        double[] cube = DocsTables.cubeAllGatherMatmuls();
+        assertTrue(cube[1] < cube[0], "on a wrapping 64-chip v4 slice the bidirectional all-gather matmul wins: "
+                + cube[1] + " against " + cube[0] + " µs");
         String h100 = "h100-8-nvlink";
         assertTrue(us("all-gather-matmul", "naive", h100) < us("all-gather-matmul", "collective", h100)
                 && us(agF, "naive", h100) < us(agF, "collective", h100), "on an H100 the naive all-gather matmul wins");
