@@ -98,6 +98,13 @@ class GeneratedProfilesTest {
     /** What differs between a page and the generated tables and figures, one line each. */
     static List<String> stale(String page, String text, Map<String, String> tables, Map<String, String> figures) {
         List<String> problems = new ArrayList<>();
+        String[] lines = text.split("\n", -1);
+        for (int i = 0; i < lines.length; i++) {
+            if (lines[i].strip().startsWith("<!--f:") || lines[i].strip().startsWith("<!--g:")) {
+                // GitHub's Markdown starts an HTML block there, which cuts the paragraph and shows the rest raw
+                problems.add(page + ":" + (i + 1) + ": a figure's marker begins the line; join it to the line before");
+            }
+        }
         Matcher g = GENERATED.matcher(text);
         while (g.find()) {
             String want = tables.get(g.group(2));
@@ -305,6 +312,8 @@ class GeneratedProfilesTest {
         assertEquals(2, drifted.size(), drifted.toString());
         assertTrue(drifted.get(0).startsWith("p.md: the table t differs"), drifted.toString());
         assertEquals("p.md:1: figure x says 356.6, the model now 438.1", drifted.get(1));
+        assertEquals(List.of("p.md:2: a figure's marker begins the line; join it to the line before"),
+                stale("p.md", "busy 100 of the\n  <!--f:x-->438.1 µs\n", Map.of(), figures));
     }
 
     @Test
